@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The uet provider: one non-recursive Makefile. Everything builds into build/.
+# `make V=1` shows the full commands.
+
+PREFIX		?= /usr/local
+EXEC_PREFIX	?= $(PREFIX)
+LIBDIR		?= $(EXEC_PREFIX)/lib
+DATADIR		?= $(PREFIX)/share
+DOCDIR		?= $(DATADIR)/doc/uet
+DESTDIR		?=
+
+CC		?= cc
+CLANG		?= clang
+B		:= build
+
+CPPFLAGS	+= -I. -Iinclude
+CFLAGS		?= -g -O2
+CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden
+DEPFLAGS	= -MMD -MP
+
+# Fuzzers: libFuzzer with ASan and UBSan; FUZZ_SECONDS per target in `check`.
+FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -Wall -Wextra -Werror \
+		   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS	?= 10
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2)
+endif
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.PHONY: all check unit fuzz fuzz-run install deps clean
+
+all:
+
+# ---- wire codecs ------------------------------------------------------------
+PDC_SRCS	:= pdc/pdc_hdr.c pdc/pdc_hdr_ack.c pdc/pdc_names.c
+SES_SRCS	:= ses/ses_hdr_req.c ses/ses_hdr_ext.c ses/ses_hdr_rsp.c \
+		   ses/ses_names.c
+CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
+CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
+
+$(B)/libuet_core.a: $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+all: $(B)/libuet_core.a
+
+$(B)/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# ---- unit tests (Criterion) --------------------------------------------------
+TEST_SRCS	:= $(wildcard test/test_*.c)
+TEST_OBJS	:= $(TEST_SRCS:%.c=$(B)/%.o)
+
+$(B)/test_unit: $(TEST_OBJS) $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcriterion
+
+unit: $(B)/test_unit
+	$(B)/test_unit --jobs 2
+
+# ---- fuzzers (one libFuzzer target per decoder) -----------------------------
+FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
+		   pdc_ctl pdc_hdr ses_std_hdr ses_small_hdr ses_medium_hdr \
+		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
+		   ses_rsp_data_hdr ses_rsp_data_small_hdr
+FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
+
+$(B)/fuzz/fuzz_%: test/fuzz/fuzz_decode.c $(CORE_SRCS) $(wildcard include/*.h pdc/*.h ses/*.h)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -DFUZZ_TARGET=$* \
+		-o $@ test/fuzz/fuzz_decode.c $(CORE_SRCS)
+
+fuzz: $(FUZZ_BINS)
+
+# Runs every fuzzer for FUZZ_SECONDS; fails on the first crash and prints
+# the executions per target.
+fuzz-run: $(FUZZ_BINS)
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run-fuzzers.sh $(B) $(FUZZ_TARGETS)
+
+check: unit fuzz-run
+
+# ---- install ----------------------------------------------------------------
+# The provider (libuet-fi.so) will go to $(LIBDIR)/libfabric/ (issue 6).
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR))
+	$(Q)install -d $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+
+# ---- Debian packages the build and tests need --------------------------------
+DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
+		   pkg-config
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     installing:" $$missing; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+clean:
+	$(call msg,CLEAN,$(B))
+	$(Q)rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
