@@ -34,14 +34,16 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all check unit fuzz fuzz-run install deps clean demo
+.PHONY: all check unit fuzz fuzz-run bench install deps clean demo
 
 all:
 
 # ---- wire codecs ------------------------------------------------------------
-PDC_SRCS	:= pdc/pdc_hdr.c pdc/pdc_hdr_ack.c pdc/pdc_names.c
-SES_SRCS	:= ses/ses_hdr_req.c ses/ses_hdr_ext.c ses/ses_hdr_rsp.c \
-		   ses/ses_names.c
+# Each layer lists its sources (and benchmarks) in its own fragment.
+PDC_SRCS	:=
+SES_SRCS	:=
+BENCH_BINS	:=
+include pdc/pdc.mk ses/ses.mk
 CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
 CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
 
@@ -94,6 +96,10 @@ fuzz-run: $(FUZZ_BINS)
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run-fuzzers.sh $(B) $(FUZZ_TARGETS)
 
 check: unit fuzz-run
+
+# ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
+bench: $(BENCH_BINS)
+	$(Q)for b in $(BENCH_BINS); do $$b || exit 1; done
 
 # ---- the main job -------------------------------------------------------------
 # Two namespaces, a veth pair, the XDP program and a fi_write app over
