@@ -43,6 +43,12 @@ all:
 PDC_SRCS	:=
 SES_SRCS	:=
 BENCH_BINS	:=
+# Fuzz targets: the codec decoders (test/fuzz/fuzz_decode.c) here; fragments
+# append their own, each with an explicit rule for $(B)/fuzz/fuzz_<name>.
+FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
+		   pdc_ctl pdc_hdr ses_std_hdr ses_small_hdr ses_medium_hdr \
+		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
+		   ses_rsp_data_hdr ses_rsp_data_small_hdr
 include pdc/pdc.mk ses/ses.mk
 CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
 CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
@@ -86,10 +92,6 @@ unit: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do echo "  TEST     $$t"; $$t --jobs 2 || exit 1; done
 
 # ---- fuzzers (one libFuzzer target per decoder) -----------------------------
-FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
-		   pdc_ctl pdc_hdr ses_std_hdr ses_small_hdr ses_medium_hdr \
-		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
-		   ses_rsp_data_hdr ses_rsp_data_small_hdr
 FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
 
 FUZZ_CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/fuzz/obj/%.o)
