@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# bpf/: the XDP program, compiled with clang and wrapped in a bpftool
+# skeleton ($(B)/uet_xdp.skel.h) that user space includes.
+BPF_ARCH_INC	:= /usr/include/$(shell $(CC) -dumpmachine)
+BPF_CFLAGS	:= -target bpf -O2 -g -Wall -Wextra -Werror -I. -Iinclude \
+		   -I$(BPF_ARCH_INC)
+BPFTOOL		?= bpftool
+
+$(B)/uet_xdp.bpf.o: bpf/uet_xdp.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(B)/uet_xdp.skel.h: $(B)/uet_xdp.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name uet_xdp > $@
+
+all: $(B)/uet_xdp.skel.h

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Map layouts shared by the XDP program (bpf/uet_xdp.bpf.c) and user space
+ * (uetctl, the AF_XDP engine). Plain fixed-width types only, sizes pinned.
+ */
+#ifndef UET_XDP_SHARED_H
+#define UET_XDP_SHARED_H
+
+#include <linux/types.h>
+
+/* XSKMAP entries: one per rx queue. */
+#define UET_XDP_MAX_QUEUES		64
+
+/* Per-CPU counters, indexed by these ids. */
+#define UET_XDP_CNT_SEEN		0	/* every frame the program saw */
+#define UET_XDP_CNT_REDIRECTED		1	/* UET frames sent to an XSK */
+#define UET_XDP_CNT_PASSED		2	/* not UET: passed to the kernel */
+#define UET_XDP_CNT_MALFORMED		3	/* UET port, bad PDS header */
+#define UET_XDP_CNT_NO_SOCKET		4	/* UET, no XSK on the rx queue */
+#define UET_XDP_CNT_FAULT_DROPPED	5	/* dropped by the fault injector */
+#define UET_XDP_CNT_CAPTURED		6	/* copies sent to the capture tap */
+#define UET_XDP_CNT_CAPTURE_LOST	7	/* capture ring full */
+#define UET_XDP_CNT_MAX			8
+
+/*
+ * Run-time settings (one array entry, key 0). Both debug features are off
+ * when zero; the program then reads this entry once per UET frame.
+ */
+struct uet_xdp_cfg {
+	__u32 drop_ppm;		/* fault injector: drop per million UET frames */
+	__u32 capture;		/* capture tap on when non-zero */
+	__u16 udp_port;		/* for status only: the program uses rodata */
+	__u8 mode;		/* for status only: enum uet_xdp_mode */
+	__u8 pad;
+};
+_Static_assert(sizeof(struct uet_xdp_cfg) == 12, "uet_xdp_cfg layout");
+
+/* Capture tap: ring buffer records of a header and up to SNAPLEN bytes. */
+#define UET_XDP_CAPTURE_SNAPLEN		512
+#define UET_XDP_CAPTURE_RING_BYTES	(4u << 20)
+
+struct uet_xdp_capture_hdr {
+	__u64 ts_ns;		/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
+	__u32 frame_len;	/* length of the frame on the wire */
+	__u32 cap_len;		/* bytes of it that follow this header */
+	__u32 ifindex;
+	__u32 rx_queue;
+};
+_Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
+	       "uet_xdp_capture_hdr layout");
+
+#endif /* UET_XDP_SHARED_H */
