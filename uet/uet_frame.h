@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Ethernet + IPv4/IPv6 + UDP framing of UET packets (ref 1.2): written
+ * straight into a frame buffer on transmit, parsed with the same layout on
+ * receive. The UDP checksum is 0 and the source port carries the entropy.
+ */
+#ifndef UET_FRAME_H
+#define UET_FRAME_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define UET_ETH_ALEN		6
+#define UET_ETH_HDR_LEN		14
+#define UET_VLAN_HDR_LEN	4
+#define UET_IPV4_HDR_LEN	20
+#define UET_IPV6_HDR_LEN	40
+#define UET_UDP_HDR_LEN		8
+/* Longest header we write: Ethernet, IPv6, UDP (no VLAN on transmit). */
+#define UET_FRAME_HDR_MAX	(UET_ETH_HDR_LEN + UET_IPV6_HDR_LEN + \
+				 UET_UDP_HDR_LEN)
+
+/* One side of a UET flow: an IPv4 or IPv6 address (IPv4 as ::ffff:a.b.c.d
+ * is not used: |is_v6| tells), a MAC, and a UDP port. */
+struct uet_frame_addr {
+	bool is_v6;
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+	};
+	uint8_t mac[UET_ETH_ALEN];
+	uint16_t port;		/* host order */
+};
+
+/* What a frame's outer headers say, as parsed by uet_frame_decode(). */
+struct uet_frame_info {
+	struct uet_frame_addr src;
+	struct uet_frame_addr dst;
+	uint16_t vlan_tci;	/* 0 when untagged */
+	uint8_t ecn;		/* IP ECN bits */
+	uint16_t hdr_len;	/* bytes before the UDP payload */
+	uint16_t payload_len;	/* UDP payload bytes (from the UDP length) */
+};
+
+/*
+ * uet_frame_hdr_len() returns the header bytes for a flow of |is_v6|.
+ */
+static inline size_t uet_frame_hdr_len(bool is_v6)
+{
+	return UET_ETH_HDR_LEN + (is_v6 ? UET_IPV6_HDR_LEN : UET_IPV4_HDR_LEN) +
+	       UET_UDP_HDR_LEN;
+}
+
+/*
+ * uet_frame_encode() writes Ethernet, IP and UDP headers for a UDP payload of
+ * |payload_len| bytes from |src| to |dst| at |out|; the source UDP port is
+ * |src|->port (the entropy value). Returns the header length, -ENOBUFS when
+ * |outlen| is too short for the headers, -EINVAL when the families differ or
+ * the datagram would exceed 65535 bytes.
+ */
+ssize_t uet_frame_encode(uint8_t *out, size_t outlen,
+			 const struct uet_frame_addr *src,
+			 const struct uet_frame_addr *dst, size_t payload_len);
+
+/*
+ * uet_frame_decode() parses a received frame of |frame_len| bytes whose
+ * first |len| are contiguous at |frame| (a multi-buffer frame continues in
+ * other buffers): Ethernet with at most one VLAN tag, IPv4 with any IHL or
+ * IPv6, UDP, all within |len|. Returns 0 and fills |info|, or -EBADMSG when
+ * the frame is truncated, not UDP, fragmented or its lengths disagree.
+ */
+int uet_frame_decode(struct uet_frame_info *info, const uint8_t *frame,
+		     size_t len, size_t frame_len);
+
+/* The IPv4 header checksum (RFC 791) over |len| bytes at |hdr|. */
+uint16_t uet_ipv4_csum(const uint8_t *hdr, size_t len);
+
+#endif /* UET_FRAME_H */

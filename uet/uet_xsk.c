@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * AF_XDP engine (see uet_xsk.h): the UMEM is split in two halves, the first
+ * kept in the fill ring for reception, the second a free pool for
+ * transmission, so rx and tx never compete for chunks.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <xdp/xsk.h>
+
+#include "uet/uet_xsk.h"
+
+#define UET_XSK_DEF_FRAMES	4096
+#define UET_XSK_DEF_RING	1024
+#define UET_XSK_BATCH		64
+
+struct uet_xsk {
+	struct xsk_umem *umem;
+	struct xsk_socket *sock;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_cons comp;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;
+	uint8_t *area;
+	size_t area_len;
+	uint32_t frame_max;
+	uint64_t *tx_pool;	/* free tx chunk addresses (a stack) */
+	uint32_t tx_pool_cnt;
+	uint32_t tx_chunks;	/* size of the tx half */
+	uint32_t tx_in_flight;	/* chunks on the tx or completion ring */
+	uint64_t rx_frames, tx_frames;
+	uint64_t fill_lost;	/* chunks the fill ring had no room for */
+};
+
+int uet_xsk_fd(const struct uet_xsk *x)
+{
+	return xsk_socket__fd(x->sock);
+}
+
+uint32_t uet_xsk_frame_max(const struct uet_xsk *x)
+{
+	return x->frame_max;
+}
+
+uint32_t uet_xsk_tx_outstanding(const struct uet_xsk *x)
+{
+	return x->tx_in_flight;
+}
+
+/*
+ * Hands |n| chunk addresses to the fill ring. The ring is as large as the rx
+ * half of the UMEM, so it always has room; if that ever failed the chunks
+ * would be counted as lost rather than spun on.
+ */
+static void uet_xsk_fill(struct uet_xsk *x, const uint64_t *addrs, uint32_t n)
+{
+	uint32_t idx = 0;
+
+	if (xsk_ring_prod__reserve(&x->fill, n, &idx) != n) {
+		x->fill_lost += n;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
+	xsk_ring_prod__submit(&x->fill, n);
+}
+
+static int uet_xsk_umem_setup(struct uet_xsk *x, uint32_t frames)
+{
+	/* Fill and completion rings hold a whole half of the UMEM each. */
+	struct xsk_umem_config ucfg = {
+		.fill_size = frames / 2,
+		.comp_size = frames / 2,
+		.frame_size = UET_XSK_CHUNK_LEN,
+		.frame_headroom = 0,
+	};
+	int ret;
+
+	x->area_len = (size_t)frames * UET_XSK_CHUNK_LEN;
+	x->area = mmap(NULL, x->area_len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (x->area == MAP_FAILED) {
+		x->area = NULL;
+		return -errno;
+	}
+	ret = xsk_umem__create(&x->umem, x->area, x->area_len, &x->fill,
+			       &x->comp, &ucfg);
+	return ret;
+}
+
+static int uet_xsk_socket_setup(struct uet_xsk *x,
+				const struct uet_xsk_cfg *cfg, uint32_t ring)
+{
+	struct xsk_socket_config scfg = {
+		.rx_size = ring,
+		.tx_size = ring,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP |
+			      (cfg->zero_copy ? XDP_ZEROCOPY : XDP_COPY) |
+			      (cfg->multi_buf ? XDP_USE_SG : 0),
+	};
+	char ifname[IF_NAMESIZE];
+	int ret;
+
+	if (!if_indextoname((unsigned int)cfg->ifindex, ifname))
+		return -errno;
+	ret = xsk_socket__create(&x->sock, ifname, cfg->queue_id, x->umem,
+				 &x->rx, &x->tx, &scfg);
+	if (ret < 0)
+		return ret;
+	if (cfg->xsks_map_fd >= 0)
+		ret = xsk_socket__update_xskmap(x->sock, cfg->xsks_map_fd);
+	return ret;
+}
+
+/* Half the chunks to the fill ring, the other half to the tx pool. */
+static int uet_xsk_pools_setup(struct uet_xsk *x, uint32_t frames)
+{
+	uint32_t rx_chunks = frames / 2;
+	uint64_t addrs[UET_XSK_BATCH];
+
+	x->tx_chunks = frames - rx_chunks;
+	x->tx_pool = calloc(x->tx_chunks, sizeof(*x->tx_pool));
+	if (!x->tx_pool)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < x->tx_chunks; i++)
+		x->tx_pool[i] = (uint64_t)(rx_chunks + i) * UET_XSK_CHUNK_LEN;
+	x->tx_pool_cnt = x->tx_chunks;
+	for (uint32_t i = 0; i < rx_chunks; i += UET_XSK_BATCH) {
+		uint32_t n = rx_chunks - i < UET_XSK_BATCH ? rx_chunks - i :
+							     UET_XSK_BATCH;
+
+		for (uint32_t j = 0; j < n; j++)
+			addrs[j] = (uint64_t)(i + j) * UET_XSK_CHUNK_LEN;
+		uet_xsk_fill(x, addrs, n);
+	}
+	return 0;
+}
+
+struct uet_xsk *uet_xsk_create(const struct uet_xsk_cfg *cfg)
+{
+	uint32_t frames = cfg->frame_cnt ? cfg->frame_cnt : UET_XSK_DEF_FRAMES;
+	uint32_t ring = cfg->ring_size ? cfg->ring_size : UET_XSK_DEF_RING;
+	struct uet_xsk *x;
+	int ret;
+
+	if (frames < 2 * UET_XSK_BATCH || (frames & (frames - 1)) ||
+	    (ring & (ring - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	x->frame_max = cfg->multi_buf ? UET_XSK_FRAME_MAX : UET_XSK_CHUNK_LEN;
+	ret = uet_xsk_umem_setup(x, frames);
+	if (ret == 0)
+		ret = uet_xsk_pools_setup(x, frames);
+	if (ret == 0)
+		ret = uet_xsk_socket_setup(x, cfg, ring);
+	if (ret < 0) {
+		uet_xsk_destroy(x);
+		errno = -ret;
+		return NULL;
+	}
+	return x;
+}
+
+void uet_xsk_destroy(struct uet_xsk *x)
+{
+	if (!x)
+		return;
+	if (x->sock)
+		xsk_socket__delete(x->sock);
+	if (x->umem)
+		xsk_umem__delete(x->umem);
+	if (x->area)
+		munmap(x->area, x->area_len);
+	free(x->tx_pool);
+	free(x);
+}
+
+/* Moves completed tx chunks back to the pool. */
+static void uet_xsk_tx_reap(struct uet_xsk *x)
+{
+	uint32_t idx = 0, n;
+
+	n = xsk_ring_cons__peek(&x->comp, x->tx_chunks, &idx);
+	for (uint32_t i = 0; i < n; i++)
+		x->tx_pool[x->tx_pool_cnt++] =
+			*xsk_ring_cons__comp_addr(&x->comp, idx + i);
+	if (n)
+		xsk_ring_cons__release(&x->comp, n);
+	x->tx_in_flight -= n;
+}
+
+int uet_xsk_tx_alloc(struct uet_xsk *x, uint32_t len, struct uet_xsk_frame *f)
+{
+	uint32_t nsegs = (len + UET_XSK_CHUNK_LEN - 1) / UET_XSK_CHUNK_LEN;
+
+	if (len > x->frame_max)
+		return -EMSGSIZE;
+	if (nsegs == 0)
+		nsegs = 1;
+	if (x->tx_pool_cnt < nsegs)
+		uet_xsk_tx_reap(x);
+	if (x->tx_pool_cnt < nsegs)
+		return -EAGAIN;
+	f->len = len;
+	f->nsegs = nsegs;
+	for (uint32_t i = 0; i < nsegs; i++) {
+		f->addr[i] = x->tx_pool[--x->tx_pool_cnt];
+		f->seg[i] = x->area + f->addr[i];
+		f->seg_len[i] = UET_XSK_CHUNK_LEN;
+	}
+	return 0;
+}
+
+void uet_xsk_frame_write(struct uet_xsk_frame *f, uint32_t off,
+			 const void *src, uint32_t n)
+{
+	const uint8_t *s = src;
+
+	for (uint32_t i = 0; i < f->nsegs && n; i++) {
+		uint32_t take;
+
+		if (off >= f->seg_len[i]) {
+			off -= f->seg_len[i];
+			continue;
+		}
+		take = f->seg_len[i] - off < n ? f->seg_len[i] - off : n;
+		memcpy(f->seg[i] + off, s, take);
+		s += take;
+		n -= take;
+		off = 0;
+	}
+}
+
+void uet_xsk_tx_free(struct uet_xsk *x, struct uet_xsk_frame *f)
+{
+	for (uint32_t i = 0; i < f->nsegs; i++)
+		x->tx_pool[x->tx_pool_cnt++] = f->addr[i];
+	f->nsegs = 0;
+}
+
+int uet_xsk_tx_submit(struct uet_xsk *x, struct uet_xsk_frame *f,
+		      uint32_t len)
+{
+	uint32_t idx = 0, left = len;
+
+	if (len > f->nsegs * UET_XSK_CHUNK_LEN || len == 0)
+		return -EINVAL;
+	if (xsk_ring_prod__reserve(&x->tx, f->nsegs, &idx) != f->nsegs)
+		return -EAGAIN;
+	for (uint32_t i = 0; i < f->nsegs; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx + i);
+		uint32_t n = left < UET_XSK_CHUNK_LEN ? left : UET_XSK_CHUNK_LEN;
+
+		d->addr = f->addr[i];
+		d->len = n;
+		d->options = i + 1 < f->nsegs ? XDP_PKT_CONTD : 0;
+		left -= n;
+	}
+	xsk_ring_prod__submit(&x->tx, f->nsegs);
+	x->tx_in_flight += f->nsegs;
+	x->tx_frames++;
+	f->nsegs = 0;
+	return 0;
+}
+
+int uet_xsk_tx_kick(struct uet_xsk *x)
+{
+	int ret = 0;
+
+	if (xsk_ring_prod__needs_wakeup(&x->tx) &&
+	    sendto(uet_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS &&
+	    errno != ENETDOWN)
+		ret = -errno;
+	uet_xsk_tx_reap(x);
+	return ret;
+}
+
+/* Descriptors of one frame starting at |idx|: its count, or 0 if cut. */
+static uint32_t uet_xsk_rx_frame_descs(struct uet_xsk *x, uint32_t idx,
+				       uint32_t avail)
+{
+	for (uint32_t i = 0; i < avail && i < UET_XSK_MAX_SEGS; i++) {
+		const struct xdp_desc *d =
+			xsk_ring_cons__rx_desc(&x->rx, idx + i);
+
+		if (!(d->options & XDP_PKT_CONTD))
+			return i + 1;
+	}
+	return 0;
+}
+
+uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
+			  uint32_t max)
+{
+	uint32_t idx = 0, avail, used = 0, n = 0;
+
+	avail = xsk_ring_cons__peek(&x->rx, max * UET_XSK_MAX_SEGS, &idx);
+	if (!avail) {
+		if (xsk_ring_prod__needs_wakeup(&x->fill))
+			recvfrom(uet_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL,
+				 NULL);
+		return 0;
+	}
+	while (n < max && used < avail) {
+		struct uet_xsk_frame *f = &frames[n];
+		uint32_t nd = uet_xsk_rx_frame_descs(x, idx + used,
+						     avail - used);
+
+		if (!nd)
+			break;
+		f->len = 0;
+		f->nsegs = nd;
+		for (uint32_t i = 0; i < nd; i++) {
+			const struct xdp_desc *d =
+				xsk_ring_cons__rx_desc(&x->rx, idx + used + i);
+
+			f->addr[i] = d->addr;
+			f->seg[i] = xsk_umem__get_data(x->area, d->addr);
+			f->seg_len[i] = d->len;
+			f->len += d->len;
+		}
+		used += nd;
+		n++;
+	}
+	/* Give back what we peeked but did not take (a cut-off frame). */
+	if (used < avail)
+		xsk_ring_cons__cancel(&x->rx, avail - used);
+	if (used)
+		xsk_ring_cons__release(&x->rx, used);
+	x->rx_frames += n;
+	return n;
+}
+
+void uet_xsk_rx_release(struct uet_xsk *x, struct uet_xsk_frame *frames,
+			uint32_t n)
+{
+	uint64_t addrs[UET_XSK_BATCH];
+	uint32_t cnt = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t s = 0; s < frames[i].nsegs; s++) {
+			/* Chunk-aligned mode: the kernel may add an offset. */
+			addrs[cnt++] = frames[i].addr[s] &
+				       ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+			if (cnt == UET_XSK_BATCH) {
+				uet_xsk_fill(x, addrs, cnt);
+				cnt = 0;
+			}
+		}
+		frames[i].nsegs = 0;
+	}
+	if (cnt)
+		uet_xsk_fill(x, addrs, cnt);
+}
+
+int uet_xsk_stats_read(struct uet_xsk *x, struct uet_xsk_stats *st)
+{
+	struct xdp_statistics xs;
+	socklen_t len = sizeof(xs);
+
+	memset(st, 0, sizeof(*st));
+	st->rx_frames = x->rx_frames;
+	st->tx_frames = x->tx_frames;
+	st->fill_lost = x->fill_lost;
+	if (getsockopt(uet_xsk_fd(x), SOL_XDP, XDP_STATISTICS, &xs, &len) < 0)
+		return -errno;
+	st->rx_dropped = xs.rx_dropped;
+	st->rx_invalid_descs = xs.rx_invalid_descs;
+	st->tx_invalid_descs = xs.tx_invalid_descs;
+	st->rx_ring_full = xs.rx_ring_full;
+	st->rx_fill_ring_empty_descs = xs.rx_fill_ring_empty_descs;
+	st->tx_ring_empty_descs = xs.tx_ring_empty_descs;
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The AF_XDP engine: one socket on one rx queue, its UMEM and four rings.
+ * This is the only code that touches AF_XDP rings. Frames larger than one
+ * UMEM chunk (jumbo frames) travel as several chunks (XDP_USE_SG).
+ */
+#ifndef UET_XSK_H
+#define UET_XSK_H
+
+#include <linux/if_xdp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Debian 12's kernel headers predate AF_XDP multi-buffer. */
+#ifndef XDP_USE_SG
+#define XDP_USE_SG		(1 << 4)
+#endif
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD		(1 << 0)
+#endif
+
+#define UET_XSK_CHUNK_LEN	4096	/* larger chunks are refused (EINVAL) */
+#define UET_XSK_MAX_SEGS	4	/* chunks per frame: 16 KiB frames */
+#define UET_XSK_FRAME_MAX	(UET_XSK_MAX_SEGS * UET_XSK_CHUNK_LEN)
+
+struct uet_xsk;
+
+struct uet_xsk_cfg {
+	int ifindex;
+	uint32_t queue_id;
+	uint32_t frame_cnt;	/* UMEM chunks, power of 2, half rx half tx; 0: 4096 */
+	uint32_t ring_size;	/* each ring; power of two; 0: 1024 */
+	bool multi_buf;		/* accept and send frames over one chunk */
+	bool zero_copy;		/* ask for XDP_ZEROCOPY (veth refuses it) */
+	int xsks_map_fd;	/* XSKMAP to register the socket in, or -1 */
+};
+
+/* A frame: up to UET_XSK_MAX_SEGS pieces, in order. */
+struct uet_xsk_frame {
+	uint32_t len;				/* all segments */
+	uint32_t nsegs;
+	uint8_t *seg[UET_XSK_MAX_SEGS];
+	uint32_t seg_len[UET_XSK_MAX_SEGS];	/* rx: bytes; tx: room */
+	uint64_t addr[UET_XSK_MAX_SEGS];	/* UMEM addresses */
+};
+
+struct uet_xsk_stats {
+	uint64_t rx_frames, tx_frames;
+	uint64_t fill_lost;		/* engine bug guard; always 0 */
+	uint64_t rx_dropped;		/* XDP_STATISTICS from here down */
+	uint64_t rx_invalid_descs;
+	uint64_t tx_invalid_descs;
+	uint64_t rx_ring_full;
+	uint64_t rx_fill_ring_empty_descs;
+	uint64_t tx_ring_empty_descs;
+};
+
+/*
+ * uet_xsk_create() makes the UMEM, fills the fill ring, creates the socket
+ * bound to |cfg|->ifindex/queue_id without loading any XDP program (uetctl
+ * loads ours) and registers it in |cfg|->xsks_map_fd. Returns the engine,
+ * or NULL with errno set.
+ */
+struct uet_xsk *uet_xsk_create(const struct uet_xsk_cfg *cfg);
+void uet_xsk_destroy(struct uet_xsk *x);
+
+/* uet_xsk_fd() is the socket's fd, for poll(). */
+int uet_xsk_fd(const struct uet_xsk *x);
+
+/* Largest frame this engine can send or receive, in bytes. */
+uint32_t uet_xsk_frame_max(const struct uet_xsk *x);
+
+/*
+ * uet_xsk_tx_alloc() takes free chunks for a frame of |len| bytes and
+ * describes them in |f| (seg_len = room in each). Reaps completions when
+ * the pool is low. Returns 0, -EAGAIN when no chunk is free now, or
+ * -EMSGSIZE when |len| exceeds uet_xsk_frame_max().
+ */
+int uet_xsk_tx_alloc(struct uet_xsk *x, uint32_t len, struct uet_xsk_frame *f);
+
+/* Copies |n| bytes of |src| into |f| at frame offset |off| (bounded). */
+void uet_xsk_frame_write(struct uet_xsk_frame *f, uint32_t off,
+			 const void *src, uint32_t n);
+
+/*
+ * uet_xsk_tx_submit() queues frame |f| of |len| bytes on the tx ring.
+ * Returns 0 or -EAGAIN (ring full: the frame stays the caller's; send it
+ * later or give it back with uet_xsk_tx_free()).
+ */
+int uet_xsk_tx_submit(struct uet_xsk *x, struct uet_xsk_frame *f,
+		      uint32_t len);
+void uet_xsk_tx_free(struct uet_xsk *x, struct uet_xsk_frame *f);
+
+/*
+ * uet_xsk_tx_kick() tells the kernel about queued frames (when it needs
+ * the wakeup) and reaps completed ones. Returns 0 or -errno.
+ */
+int uet_xsk_tx_kick(struct uet_xsk *x);
+
+/* Frames queued or in flight on tx, not yet completed. */
+uint32_t uet_xsk_tx_outstanding(const struct uet_xsk *x);
+
+/*
+ * uet_xsk_rx_burst() takes up to |max| received frames into |frames|;
+ * each must be returned with uet_xsk_rx_release() (in any batch) once read.
+ * Returns the number of frames (0 if none).
+ */
+uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
+			  uint32_t max);
+void uet_xsk_rx_release(struct uet_xsk *x, struct uet_xsk_frame *frames,
+			uint32_t n);
+
+/* Engine counters plus the socket's XDP_STATISTICS; 0 or -errno. */
+int uet_xsk_stats_read(struct uet_xsk *x, struct uet_xsk_stats *st);
+
+#endif /* UET_XSK_H */
