@@ -49,7 +49,7 @@ FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
 		   pdc_ctl pdc_hdr ses_std_hdr ses_small_hdr ses_medium_hdr \
 		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
 		   ses_rsp_data_hdr ses_rsp_data_small_hdr
-include pdc/pdc.mk ses/ses.mk
+include pdc/pdc.mk ses/ses.mk bpf/bpf.mk uet/uet.mk tools/tools.mk
 CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
 CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
 
@@ -135,7 +135,8 @@ install: all
 
 # ---- Debian packages the build and tests need --------------------------------
 DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
-		   pkg-config
+		   pkg-config libbpf-dev libxdp-dev bpftool libmnl-dev \
+		   linux-libc-dev iproute2 xdp-tools
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \

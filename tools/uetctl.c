@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetctl: load the UET XDP program on an interface, unload it, and show or
+ * change what it does (status, counters, fault injection).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "uet/uet_xdp_ctl.h"
+#include "uet_wire.h"
+
+struct uetctl_verb {
+	const char *name;
+	const char *usage;
+	int (*run)(int argc, char **argv);
+};
+
+static int uetctl_fail(const char *verb, const char *ifname, int err)
+{
+	const char *why;
+
+	switch (err) {
+	case -EPERM:	why = "permission denied (run as root)"; break;
+	case -ENODEV:	why = "no such interface"; break;
+	case -EEXIST:	why = "already loaded (uetctl unload it first)"; break;
+	case -ENOENT:	why = strcmp(verb, "load") ? "not loaded" :
+					strerror(ENOENT); break;
+	default:	why = strerror(-err); break;
+	}
+	fprintf(stderr, "uetctl %s: %s%s%s\n", verb, ifname ? ifname : "",
+		ifname ? ": " : "", why);
+	return 1;
+}
+
+static int uetctl_usage_error(const struct uetctl_verb *v, const char *msg)
+{
+	fprintf(stderr, "uetctl %s: %s\nusage: %s", v->name, msg, v->usage);
+	return 2;
+}
+
+/* Parses common options; returns the option index of IFACE or -1. */
+static const struct option uetctl_opts[] = {
+	{ "mode", required_argument, NULL, 'm' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "drop", required_argument, NULL, 'd' },
+	{ "off", no_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct uetctl_args {
+	const char *ifname;
+	enum uet_xdp_mode mode;
+	long port;
+	bool json, off, has_drop;
+	double drop_pct;
+};
+
+static const struct uetctl_verb *uetctl_cur;
+
+/* Returns 0, 1 for --help shown, 2 for a usage error. */
+static int uetctl_parse(int argc, char **argv, const char *allowed,
+			bool need_if, struct uetctl_args *a)
+{
+	char *end;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->mode = UET_XDP_MODE_NATIVE;
+	a->port = UET_UDP_PORT;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", uetctl_opts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: %s", uetctl_cur->usage);
+			return 1;
+		}
+		if (c == '?' || !strchr(allowed, c))
+			return uetctl_usage_error(uetctl_cur, "bad option");
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "native"))
+				a->mode = UET_XDP_MODE_NATIVE;
+			else if (!strcmp(optarg, "skb"))
+				a->mode = UET_XDP_MODE_SKB;
+			else
+				return uetctl_usage_error(uetctl_cur,
+					"--mode is native or skb");
+			break;
+		case 'p':
+			a->port = strtol(optarg, &end, 10);
+			if (*end || a->port < 1 || a->port > 65535)
+				return uetctl_usage_error(uetctl_cur,
+					"--port is 1..65535");
+			break;
+		case 'j': a->json = true; break;
+		case 'o': a->off = true; break;
+		case 'd':
+			a->drop_pct = strtod(optarg, &end);
+			a->has_drop = true;
+			if (*end || !(a->drop_pct >= 0 && a->drop_pct <= 100))
+				return uetctl_usage_error(uetctl_cur,
+					"--drop is a percentage 0..100");
+			break;
+		}
+	}
+	if (optind < argc)
+		a->ifname = argv[optind++];
+	if (optind < argc)
+		return uetctl_usage_error(uetctl_cur, "too many arguments");
+	if (need_if && !a->ifname)
+		return uetctl_usage_error(uetctl_cur, "IFACE is required");
+	if (a->ifname && strlen(a->ifname) >= IF_NAMESIZE)
+		return uetctl_usage_error(uetctl_cur, "IFACE name too long");
+	return 0;
+}
+
+static int uetctl_load(int argc, char **argv)
+{
+	struct uetctl_args a;
+	int ret = uetctl_parse(argc, argv, "mp", true, &a);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	ret = uet_xdp_load(a.ifname, a.mode, (uint16_t)a.port);
+	if (ret < 0)
+		return uetctl_fail("load", a.ifname, ret);
+	printf("uetctl: loaded on %s (%s mode, UDP port %ld)\n", a.ifname,
+	       a.mode == UET_XDP_MODE_SKB ? "skb" : "native", a.port);
+	return 0;
+}
+
+static int uetctl_unload(int argc, char **argv)
+{
+	struct uetctl_args a;
+	int ret = uetctl_parse(argc, argv, "", true, &a);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	ret = uet_xdp_unload(a.ifname);
+	if (ret < 0)
+		return uetctl_fail("unload", a.ifname, ret);
+	printf("uetctl: unloaded from %s\n", a.ifname);
+	return 0;
+}
+
+static int uetctl_status_one(const char *ifname, bool quiet_if_absent)
+{
+	struct uet_xdp_status st;
+	int ret = uet_xdp_status_get(ifname, &st);
+
+	if (ret == -ENOENT && quiet_if_absent)
+		return 0;
+	if (ret < 0)
+		return uetctl_fail("status", ifname, ret);
+	printf("%s: %s, %s mode, UDP port %u, prog id %u, %d other XDP "
+	       "program(s), fault drop %.4g%%, capture %s%s\n", ifname,
+	       st.attached ? "loaded" : "NOT attached (stale pins)",
+	       st.mode == UET_XDP_MODE_SKB ? "skb" : "native", st.udp_port,
+	       st.prog_id, st.other_progs, st.cfg.drop_ppm / 10000.0,
+	       st.cfg.capture ? "on" : "off",
+	       st.pinned ? "" : ", maps not pinned");
+	return 0;
+}
+
+static int uetctl_status(int argc, char **argv)
+{
+	struct uetctl_args a;
+	struct dirent *de;
+	DIR *dir;
+	int ret = uetctl_parse(argc, argv, "", false, &a);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (a.ifname)
+		return uetctl_status_one(a.ifname, false);
+	dir = opendir(UET_XDP_PIN_ROOT);
+	if (!dir) {
+		printf("uetctl: not loaded on any interface\n");
+		return 0;
+	}
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			ret |= uetctl_status_one(de->d_name, true);
+	closedir(dir);
+	return ret;
+}
+
+static int uetctl_stats(int argc, char **argv)
+{
+	uint64_t cnt[UET_XDP_CNT_MAX];
+	struct uet_xdp_maps m;
+	struct uetctl_args a;
+	int ret = uetctl_parse(argc, argv, "j", true, &a);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (!if_nametoindex(a.ifname))
+		return uetctl_fail("stats", a.ifname, -ENODEV);
+	ret = uet_xdp_maps_open(a.ifname, &m);
+	if (ret == 0)
+		ret = uet_xdp_counters_read(&m, cnt);
+	uet_xdp_maps_close(&m);
+	if (ret < 0)
+		return uetctl_fail("stats", a.ifname, ret);
+	if (a.json)
+		printf("{\"iface\": \"%s\"", a.ifname);
+	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++) {
+		if (a.json)
+			printf(", \"%s\": %llu", uet_xdp_counter_name(i),
+			       (unsigned long long)cnt[i]);
+		else
+			printf("%-14s %llu\n", uet_xdp_counter_name(i),
+			       (unsigned long long)cnt[i]);
+	}
+	if (a.json)
+		printf("}\n");
+	return 0;
+}
+
+static int uetctl_fault(int argc, char **argv)
+{
+	struct uet_xdp_maps m;
+	struct uet_xdp_cfg cfg;
+	struct uetctl_args a;
+	int ret = uetctl_parse(argc, argv, "do", true, &a);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (a.has_drop == a.off)
+		return uetctl_usage_error(uetctl_cur,
+					  "give exactly one of --drop, --off");
+	if (!if_nametoindex(a.ifname))
+		return uetctl_fail("fault", a.ifname, -ENODEV);
+	ret = uet_xdp_maps_open(a.ifname, &m);
+	if (ret == 0)
+		ret = uet_xdp_cfg_read(&m, &cfg);
+	if (ret == 0) {
+		cfg.drop_ppm = a.off ? 0 : (uint32_t)(a.drop_pct * 10000 + 0.5);
+		ret = uet_xdp_cfg_write(&m, &cfg);
+	}
+	uet_xdp_maps_close(&m);
+	if (ret < 0)
+		return uetctl_fail("fault", a.ifname, ret);
+	printf("uetctl: %s: fault injection %s\n", a.ifname,
+	       a.off ? "off" : "on");
+	return 0;
+}
+
+static const struct uetctl_verb uetctl_verbs[] = {
+	{ "load", "uetctl load IFACE [--mode native|skb] [--port N]\n"
+		  "  attach the UET XDP program (default native mode, port "
+		  "4793)\n", uetctl_load },
+	{ "unload", "uetctl unload IFACE\n"
+		    "  detach it and remove its pinned maps\n", uetctl_unload },
+	{ "status", "uetctl status [IFACE]\n"
+		    "  where it is loaded, mode, port, debug settings\n",
+	  uetctl_status },
+	{ "stats", "uetctl stats IFACE [--json]\n"
+		   "  the program's counters, summed over CPUs\n",
+	  uetctl_stats },
+	{ "fault", "uetctl fault IFACE --drop PERCENT | --off\n"
+		   "  drop a fraction of UET frames (for loss tests)\n",
+	  uetctl_fault },
+};
+
+static void uetctl_help(FILE *out)
+{
+	fprintf(out, "uetctl: control the UET XDP program\n");
+	for (size_t i = 0; i < sizeof(uetctl_verbs) / sizeof(uetctl_verbs[0]);
+	     i++)
+		fprintf(out, "  %s", uetctl_verbs[i].usage);
+	fprintf(out, "each verb takes --help\n");
+}
+
+static int uetctl_silent(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+static int uetctl_silent_xdp(enum libxdp_print_level level, const char *fmt,
+			     va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		uetctl_help(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!getenv("UETCTL_DEBUG")) {
+		libbpf_set_print(uetctl_silent);
+		libxdp_set_print(uetctl_silent_xdp);
+	}
+	for (size_t i = 0; i < sizeof(uetctl_verbs) / sizeof(uetctl_verbs[0]);
+	     i++) {
+		if (!strcmp(argv[1], uetctl_verbs[i].name)) {
+			uetctl_cur = &uetctl_verbs[i];
+			return uetctl_verbs[i].run(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "uetctl: unknown verb '%s'\n", argv[1]);
+	uetctl_help(stderr);
+	return 2;
+}
