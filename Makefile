@@ -66,27 +66,26 @@ $(B)/%.o: %.c
 
 # ---- unit tests (Criterion) --------------------------------------------------
 # One binary per layer, so that layers are built and tested independently:
-# test/test_pdc_*.c -> test_pdc, test/test_ses_*.c -> test_ses, the other
-# test/test_*.c -> test_misc. Fragments may add objects with <BIN>_EXTRA.
+# test/test_pdc_*.c -> test_pdc, test/test_ses_*.c -> test_ses,
+# test/test_io_*.c -> test_io (AF_XDP and XDP; some need root), the other
+# test/test_*.c -> test_misc.
 TEST_PDC_SRCS	:= $(wildcard test/test_pdc_*.c)
 TEST_SES_SRCS	:= $(wildcard test/test_ses_*.c)
-TEST_MISC_SRCS	:= $(filter-out $(TEST_PDC_SRCS) $(TEST_SES_SRCS), \
-			$(wildcard test/test_*.c))
-UNIT_BINS	:= $(B)/test_pdc $(B)/test_ses $(B)/test_misc
+TEST_IO_SRCS	:= $(wildcard test/test_io_*.c)
+TEST_MISC_SRCS	:= $(filter-out $(TEST_PDC_SRCS) $(TEST_SES_SRCS) \
+			$(TEST_IO_SRCS), $(wildcard test/test_*.c))
+UNIT_BINS	:= $(B)/test_pdc $(B)/test_ses $(B)/test_io $(B)/test_misc
 
 $(B)/test_pdc: $(TEST_PDC_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
 $(B)/test_ses: $(TEST_SES_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
+$(B)/test_io: $(TEST_IO_SRCS:%.c=$(B)/%.o) $(B)/libuet_io.a $(B)/libuet_core.a
 $(B)/test_misc: $(TEST_MISC_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
+$(B)/test_io: TEST_LIBS = $(UET_IO_LIBS)
+$(TEST_IO_SRCS:%.c=$(B)/%.o): $(B)/uet_xdp.skel.h
+$(TEST_IO_SRCS:%.c=$(B)/%.o): CPPFLAGS += -I$(B)
 $(UNIT_BINS):
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm
-
-# TODO(#2): transitional name for all unit tests in one binary; drop it once
-# nothing builds it.
-$(B)/test_unit: $(sort $(TEST_PDC_SRCS:%.c=$(B)/%.o) $(TEST_SES_SRCS:%.c=$(B)/%.o) \
-		$(TEST_MISC_SRCS:%.c=$(B)/%.o)) $(B)/libuet_core.a
-	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm $(TEST_LIBS)
 
 unit: $(UNIT_BINS)
 	$(Q)for t in $(UNIT_BINS); do echo "  TEST     $$t"; $$t --jobs 2 || exit 1; done
