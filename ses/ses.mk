@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # ses/: sources of the Semantic Sublayer, included by the Makefile.
 SES_SRCS	+= ses/ses_hdr_req.c ses/ses_hdr_ext.c ses/ses_hdr_rsp.c \
-		   ses/ses_names.c
+		   ses/ses_names.c ses/ses_util.c ses/ses_core.c ses/ses_ri.c \
+		   ses/ses_tx.c ses/ses_cpl.c ses/ses_rx.c ses/ses_rxm.c \
+		   ses/ses_match.c ses/ses_rdv.c

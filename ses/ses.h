@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The Semantic Sublayer engine: WREs become SES packets, SES packets become
+ * placements, matches and completions. No I/O, no clock, no libfabric:
+ * packets leave through ses_ops.tx and arrive through ses_rx_req/ses_rx_rsp.
+ * RI tables: ses_ri.h; receives and tag matching: ses_recv.h.
+ */
+#ifndef SES_H
+#define SES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uet_wire.h"
+
+struct ses;
+
+/* Most iov entries in one WRE or receive (libfabric's iov_limit). */
+#define SES_IOV_MAX		4
+/* Message ids one initiator may have in flight to one peer (power of 2). */
+#define SES_MSG_WINDOW		1024
+/* Largest header block of an outgoing packet: standard + rendezvous. */
+#define SES_PKT_HDR_MAX		(UET_SES_STD_HDR_LEN + UET_SES_RDV_EXT_LEN)
+/* Receives and peeks: accept any initiator. */
+#define SES_INITIATOR_ANY	UINT32_MAX
+/* ses_config.rdv_ri: no rendezvous (large sends go eager). */
+#define SES_RI_NONE		UINT16_MAX
+
+struct ses_iov {
+	void *base;
+	size_t len;
+	void *desc;		/* caller's memory descriptor, passed through */
+};
+
+/*
+ * The remote side of a WRE. It lives in the caller's AV entry and the WRE
+ * points to it; ses never copies it. FA is opaque here: ses routes by |peer|.
+ */
+struct ses_addr {
+	uint32_t peer;		/* lower layer's id of the remote process */
+	uint32_t job_id;	/* 24 bits */
+	uint16_t pid_on_fep;	/* 12 bits */
+	bool absolute;		/* rel=0: the target ignores the JobID */
+	const void *fa;		/* fabric address, for the caller */
+};
+
+/* ses_wre.flags */
+#define SES_WRE_F_COMPLETION	0x1	/* caller wants a CQ entry (passed back) */
+#define SES_WRE_F_HDR_DATA	0x2	/* hd=1, header_data on the som packet */
+#define SES_WRE_F_DC		0x4	/* complete only after remote placement */
+
+/*
+ * Work Request Entity: one operation. The caller owns it, and it (with its
+ * iov array and *dst) must stay valid until ses_ops.tx_done reports it.
+ */
+struct ses_wre {
+	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, SEND, TAGGED_SEND */
+	uint32_t flags;		/* SES_WRE_F_* */
+	const struct ses_addr *dst;
+	uint16_t ri;		/* target resource index (12 bits) */
+	const struct ses_iov *iov;	/* local buffer: source, READ sink */
+	size_t iov_cnt;		/* 0..SES_IOV_MAX */
+	uint64_t mkey;		/* UET memory key (ref 5.4), RMA */
+	uint64_t tag;		/* match bits, TAGGED_SEND */
+	uint64_t remote_offset;	/* buffer_offset, RMA */
+	uint64_t header_data;	/* with SES_WRE_F_HDR_DATA */
+	void *user_ctx;
+};
+
+/* How a WRE ended. */
+struct ses_tx_cpl {
+	int status;		/* 0; -EREMOTEIO (see rc); or a local errno */
+	uint8_t rc;		/* UET return code: RC_OK, or the target's */
+	uint32_t modified_len;	/* bytes the target placed (READ: read) */
+};
+
+/*
+ * An outgoing SES packet: |hdr| holds the SES header(s); the payload is
+ * |pay_len| bytes starting |pay_off| bytes into the |iov| array (copy it
+ * with ses_pkt_payload_copy). Everything is valid during the tx call only.
+ */
+struct ses_pkt {
+	uint32_t peer;
+	uint8_t next_hdr;	/* enum uet_pds_next_hdr */
+	uint16_t hdr_len;
+	uint8_t hdr[SES_PKT_HDR_MAX];
+	const struct ses_iov *iov;
+	size_t iov_cnt;
+	uint64_t pay_off;
+	uint32_t pay_len;
+};
+
+/* A received SES packet: next_hdr + SES header + payload, from |peer|. */
+struct ses_rx_pkt {
+	uint32_t peer;
+	uint8_t next_hdr;
+	const uint8_t *buf;
+	size_t len;
+	uint64_t now_ns;
+};
+
+/* A receive that completed (ses_recv.h posts them). */
+struct ses_recv_cpl {
+	void *user_ctx;
+	int status;		/* 0, -EMSGSIZE (truncated), -ECANCELED, -EIO */
+	uint8_t rc;		/* UET code behind -EIO */
+	bool tagged;
+	bool hd;		/* header_data valid (FI_REMOTE_CQ_DATA) */
+	uint32_t peer;
+	uint32_t initiator;
+	uint64_t tag;
+	uint64_t header_data;
+	uint64_t len;		/* bytes placed */
+	uint64_t msg_len;	/* bytes sent */
+};
+
+/* A WRITE that completed at this target (for remote CQ data, counters). */
+struct ses_rma_event {
+	uint32_t peer;
+	uint32_t job_id;
+	uint16_t pid_on_fep;
+	uint16_t ri;
+	uint32_t initiator;
+	uint64_t rkey;
+	uint64_t offset;	/* buffer_offset */
+	uint32_t len;
+	bool hd;
+	uint64_t header_data;
+};
+
+/*
+ * Sends |pkt| to pkt->peer reliably. Returns 0, or -EAGAIN when the lower
+ * layer is full: ses keeps the packet and offers it again in ses_progress.
+ */
+typedef int (*ses_tx_fn)(void *ctx, const struct ses_pkt *pkt);
+/* |wre| is finished; ses holds no reference to it any more. */
+typedef void (*ses_tx_done_fn)(void *ctx, const struct ses_wre *wre,
+			       const struct ses_tx_cpl *cpl);
+typedef void (*ses_recv_done_fn)(void *ctx, const struct ses_recv_cpl *cpl);
+typedef void (*ses_rma_done_fn)(void *ctx, const struct ses_rma_event *ev);
+/* The initiator's cached generation of (dst, ri), and its update. */
+typedef uint8_t (*ses_ri_gen_get_fn)(void *ctx, const struct ses_addr *dst,
+				     uint16_t ri);
+typedef void (*ses_ri_gen_set_fn)(void *ctx, const struct ses_addr *dst,
+				  uint16_t ri, uint8_t gen);
+
+/*
+ * Upcalls. tx and tx_done are required; the others are optional (NULL):
+ * without ri_gen_get every request carries generation 0.
+ */
+struct ses_ops {
+	ses_tx_fn tx;
+	ses_tx_done_fn tx_done;
+	ses_recv_done_fn recv_done;
+	ses_rma_done_fn rma_done;
+	ses_ri_gen_get_fn ri_gen_get;
+	ses_ri_gen_set_fn ri_gen_set;
+};
+
+struct ses_config {
+	uint32_t payload_mtu;	/* 1024, 2048, 4096 or 8192 */
+	uint32_t job_id;	/* ours: rendezvous buffers are exposed here */
+	uint16_t pid_on_fep;
+	uint16_t rdv_ri;	/* RI for rendezvous buffers, or SES_RI_NONE */
+	uint32_t initiator;	/* written into every request */
+	uint32_t rdv_threshold;	/* sends longer than this use rendezvous */
+	uint32_t rdv_eager_len;	/* bytes a rendezvous request carries */
+	uint32_t max_msgs;	/* outstanding initiator messages */
+	uint32_t max_peers;
+	uint32_t max_rx_msgs;	/* target messages in progress or unexpected */
+	uint32_t max_recvs;	/* posted receives */
+	uint32_t max_ri_tables;	/* RI tables, all endpoints */
+	uint32_t max_mrs;	/* registered regions, all tables */
+	uint32_t max_unexpected;	/* unexpected messages */
+	uint64_t max_unexpected_len;	/* bytes buffered for them */
+	uint32_t max_msg_len;	/* largest send accepted as a target */
+	uint64_t rx_idle_ns;	/* partial message idle time-out */
+};
+
+/* Counters; ses reports through them instead of logging. */
+struct ses_stats {
+	uint64_t tx_pkts;
+	uint64_t rx_reqs;
+	uint64_t rx_rsps;
+	uint64_t rx_malformed;	/* dropped: did not parse */
+	uint64_t rx_dups;	/* request packets already placed */
+	uint64_t rx_rejected;	/* answered with an error code */
+	uint64_t rx_stale_rsps;	/* responses for no outstanding message */
+	uint64_t rx_timeouts;	/* partial messages dropped when idle */
+	uint64_t gen_retries;	/* RC_BAD_GENERATION retries */
+};
+
+/* Fills |cfg| with defaults (MTU 4096, rendezvous above 8192, ...). */
+void ses_config_init(struct ses_config *cfg);
+
+/*
+ * Creates an engine. |ops| and |ctx| are kept. Returns NULL with errno
+ * EINVAL (bad config or ops) or ENOMEM. With cfg->rdv_ri set, the RI
+ * (job_id, pid_on_fep, rdv_ri) is created here, without generations.
+ */
+struct ses *ses_create(const struct ses_config *cfg,
+		       const struct ses_ops *ops, void *ctx);
+/* Frees |s| without completing anything still outstanding. */
+void ses_destroy(struct ses *s);
+
+/*
+ * Starts |wre|: fragments it into packets of at most the Payload MTU, each
+ * carrying the same new message_id, and offers them to ops.tx. Returns 0
+ * (tx_done follows, possibly from inside this call), -EINVAL (bad WRE),
+ * -EMSGSIZE (longer than 2^32 - 1), or -EAGAIN (no message slot, or
+ * SES_MSG_WINDOW ids in flight to that peer: retry after completions).
+ */
+int ses_wre_post(struct ses *s, const struct ses_wre *wre);
+
+/*
+ * Handles one request packet (next_hdr REQUEST_STD) as the target: checks
+ * it (design section 4), places it, matches it, and writes the response
+ * header to send back (next_hdr RESPONSE) into |rsp| (|rsp_len| >=
+ * UET_SES_RSP_LEN). Returns the response length; -EBADMSG or
+ * -EPROTONOSUPPORT when the packet does not parse (counted, not
+ * answered); -EAGAIN when out of target state (NACK NO_SES_MSG_AVAIL and
+ * let the sender retry); -ENOBUFS when |rsp_len| is too short.
+ */
+ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
+		   size_t rsp_len);
+
+/*
+ * Handles one response (next_hdr RESPONSE or RESPONSE_DATA) as the
+ * initiator, from an ACK or a packet of its own. Returns 0 (also for stale
+ * responses, which are counted), -EBADMSG or -EPROTONOSUPPORT.
+ */
+int ses_rx_rsp(struct ses *s, const struct ses_rx_pkt *pkt);
+
+/*
+ * Offers packets that ops.tx refused earlier and drops partial target
+ * messages idle for rx_idle_ns. Returns the number of packets sent.
+ */
+int ses_progress(struct ses *s, uint64_t now_ns);
+
+/*
+ * The lower layer gave up on |peer|: every message to it completes with
+ * |status| (negative errno), and its partial messages here are dropped
+ * (their receives complete with |status|). Ids keep counting up.
+ * Returns 0 or -ENOENT (peer never seen).
+ */
+int ses_peer_fail(struct ses *s, uint32_t peer, int status);
+/* As ses_peer_fail(-ECONNRESET), and forgets the id history: a new peer. */
+int ses_peer_reset(struct ses *s, uint32_t peer);
+
+/* Copies the payload of |pkt| to |dst| (pkt->pay_len bytes); returns it. */
+size_t ses_pkt_payload_copy(const struct ses_pkt *pkt, void *dst);
+
+void ses_stats_get(const struct ses *s, struct ses_stats *st);
+
+/* Bytes of engine state per outstanding message and per peer. */
+size_t ses_state_msg_len(const struct ses *s);
+size_t ses_state_peer_len(const struct ses *s);
+
+#endif /* SES_H */

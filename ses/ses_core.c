@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The SES engine's life cycle and shared plumbing: configuration, peers,
+ * the tx upcall, deferred responses, progress and peer failure.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses/ses_priv.h"
+
+#define SES_NS_PER_S		1000000000ull
+
+void ses_config_init(struct ses_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->payload_mtu = 4096;
+	cfg->rdv_ri = SES_RI_NONE;
+	/* ref 4: the reference provider switches to rendezvous above 8 KiB. */
+	cfg->rdv_threshold = 8192;
+	cfg->max_msgs = 4096;
+	cfg->max_peers = 1024;
+	cfg->max_rx_msgs = 4096;
+	cfg->max_recvs = 4096;
+	cfg->max_ri_tables = 256;
+	cfg->max_mrs = 4096;
+	cfg->max_unexpected = 1024;
+	cfg->max_unexpected_len = 16u << 20;
+	cfg->max_msg_len = 1u << 30;
+	/* ref 4: the reference provider drops partial messages after 5 s. */
+	cfg->rx_idle_ns = 5 * SES_NS_PER_S;
+}
+
+static bool ses_config_is_valid(const struct ses_config *c)
+{
+	uint32_t mtu = c->payload_mtu;
+
+	return mtu >= UET_PAYLOAD_MTU_MIN && mtu <= UET_PAYLOAD_MTU_MAX &&
+	       !(mtu & (mtu - 1)) && c->job_id <= UET_SES_JOB_ID_MAX &&
+	       c->pid_on_fep <= UET_SES_PID_ON_FEP_MAX &&
+	       (c->rdv_ri <= UET_SES_RI_MAX || c->rdv_ri == SES_RI_NONE) &&
+	       c->rdv_eager_len <= mtu && c->rdv_eager_len <= c->rdv_threshold &&
+	       c->max_msgs && c->max_peers && c->max_rx_msgs && c->max_recvs &&
+	       c->max_ri_tables && c->max_mrs && c->max_ri_tables < 0xFFFF;
+}
+
+static int ses_init_state(struct ses *s)
+{
+	const struct ses_config *c = &s->cfg;
+
+	if (ses_pool_init(&s->peers, sizeof(struct ses_peer), c->max_peers) ||
+	    ses_map_init(&s->peer_map, c->max_peers) ||
+	    ses_pool_init(&s->msgs, sizeof(struct ses_msg), c->max_msgs) ||
+	    ses_map_init(&s->msg_map, c->max_msgs) ||
+	    ses_pool_init(&s->tbls, sizeof(struct ses_ri_tbl),
+			  c->max_ri_tables) ||
+	    ses_pool_init(&s->mrs, sizeof(struct ses_region), c->max_mrs) ||
+	    ses_map_init(&s->tbl_map, c->max_ri_tables) ||
+	    ses_map_init(&s->mr_map, c->max_mrs) ||
+	    ses_map_init(&s->job_map, 16) || ses_map_init(&s->pid_map, 16) ||
+	    ses_pool_init(&s->rxms, sizeof(struct ses_rxm), c->max_rx_msgs) ||
+	    ses_map_init(&s->rxm_map, c->max_rx_msgs) ||
+	    ses_pool_init(&s->recvs, sizeof(struct ses_recv), c->max_recvs))
+		return -ENOMEM;
+	ses_list_init(&s->tx_pending);
+	ses_list_init(&s->rx_active);
+	ses_list_init(&s->posted[0]);
+	ses_list_init(&s->posted[1]);
+	ses_list_init(&s->ux);
+	ses_list_init(&s->pull_pending);
+	ses_list_init(&s->read_jobs);
+	ses_list_init(&s->rsp_jobs);
+	return 0;
+}
+
+struct ses *ses_create(const struct ses_config *cfg,
+		       const struct ses_ops *ops, void *ctx)
+{
+	struct ses_ri_id rdv;
+	struct ses *s;
+
+	if (!cfg || !ops || !ops->tx || !ops->tx_done ||
+	    !ses_config_is_valid(cfg)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->cfg = *cfg;
+	s->ops = *ops;
+	s->ctx = ctx;
+	if (ses_init_state(s) < 0)
+		goto err_destroy;
+	if (cfg->rdv_ri != SES_RI_NONE) {
+		rdv.job_id = cfg->job_id;
+		rdv.pid_on_fep = cfg->pid_on_fep;
+		rdv.ri = cfg->rdv_ri;
+		/* Its keys are never reused, so generations add nothing. */
+		if (ses_ri_add(s, &rdv, SES_RI_F_NO_GEN) < 0)
+			goto err_destroy;
+	}
+	return s;
+
+err_destroy:
+	ses_destroy(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void ses_jobs_free(struct ses_list *h)
+{
+	while (!ses_list_is_empty(h)) {
+		struct ses_list *n = h->next;
+
+		ses_list_del(n);
+		free(n);
+	}
+}
+
+void ses_destroy(struct ses *s)
+{
+	uint32_t i;
+
+	if (!s)
+		return;
+	/* Released items have their heap pointers cleared, so scan all. */
+	for (i = 0; i < s->msgs.cap; i++)
+		ses_blkmap_fini(&((struct ses_msg *)ses_pool_at(&s->msgs, i))->blk);
+	for (i = 0; i < s->rxms.cap; i++) {
+		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
+
+		ses_blkmap_fini(&m->blk);
+		free(m->ux_buf);
+		free(m->rdv);
+	}
+	ses_jobs_free(&s->read_jobs);
+	ses_jobs_free(&s->rsp_jobs);
+	ses_pool_fini(&s->peers);
+	ses_map_fini(&s->peer_map);
+	ses_pool_fini(&s->msgs);
+	ses_map_fini(&s->msg_map);
+	ses_pool_fini(&s->tbls);
+	ses_pool_fini(&s->mrs);
+	ses_map_fini(&s->tbl_map);
+	ses_map_fini(&s->mr_map);
+	ses_map_fini(&s->job_map);
+	ses_map_fini(&s->pid_map);
+	ses_pool_fini(&s->rxms);
+	ses_map_fini(&s->rxm_map);
+	ses_pool_fini(&s->recvs);
+	free(s);
+}
+
+struct ses_peer *ses_peer_find(struct ses *s, uint32_t id)
+{
+	uint32_t idx;
+
+	if (s->last_peer && s->last_peer->id == id)
+		return s->last_peer;
+	if (!ses_map_get(&s->peer_map, id, &idx))
+		return NULL;
+	s->last_peer = ses_pool_at(&s->peers, idx);
+	return s->last_peer;
+}
+
+struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
+{
+	struct ses_peer *p = ses_peer_find(s, id);
+
+	if (p)
+		return p;
+	p = ses_pool_get(&s->peers);
+	if (!p)
+		return NULL;
+	if (ses_map_put(&s->peer_map, id, ses_pool_idx(&s->peers, p)) < 0) {
+		ses_pool_put(&s->peers, p);
+		return NULL;
+	}
+	p->id = id;
+	/* The seed numbers the first message 1. */
+	p->tx_next = 1;
+	p->tx_base = 1;
+	s->last_peer = p;
+	return p;
+}
+
+int ses_tx(struct ses *s, const struct ses_pkt *pkt)
+{
+	int ret = s->ops.tx(s->ctx, pkt);
+
+	if (!ret)
+		s->st.tx_pkts++;
+	return ret;
+}
+
+/* A response ops.tx refused, kept until ses_progress offers it again. */
+struct ses_rsp_job {
+	struct ses_list link;
+	struct ses_pkt pkt;
+};
+
+void ses_rsp_send_to(struct ses *s, uint32_t peer_id,
+		     const struct ses_rsp_hdr *h)
+{
+	struct ses_pkt pkt = { .peer = peer_id,
+			       .next_hdr = UET_PDS_NEXT_HDR_RESPONSE };
+	struct ses_rsp_job *job;
+
+	pkt.hdr_len = (uint16_t)ses_rsp_hdr_encode(pkt.hdr, sizeof(pkt.hdr), h);
+	/* Behind responses already waiting, so they leave in order. */
+	if (ses_list_is_empty(&s->rsp_jobs) && ses_tx(s, &pkt) != -EAGAIN)
+		return;
+	job = malloc(sizeof(*job));
+	if (!job)
+		return;		/* the initiator's PDC will time out */
+	job->pkt = pkt;
+	ses_list_add_tail(&s->rsp_jobs, &job->link);
+}
+
+void ses_rsp_send(struct ses *s, const struct ses_rxm *m, uint8_t rc,
+		  uint32_t modified_len)
+{
+	const struct ses_peer *p = ses_pool_at(&s->peers, m->peer);
+	const struct ses_ri_tbl *t;
+	struct ses_rsp_hdr h = {
+		.opcode = UET_SES_RSP_RESPONSE, .return_code = rc,
+		.message_id = m->msg_id, .job_id = m->job_id,
+		.modified_length = modified_len,
+	};
+
+	t = ses_tbl_find(s, m->job_id, m->pid_on_fep, m->ri);
+	h.ri_generation = t ? t->gen : 0;
+	ses_rsp_send_to(s, p->id, &h);
+}
+
+static int ses_rsp_progress(struct ses *s)
+{
+	int sent = 0;
+
+	while (!ses_list_is_empty(&s->rsp_jobs)) {
+		struct ses_rsp_job *job = ses_container_of(s->rsp_jobs.next,
+							   struct ses_rsp_job,
+							   link);
+
+		if (ses_tx(s, &job->pkt) == -EAGAIN)
+			break;
+		ses_list_del(&job->link);
+		free(job);
+		sent++;
+	}
+	return sent;
+}
+
+int ses_progress(struct ses *s, uint64_t now_ns)
+{
+	int sent = ses_rsp_progress(s);
+
+	sent += ses_read_progress(s);
+	sent += ses_tx_progress(s);
+	ses_rdv_progress(s);
+	ses_rxm_expire(s, now_ns);
+	return sent;
+}
+
+/* Completes every message to peer index |pidx| and frees its slot. */
+static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
+{
+	struct ses_peer *p = ses_pool_at(&s->peers, pidx);
+	uint32_t i;
+
+	for (i = 0; i < s->msgs.cap; i++) {
+		struct ses_msg *m = ses_pool_at(&s->msgs, i);
+
+		if (!m->wre || m->peer != pidx)
+			continue;
+		ses_msg_complete(s, m, status, UET_SES_RC_NULL, 0);
+		ses_msg_release(s, m);
+	}
+	p->tx_base = p->tx_next;
+	p->tx_cnt = 0;
+	memset(p->tx_busy, 0, sizeof(p->tx_busy));
+}
+
+static void ses_peer_fail_rx(struct ses *s, uint32_t pidx, int status)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->rxms.cap; i++) {
+		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
+
+		/* Complete unexpected messages stay for a receive to take. */
+		if (m->flags && m->peer == pidx &&
+		    ((m->flags & SES_RXM_F_INMAP) || !(m->flags & SES_RXM_F_UX)))
+			ses_rxm_abort(s, m, status, UET_SES_RC_NULL);
+	}
+}
+
+int ses_peer_fail(struct ses *s, uint32_t peer, int status)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+	uint32_t pidx;
+
+	if (!p)
+		return -ENOENT;
+	pidx = ses_pool_idx(&s->peers, p);
+	/* Pulls to this peer first: they complete receives of its sends. */
+	ses_peer_fail_tx(s, pidx, status);
+	ses_peer_fail_rx(s, pidx, status);
+	return 0;
+}
+
+int ses_peer_reset(struct ses *s, uint32_t peer)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+	int ret = ses_peer_fail(s, peer, -ECONNRESET);
+
+	if (ret < 0)
+		return ret;
+	p->tx_next = 1;
+	p->tx_base = 1;
+	p->rx_init = false;
+	memset(p->rx_done, 0, sizeof(p->rx_done));
+	return 0;
+}
+
+void ses_stats_get(const struct ses *s, struct ses_stats *st)
+{
+	*st = s->st;
+}
+
+/* A pool item, its free-list slot, and its share of the map's slots. */
+size_t ses_state_msg_len(const struct ses *s)
+{
+	return s->msgs.item_len + sizeof(uint32_t) +
+	       (s->msg_map.mask + 1) * sizeof(struct ses_map_ent) /
+	       s->cfg.max_msgs;
+}
+
+size_t ses_state_peer_len(const struct ses *s)
+{
+	return s->peers.item_len + sizeof(uint32_t) +
+	       (s->peer_map.mask + 1) * sizeof(struct ses_map_ent) /
+	       s->cfg.max_peers;
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internals of the SES engine shared by its files: the engine struct,
+ * peers, initiator messages, target messages, RI tables, and the small
+ * containers (list, pool, hash map, block map) they are built from.
+ */
+#ifndef SES_PRIV_H
+#define SES_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ses/ses.h"
+#include "ses/ses_hdr.h"
+#include "ses/ses_recv.h"
+#include "ses/ses_ri.h"
+
+#define ses_container_of(p, type, member) \
+	((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+/* ---- intrusive doubly linked list -------------------------------------- */
+struct ses_list {
+	struct ses_list *next, *prev;
+};
+
+static inline void ses_list_init(struct ses_list *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline bool ses_list_is_empty(const struct ses_list *h)
+{
+	return h->next == h;
+}
+
+static inline void ses_list_add_tail(struct ses_list *h, struct ses_list *n)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+/* Unlinks |n| and leaves it self-linked, so a second del is harmless. */
+static inline void ses_list_del(struct ses_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	ses_list_init(n);
+}
+
+/* ---- fixed pool: preallocated items, stable pointers, zeroed on get ---- */
+struct ses_pool {
+	uint8_t *buf;
+	size_t item_len;
+	uint32_t cap;
+	uint32_t nfree;
+	uint32_t *free;
+};
+
+int ses_pool_init(struct ses_pool *p, size_t item_len, uint32_t cap);
+void ses_pool_fini(struct ses_pool *p);
+void *ses_pool_get(struct ses_pool *p);		/* NULL when empty */
+void ses_pool_put(struct ses_pool *p, void *item);
+
+static inline uint32_t ses_pool_idx(const struct ses_pool *p, const void *it)
+{
+	return (uint32_t)(((const uint8_t *)it - p->buf) / p->item_len);
+}
+
+static inline void *ses_pool_at(const struct ses_pool *p, uint32_t idx)
+{
+	return p->buf + (size_t)idx * p->item_len;
+}
+
+/* ---- hash map: u64 key -> u32 value, linear probing, grows ------------- */
+struct ses_map_ent {
+	uint64_t key;
+	uint32_t val;
+	uint32_t used;
+};
+
+struct ses_map {
+	struct ses_map_ent *ent;
+	uint32_t mask;
+	uint32_t cnt;
+};
+
+int ses_map_init(struct ses_map *m, uint32_t min_cap);
+void ses_map_fini(struct ses_map *m);
+/* Inserts or overwrites. Returns 0 or -ENOMEM. */
+int ses_map_put(struct ses_map *m, uint64_t key, uint32_t val);
+bool ses_map_del(struct ses_map *m, uint64_t key);
+
+static inline uint32_t ses_map_slot(const struct ses_map *m, uint64_t key)
+{
+	/* Fibonacci hashing spreads the dense keys we use (ids, indices). */
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & m->mask;
+}
+
+static inline bool ses_map_get(const struct ses_map *m, uint64_t key,
+			       uint32_t *val)
+{
+	uint32_t i = ses_map_slot(m, key);
+
+	while (m->ent[i].used) {
+		if (m->ent[i].key == key) {
+			*val = m->ent[i].val;
+			return true;
+		}
+		i = (i + 1) & m->mask;
+	}
+	return false;
+}
+
+/*
+ * ---- block map: which 1 KiB blocks of a message arrived ---------------
+ * Every Payload MTU is a multiple of 1 KiB and every packet but the last
+ * carries a whole MTU, so each packet covers whole blocks (the last one
+ * ends the message). A packet is new, a duplicate, or malformed.
+ */
+#define SES_BLK_SHIFT		10
+#define SES_BLK_LEN		(1u << SES_BLK_SHIFT)
+
+struct ses_blkmap {
+	uint64_t inl;		/* messages up to 64 blocks */
+	uint64_t *ext;		/* longer ones */
+};
+
+int ses_blkmap_init(struct ses_blkmap *b, uint64_t msg_len);
+void ses_blkmap_fini(struct ses_blkmap *b);
+/* Returns 0 (all blocks new, now marked), 1 (all seen), -EBADMSG (mixed). */
+int ses_blkmap_mark(struct ses_blkmap *b, uint64_t off, uint32_t len);
+
+/* ---- iov helpers -------------------------------------------------------- */
+uint64_t ses_iov_len(const struct ses_iov *iov, size_t cnt);
+/* Copies into/out of the bytes of |iov| from |off|; returns bytes copied. */
+size_t ses_iov_write(const struct ses_iov *iov, size_t cnt, uint64_t off,
+		     const void *src, size_t len);
+size_t ses_iov_read(void *dst, const struct ses_iov *iov, size_t cnt,
+		    uint64_t off, size_t len);
+
+/* ---- peers ---------------------------------------------------------------
+ * Initiator: ids are allocated consecutively; tx_busy marks the ones in
+ * flight (bit id % SES_MSG_WINDOW) and allocation stops when the next id is
+ * SES_MSG_WINDOW ahead of the oldest one in flight, so no id in flight is
+ * ever reused. Target: rx_done marks ids finished (bit id % SES_RX_WINDOW);
+ * ids before rx_floor are finished. A conforming initiator's ids in flight
+ * span less than SES_MSG_WINDOW, so twice that covers them wherever the
+ * first one seen falls.
+ */
+#define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
+
+struct ses_peer {
+	uint32_t id;
+	uint32_t tx_cnt;
+	uint16_t tx_next;
+	uint16_t tx_base;
+	uint16_t rx_floor;
+	bool rx_init;
+	uint64_t tx_busy[SES_MSG_WINDOW / 64];
+	uint64_t rx_done[SES_RX_WINDOW / 64];
+};
+
+/* ---- initiator messages ------------------------------------------------- */
+#define SES_MSG_F_DONE		0x01	/* tx_done reported */
+#define SES_MSG_F_RETRIED	0x02	/* the one generation retry is used */
+#define SES_MSG_F_QUEUED	0x04	/* on tx_pending */
+#define SES_MSG_F_INTERNAL	0x08	/* a rendezvous pull: no tx_done */
+#define SES_MSG_F_RDV		0x10	/* rendezvous send; rdv_mr exposed */
+#define SES_MSG_F_ZOMBIE	0x20	/* superseded by a retry */
+
+struct ses_msg {
+	const struct ses_wre *wre;
+	struct ses_list link;	/* tx_pending */
+	struct ses_blkmap blk;	/* READ: RESPONSE_DATA blocks placed */
+	uint32_t len;
+	uint32_t peer;		/* index into s->peers */
+	uint32_t pkt_cnt;
+	uint32_t pkt_sent;
+	uint32_t rsp_cnt;
+	uint32_t placed;	/* READ bytes placed */
+	uint32_t rdv_mr;	/* rendezvous: region index */
+	uint16_t msg_id;
+	uint8_t opcode;		/* on the wire */
+	uint8_t gen;
+	uint8_t flags;
+};
+
+/* ---- RI tables and regions ---------------------------------------------- */
+struct ses_ri_tbl {
+	uint64_t key;		/* ses_ri_key() */
+	uint32_t nregions;
+	uint8_t gen;
+	uint8_t flags;		/* SES_RI_F_* */
+	bool enabled;
+};
+
+struct ses_region {
+	uint64_t rkey;
+	uint8_t *base;
+	uint64_t len;
+	uint32_t tbl;		/* index */
+	uint32_t access;
+	uint32_t seq;		/* changes whenever the slot is reused */
+};
+
+static inline uint64_t ses_ri_key(uint32_t job, uint16_t pid, uint16_t ri)
+{
+	return (uint64_t)job << 24 | (uint64_t)pid << 12 | ri;
+}
+
+/* ---- target messages --------------------------------------------------- */
+#define SES_RXM_F_INMAP		0x001	/* packets still expected */
+#define SES_RXM_F_UX		0x002	/* on the unexpected queue */
+#define SES_RXM_F_CLAIMED	0x004	/* peeked with claim */
+#define SES_RXM_F_HD		0x008
+#define SES_RXM_F_DC		0x010
+#define SES_RXM_F_TAGGED	0x020
+#define SES_RXM_F_RDV		0x040
+#define SES_RXM_F_SEND		0x080	/* a send (else a multi-packet WRITE) */
+#define SES_RXM_F_PULLING	0x100	/* rendezvous READ in flight */
+#define SES_RXM_F_DISCARD	0x200	/* discarded while still arriving */
+
+/* One request packet being handled by the target, and its answer. */
+struct ses_rx_ctx {
+	struct ses_std_hdr h;
+	struct ses_rdv_ext rdv;
+	const uint8_t *pay;
+	uint32_t pay_len;
+	uint32_t off;		/* message_offset */
+	uint64_t now_ns;
+	uint32_t job_id;	/* as resolved (absolute: from the PID) */
+	struct ses_peer *peer;
+	uint32_t pidx;
+	struct ses_ri_tbl *tbl;
+	struct ses_region *region;
+	struct ses_rxm *rxm;
+	uint8_t rsp_opcode;
+	uint8_t rc;
+	uint32_t modified_len;
+};
+
+static inline int ses_rx_ok(struct ses_rx_ctx *c, uint8_t rsp_opcode,
+			    uint32_t modified_len)
+{
+	c->rsp_opcode = rsp_opcode;
+	c->rc = UET_SES_RC_OK;
+	c->modified_len = modified_len;
+	return 0;
+}
+
+static inline int ses_rx_fail(struct ses_rx_ctx *c, uint8_t rc)
+{
+	c->rsp_opcode = UET_SES_RSP_RESPONSE;
+	c->rc = rc;
+	c->modified_len = 0;
+	return 0;
+}
+
+struct ses_recv;
+struct ses_rdv;
+
+struct ses_rxm {
+	struct ses_list link;	/* rx_active while INMAP */
+	struct ses_list ux;	/* unexpected queue */
+	struct ses_blkmap blk;
+	uint64_t last_ns;
+	uint64_t buffer_offset;
+	uint64_t mkey;		/* RMA key, or match bits */
+	uint64_t header_data;
+	uint32_t peer;		/* index */
+	uint32_t job_id;
+	uint32_t initiator;
+	uint32_t req_len;
+	uint32_t arrived;	/* payload bytes received */
+	uint16_t msg_id;
+	uint16_t flags;
+	uint16_t pid_on_fep;
+	uint16_t ri;
+	uint8_t opcode;
+	uint32_t claim_id;	/* names a claimed message in its handle */
+	struct ses_recv *recv;	/* matched receive */
+	uint8_t *ux_buf;	/* bytes kept while unexpected */
+	uint32_t ux_len;
+	struct ses_rdv *rdv;
+};
+
+struct ses_recv {
+	struct ses_list link;
+	struct ses_iov iov[SES_IOV_MAX];
+	uint32_t iov_cnt;
+	uint32_t flags;
+	uint64_t len;
+	uint64_t tag;
+	uint64_t ignore;
+	uint32_t initiator;
+	void *user_ctx;
+};
+
+/* ---- the engine ---------------------------------------------------------- */
+struct ses {
+	struct ses_config cfg;
+	struct ses_ops ops;
+	void *ctx;
+	struct ses_stats st;
+
+	struct ses_pool peers;
+	struct ses_map peer_map;	/* peer id -> index */
+	struct ses_peer *last_peer;	/* lookup cache */
+
+	struct ses_pool msgs;
+	struct ses_map msg_map;		/* peer index << 16 | id -> index */
+	struct ses_list tx_pending;
+
+	struct ses_pool tbls;
+	struct ses_pool mrs;
+	struct ses_map tbl_map;		/* ses_ri_key -> index */
+	struct ses_map mr_map;		/* tbl << 48 | rkey -> index */
+	struct ses_map job_map;		/* job -> tables */
+	struct ses_map pid_map;		/* job << 12 | pid -> tables */
+	uint64_t rdv_rkey_next;
+	uint32_t mr_seq;
+
+	struct ses_pool rxms;
+	struct ses_map rxm_map;		/* peer index << 16 | id -> index */
+	struct ses_list rx_active;	/* by last activity, oldest first */
+	struct ses_pool recvs;
+	struct ses_list posted[2];	/* [0] untagged, [1] tagged */
+	struct ses_list ux;
+	struct ses_list pull_pending;	/* rendezvous READs not yet started */
+	uint32_t ux_cnt;
+	uint64_t ux_bytes;
+
+	uint32_t claim_seq;
+	struct ses_list read_jobs;	/* READ responses ops.tx refused */
+	struct ses_list rsp_jobs;	/* deferred responses ops.tx refused */
+};
+
+/* ses_core.c */
+struct ses_peer *ses_peer_find(struct ses *s, uint32_t id);
+struct ses_peer *ses_peer_get(struct ses *s, uint32_t id);	/* creates */
+int ses_tx(struct ses *s, const struct ses_pkt *pkt);
+/* Sends a RESPONSE outside an ACK (deferred), queueing it if refused. */
+void ses_rsp_send_to(struct ses *s, uint32_t peer_id,
+		     const struct ses_rsp_hdr *h);
+/* The deferred RESPONSE that ends the message of |m|. */
+void ses_rsp_send(struct ses *s, const struct ses_rxm *m, uint8_t rc,
+		  uint32_t modified_len);
+
+/* ses_tx.c */
+struct ses_msg_init {
+	uint8_t opcode;		/* 0: the WRE's */
+	uint8_t flags;		/* SES_MSG_F_* */
+	int gen;		/* -1: ask ops.ri_gen_get */
+	uint32_t rdv_mr;
+};
+
+int ses_msg_start(struct ses *s, const struct ses_wre *wre,
+		  const struct ses_msg_init *in, struct ses_msg **out);
+struct ses_msg *ses_msg_find(struct ses *s, uint32_t peer, uint16_t id);
+int ses_msg_pump(struct ses *s, struct ses_msg *m);
+void ses_msg_release(struct ses *s, struct ses_msg *m);
+int ses_tx_progress(struct ses *s);
+
+/* ses_cpl.c */
+void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
+		      uint32_t modified_len);
+void ses_msg_try_free(struct ses *s, struct ses_msg *m);
+
+/* ses_ri.c */
+struct ses_ri_tbl *ses_tbl_find(const struct ses *s, uint32_t job,
+				uint16_t pid, uint16_t ri);
+bool ses_job_is_known(const struct ses *s, uint32_t job);
+bool ses_pid_is_known(const struct ses *s, uint32_t job, uint16_t pid);
+/* Absolute addressing: the job of the first table with |pid|, or -1. */
+int64_t ses_pid_job(const struct ses *s, uint16_t pid);
+struct ses_region *ses_mr_find(const struct ses *s,
+			       const struct ses_ri_tbl *t, uint64_t rkey);
+int ses_mr_add_tbl(struct ses *s, struct ses_ri_tbl *t, uint64_t rkey,
+		   void *base, uint64_t len, uint32_t access);
+void ses_mr_del(struct ses *s, struct ses_region *r);
+
+/* ses_rx.c */
+int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, struct ses_rxm *m,
+		      int mark);
+
+/* ses_rxm.c: done window, target message state, READ serving */
+/* Whether |id| from |p| is finished; may slide the window up to |id|. */
+bool ses_rx_id_is_done(struct ses_peer *p, uint16_t id);
+void ses_rx_id_done(struct ses_peer *p, uint16_t id);
+struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id);
+/* New state for the message of |c| (NULL when out of state). */
+struct ses_rxm *ses_rxm_new(struct ses *s, const struct ses_rx_ctx *c);
+/* Accounts the packet of |c|, already placed. */
+void ses_rxm_took(struct ses *s, struct ses_rxm *m, const struct ses_rx_ctx *c);
+/* All packets are in: the id is finished, the state may live on. */
+void ses_rxm_finish(struct ses *s, struct ses_rxm *m);
+void ses_rxm_free(struct ses *s, struct ses_rxm *m);
+/* Ends |m| early; its receive, if any, completes with |status|. */
+void ses_rxm_abort(struct ses *s, struct ses_rxm *m, int status, uint8_t rc);
+int ses_rxm_expire(struct ses *s, uint64_t now_ns);
+void ses_read_serve(struct ses *s, const struct ses_rx_ctx *c);
+int ses_read_progress(struct ses *s);
+
+/* ses_match.c */
+int ses_rx_send(struct ses *s, struct ses_rx_ctx *c);
+/* The earliest posted receive |m| matches, taken off its list, or NULL. */
+struct ses_recv *ses_recv_match(struct ses *s, const struct ses_rxm *m);
+/* Queues |m| as unexpected with a |buf_len| buffer; -ENOBUFS when full. */
+int ses_ux_add(struct ses *s, struct ses_rxm *m, uint32_t buf_len);
+void ses_ux_del(struct ses *s, struct ses_rxm *m);
+/* Reports |r| done (|m| may be NULL) and frees it. */
+void ses_recv_complete(struct ses *s, struct ses_recv *r,
+		       const struct ses_rxm *m, int status, uint8_t rc,
+		       uint64_t placed);
+
+/* ses_rdv.c */
+int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre);
+void ses_rdv_pkt_ext(struct ses *s, const struct ses_msg *m,
+		     struct ses_pkt *pkt);
+int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c);
+/*
+ * |m| has its receive: pulls the rest with a READ. Returns 1 when nothing
+ * is left to pull (receive completed, |m| freed, *|placed| set), else 0.
+ */
+int ses_rdv_pull(struct ses *s, struct ses_rxm *m, uint32_t *placed);
+void ses_rdv_pull_done(struct ses *s, struct ses_msg *msg, int status,
+		       uint8_t rc);
+void ses_rdv_progress(struct ses *s);
+
+#endif /* SES_PRIV_H */

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Rendezvous sends (RENDEZVOUS_SEND/TSEND + the rendezvous extension, ref
+ * 3.4). The initiator exposes its send buffer for reading in its own
+ * rendezvous RI under a never-reused key and sends only a header (plus
+ * rdv_eager_len bytes); the target, once the message is matched, pulls the
+ * rest with a READ (seeds/hw-tag-matching.md, efa long-read) and then ends
+ * the send with a deferred RESPONSE, which lets the initiator complete and
+ * withdraw the buffer. Unexpected, a rendezvous costs the target a header.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses/ses_priv.h"
+
+/* Target state of one rendezvous: the READ it issues and where it lands. */
+struct ses_rdv {
+	struct ses_wre wre;
+	struct ses_addr addr;
+	struct ses_iov iov[SES_IOV_MAX];
+	struct ses_rdv_ext ext;
+	uint32_t eager;		/* bytes placed from the request itself */
+};
+
+int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre)
+{
+	struct ses_ri_tbl *t = ses_tbl_find(s, s->cfg.job_id,
+					    s->cfg.pid_on_fep, s->cfg.rdv_ri);
+	struct ses_msg_init in = { .flags = SES_MSG_F_RDV, .gen = -1 };
+	uint64_t rkey;
+	int ret;
+
+	if (!t)
+		return -EINVAL;
+	/* Fresh keys: a stale READ for an old send finds nothing. */
+	rkey = ++s->rdv_rkey_next & UET_MKEY_RKEY_MASK;
+	ret = ses_mr_add_tbl(s, t, rkey, wre->iov[0].base, wre->iov[0].len,
+			     SES_ACCESS_REMOTE_READ);
+	if (ret < 0)
+		return ret == -ENOMEM ? -EAGAIN : ret;
+	in.rdv_mr = ses_pool_idx(&s->mrs, ses_mr_find(s, t, rkey));
+	in.opcode = wre->opcode == UET_SES_OP_TAGGED_SEND ?
+		    UET_SES_OP_RENDEZVOUS_TSEND : UET_SES_OP_RENDEZVOUS_SEND;
+	ret = ses_msg_start(s, wre, &in, NULL);
+	if (ret < 0)
+		ses_mr_del(s, ses_pool_at(&s->mrs, in.rdv_mr));
+	return ret;
+}
+
+void ses_rdv_pkt_ext(struct ses *s, const struct ses_msg *m,
+		     struct ses_pkt *pkt)
+{
+	const struct ses_region *r = ses_pool_at(&s->mrs, m->rdv_mr);
+	uint32_t eager = m->len < s->cfg.rdv_eager_len ? m->len :
+			 s->cfg.rdv_eager_len;
+	struct ses_rdv_ext ext = {
+		.eager_length = eager, .pid_on_fep = s->cfg.pid_on_fep,
+		.resource_index = s->cfg.rdv_ri, .read_offset = 0,
+		.read_match_bits = r->rkey,
+	};
+	ssize_t n;
+
+	n = ses_rdv_ext_encode(pkt->hdr + pkt->hdr_len,
+			       sizeof(pkt->hdr) - pkt->hdr_len, &ext);
+	pkt->hdr_len = (uint16_t)(pkt->hdr_len + n);
+	pkt->pay_off = 0;
+	pkt->pay_len = eager;
+}
+
+int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c)
+{
+	struct ses_rxm *m = ses_rxm_new(s, c);
+	uint32_t placed;
+
+	if (!m)
+		return -EAGAIN;
+	m->rdv = calloc(1, sizeof(*m->rdv));
+	if (!m->rdv) {
+		ses_rxm_free(s, m);
+		return -EAGAIN;
+	}
+	m->rdv->ext = c->rdv;
+	m->flags |= SES_RXM_F_SEND | SES_RXM_F_RDV;
+	if (c->h.opcode == UET_SES_OP_RENDEZVOUS_TSEND)
+		m->flags |= SES_RXM_F_TAGGED;
+	if (c->h.f.dc)
+		m->flags |= SES_RXM_F_DC;
+	m->recv = ses_recv_match(s, m);
+	if (!m->recv && ses_ux_add(s, m, c->pay_len) < 0) {
+		s->st.rx_rejected++;
+		ses_rxm_free(s, m);
+		return ses_rx_fail(c, UET_SES_RC_NO_MATCH);
+	}
+	if (m->recv)
+		ses_iov_write(m->recv->iov, m->recv->iov_cnt, 0, c->pay,
+			      c->pay_len);
+	else if (c->pay_len)
+		memcpy(m->ux_buf, c->pay, c->pay_len);
+	ses_rxm_took(s, m, c);
+	ses_rxm_finish(s, m);
+	/* The sender keeps its buffer exposed until the deferred answer. */
+	if (!m->recv || !ses_rdv_pull(s, m, &placed))
+		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+	return ses_rx_ok(c, UET_SES_RSP_RESPONSE, placed);
+}
+
+/* |dst| = the bytes of |src| from |off|, at most |len|; returns entries. */
+static size_t ses_iov_slice(struct ses_iov *dst, const struct ses_iov *src,
+			    size_t cnt, uint64_t off, uint64_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cnt && len; i++) {
+		if (off >= src[i].len) {
+			off -= src[i].len;
+			continue;
+		}
+		dst[n] = src[i];
+		dst[n].base = (uint8_t *)src[i].base + off;
+		dst[n].len = src[i].len - off;
+		if (dst[n].len > len)
+			dst[n].len = len;
+		len -= dst[n].len;
+		off = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Issues the READ of |m|; -EAGAIN leaves it on pull_pending. */
+static int ses_rdv_pull_start(struct ses *s, struct ses_rxm *m)
+{
+	struct ses_msg_init in = { .flags = SES_MSG_F_INTERNAL, .gen = 0 };
+	int ret = ses_msg_start(s, &m->rdv->wre, &in, NULL);
+
+	if (ret == -EAGAIN) {
+		ses_list_add_tail(&s->pull_pending, &m->link);
+		return 0;
+	}
+	if (ret < 0) {
+		ses_rsp_send(s, m, UET_SES_RC_UNDELIVERABLE, 0);
+		ses_rxm_abort(s, m, ret, UET_SES_RC_NULL);
+	}
+	return 0;
+}
+
+int ses_rdv_pull(struct ses *s, struct ses_rxm *m, uint32_t *placed)
+{
+	struct ses_rdv *d = m->rdv;
+	const struct ses_recv *r = m->recv;
+	uint64_t want = r->len < m->req_len ? r->len : m->req_len;
+	struct ses_wre *w = &d->wre;
+
+	d->eager = m->arrived < want ? m->arrived : (uint32_t)want;
+	if (want == d->eager) {
+		*placed = (uint32_t)want;
+		ses_recv_complete(s, m->recv, m, 0, UET_SES_RC_OK, want);
+		ses_rxm_free(s, m);
+		return 1;
+	}
+	/* Read the sender's buffer into the receive, after the eager part. */
+	d->addr.peer = ((struct ses_peer *)ses_pool_at(&s->peers,
+						       m->peer))->id;
+	d->addr.job_id = m->job_id;
+	d->addr.pid_on_fep = d->ext.pid_on_fep;
+	w->opcode = UET_SES_OP_READ;
+	w->dst = &d->addr;
+	w->ri = d->ext.resource_index;
+	w->iov = d->iov;
+	w->iov_cnt = ses_iov_slice(d->iov, r->iov, r->iov_cnt, d->eager,
+				   want - d->eager);
+	w->mkey = d->ext.read_match_bits;
+	w->remote_offset = d->ext.read_offset + d->eager;
+	w->user_ctx = m;
+	m->flags |= SES_RXM_F_PULLING;
+	return ses_rdv_pull_start(s, m);
+}
+
+void ses_rdv_progress(struct ses *s)
+{
+	struct ses_list todo;
+
+	/* Retry each once; those refused again go back on the list. */
+	if (ses_list_is_empty(&s->pull_pending))
+		return;
+	todo = s->pull_pending;
+	todo.next->prev = &todo;
+	todo.prev->next = &todo;
+	ses_list_init(&s->pull_pending);
+	while (!ses_list_is_empty(&todo)) {
+		struct ses_rxm *m = ses_container_of(todo.next, struct ses_rxm,
+						     link);
+
+		ses_list_del(&m->link);
+		ses_rdv_pull_start(s, m);
+	}
+}
+
+void ses_rdv_pull_done(struct ses *s, struct ses_msg *msg, int status,
+		       uint8_t rc)
+{
+	struct ses_rxm *m = msg->wre->user_ctx;
+	uint32_t placed = m->rdv->eager;
+
+	if (!status) {
+		placed += msg->len;
+		ses_rsp_send(s, m, UET_SES_RC_OK, placed);
+		ses_recv_complete(s, m->recv, m, 0, UET_SES_RC_OK, placed);
+	} else {
+		/* The sender learns why; a local failure has no code. */
+		if (rc == UET_SES_RC_OK || rc == UET_SES_RC_NULL)
+			rc = UET_SES_RC_UNDELIVERABLE;
+		ses_rsp_send(s, m, rc, placed);
+		ses_recv_complete(s, m->recv, m, -EIO, rc, placed);
+	}
+	m->recv = NULL;
+	ses_rxm_free(s, m);
+}

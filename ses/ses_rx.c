@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Target: one request packet in, one response out. The checks of design
+ * section 4 run in order before a byte lands; then the packet is placed
+ * (WRITE), served (READ) or matched (sends). A packet that does not parse
+ * is counted and dropped; everything else gets an answer.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ses/ses_priv.h"
+
+/* Bytes [off, off + len) lie inside a region of |region_len| bytes. */
+static bool ses_range_is_inside(uint64_t off, uint64_t len,
+				uint64_t region_len)
+{
+	return off <= region_len && len <= region_len - off;
+}
+
+static bool ses_op_is_msg(uint8_t op)
+{
+	return op == UET_SES_OP_SEND || op == UET_SES_OP_TAGGED_SEND ||
+	       op == UET_SES_OP_RENDEZVOUS_SEND ||
+	       op == UET_SES_OP_RENDEZVOUS_TSEND;
+}
+
+static bool ses_op_is_rdv(uint8_t op)
+{
+	return op == UET_SES_OP_RENDEZVOUS_SEND ||
+	       op == UET_SES_OP_RENDEZVOUS_TSEND;
+}
+
+/* ref 5.4: the RKEY is bits 47:0, or 11:0 in the optimized format. */
+static uint64_t ses_mkey_rkey(uint64_t mkey)
+{
+	return mkey & (mkey & UET_MKEY_OPTIMIZED ? 0xFFFull :
+		       UET_MKEY_RKEY_MASK);
+}
+
+/* Key, access and range: the checks that depend on the opcode. */
+static uint8_t ses_rx_check_op(struct ses *s, struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	uint64_t need = h->opcode == UET_SES_OP_READ ?
+			SES_ACCESS_REMOTE_READ : SES_ACCESS_REMOTE_WRITE;
+	struct ses_region *r;
+
+	if (ses_op_is_msg(h->opcode)) {
+		if (!(c->tbl->flags & SES_RI_F_MSG))
+			return UET_SES_RC_OP_VIOLATION;
+		if (h->request_length > s->cfg.max_msg_len)
+			return UET_SES_RC_UNSUPPORTED_SIZE;
+		return UET_SES_RC_OK;
+	}
+	if (h->opcode != UET_SES_OP_WRITE && h->opcode != UET_SES_OP_READ)
+		return UET_SES_RC_UNSUPPORTED_OP;
+	r = ses_mr_find(s, c->tbl, ses_mkey_rkey(h->memory_key));
+	if (!r)
+		return UET_SES_RC_BAD_MKEY;
+	c->region = r;
+	if (!(r->access & need))
+		return UET_SES_RC_PERM_VIOLATION;
+	/* The whole message, and so this packet, must fit the region. */
+	if (!ses_range_is_inside(h->buffer_offset, h->request_length, r->len) ||
+	    !ses_range_is_inside(c->off, c->pay_len,
+				 r->len - h->buffer_offset))
+		return UET_SES_RC_BAD_ADDR;
+	return UET_SES_RC_OK;
+}
+
+/* Lengths consistent with the header (ref 3.1, 4). */
+static bool ses_rx_len_is_valid(const struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	uint64_t end = (uint64_t)c->off + c->pay_len;
+
+	if (h->opcode == UET_SES_OP_READ)
+		return h->f.som && h->f.eom && !c->pay_len;
+	if (ses_op_is_rdv(h->opcode))
+		return h->f.som && h->f.eom &&
+		       c->rdv.pid_on_fep <= UET_SES_PID_ON_FEP_MAX &&
+		       c->pay_len == c->rdv.eager_length &&
+		       c->pay_len <= h->request_length;
+	if (!h->f.som && h->payload_length != c->pay_len)
+		return false;
+	if (end > h->request_length || (c->off & (SES_BLK_LEN - 1)))
+		return false;
+	if (h->f.eom)
+		return end == h->request_length;
+	/* Every packet but the last carries whole 1 KiB blocks. */
+	return c->pay_len && !(c->pay_len & (SES_BLK_LEN - 1));
+}
+
+/* design section 4, in order. */
+static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	uint32_t job = h->job_id;
+	int64_t abs_job;
+	uint8_t rc;
+
+	if (h->f.rel) {
+		if (!ses_job_is_known(s, job))
+			return UET_SES_RC_BAD_JOB_ID;
+		if (!ses_pid_is_known(s, job, h->pid_on_fep))
+			return UET_SES_RC_BAD_PID;
+	} else {
+		/* ref 5.1: absolute addressing finds the PID alone. */
+		abs_job = ses_pid_job(s, h->pid_on_fep);
+		if (abs_job < 0)
+			return UET_SES_RC_BAD_PID;
+		job = (uint32_t)abs_job;
+	}
+	c->tbl = ses_tbl_find(s, job, h->pid_on_fep, h->resource_index);
+	if (!c->tbl)
+		return UET_SES_RC_BAD_INDEX;
+	c->job_id = job;
+	if (!c->tbl->enabled)
+		return c->tbl->flags & SES_RI_F_NO_GEN ? UET_SES_RC_DISABLED :
+		       UET_SES_RC_DISABLED_GEN;
+	if (!(c->tbl->flags & SES_RI_F_NO_GEN) &&
+	    h->ri_generation != c->tbl->gen)
+		return UET_SES_RC_BAD_GENERATION;
+	rc = ses_rx_check_op(s, c);
+	if (rc != UET_SES_RC_OK)
+		return rc;
+	if (!ses_rx_len_is_valid(c))
+		return UET_SES_RC_OP_VIOLATION;
+	if (h->f.ie)
+		return UET_SES_RC_INITIATOR_ERR;
+	return UET_SES_RC_OK;
+}
+
+/* Later packets of a message must describe the same message. */
+static bool ses_rx_is_same_msg(const struct ses_rx_ctx *c,
+			       const struct ses_rxm *m)
+{
+	const struct ses_std_hdr *h = &c->h;
+
+	return h->opcode == m->opcode && h->request_length == m->req_len &&
+	       h->buffer_offset == m->buffer_offset &&
+	       h->memory_key == m->mkey && c->job_id == m->job_id &&
+	       h->pid_on_fep == m->pid_on_fep &&
+	       h->resource_index == m->ri && h->initiator == m->initiator;
+}
+
+static void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c,
+			     uint32_t len, bool hd, uint64_t header_data)
+{
+	struct ses_rma_event ev = {
+		.peer = c->peer->id, .job_id = c->job_id,
+		.pid_on_fep = c->h.pid_on_fep, .ri = c->h.resource_index,
+		.initiator = c->h.initiator,
+		.rkey = ses_mkey_rkey(c->h.memory_key),
+		.offset = c->h.buffer_offset, .len = len, .hd = hd,
+		.header_data = header_data,
+	};
+
+	if (s->ops.rma_done)
+		s->ops.rma_done(s->ctx, &ev);
+}
+
+static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	uint8_t *dst = c->region->base + h->buffer_offset + c->off;
+	struct ses_rxm *m = c->rxm;
+	int ret;
+
+	if (h->f.som && h->f.eom) {
+		if (c->pay_len)
+			memcpy(dst, c->pay, c->pay_len);
+		ses_rx_id_done(c->peer, h->message_id);
+		ses_rx_rma_event(s, c, c->pay_len, h->f.hd, h->header_data);
+		return ses_rx_ok(c, UET_SES_RSP_RESPONSE, c->pay_len);
+	}
+	if (!m) {
+		m = ses_rxm_new(s, c);
+		if (!m)
+			return -EAGAIN;
+	}
+	ret = ses_blkmap_mark(&m->blk, c->off, c->pay_len);
+	if (ret)
+		return ses_rx_dup_or_bad(s, c, m, ret);
+	memcpy(dst, c->pay, c->pay_len);
+	ses_rxm_took(s, m, c);
+	if (m->arrived < m->req_len)
+		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+	ses_rx_rma_event(s, c, m->req_len, m->flags & SES_RXM_F_HD,
+			 m->header_data);
+	ses_rxm_free(s, m);
+	return ses_rx_ok(c, UET_SES_RSP_RESPONSE, h->request_length);
+}
+
+static int ses_rx_read(struct ses *s, struct ses_rx_ctx *c)
+{
+	ses_rx_id_done(c->peer, c->h.message_id);
+	ses_read_serve(s, c);
+	/* The data follows in RESPONSE_DATA packets; an empty READ is done. */
+	if (c->h.request_length)
+		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+	return ses_rx_ok(c, UET_SES_RSP_RESPONSE, 0);
+}
+
+static int ses_rx_dispatch(struct ses *s, struct ses_rx_ctx *c)
+{
+	switch (c->h.opcode) {
+	case UET_SES_OP_WRITE:
+		return ses_rx_write(s, c);
+	case UET_SES_OP_READ:
+		return ses_rx_read(s, c);
+	case UET_SES_OP_RENDEZVOUS_SEND:
+	case UET_SES_OP_RENDEZVOUS_TSEND:
+		return ses_rx_rdv(s, c);
+	default:
+		return ses_rx_send(s, c);
+	}
+}
+
+int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, struct ses_rxm *m,
+		      int mark)
+{
+	if (mark > 0) {
+		s->st.rx_dups++;
+		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+	}
+	/* Overlaps what arrived without repeating it: not our packetization. */
+	s->st.rx_rejected++;
+	ses_rxm_abort(s, m, -EIO, UET_SES_RC_OP_VIOLATION);
+	return ses_rx_fail(c, UET_SES_RC_OP_VIOLATION);
+}
+
+static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	uint8_t rc;
+
+	if (!(h->f.som && h->f.eom))
+		c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
+	if (!c->rxm && ses_rx_id_is_done(c->peer, h->message_id)) {
+		/* Answered before; placing it again could undo later writes. */
+		s->st.rx_dups++;
+		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+	}
+	rc = ses_rx_check(s, c);
+	if (rc == UET_SES_RC_OK && c->rxm && !ses_rx_is_same_msg(c, c->rxm))
+		rc = UET_SES_RC_OP_VIOLATION;
+	if (rc == UET_SES_RC_OK)
+		return ses_rx_dispatch(s, c);
+	s->st.rx_rejected++;
+	if (c->rxm)
+		ses_rxm_abort(s, c->rxm, -EIO, rc);
+	else
+		ses_rx_id_done(c->peer, h->message_id);
+	return ses_rx_fail(c, rc);
+}
+
+static ssize_t ses_rx_rsp_put(const struct ses_rx_ctx *c, uint8_t *rsp,
+			      size_t rsp_len)
+{
+	struct ses_rsp_hdr r = {
+		.opcode = c->rsp_opcode, .return_code = c->rc,
+		.message_id = c->h.message_id,
+		/* RC_BAD_GENERATION tells the initiator the current one. */
+		.ri_generation = c->tbl ? c->tbl->gen : 0,
+		.job_id = c->h.job_id, .modified_length = c->modified_len,
+	};
+
+	return ses_rsp_hdr_encode(rsp, rsp_len, &r);
+}
+
+/* Decodes the packet into |c|: header, extension, payload. */
+static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
+{
+	ssize_t n, e;
+
+	if (pkt->next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD)
+		return -EPROTONOSUPPORT;
+	n = ses_std_hdr_decode(&c->h, pkt->buf, pkt->len);
+	if (n < 0)
+		return (int)n;
+	if (ses_op_is_rdv(c->h.opcode)) {
+		e = ses_rdv_ext_decode(&c->rdv, pkt->buf + n,
+				       pkt->len - (size_t)n);
+		if (e < 0)
+			return (int)e;
+		n += e;
+	}
+	c->pay = pkt->buf + n;
+	c->pay_len = (uint32_t)(pkt->len - (size_t)n);
+	if (pkt->len - (size_t)n > UET_SES_PAYLOAD_LEN_MAX)
+		return -EBADMSG;
+	c->off = c->h.f.som ? 0 : c->h.message_offset;
+	c->now_ns = pkt->now_ns;
+	return 0;
+}
+
+ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
+		   size_t rsp_len)
+{
+	struct ses_rx_ctx c;
+	int ret;
+
+	if (rsp_len < UET_SES_RSP_LEN)
+		return -ENOBUFS;
+	memset(&c, 0, sizeof(c));
+	s->st.rx_reqs++;
+	ret = ses_rx_parse(&c, pkt);
+	if (ret < 0) {
+		s->st.rx_malformed++;
+		return ret;
+	}
+	c.peer = ses_peer_get(s, pkt->peer);
+	if (!c.peer)
+		return -EAGAIN;
+	c.pidx = ses_pool_idx(&s->peers, c.peer);
+	c.job_id = c.h.job_id;
+	ret = ses_rx_one(s, &c);
+	if (ret < 0)
+		return ret;
+	return ses_rx_rsp_put(&c, rsp, rsp_len);
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Target message state: the per-peer window of finished message ids (so a
+ * late duplicate of a finished message is never placed again), the state
+ * of messages still arriving (idle time-out, oldest first), and READ
+ * serving, which answers with RESPONSE_DATA packets of the Payload MTU.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses/ses_priv.h"
+
+#define SES_RX_WORD(id)		((id) % SES_RX_WINDOW / 64)
+#define SES_RX_BIT(id)		(1ull << ((id) % 64))
+
+/*
+ * Fits |id| into the window of |p|: the first id seen opens it so that any
+ * id a conforming initiator has in flight fits; an id past its end slides
+ * it up. Returns false when |id| lies before the window (finished).
+ */
+static bool ses_rx_window_fit(struct ses_peer *p, uint16_t id)
+{
+	uint16_t d, new_floor;
+
+	if (!p->rx_init) {
+		p->rx_init = true;
+		p->rx_floor = (uint16_t)(id - (SES_MSG_WINDOW - 1));
+		memset(p->rx_done, 0, sizeof(p->rx_done));
+		return true;
+	}
+	d = (uint16_t)(id - p->rx_floor);
+	if (d >= 0x8000)
+		return false;
+	if (d < SES_RX_WINDOW)
+		return true;
+	/* Ids passed over were never seen: their initiator gave up on them. */
+	new_floor = (uint16_t)(id - (SES_RX_WINDOW - 1));
+	if ((uint16_t)(new_floor - p->rx_floor) >= SES_RX_WINDOW) {
+		memset(p->rx_done, 0, sizeof(p->rx_done));
+		p->rx_floor = new_floor;
+		return true;
+	}
+	while (p->rx_floor != new_floor) {
+		p->rx_done[SES_RX_WORD(p->rx_floor)] &= ~SES_RX_BIT(p->rx_floor);
+		p->rx_floor++;
+	}
+	return true;
+}
+
+bool ses_rx_id_is_done(struct ses_peer *p, uint16_t id)
+{
+	if (!ses_rx_window_fit(p, id))
+		return true;
+	return p->rx_done[SES_RX_WORD(id)] & SES_RX_BIT(id);
+}
+
+void ses_rx_id_done(struct ses_peer *p, uint16_t id)
+{
+	if (!ses_rx_window_fit(p, id))
+		return;
+	p->rx_done[SES_RX_WORD(id)] |= SES_RX_BIT(id);
+	while (p->rx_done[SES_RX_WORD(p->rx_floor)] & SES_RX_BIT(p->rx_floor)) {
+		p->rx_done[SES_RX_WORD(p->rx_floor)] &= ~SES_RX_BIT(p->rx_floor);
+		p->rx_floor++;
+	}
+}
+
+static uint64_t ses_rxm_key(uint32_t pidx, uint16_t id)
+{
+	return (uint64_t)pidx << 16 | id;
+}
+
+struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id)
+{
+	uint32_t idx;
+
+	if (!ses_map_get(&s->rxm_map, ses_rxm_key(peer_idx, id), &idx))
+		return NULL;
+	return ses_pool_at(&s->rxms, idx);
+}
+
+struct ses_rxm *ses_rxm_new(struct ses *s, const struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	struct ses_rxm *m = ses_pool_get(&s->rxms);
+
+	if (!m)
+		return NULL;
+	if (ses_blkmap_init(&m->blk, h->request_length) < 0)
+		goto err_put;
+	if (ses_map_put(&s->rxm_map, ses_rxm_key(c->pidx, h->message_id),
+			ses_pool_idx(&s->rxms, m)) < 0)
+		goto err_blk;
+	m->peer = c->pidx;
+	m->msg_id = h->message_id;
+	m->opcode = h->opcode;
+	m->req_len = h->request_length;
+	m->buffer_offset = h->buffer_offset;
+	m->mkey = h->memory_key;
+	m->job_id = c->job_id;
+	m->pid_on_fep = h->pid_on_fep;
+	m->ri = h->resource_index;
+	m->initiator = h->initiator;
+	m->last_ns = c->now_ns;
+	m->flags = SES_RXM_F_INMAP;
+	ses_list_init(&m->ux);
+	ses_list_add_tail(&s->rx_active, &m->link);
+	return m;
+
+err_blk:
+	ses_blkmap_fini(&m->blk);
+err_put:
+	ses_pool_put(&s->rxms, m);
+	return NULL;
+}
+
+void ses_rxm_took(struct ses *s, struct ses_rxm *m, const struct ses_rx_ctx *c)
+{
+	m->arrived += c->pay_len;
+	if (c->h.f.som && c->h.f.hd) {
+		m->flags |= SES_RXM_F_HD;
+		m->header_data = c->h.header_data;
+	}
+	m->last_ns = c->now_ns;
+	/* Most recently active last, so time-outs only look at the head. */
+	if (m->flags & SES_RXM_F_INMAP) {
+		ses_list_del(&m->link);
+		ses_list_add_tail(&s->rx_active, &m->link);
+	}
+}
+
+void ses_rxm_finish(struct ses *s, struct ses_rxm *m)
+{
+	if (!(m->flags & SES_RXM_F_INMAP))
+		return;
+	ses_map_del(&s->rxm_map, ses_rxm_key(m->peer, m->msg_id));
+	ses_list_del(&m->link);
+	m->flags &= ~SES_RXM_F_INMAP;
+	ses_rx_id_done(ses_pool_at(&s->peers, m->peer), m->msg_id);
+}
+
+void ses_rxm_free(struct ses *s, struct ses_rxm *m)
+{
+	ses_rxm_finish(s, m);
+	if (m->flags & SES_RXM_F_UX)
+		ses_ux_del(s, m);
+	ses_list_del(&m->link);
+	ses_blkmap_fini(&m->blk);
+	free(m->ux_buf);
+	m->ux_buf = NULL;
+	free(m->rdv);
+	m->rdv = NULL;
+	m->recv = NULL;
+	m->flags = 0;
+	ses_pool_put(&s->rxms, m);
+}
+
+void ses_rxm_abort(struct ses *s, struct ses_rxm *m, int status, uint8_t rc)
+{
+	if (m->recv)
+		ses_recv_complete(s, m->recv, m, status, rc, 0);
+	ses_rxm_free(s, m);
+}
+
+int ses_rxm_expire(struct ses *s, uint64_t now_ns)
+{
+	int n = 0;
+
+	while (!ses_list_is_empty(&s->rx_active)) {
+		struct ses_rxm *m = ses_container_of(s->rx_active.next,
+						     struct ses_rxm, link);
+
+		if (now_ns - m->last_ns < s->cfg.rx_idle_ns)
+			break;
+		s->st.rx_timeouts++;
+		ses_rxm_abort(s, m, -ETIMEDOUT, UET_SES_RC_NULL);
+		n++;
+	}
+	return n;
+}
+
+/* A READ being answered; kept while ops.tx refuses its packets. */
+struct ses_read_job {
+	struct ses_list link;
+	uint32_t peer_id;
+	uint32_t mr;
+	uint32_t seq;		/* the region's, when the READ was checked */
+	uint32_t job_id;
+	uint64_t offset;	/* buffer_offset */
+	uint32_t len;
+	uint32_t sent;
+	uint16_t msg_id;
+};
+
+/*
+ * Sends what is left of |j|. The region is looked up again for every
+ * packet: if it was removed or replaced meanwhile, the READ ends with
+ * RC_BAD_MKEY instead of reading memory that is no longer registered.
+ */
+static int ses_read_send(struct ses *s, struct ses_read_job *j)
+{
+	const struct ses_region *r = ses_pool_at(&s->mrs, j->mr);
+	struct ses_rsp_data_hdr h = {
+		.opcode = UET_SES_RSP_RESPONSE_W_DATA,
+		.return_code = UET_SES_RC_OK, .message_id = j->msg_id,
+		.job_id = j->job_id, .read_request_message_id = j->msg_id,
+		.modified_length = j->len,
+	};
+	struct ses_pkt pkt = { .peer = j->peer_id, .iov_cnt = 1,
+			       .next_hdr = UET_PDS_NEXT_HDR_RESPONSE_DATA };
+	struct ses_rsp_hdr eh = { .opcode = UET_SES_RSP_RESPONSE,
+				  .return_code = UET_SES_RC_BAD_MKEY,
+				  .message_id = j->msg_id,
+				  .job_id = j->job_id };
+	struct ses_iov iov;
+	uint32_t n;
+
+	while (j->sent < j->len) {
+		if (!r->base || r->seq != j->seq) {
+			ses_rsp_send_to(s, j->peer_id, &eh);
+			return 0;
+		}
+		iov.base = r->base + j->offset;
+		iov.len = j->len;
+		n = j->len - j->sent;
+		if (n > s->cfg.payload_mtu)
+			n = s->cfg.payload_mtu;
+		h.payload_length = (uint16_t)n;
+		h.message_offset = j->sent;
+		pkt.hdr_len = (uint16_t)ses_rsp_data_hdr_encode(
+			pkt.hdr, sizeof(pkt.hdr), &h);
+		pkt.iov = &iov;
+		pkt.pay_off = j->sent;
+		pkt.pay_len = n;
+		if (ses_tx(s, &pkt) == -EAGAIN)
+			return -EAGAIN;
+		j->sent += n;
+	}
+	return 0;
+}
+
+void ses_read_serve(struct ses *s, const struct ses_rx_ctx *c)
+{
+	struct ses_read_job j = {
+		.peer_id = c->peer->id,
+		.mr = ses_pool_idx(&s->mrs, c->region),
+		.seq = c->region->seq, .job_id = c->h.job_id,
+		.offset = c->h.buffer_offset, .len = c->h.request_length,
+		.msg_id = c->h.message_id,
+	};
+	struct ses_read_job *q;
+
+	if (ses_list_is_empty(&s->read_jobs) && !ses_read_send(s, &j))
+		return;
+	q = malloc(sizeof(*q));
+	if (!q)
+		return;		/* the initiator's READ fails by time-out */
+	*q = j;
+	ses_list_add_tail(&s->read_jobs, &q->link);
+}
+
+int ses_read_progress(struct ses *s)
+{
+	uint64_t before = s->st.tx_pkts;
+
+	while (!ses_list_is_empty(&s->read_jobs)) {
+		struct ses_read_job *j = ses_container_of(s->read_jobs.next,
+							  struct ses_read_job,
+							  link);
+
+		if (ses_read_send(s, j) == -EAGAIN)
+			break;
+		ses_list_del(&j->link);
+		free(j);
+	}
+	return (int)(s->st.tx_pkts - before);
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Initiator: WRE validation, message_id allocation, and fragmentation of a
+ * message into standard-header packets of at most the Payload MTU (ref 4).
+ * Packets the lower layer refuses wait on tx_pending, in post order.
+ */
+#include <assert.h>
+#include <errno.h>
+
+#include "ses/ses_priv.h"
+
+#define SES_WRE_F_VALID	(SES_WRE_F_COMPLETION | SES_WRE_F_HDR_DATA | \
+			 SES_WRE_F_DC)
+
+static bool ses_op_is_send(uint8_t op)
+{
+	return op == UET_SES_OP_SEND || op == UET_SES_OP_TAGGED_SEND ||
+	       op == UET_SES_OP_RENDEZVOUS_SEND ||
+	       op == UET_SES_OP_RENDEZVOUS_TSEND;
+}
+
+static bool ses_op_is_rdv(uint8_t op)
+{
+	return op == UET_SES_OP_RENDEZVOUS_SEND ||
+	       op == UET_SES_OP_RENDEZVOUS_TSEND;
+}
+
+static int ses_wre_check(const struct ses_wre *w)
+{
+	const struct ses_addr *d = w ? w->dst : NULL;
+
+	if (!d || w->iov_cnt > SES_IOV_MAX || (w->iov_cnt && !w->iov) ||
+	    (w->flags & ~SES_WRE_F_VALID) || w->ri > UET_SES_RI_MAX ||
+	    d->job_id > UET_SES_JOB_ID_MAX ||
+	    d->pid_on_fep > UET_SES_PID_ON_FEP_MAX)
+		return -EINVAL;
+	switch (w->opcode) {
+	case UET_SES_OP_WRITE:
+	case UET_SES_OP_READ:
+	case UET_SES_OP_SEND:
+	case UET_SES_OP_TAGGED_SEND:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ses_iov_len(w->iov, w->iov_cnt) > UINT32_MAX)
+		return -EMSGSIZE;
+	return 0;
+}
+
+int ses_wre_post(struct ses *s, const struct ses_wre *wre)
+{
+	struct ses_msg_init in = { .gen = -1 };
+	int ret = ses_wre_check(wre);
+
+	if (ret < 0)
+		return ret;
+	/*
+	 * A large send goes as a rendezvous so that, unexpected, it costs
+	 * the target a header rather than a buffer (seeds/hw-tag-matching).
+	 */
+	if ((wre->opcode == UET_SES_OP_SEND ||
+	     wre->opcode == UET_SES_OP_TAGGED_SEND) &&
+	    s->cfg.rdv_ri != SES_RI_NONE && wre->iov_cnt == 1 &&
+	    wre->iov[0].len > s->cfg.rdv_threshold)
+		return ses_rdv_msg_start(s, wre);
+	return ses_msg_start(s, wre, &in, NULL);
+}
+
+static uint8_t ses_msg_gen(struct ses *s, const struct ses_wre *w, int gen)
+{
+	if (gen >= 0)
+		return (uint8_t)gen;
+	return s->ops.ri_gen_get ? s->ops.ri_gen_get(s->ctx, w->dst, w->ri) : 0;
+}
+
+/*
+ * Takes the next id to |p|. The caller checked that it is less than
+ * SES_MSG_WINDOW ahead of the oldest in flight, so it is not in flight.
+ */
+static uint16_t ses_msg_id_take(struct ses_peer *p)
+{
+	uint16_t id = p->tx_next++;
+
+	p->tx_busy[id % SES_MSG_WINDOW / 64] |= 1ull << (id % 64);
+	p->tx_cnt++;
+	return id;
+}
+
+static void ses_msg_id_free(struct ses_peer *p, uint16_t id)
+{
+	p->tx_busy[id % SES_MSG_WINDOW / 64] &= ~(1ull << (id % 64));
+	p->tx_cnt--;
+	while (p->tx_base != p->tx_next &&
+	       !(p->tx_busy[p->tx_base % SES_MSG_WINDOW / 64] &
+		 (1ull << (p->tx_base % 64))))
+		p->tx_base++;
+}
+
+static uint64_t ses_msg_key(uint32_t pidx, uint16_t id)
+{
+	return (uint64_t)pidx << 16 | id;
+}
+
+static void ses_msg_fill(struct ses *s, struct ses_msg *m,
+			 const struct ses_wre *w, const struct ses_msg_init *in)
+{
+	uint32_t mtu = s->cfg.payload_mtu;
+
+	m->wre = w;
+	m->len = (uint32_t)ses_iov_len(w->iov, w->iov_cnt);
+	m->opcode = in->opcode ? in->opcode : w->opcode;
+	m->flags = in->flags;
+	m->rdv_mr = in->rdv_mr;
+	m->gen = ses_msg_gen(s, w, in->gen);
+	/* READ and rendezvous requests are one packet; data comes back. */
+	if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode))
+		m->pkt_cnt = 1;
+	else
+		m->pkt_cnt = m->len ? (m->len + mtu - 1) / mtu : 1;
+	ses_list_init(&m->link);
+}
+
+int ses_msg_start(struct ses *s, const struct ses_wre *w,
+		  const struct ses_msg_init *in, struct ses_msg **out)
+{
+	struct ses_peer *p = ses_peer_get(s, w->dst->peer);
+	struct ses_msg *m;
+	uint32_t pidx;
+	int ret;
+
+	if (!p)
+		return -EAGAIN;
+	pidx = ses_pool_idx(&s->peers, p);
+	if ((uint16_t)(p->tx_next - p->tx_base) >= SES_MSG_WINDOW)
+		return -EAGAIN;
+	m = ses_pool_get(&s->msgs);
+	if (!m)
+		return -EAGAIN;
+	ses_msg_fill(s, m, w, in);
+	if (m->opcode == UET_SES_OP_READ &&
+	    ses_blkmap_init(&m->blk, m->len) < 0) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	ret = ses_map_put(&s->msg_map, ses_msg_key(pidx, p->tx_next),
+			  ses_pool_idx(&s->msgs, m));
+	if (ret < 0)
+		goto err_blk;
+	m->peer = pidx;
+	m->msg_id = ses_msg_id_take(p);
+	if (out)
+		*out = m;
+	/* Behind earlier messages still waiting, to keep post order. */
+	if (!ses_list_is_empty(&s->tx_pending)) {
+		m->flags |= SES_MSG_F_QUEUED;
+		ses_list_add_tail(&s->tx_pending, &m->link);
+		return 0;
+	}
+	ses_msg_pump(s, m);
+	return 0;
+
+err_blk:
+	ses_blkmap_fini(&m->blk);
+err_put:
+	m->wre = NULL;
+	ses_pool_put(&s->msgs, m);
+	return ret;
+}
+
+/* Builds packet |i| of |m| (ref 3.1, 4). */
+static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
+			struct ses_pkt *pkt)
+{
+	const struct ses_wre *w = m->wre;
+	uint32_t mtu = s->cfg.payload_mtu;
+	uint64_t off = (uint64_t)i * mtu;
+	uint32_t pay = m->opcode == UET_SES_OP_READ ? 0 :
+		       (m->len - off < mtu ? (uint32_t)(m->len - off) : mtu);
+	struct ses_std_hdr h = {
+		.opcode = m->opcode,
+		.f = { .som = i == 0, .eom = i + 1 == m->pkt_cnt,
+		       .rel = !w->dst->absolute,
+		       .dc = !!(w->flags & SES_WRE_F_DC),
+		       .hd = i == 0 && (w->flags & SES_WRE_F_HDR_DATA) },
+		.message_id = m->msg_id, .ri_generation = m->gen,
+		.job_id = w->dst->job_id, .pid_on_fep = w->dst->pid_on_fep,
+		.resource_index = w->ri, .initiator = s->cfg.initiator,
+		.request_length = m->len,
+	};
+	ssize_t n;
+
+	if (!ses_op_is_send(m->opcode))
+		h.buffer_offset = w->remote_offset;
+	if (!ses_op_is_send(m->opcode))
+		h.memory_key = w->mkey;
+	else if (w->opcode == UET_SES_OP_TAGGED_SEND)
+		h.memory_key = w->tag;
+	h.header_data = h.f.hd ? w->header_data : 0;
+	if (i) {
+		h.payload_length = (uint16_t)pay;
+		h.message_offset = (uint32_t)off;
+	}
+	n = ses_std_hdr_encode(pkt->hdr, sizeof(pkt->hdr), &h);
+	assert(n == UET_SES_STD_HDR_LEN);
+	pkt->peer = w->dst->peer;
+	pkt->next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD;
+	pkt->hdr_len = (uint16_t)n;
+	pkt->iov = w->iov;
+	pkt->iov_cnt = w->iov_cnt;
+	pkt->pay_off = off;
+	pkt->pay_len = pay;
+	if (ses_op_is_rdv(m->opcode))
+		ses_rdv_pkt_ext(s, m, pkt);
+}
+
+int ses_msg_pump(struct ses *s, struct ses_msg *m)
+{
+	struct ses_pkt pkt;
+	int ret;
+
+	while (m->pkt_sent < m->pkt_cnt) {
+		ses_msg_pkt(s, m, m->pkt_sent, &pkt);
+		ret = ses_tx(s, &pkt);
+		if (ret == -EAGAIN) {
+			if (!(m->flags & SES_MSG_F_QUEUED)) {
+				m->flags |= SES_MSG_F_QUEUED;
+				ses_list_add_tail(&s->tx_pending, &m->link);
+			}
+			return -EAGAIN;
+		}
+		if (ret < 0) {
+			/* The lower layer can't carry it: stop here. */
+			ses_msg_complete(s, m, ret, UET_SES_RC_NULL, 0);
+			ses_msg_try_free(s, m);
+			return ret;
+		}
+		m->pkt_sent++;
+	}
+	if (m->flags & SES_MSG_F_QUEUED) {
+		m->flags &= ~SES_MSG_F_QUEUED;
+		ses_list_del(&m->link);
+	}
+	return 0;
+}
+
+int ses_tx_progress(struct ses *s)
+{
+	uint64_t before = s->st.tx_pkts;
+
+	while (!ses_list_is_empty(&s->tx_pending)) {
+		struct ses_msg *m = ses_container_of(s->tx_pending.next,
+						     struct ses_msg, link);
+
+		if (ses_msg_pump(s, m) == -EAGAIN)
+			break;
+	}
+	return (int)(s->st.tx_pkts - before);
+}
+
+void ses_msg_release(struct ses *s, struct ses_msg *m)
+{
+	struct ses_peer *p = ses_pool_at(&s->peers, m->peer);
+
+	ses_map_del(&s->msg_map, ses_msg_key(m->peer, m->msg_id));
+	ses_msg_id_free(p, m->msg_id);
+	ses_blkmap_fini(&m->blk);
+	ses_list_del(&m->link);
+	m->wre = NULL;
+	ses_pool_put(&s->msgs, m);
+}
+
+struct ses_msg *ses_msg_find(struct ses *s, uint32_t peer, uint16_t id)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+	uint32_t idx;
+
+	if (!p || !ses_map_get(&s->msg_map,
+			       ses_msg_key(ses_pool_idx(&s->peers, p), id),
+			       &idx))
+		return NULL;
+	return ses_pool_at(&s->msgs, idx);
+}

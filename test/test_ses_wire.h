@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An in-memory wire for the SES unit tests: engines ("nodes") exchange SES
+ * packets through a queue that can reorder (seeded), duplicate and drop.
+ * It stands in for PDC: a request is answered once however often it
+ * arrives, and a dropped packet is sent again later unless `lose` is set.
+ */
+#ifndef TEST_SES_WIRE_H
+#define TEST_SES_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ses/ses.h"
+#include "ses/ses_hdr.h"
+#include "ses/ses_recv.h"
+#include "ses/ses_ri.h"
+
+#define T_MAX_NODES	4
+#define T_MAX_CPL	256
+
+struct t_wire;
+
+struct t_tx_rec {
+	const struct ses_wre *wre;
+	struct ses_tx_cpl cpl;
+};
+
+struct t_node {
+	struct ses *s;
+	uint32_t id;			/* its peer id */
+	struct t_wire *w;
+	struct ses_config cfg;
+	struct t_tx_rec tx[T_MAX_CPL];	/* completions, in order */
+	unsigned tx_cnt;
+	unsigned tx_total;
+	struct ses_recv_cpl rx[T_MAX_CPL];
+	unsigned rx_cnt;
+	struct ses_rma_event rma[T_MAX_CPL];
+	unsigned rma_cnt;
+	uint8_t gen[UET_SES_RI_MAX + 1];	/* cached, by RI */
+	unsigned gen_sets;
+};
+
+struct t_pkt {
+	uint32_t src, dst;
+	uint8_t next_hdr;
+	bool is_req;
+	uint64_t seq;			/* identifies a request for its answer */
+	uint8_t *buf;
+	size_t len;
+};
+
+struct t_wire {
+	struct t_node *nodes[T_MAX_NODES];
+	unsigned n;
+	struct t_pkt *q;		/* in flight */
+	size_t q_cnt, q_cap;
+	struct t_pkt *log;		/* every packet sent, when capturing */
+	size_t log_cnt, log_cap;
+	bool capture;
+	uint64_t next_seq;
+	uint8_t *answered;		/* by seq: answer already returned */
+	size_t answered_cap;
+	uint64_t rng;
+	bool reorder;
+	unsigned drop_pct, dup_pct;
+	bool lose;			/* dropped packets are gone */
+	long tx_budget;			/* < 0: unlimited; else -EAGAIN at 0 */
+	uint64_t now_ns;
+	unsigned eagain_cnt;		/* ses_rx_req said -EAGAIN */
+};
+
+void t_wire_init(struct t_wire *w, uint64_t seed);
+void t_wire_fini(struct t_wire *w);
+/* Creates a node with |cfg| (NULL: defaults) as peer |id|. */
+void t_node_init(struct t_wire *w, struct t_node *n, uint32_t id,
+		 const struct ses_config *cfg);
+void t_node_fini(struct t_node *n);
+/* Delivers one packet; returns false when nothing was in flight. */
+bool t_wire_step(struct t_wire *w);
+/* Steps (and progresses every node) until quiet or |max_steps|. */
+size_t t_wire_run(struct t_wire *w, size_t max_steps);
+uint64_t t_rand(struct t_wire *w);
+/* Takes packet |i| out of the queue without delivering it. */
+struct t_pkt t_wire_take(struct t_wire *w, size_t i);
+void t_wire_deliver(struct t_wire *w, const struct t_pkt *p);
+void t_pkt_free(struct t_pkt *p);
+
+/* A destination address and a WRE over one buffer. */
+void t_addr(struct ses_addr *a, uint32_t peer, uint32_t job, uint16_t pid);
+void t_wre(struct ses_wre *w, uint8_t op, const struct ses_addr *dst,
+	   struct ses_iov *iov, void *buf, size_t len);
+
+#endif /* TEST_SES_WIRE_H */
