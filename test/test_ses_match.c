@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Tag matching (seeds/hw-tag-matching.md): tables of wildcards, directed
+ * receive, unexpected-before-posted and posted-before-arrival, send order
+ * between a pair; untagged receives; truncation; the unexpected bound;
+ * peek/claim/discard; delivery complete; cancel.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "test_ses_wire.h"
+
+#define T_JOB		7
+#define T_RI_MSG	0x002
+#define T_MTU		1024
+
+static struct t_wire w;
+static struct t_node a, b, c;	/* a, c send to b */
+static struct ses_addr to_b;
+
+static void t_setup_cfg(const struct ses_config *bcfg)
+{
+	struct ses_ri_id msg = { T_JOB, 3, T_RI_MSG };
+	struct ses_config cfg;
+
+	t_wire_init(&w, 3);
+	ses_config_init(&cfg);
+	cfg.payload_mtu = T_MTU;
+	cfg.job_id = T_JOB;
+	cfg.pid_on_fep = 1;
+	cfg.initiator = 1;
+	t_node_init(&w, &a, 1, &cfg);
+	cfg.pid_on_fep = 4;
+	cfg.initiator = 3;
+	t_node_init(&w, &c, 3, &cfg);
+	if (bcfg) {
+		t_node_init(&w, &b, 2, bcfg);
+	} else {
+		cfg.pid_on_fep = 3;
+		cfg.initiator = 2;
+		t_node_init(&w, &b, 2, &cfg);
+	}
+	cr_assert_eq(ses_ri_add(b.s, &msg, SES_RI_F_MSG), 0);
+	t_addr(&to_b, 2, T_JOB, 3);
+}
+
+static void t_setup(void)
+{
+	t_setup_cfg(NULL);
+}
+
+static void t_teardown(void)
+{
+	t_node_fini(&a);
+	t_node_fini(&b);
+	t_node_fini(&c);
+	t_wire_fini(&w);
+}
+
+TestSuite(ses_match, .init = t_setup, .fini = t_teardown, .timeout = 30);
+
+#define T_MSGS		16
+static uint8_t t_src[T_MSGS][64];
+static struct ses_wre t_wr[T_MSGS];
+static struct ses_iov t_iov[T_MSGS];
+static unsigned t_nsent;
+
+/* Sends message number |n| (its bytes say n) from |from|. */
+static void t_send(struct t_node *from, bool tagged, uint64_t tag)
+{
+	unsigned n = t_nsent++;
+
+	cr_assert_lt(n, T_MSGS);
+	memset(t_src[n], (int)n + 1, sizeof(t_src[n]));
+	t_wre(&t_wr[n], tagged ? UET_SES_OP_TAGGED_SEND : UET_SES_OP_SEND,
+	      &to_b, &t_iov[n], t_src[n], sizeof(t_src[n]));
+	t_wr[n].ri = T_RI_MSG;
+	t_wr[n].tag = tag;
+	cr_assert_eq(ses_wre_post(from->s, &t_wr[n]), 0);
+	t_wire_run(&w, 1000);
+}
+
+static uint8_t t_dst[T_MSGS][64];
+
+/* Posts receive |r| (its buffer is t_dst[r], its context r + 1). */
+static int t_post(unsigned r, bool tagged, uint64_t tag, uint64_t ignore,
+		  uint32_t initiator)
+{
+	struct ses_iov iov = { t_dst[r], sizeof(t_dst[r]), NULL };
+	struct ses_recv_attr ra = {
+		.iov = &iov, .iov_cnt = 1, .tag = tag, .ignore = ignore,
+		.initiator = initiator,
+		.flags = tagged ? SES_RECV_F_TAGGED : 0,
+		.user_ctx = (void *)(uintptr_t)(r + 1),
+	};
+	int ret = ses_recv_post(b.s, &ra);
+
+	t_wire_run(&w, 1000);
+	return ret;
+}
+
+/* Receive |r| completed (somewhere) with message number |n|. */
+static void t_got(unsigned r, unsigned n)
+{
+	for (unsigned i = 0; i < b.rx_cnt; i++) {
+		if (b.rx[i].user_ctx != (void *)(uintptr_t)(r + 1))
+			continue;
+		cr_assert_eq(b.rx[i].status, 0);
+		cr_assert_eq(t_dst[r][0], n + 1, "receive %u got message %u, "
+			     "want %u", r, t_dst[r][0] - 1, n);
+		return;
+	}
+	cr_assert_fail("receive %u not completed", r);
+}
+
+static void t_not_done(unsigned r)
+{
+	for (unsigned i = 0; i < b.rx_cnt; i++)
+		cr_assert_neq(b.rx[i].user_ctx, (void *)(uintptr_t)(r + 1),
+			      "receive %u completed", r);
+}
+
+/* Wildcards: tag and ignore bits, one row per case. */
+Test(ses_match, wildcard_table)
+{
+	static const struct {
+		uint64_t rtag, ignore, mtag;
+		bool match;
+	} rows[] = {
+		{ 0x1234, 0, 0x1234, true },
+		{ 0x1234, 0, 0x1235, false },
+		{ 0x1200, 0xFF, 0x12AB, true },
+		{ 0x1200, 0xFF, 0x13AB, false },
+		{ 0, ~0ull, 0xDEADBEEFCAFEull, true },
+		{ 0xF0000000000000AAull, 0x0FFFFFFFFFFFFF00ull,
+		  0xF123456789ABCDAAull, true },
+		{ 0xF0000000000000AAull, 0x0FFFFFFFFFFFFF00ull,
+		  0xE123456789ABCDAAull, false },
+	};
+
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned before = b.rx_cnt;
+
+		cr_assert_eq(t_post(i, true, rows[i].rtag, rows[i].ignore,
+				    SES_INITIATOR_ANY), 0);
+		t_send(&a, true, rows[i].mtag);
+		cr_assert_eq(b.rx_cnt - before, rows[i].match, "row %u", i);
+		if (rows[i].match) {
+			t_got(i, t_nsent - 1);
+			cr_assert_eq(b.rx[before].tag, rows[i].mtag);
+			cr_assert(b.rx[before].tagged);
+		} else {
+			cr_assert_eq(ses_recv_cancel(b.s,
+						     (void *)(uintptr_t)(i + 1)),
+				     0);
+			/* Unmatched, it waits for a receive; take it. */
+			cr_assert_eq(t_post(15, true, rows[i].mtag, 0,
+					    SES_INITIATOR_ANY), 0);
+			t_got(15, t_nsent - 1);
+		}
+	}
+}
+
+/* Directed receive: only the named initiator's messages match. */
+Test(ses_match, directed_receive_by_initiator)
+{
+	cr_assert_eq(t_post(0, true, 9, 0, 3), 0);	/* from c only */
+	cr_assert_eq(t_post(1, true, 9, 0, SES_INITIATOR_ANY), 0);
+	t_send(&a, true, 9);				/* msg 0 from a */
+	t_got(1, 0);
+	t_not_done(0);
+	t_send(&c, true, 9);				/* msg 1 from c */
+	t_got(0, 1);
+	cr_assert_eq(b.rx[1].initiator, 3);
+	cr_assert_eq(b.rx[1].peer, 3);
+	/* Unexpected first, then a directed receive skips a's message. */
+	t_send(&a, true, 9);				/* msg 2 */
+	t_send(&c, true, 9);				/* msg 3 */
+	cr_assert_eq(t_post(2, true, 9, 0, 3), 0);
+	t_got(2, 3);
+	cr_assert_eq(t_post(3, true, 9, 0, 1), 0);
+	t_got(3, 2);
+}
+
+/* Unexpected before posted: a receive takes the earliest match. */
+Test(ses_match, unexpected_before_posted)
+{
+	t_send(&a, true, 5);	/* 0 */
+	t_send(&a, true, 6);	/* 1 */
+	t_send(&a, true, 5);	/* 2 */
+	t_send(&a, false, 5);	/* 3: untagged */
+	cr_assert_eq(b.rx_cnt, 0);
+	cr_assert_eq(t_post(0, true, 5, 0, SES_INITIATOR_ANY), 0);
+	t_got(0, 0);
+	cr_assert_eq(t_post(1, true, 0, ~0ull, SES_INITIATOR_ANY), 0);
+	t_got(1, 1);
+	cr_assert_eq(t_post(2, false, 0, 0, SES_INITIATOR_ANY), 0);
+	t_got(2, 3);		/* untagged takes the untagged one */
+	cr_assert_eq(t_post(3, true, 5, 0, SES_INITIATOR_ANY), 0);
+	t_got(3, 2);
+	cr_assert_eq(t_post(4, true, 5, 0, SES_INITIATOR_ANY), 0);
+	t_not_done(4);
+}
+
+/* Posted before arrival: an arrival takes the earliest matching receive. */
+Test(ses_match, posted_before_arrival)
+{
+	cr_assert_eq(t_post(0, true, 5, 0, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(t_post(1, true, 0, ~0ull, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(t_post(2, true, 5, 0, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(t_post(3, false, 0, 0, SES_INITIATOR_ANY), 0);
+	t_send(&a, true, 7);	/* 0: only the wildcard */
+	t_got(1, 0);
+	t_send(&a, true, 5);	/* 1 */
+	t_got(0, 1);
+	t_send(&a, true, 5);	/* 2 */
+	t_got(2, 2);
+	t_send(&a, true, 5);	/* 3: no tagged receive left */
+	t_not_done(3);
+	t_send(&a, false, 0);	/* 4 */
+	t_got(3, 4);
+	cr_assert_eq(t_post(4, true, 5, 0, SES_INITIATOR_ANY), 0);
+	t_got(4, 3);
+}
+
+/* Between one pair, messages are matched in send order. */
+Test(ses_match, send_order_between_a_pair)
+{
+	for (unsigned i = 0; i < 6; i++)
+		t_send(&a, true, 100 + i);
+	for (unsigned i = 0; i < 6; i++)
+		cr_assert_eq(t_post(i, true, 0, ~0ull, SES_INITIATOR_ANY), 0);
+	for (unsigned i = 0; i < 6; i++)
+		t_got(i, i);
+	for (unsigned i = 6; i < 12; i++)
+		cr_assert_eq(t_post(i, true, 0, ~0ull, SES_INITIATOR_ANY), 0);
+	for (unsigned i = 6; i < 12; i++)
+		t_send(&a, true, 100 + i);
+	for (unsigned i = 6; i < 12; i++)
+		t_got(i, i);
+}
+
+/* Longer than the receive: truncated and reported, never overflowed. */
+Test(ses_match, truncation_reported_never_overflowed)
+{
+	static uint8_t src[3000], sink[1500 + 64];
+	struct ses_iov iov[2] = { { sink, 700, NULL }, { sink + 700, 800, NULL } };
+	struct ses_recv_attr ra = { .iov = iov, .iov_cnt = 2,
+				    .initiator = SES_INITIATOR_ANY,
+				    .user_ctx = sink };
+	struct ses_wre wr;
+	struct ses_iov siov;
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 3);
+	memset(sink, 0xC5, sizeof(sink));
+	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+	t_wre(&wr, UET_SES_OP_SEND, &to_b, &siov, src, sizeof(src));
+	wr.ri = T_RI_MSG;
+	wr.flags = SES_WRE_F_HDR_DATA;
+	wr.header_data = 0xB0C4E7;
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	t_wire_run(&w, 100);
+	cr_assert_eq(b.rx_cnt, 1);
+	cr_assert_eq(b.rx[0].status, -EMSGSIZE);
+	cr_assert_eq(b.rx[0].len, 1500);
+	cr_assert_eq(b.rx[0].msg_len, 3000);
+	cr_assert(b.rx[0].hd);
+	cr_assert_eq(b.rx[0].header_data, 0xB0C4E7);
+	cr_assert_eq(memcmp(sink, src, 1500), 0);
+	for (size_t i = 1500; i < sizeof(sink); i++)
+		cr_assert_eq(sink[i], 0xC5, "byte %zu past the receive", i);
+	cr_assert_eq(a.tx[0].cpl.rc, UET_SES_RC_OK);
+	cr_assert_eq(a.tx[0].cpl.modified_len, 1500);
+}
+
+/* The unexpected queue is bounded by count and bytes: RC_NO_MATCH. */
+Test(ses_match, unexpected_queue_is_bounded)
+{
+	struct ses_config cfg;
+
+	t_teardown();
+	ses_config_init(&cfg);
+	cfg.payload_mtu = T_MTU;
+	cfg.job_id = T_JOB;
+	cfg.pid_on_fep = 3;
+	cfg.max_unexpected = 2;
+	cfg.max_unexpected_len = 100;
+	t_setup_cfg(&cfg);
+	t_send(&a, true, 1);			/* 64 bytes */
+	t_send(&a, true, 2);			/* 128 > 100: refused */
+	cr_assert_eq(a.tx_cnt, 2);
+	cr_assert_eq(a.tx[0].cpl.rc, UET_SES_RC_OK);
+	cr_assert_eq(a.tx[1].cpl.rc, UET_SES_RC_NO_MATCH);
+	cr_assert_eq(a.tx[1].cpl.status, -EREMOTEIO);
+	cr_assert_eq(t_post(0, true, 1, 0, SES_INITIATOR_ANY), 0);
+	t_got(0, 0);
+	t_send(&a, false, 0);			/* room again */
+	cr_assert_eq(a.tx[2].cpl.rc, UET_SES_RC_OK);
+}
+
+Test(ses_match, peek_claim_discard)
+{
+	struct ses_recv_attr any = { .initiator = SES_INITIATOR_ANY,
+				     .ignore = ~0ull,
+				     .flags = SES_RECV_F_TAGGED };
+	struct ses_iov iov = { t_dst[0], sizeof(t_dst[0]), NULL };
+	struct ses_recv_attr into = { .iov = &iov, .iov_cnt = 1,
+				      .user_ctx = (void *)1 };
+	struct ses_recv_info info, info2;
+
+	cr_assert_eq(ses_recv_peek(b.s, &any, false, &info), -ENOMSG);
+	t_send(&a, true, 40);		/* 0 */
+	t_send(&c, true, 41);		/* 1 */
+	t_send(&a, true, 42);		/* 2 */
+	cr_assert_eq(ses_recv_peek(b.s, &any, false, &info), 0);
+	cr_assert_eq(info.tag, 40);
+	cr_assert_eq(info.msg_len, 64);
+	cr_assert_eq(info.initiator, 1);
+	/* Peeking again without claim sees the same one. */
+	cr_assert_eq(ses_recv_peek(b.s, &any, true, &info), 0);
+	cr_assert_eq(info.tag, 40);
+	/* Claimed, it is skipped by peeks and by receives. */
+	cr_assert_eq(ses_recv_peek(b.s, &any, true, &info2), 0);
+	cr_assert_eq(info2.tag, 41);
+	cr_assert_eq(t_post(5, true, 0, ~0ull, SES_INITIATOR_ANY), 0);
+	t_got(5, 2);
+	cr_assert_eq(ses_recv_claim(b.s, info.handle, &into), 0);
+	t_wire_run(&w, 100);
+	t_got(0, 0);
+	cr_assert_eq(ses_recv_claim(b.s, info.handle, &into), -ENOENT);
+	cr_assert_eq(ses_recv_discard(b.s, info2.handle), 0);
+	cr_assert_eq(ses_recv_discard(b.s, info2.handle), -ENOENT);
+	cr_assert_eq(ses_recv_peek(b.s, &any, false, &info), -ENOMSG);
+	cr_assert_eq(b.rx_cnt, 2);
+}
+
+/* dc: an unexpected send completes only once it is placed. */
+Test(ses_match, delivery_complete_waits_for_placement)
+{
+	static uint8_t src[2][3000], sink[2][3000];
+	struct ses_wre wr[2];
+	struct ses_iov iov[2];
+
+	for (unsigned i = 0; i < 2; i++) {
+		memset(src[i], 0x10 + i, sizeof(src[i]));
+		t_wre(&wr[i], UET_SES_OP_SEND, &to_b, &iov[i], src[i],
+		      sizeof(src[i]));
+		wr[i].ri = T_RI_MSG;
+		wr[i].flags = i ? SES_WRE_F_DC : 0;
+		cr_assert_eq(ses_wre_post(a.s, &wr[i]), 0);
+	}
+	t_wire_run(&w, 1000);
+	/* The plain one is done (buffered); the dc one waits. */
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].wre, &wr[0]);
+	for (unsigned i = 0; i < 2; i++) {
+		struct ses_iov ri = { sink[i], sizeof(sink[i]), NULL };
+		struct ses_recv_attr ra = { .iov = &ri, .iov_cnt = 1,
+					    .initiator = SES_INITIATOR_ANY };
+
+		cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+	}
+	t_wire_run(&w, 1000);
+	cr_assert_eq(a.tx_cnt, 2);
+	cr_assert_eq(a.tx[1].wre, &wr[1]);
+	cr_assert_eq(a.tx[1].cpl.rc, UET_SES_RC_OK);
+	cr_assert_eq(a.tx[1].cpl.modified_len, 3000);
+	cr_assert_eq(memcmp(sink[1], src[1], 3000), 0);
+}
+
+Test(ses_match, cancel_posted_receive)
+{
+	cr_assert_eq(t_post(0, true, 1, 0, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(ses_recv_cancel(b.s, (void *)1), 0);
+	cr_assert_eq(b.rx_cnt, 1);
+	cr_assert_eq(b.rx[0].status, -ECANCELED);
+	cr_assert_eq(ses_recv_cancel(b.s, (void *)1), -ENOENT);
+	t_send(&a, true, 1);		/* now unexpected */
+	cr_assert_eq(b.rx_cnt, 1);
+	cr_assert_eq(t_dst[0][0], 0);
+}
+
+Test(ses_match, rejects_bad_receives)
+{
+	struct ses_iov iov = { t_dst[0], 8, NULL };
+	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = SES_IOV_MAX + 1 };
+
+	cr_assert_eq(ses_recv_post(b.s, &ra), -EINVAL);
+	ra.iov_cnt = 1;
+	ra.flags = 0x80;
+	cr_assert_eq(ses_recv_post(b.s, &ra), -EINVAL);
+	cr_assert_eq(ses_recv_post(b.s, NULL), -EINVAL);
+}
