@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Packet Delivery Sublayer: the PDCs of one endpoint, kept by a manager.
+ * No I/O and no clock: frames go in through pdc_rx_frame(), come out of
+ * pdc_tx_build() into the caller's buffer, and every call takes |now_ns|.
+ *
+ * Roles. A PDC carries requests one way: the initiator end numbers them with
+ * PSNs, the target end delivers them to SES and acknowledges them; SES
+ * responses ride back in the ACKs. Traffic the other way uses a second PDC
+ * that the other endpoint initiates. pdc_send() opens the initiator PDC to a
+ * peer on first use (SYN, ref 2.9); a target PDC appears when a SYN arrives.
+ *
+ * Peers are opaque caller-chosen ids (an address-vector index, say); the
+ * manager never sees an address. Callbacks run only inside calls into the
+ * manager, and may call pdc_send() and pdc_close(), never
+ * pdc_mgr_destroy().
+ */
+#ifndef PDC_H
+#define PDC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pdc/pdc_psn.h"
+
+/* Longest SES response an ACK carries and a target stores for duplicates. */
+#define PDC_RESP_MAX_LEN	64
+
+enum pdc_mode {
+	PDC_MODE_RUD,		/* reliable, unordered */
+	PDC_MODE_ROD,		/* reliable, ordered */
+	PDC_MODE_UUD,		/* unreliable, unordered; no PDC state */
+	PDC_MODE_CNT
+};
+
+/* Tunables; pdc_cfg_init() fills the defaults (ref 2.9 where it has one). */
+struct pdc_cfg {
+	uint64_t seed;		/* PRNG for PDCIDs and start PSNs: seed it
+				 * from a real random source in production */
+	uint32_t start_psn;	/* tests only: non-zero fixes every start PSN */
+	uint32_t max_pdcs;	/* PDCs of both roles; power of 2, 2..4096 */
+	uint32_t window;	/* ring and tracking window, packets; power of
+				 * 2, 64..4096 (the SYN psn_offset is 12 bits) */
+	uint32_t cwnd_init;	/* packets */
+	uint32_t cwnd_min;	/* packets, >= 1 */
+	uint64_t rto_init_ns;
+	uint64_t rto_min_ns;
+	uint64_t rto_max_ns;	/* back-off stops here */
+	uint32_t max_retries;	/* retransmissions of one packet, then fail */
+	uint32_t reorder_thresh;	/* SACKed PSNs past a hole: lost */
+	uint32_t ack_coalesce_len;	/* bytes received before an ACK */
+	uint32_t ack_coalesce_cnt;	/* packets received before an ACK */
+	uint64_t ack_delay_ns;	/* longest an ACK waits */
+	uint64_t idle_ns;	/* idle PDCs close after this; 0: never */
+	uint64_t time_wait_ns;	/* closed target PDCs linger to drop strays */
+	uint32_t resp_pool_cnt;	/* stored SES responses, whole manager */
+	uint32_t max_payload_len;	/* longest SES part of one packet */
+};
+
+/* A request that arrived for SES. */
+struct pdc_rx_pkt {
+	uint32_t peer;
+	uint16_t pdcid;		/* the target PDC's local id; 0 for UUD */
+	uint8_t mode;		/* enum pdc_mode */
+	uint8_t next_hdr;	/* enum uet_pds_next_hdr: the SES header */
+	uint32_t psn;		/* 0 for UUD */
+	const uint8_t *buf;	/* SES bytes, valid during the callback */
+	size_t len;
+};
+
+/* What SES answers; next_hdr UET_PDS_NEXT_HDR_NONE for no response. */
+struct pdc_resp {
+	uint8_t next_hdr;
+	uint8_t len;
+	uint8_t buf[PDC_RESP_MAX_LEN];
+};
+
+/* The end of one pdc_send(): acknowledged, or failed. */
+struct pdc_tx_done {
+	uint64_t cookie;	/* as given to pdc_send() */
+	uint32_t peer;
+	int status;		/* 0, or a negative errno (see pdc_send()) */
+	uint8_t resp_next_hdr;	/* NONE unless the ACK carried a response */
+	const uint8_t *resp;	/* valid during the callback */
+	size_t resp_len;
+};
+
+enum pdc_event_type {
+	PDC_EV_ESTABLISHED,	/* initiator: the first ACK arrived */
+	PDC_EV_CLOSED,		/* either end; err says how */
+	PDC_EV_FAILED,		/* initiator: packets completed with err */
+	PDC_EV_PEER_RESTART,	/* the peer came back as a new incarnation */
+};
+
+struct pdc_event {
+	uint32_t type;		/* enum pdc_event_type */
+	uint32_t peer;
+	uint16_t pdcid;		/* local id */
+	uint8_t mode;
+	bool is_initiator;
+	int err;		/* 0 or a negative errno */
+};
+
+/*
+ * Upcalls. All but log are required.
+ * deliver: a new request arrived (never called twice for one PSN of one PDC).
+ *   Fill |resp| to answer; return 0, or -EAGAIN when SES cannot take it now
+ *   (the initiator is told to retry; nothing is recorded).
+ * fill: write the |len| SES bytes of |cookie| into |buf| for a first
+ *   transmission or a retransmission; return 0 or a negative errno (the
+ *   packet then fails with it).
+ * tx_done: a packet sent with pdc_send() is finished.
+ * event: a PDC changed state.
+ * log: a one-line note on a rare event; may be NULL.
+ */
+typedef int (*pdc_deliver_fn)(void *ctx, const struct pdc_rx_pkt *pkt,
+			      struct pdc_resp *resp);
+typedef int (*pdc_fill_fn)(void *ctx, uint64_t cookie, uint8_t *buf,
+			   size_t len);
+typedef void (*pdc_tx_done_fn)(void *ctx, const struct pdc_tx_done *done);
+typedef void (*pdc_event_fn)(void *ctx, const struct pdc_event *ev);
+typedef void (*pdc_log_fn)(void *ctx, const char *msg);
+
+struct pdc_ops {
+	pdc_deliver_fn deliver;
+	pdc_fill_fn fill;
+	pdc_tx_done_fn tx_done;
+	pdc_event_fn event;
+	pdc_log_fn log;
+};
+
+/* One packet for pdc_send(). */
+struct pdc_pkt {
+	uint64_t cookie;	/* caller's; handed to fill and tx_done */
+	uint32_t peer;
+	uint32_t len;		/* SES bytes, <= cfg.max_payload_len */
+	uint8_t mode;		/* enum pdc_mode */
+	uint8_t next_hdr;	/* SES header type that starts the bytes */
+	uint8_t flags;		/* PDC_PKT_F_* */
+};
+
+#define PDC_PKT_F_AR		0x01	/* ask the target to ACK at once */
+#define PDC_PKT_F_WANT_RESP	0x02	/* complete only with the response */
+
+/* Per-frame facts the caller learnt below PDS. */
+struct pdc_rx_meta {
+	uint32_t peer;
+	bool ecn_ce;		/* the IP header carried Congestion Experienced */
+};
+
+/* Counters of one manager. */
+struct pdc_stats {
+	uint64_t tx_req, tx_retx, tx_ack, tx_nack, tx_ctl, tx_uud;
+	uint64_t rx_req, rx_dup, rx_delivered, rx_ack, rx_nack, rx_ctl;
+	uint64_t rx_uud, rx_bad, rx_stale, rx_dropped;
+	uint64_t nack_tx_code[32], nack_rx_code[32];	/* by code, < 32 */
+	uint64_t pdc_created, pdc_closed, pdc_failed, peer_restarts;
+	uint64_t pdcs;		/* live PDCs, TIME_WAIT included */
+	uint64_t state_len;	/* bytes held by live PDCs */
+};
+
+/* A snapshot of one initiator PDC, for tests and diagnostics. */
+struct pdc_info {
+	uint16_t pdcid, remote_pdcid;
+	bool is_established;
+	uint32_t start_psn, next_psn;
+	uint32_t cwnd, inflight, queued;
+	uint64_t srtt_ns, rto_ns;
+	size_t state_len;
+};
+
+struct pdc_mgr;
+
+/* Fills |cfg| with the defaults. */
+void pdc_cfg_init(struct pdc_cfg *cfg);
+
+/*
+ * pdc_mgr_create() makes a manager for one endpoint. |cfg| is copied; |ops|
+ * and |ctx| must outlive the manager. Returns NULL with errno EINVAL (a bad
+ * |cfg| or a missing callback) or ENOMEM.
+ */
+struct pdc_mgr *pdc_mgr_create(const struct pdc_cfg *cfg,
+			       const struct pdc_ops *ops, void *ctx);
+
+/* Frees the manager and every PDC in it; no callback runs. */
+void pdc_mgr_destroy(struct pdc_mgr *mgr);
+
+/*
+ * pdc_send() queues |pkt| on the initiator PDC for (peer, mode), opening it
+ * when there is none. The SES bytes are pulled later through ops->fill and
+ * again for each retransmission, so they must stay available until
+ * ops->tx_done reports the packet. Returns 0; -EAGAIN when the PDC's ring
+ * is full (retry after a tx_done); -EMSGSIZE when |pkt->len| is too long;
+ * -EINVAL for a bad mode or next_hdr; -EBUSY when no PDC can be opened.
+ * tx_done status: 0; -ETIMEDOUT (retries exhausted); -ECONNRESET (the
+ * target lost the PDC: it restarted); -ECONNABORTED (the target closed it);
+ * -EPROTO (the target rejected the PDC); -EBUSY (the target had no PDC for
+ * us until retries ran out); a fill error.
+ */
+int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns);
+
+/*
+ * pdc_tx_build() runs due timers and writes the next frame to send (the PDS
+ * header and what follows it) into |buf|. Returns its length and sets
+ * |*peer|; 0 when nothing is waiting; -ENOBUFS when |len| is too short for
+ * the frame (it stays queued). Call it until it returns 0.
+ */
+ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+		     uint32_t *peer, uint64_t now_ns);
+
+/*
+ * pdc_rx_frame() takes one received PDS frame (from the PDS prologue to the
+ * end of the UDP payload). Returns 0 when it was handled (delivered,
+ * acknowledged, recognised as a duplicate or a stray, or answered with a
+ * NACK); -EBADMSG when it does not decode; -EPROTONOSUPPORT for RUDI and
+ * TSS, which we do not implement.
+ */
+int pdc_rx_frame(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		 const uint8_t *buf, size_t len, uint64_t now_ns);
+
+/*
+ * pdc_next_timeout() returns when pdc_tx_build() should next be called: 0
+ * when frames are waiting now, UINT64_MAX when nothing is scheduled.
+ */
+uint64_t pdc_next_timeout(const struct pdc_mgr *mgr);
+
+/*
+ * pdc_close() closes the initiator PDC for (peer, mode) once everything
+ * queued on it is acknowledged; later sends open a new one. Returns 0 or
+ * -ENOENT when there is no such PDC.
+ */
+int pdc_close(struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
+	      uint64_t now_ns);
+
+/* Copies the manager's counters into |stats|. */
+void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);
+
+/* Describes the initiator PDC for (peer, mode); 0 or -ENOENT. */
+int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
+		 struct pdc_info *info);
+
+#endif /* PDC_H */

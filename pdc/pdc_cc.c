@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Send window and retransmit timeout of an initiator PDC. The window follows
+ * the spirit of NSCC (ref 2.8): grow on clean ACKs, shrink a little on
+ * ECN-marked ACKs and by half on loss, at most once per window of PSNs. The
+ * RTO follows measured RTT as in RFC 6298, bounded and backed off.
+ */
+#include "pdc/pdc_priv.h"
+
+/* ECN cut: 1/8 of the window plus one, gentler than loss's half. */
+#define PDC_CC_ECN_SHIFT	3
+
+void pdc_cc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
+{
+	ini->cwnd = cfg->cwnd_init;
+	ini->ssthresh = cfg->window;
+	ini->cwnd_acc = 0;
+	ini->cc_hold_psn = ini->start_psn - 1;
+	ini->rto_ns = cfg->rto_init_ns;
+	ini->srtt_ns = 0;
+	ini->rttvar_ns = 0;
+}
+
+/*
+ * One cut per window of PSNs: packets sent before the cut were sent at the
+ * old rate and their loss or marks say nothing new.
+ */
+static bool pdc_cc_may_cut(const struct pdc_ini *ini)
+{
+	return !pdc_psn_before(ini->cack_psn, ini->cc_hold_psn);
+}
+
+static void pdc_cc_cut(const struct pdc_cfg *cfg, struct pdc_ini *ini,
+		       uint32_t cwnd)
+{
+	ini->cwnd = cwnd < cfg->cwnd_min ? cfg->cwnd_min : cwnd;
+	ini->ssthresh = ini->cwnd;
+	ini->cwnd_acc = 0;
+	ini->cc_hold_psn = ini->send_psn;
+}
+
+void pdc_cc_on_ack(const struct pdc_cfg *cfg, struct pdc_ini *ini,
+		   uint32_t acked_cnt, bool ecn)
+{
+	if (ecn) {
+		if (pdc_cc_may_cut(ini))
+			pdc_cc_cut(cfg, ini, ini->cwnd - 1 -
+				   (ini->cwnd >> PDC_CC_ECN_SHIFT));
+		return;
+	}
+	if (ini->cwnd < ini->ssthresh) {
+		ini->cwnd += acked_cnt;
+	} else {
+		ini->cwnd_acc += acked_cnt;
+		while (ini->cwnd_acc >= ini->cwnd) {
+			ini->cwnd_acc -= ini->cwnd;
+			ini->cwnd++;
+		}
+	}
+	if (ini->cwnd > cfg->window)
+		ini->cwnd = cfg->window;
+}
+
+void pdc_cc_on_loss(const struct pdc_cfg *cfg, struct pdc_ini *ini)
+{
+	if (pdc_cc_may_cut(ini))
+		pdc_cc_cut(cfg, ini, ini->cwnd / 2);
+}
+
+static uint64_t pdc_clamp_ns(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
+		    uint64_t rtt_ns)
+{
+	uint64_t err;
+
+	if (!ini->srtt_ns) {
+		ini->srtt_ns = rtt_ns;
+		ini->rttvar_ns = rtt_ns / 2;
+	} else {
+		err = ini->srtt_ns > rtt_ns ? ini->srtt_ns - rtt_ns :
+					      rtt_ns - ini->srtt_ns;
+		ini->rttvar_ns = (3 * ini->rttvar_ns + err) / 4;
+		ini->srtt_ns = (7 * ini->srtt_ns + rtt_ns) / 8;
+	}
+	ini->rto_ns = pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns,
+				   cfg->rto_min_ns, cfg->rto_max_ns);
+}
+
+void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini)
+{
+	ini->rto_ns = pdc_clamp_ns(ini->rto_ns * 2, cfg->rto_min_ns,
+				   cfg->rto_max_ns);
+}

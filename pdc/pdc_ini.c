@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Initiator end of a PDC: the ring of packets by PSN, building requests and
+ * the CLOSE packet, the retransmit queue and timer, completion, close and
+ * failure.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+struct pdc_slot *pdc_ini_slot(struct pdc *pdc, uint32_t psn)
+{
+	return &pdc->ini.slot[(psn - pdc->ini.start_psn) & pdc->win_mask];
+}
+
+/* Sent and not yet passed by una: a PSN replies may talk about. */
+bool pdc_ini_is_live(const struct pdc *pdc, uint32_t psn)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+
+	return pdc_psn_in(psn, ini->una_psn, ini->send_psn - ini->una_psn);
+}
+
+/* Not done, and either unacknowledged or still owed its response. */
+static bool pdc_slot_needs_tx(const struct pdc_slot *slot)
+{
+	return !(slot->flags & PDC_SLOT_DONE) &&
+	       (!(slot->flags & PDC_SLOT_ACKED) ||
+		(slot->flags & PDC_SLOT_RESP));
+}
+
+/* The target tracks (cack, cack + its window]; past that it NACKs. */
+static bool pdc_ini_in_peer_win(const struct pdc_ini *ini, uint32_t psn)
+{
+	return pdc_psn_diff(psn, ini->cack_psn) <= (int32_t)ini->peer_win;
+}
+
+bool pdc_ini_can_send(const struct pdc *pdc)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+
+	if (ini->retx_head != PDC_NO_SLOT)
+		return true;
+	if (ini->inflight >= ini->cwnd)
+		return false;
+	if (ini->resend_psn != ini->resend_end)
+		return true;
+	return ini->send_psn != ini->next_psn &&
+	       pdc_ini_in_peer_win(ini, ini->send_psn);
+}
+
+static uint32_t pdc_ini_idx_psn(const struct pdc *pdc, uint16_t idx)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+	uint32_t una_idx = (ini->una_psn - ini->start_psn) & pdc->win_mask;
+
+	return ini->una_psn + ((idx - una_idx) & pdc->win_mask);
+}
+
+void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint16_t idx = (uint16_t)((psn - ini->start_psn) & pdc->win_mask);
+	struct pdc_slot *slot = &ini->slot[idx];
+
+	if (slot->flags & PDC_SLOT_RETXQ)
+		return;
+	slot->flags |= PDC_SLOT_RETXQ;
+	slot->retx_next = PDC_NO_SLOT;
+	if (ini->retx_tail == PDC_NO_SLOT)
+		ini->retx_head = idx;
+	else
+		ini->slot[ini->retx_tail].retx_next = idx;
+	ini->retx_tail = idx;
+}
+
+static void pdc_ini_retx_pop(struct pdc_ini *ini)
+{
+	struct pdc_slot *slot = &ini->slot[ini->retx_head];
+
+	ini->retx_head = slot->retx_next;
+	if (ini->retx_head == PDC_NO_SLOT)
+		ini->retx_tail = PDC_NO_SLOT;
+	slot->flags &= ~PDC_SLOT_RETXQ;
+	slot->retx_next = PDC_NO_SLOT;
+}
+
+void pdc_ini_retx_clear(struct pdc *pdc)
+{
+	while (pdc->ini.retx_head != PDC_NO_SLOT)
+		pdc_ini_retx_pop(&pdc->ini);
+}
+
+/* Drops finished slots from the retransmit queue before one is reused. */
+void pdc_ini_retx_prune(struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint16_t idx = ini->retx_head;
+
+	ini->retx_head = ini->retx_tail = PDC_NO_SLOT;
+	while (idx != PDC_NO_SLOT) {
+		struct pdc_slot *slot = &ini->slot[idx];
+		uint16_t next = slot->retx_next;
+
+		slot->flags &= ~PDC_SLOT_RETXQ;
+		if (pdc_slot_needs_tx(slot))
+			pdc_ini_retx_push(pdc, pdc_ini_idx_psn(pdc, idx));
+		idx = next;
+	}
+}
+
+/*
+ * The next queued retransmission that is still needed: 0 and |*psn|,
+ * -EAGAIN when the head is past the target's window (it waits for ACKs),
+ * -ENOENT when the queue is empty.
+ */
+static int pdc_ini_retx_next(struct pdc *pdc, uint32_t *psn)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	while (ini->retx_head != PDC_NO_SLOT) {
+		uint32_t p = pdc_ini_idx_psn(pdc, ini->retx_head);
+
+		if (!pdc_slot_needs_tx(&ini->slot[ini->retx_head])) {
+			pdc_ini_retx_pop(ini);
+			continue;
+		}
+		if (!pdc_ini_in_peer_win(ini, p))
+			return -EAGAIN;
+		pdc_ini_retx_pop(ini);
+		*psn = p;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * The next packet of a ROD rewind still to resend: 0 and |*psn|, or
+ * -ENOENT. Packets the timer resent meanwhile are in flight: skip them.
+ */
+static int pdc_ini_resend_next(struct pdc *pdc, uint32_t *psn)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	for (; ini->resend_psn != ini->resend_end; ini->resend_psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, ini->resend_psn);
+
+		if (!pdc_ini_is_live(pdc, ini->resend_psn))
+			continue;
+		if (!(slot->flags & (PDC_SLOT_ACKED | PDC_SLOT_INFL)))
+			break;
+	}
+	if (ini->resend_psn == ini->resend_end ||
+	    !pdc_ini_in_peer_win(ini, ini->resend_psn))
+		return -ENOENT;
+	*psn = ini->resend_psn;
+	return 0;
+}
+
+/* Ask for an ACK when waiting would stall us or SES asked (ref 2.5, AR). */
+static bool pdc_ini_wants_ar(const struct pdc *pdc, uint32_t psn,
+			     const struct pdc_slot *slot, bool retx)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+
+	return retx || (slot->flags & PDC_SLOT_AR) ||
+	       psn + 1 == ini->next_psn || ini->inflight + 1 >= ini->cwnd ||
+	       (!pdc->rid && psn == ini->start_psn);
+}
+
+static ssize_t pdc_ini_put_req(struct pdc_mgr *mgr, struct pdc *pdc,
+			       uint32_t psn, bool retx, uint8_t *buf,
+			       size_t len)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+	int32_t clear = pdc_psn_diff(ini->una_psn, psn);
+	bool syn = !pdc->rid;
+	struct pdc_req h = {
+		.pro.type = pdc->mode == PDC_MODE_ROD ? UET_PDS_TYPE_ROD_REQ :
+						      UET_PDS_TYPE_RUD_REQ,
+		.pro.next_hdr = slot->next_hdr,
+		.pro.flags = (syn ? UET_PDS_F_REQ_SYN : 0) |
+			     (retx ? UET_PDS_F_REQ_RETX : 0) |
+			     (pdc_ini_wants_ar(pdc, psn, slot, retx) ?
+			      UET_PDS_F_REQ_AR : 0),
+		/* Exclusive: every PSN before psn + offset is done. */
+		.clear_psn_offset = (int16_t)(clear < INT16_MIN ? INT16_MIN :
+					      clear),
+		.psn = psn,
+		.spdcid = pdc->id,
+		.dpdcid = pdc->rid,
+		.psn_offset = (uint16_t)(syn ? psn - ini->start_psn : 0),
+	};
+	ssize_t n = pdc_req_encode(buf, len, &h);
+	int err;
+
+	if (n < 0)
+		return n;
+	if (len - (size_t)n < slot->len)
+		return -ENOBUFS;
+	err = mgr->ops.fill(mgr->ctx, slot->cookie, buf + n, slot->len);
+	if (err < 0) {
+		pdc_ini_fail(mgr, pdc, err);
+		return -ECANCELED;
+	}
+	return n + slot->len;
+}
+
+/* ref 2.7: CLOSE takes a PSN and is acknowledged like a request. */
+static ssize_t pdc_ini_put_close(struct pdc *pdc, uint32_t psn, bool retx,
+				 uint8_t *buf, size_t len)
+{
+	struct pdc_ctl c = {
+		.pro.type = UET_PDS_TYPE_CONTROL,
+		.pro.next_hdr = UET_PDS_CTL_CLOSE,
+		.pro.flags = UET_PDS_F_CTL_AR | (retx ? UET_PDS_F_CTL_RETX : 0),
+		.psn = psn,
+		.spdcid = pdc->id,
+		.dpdcid = pdc->rid,
+	};
+
+	return pdc_ctl_encode(buf, len, &c);
+}
+
+static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+			   uint8_t *buf, size_t len, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+	bool retx = slot->tx_cnt > 0;
+	ssize_t n;
+
+	if (slot->flags & PDC_SLOT_CLOSE)
+		n = pdc_ini_put_close(pdc, psn, retx, buf, len);
+	else
+		n = pdc_ini_put_req(mgr, pdc, psn, retx, buf, len);
+	if (n < 0)
+		return n;
+	if (!(slot->flags & (PDC_SLOT_INFL | PDC_SLOT_ACKED))) {
+		slot->flags |= PDC_SLOT_INFL;
+		ini->inflight++;
+	}
+	slot->flags |= PDC_SLOT_SENT;
+	slot->sent_ns = now_ns;
+	if (slot->tx_cnt < UINT8_MAX)
+		slot->tx_cnt++;
+	if (retx)
+		mgr->stats.tx_retx++;
+	else if (slot->flags & PDC_SLOT_CLOSE)
+		mgr->stats.tx_ctl++;
+	else
+		mgr->stats.tx_req++;
+	if (!ini->rto_at) {
+		ini->rto_at = now_ns + ini->rto_ns;
+		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	}
+	return n;
+}
+
+/*
+ * One frame of |pdc|: a needed retransmission first, then a new packet when
+ * the window allows. Returns the length, 0 for nothing, -ENOBUFS, or
+ * -ECANCELED when the PDC failed (and is gone).
+ */
+ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
+		      size_t len, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t psn;
+	ssize_t n;
+
+	if (pdc_ini_retx_next(pdc, &psn) == 0) {
+		n = pdc_ini_put(mgr, pdc, psn, buf, len, now_ns);
+		if (n == -ENOBUFS)
+			pdc_ini_retx_push(pdc, psn);
+		return n;
+	}
+	if (ini->inflight >= ini->cwnd)
+		return 0;
+	if (pdc_ini_resend_next(pdc, &psn) == 0) {
+		n = pdc_ini_put(mgr, pdc, psn, buf, len, now_ns);
+		if (n > 0)
+			ini->resend_psn = psn + 1;
+		return n;
+	}
+	if (ini->send_psn == ini->next_psn ||
+	    !pdc_ini_in_peer_win(ini, ini->send_psn))
+		return 0;
+	n = pdc_ini_put(mgr, pdc, ini->send_psn, buf, len, now_ns);
+	if (n > 0)
+		ini->send_psn++;
+	return n;
+}
+
+/* The target has |slot|: it no longer counts against the window. */
+void pdc_ini_mark_acked(struct pdc *pdc, struct pdc_slot *slot)
+{
+	slot->flags |= PDC_SLOT_ACKED;
+	if (slot->flags & PDC_SLOT_INFL) {
+		slot->flags &= ~PDC_SLOT_INFL;
+		pdc->ini.inflight--;
+	}
+}
+
+void pdc_ini_complete(struct pdc_mgr *mgr, struct pdc *pdc,
+		      struct pdc_slot *slot, int status,
+		      const struct pdc_tx_done *resp)
+{
+	struct pdc_tx_done done = {
+		.cookie = slot->cookie,
+		.peer = pdc->peer,
+		.status = status,
+		.resp_next_hdr = resp ? resp->resp_next_hdr :
+					UET_PDS_NEXT_HDR_NONE,
+		.resp = resp ? resp->resp : NULL,
+		.resp_len = resp ? resp->resp_len : 0,
+	};
+
+	slot->flags |= PDC_SLOT_DONE;
+	if (!(slot->flags & PDC_SLOT_CLOSE))
+		mgr->ops.tx_done(mgr->ctx, &done);
+}
+
+static void pdc_ini_closed(struct pdc_mgr *mgr, struct pdc *pdc, int err)
+{
+	mgr->stats.pdc_closed++;
+	pdc_emit(mgr, pdc, PDC_EV_CLOSED, err);
+	pdc_free(mgr, pdc);
+}
+
+/* Draining done: queue CLOSE, or just go when the target never knew us. */
+static bool pdc_ini_queue_close(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_slot *slot;
+
+	if (!pdc->rid) {
+		pdc_ini_closed(mgr, pdc, 0);
+		return false;
+	}
+	slot = pdc_ini_slot(pdc, ini->next_psn++);
+	if (slot->flags & PDC_SLOT_RETXQ)
+		pdc_ini_retx_prune(pdc);
+	memset(slot, 0, sizeof(*slot));
+	slot->flags = PDC_SLOT_CLOSE;
+	slot->retx_next = PDC_NO_SLOT;
+	ini->close_queued = true;
+	pdc_ready(mgr, pdc);
+	return true;
+}
+
+/*
+ * Moves una over finished packets and finishes a close. Returns false when
+ * the PDC is gone.
+ */
+bool pdc_ini_advance(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	while (ini->una_psn != ini->next_psn &&
+	       (pdc_ini_slot(pdc, ini->una_psn)->flags & PDC_SLOT_DONE))
+		ini->una_psn++;
+	if (ini->una_psn != ini->next_psn)
+		return true;
+	ini->last_active_ns = now_ns;
+	if (pdc->state != PDC_ST_CLOSING)
+		return true;
+	if (ini->close_queued) {
+		pdc_ini_closed(mgr, pdc, 0);
+		return false;
+	}
+	return pdc_ini_queue_close(mgr, pdc);
+}
+
+/* Returns false when the PDC is gone. */
+bool pdc_ini_start_close(struct pdc_mgr *mgr, struct pdc *pdc,
+			 uint64_t now_ns)
+{
+	if (pdc->state == PDC_ST_CLOSING)
+		return true;
+	pdc_hash_del(mgr, pdc);
+	pdc->state = PDC_ST_CLOSING;
+	return pdc_ini_advance(mgr, pdc, now_ns);
+}
+
+int pdc_close(struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
+	      uint64_t now_ns)
+{
+	struct pdc *pdc = pdc_hash_find(mgr, pdc_key_ini(peer, mode), NULL);
+
+	if (!pdc)
+		return -ENOENT;
+	pdc_ini_start_close(mgr, pdc, now_ns);
+	return 0;
+}
+
+/* Completes every pending packet with |err| and frees the PDC. */
+void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	bool had_data = false;
+	uint32_t psn;
+
+	/* Out of the hash first: callbacks that send open a new PDC. */
+	pdc_hash_del(mgr, pdc);
+	pdc_ready_del(mgr, pdc);
+	pdc_timer_del(mgr, pdc);
+	pdc->state = PDC_ST_CLOSING;
+	for (psn = ini->una_psn; psn != ini->next_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (slot->flags & (PDC_SLOT_DONE | PDC_SLOT_CLOSE))
+			continue;
+		had_data = true;
+		pdc_ini_complete(mgr, pdc, slot, err, NULL);
+	}
+	pdc_log(mgr, "pdc %#x to peer %u failed: %d", pdc->id, pdc->peer, err);
+	if (had_data)
+		mgr->stats.pdc_failed++;
+	else
+		mgr->stats.pdc_closed++;
+	pdc_emit(mgr, pdc, had_data ? PDC_EV_FAILED : PDC_EV_CLOSED, err);
+	pdc_free(mgr, pdc);
+}
+
+/*
+ * The retransmit timer: resend what has waited a full RTO, back off, and
+ * fail the PDC once a packet has used all its tries. Returns false when the
+ * PDC is gone.
+ */
+static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t psn, cnt = 0;
+
+	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (!pdc_slot_needs_tx(slot) ||
+		    now_ns - slot->sent_ns < ini->rto_ns)
+			continue;
+		if (slot->tx_cnt > mgr->cfg.max_retries) {
+			pdc_ini_fail(mgr, pdc,
+				     ini->last_nack == UET_PDS_NACK_NO_PDC_AVAIL ?
+				     -EBUSY : -ETIMEDOUT);
+			return false;
+		}
+		pdc_ini_retx_push(pdc, psn);
+		cnt++;
+	}
+	if (cnt) {
+		pdc_cc_on_loss(&mgr->cfg, ini);
+		pdc_rto_backoff(&mgr->cfg, ini);
+		pdc_ready(mgr, pdc);
+	}
+	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;
+	return true;
+}
+
+void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t idle_at;
+
+	if (ini->rto_at && now_ns >= ini->rto_at &&
+	    !pdc_ini_rto(mgr, pdc, now_ns))
+		return;
+	if (ini->rto_at)
+		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	if (!mgr->cfg.idle_ns || pdc->state == PDC_ST_CLOSING ||
+	    ini->una_psn != ini->next_psn)
+		return;
+	idle_at = ini->last_active_ns + mgr->cfg.idle_ns;
+	if (now_ns < idle_at)
+		pdc_timer_arm(mgr, pdc, idle_at);
+	else
+		pdc_ini_start_close(mgr, pdc, now_ns);
+}

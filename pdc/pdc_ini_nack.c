@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * NACKs (ref 2.6) and CLOSE_REQ (ref 2.7) at the initiator. Loss codes
+ * resend at once, resource codes leave the packet to the retransmit timer,
+ * NEW_START_PSN renumbers a PDC still in SYN, and codes that say the target
+ * lost or refuses the PDC fail it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+static struct pdc *pdc_ini_reply_pdc(struct pdc_mgr *mgr,
+				     const struct pdc_rx_meta *meta,
+				     uint16_t dpdcid, uint16_t spdcid)
+{
+	struct pdc *pdc = pdc_by_id(mgr, dpdcid);
+
+	if (!pdc || pdc->role != PDC_ROLE_INI || pdc->peer != meta->peer ||
+	    (pdc->rid && spdcid && spdcid != pdc->rid)) {
+		mgr->stats.rx_stale++;
+		return NULL;
+	}
+	return pdc;
+}
+
+static uint64_t pdc_ini_guard_ns(const struct pdc_ini *ini)
+{
+	return ini->srtt_ns ? ini->srtt_ns + 2 * ini->rttvar_ns : ini->rto_ns;
+}
+
+/*
+ * ROD_OOO: the target dropped everything after its expected PSN. Go back
+ * and send it all again, out of flight so the window paces the resend; once
+ * per RTT, as every dropped packet brings its own NACK.
+ */
+static void pdc_ini_rewind(struct pdc_mgr *mgr, struct pdc *pdc,
+			   uint32_t exp_psn, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t psn;
+
+	if (!pdc_ini_is_live(pdc, exp_psn) ||
+	    (exp_psn == ini->rewind_psn &&
+	     now_ns - ini->rewind_ns < pdc_ini_guard_ns(ini)))
+		return;
+	ini->rewind_psn = exp_psn;
+	ini->rewind_ns = now_ns;
+	for (psn = exp_psn; psn != ini->send_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (slot->flags & PDC_SLOT_INFL) {
+			slot->flags &= ~PDC_SLOT_INFL;
+			ini->inflight--;
+		}
+	}
+	ini->resend_psn = exp_psn;
+	ini->resend_end = ini->send_psn;
+	pdc_cc_on_loss(&mgr->cfg, ini);
+	pdc_ready(mgr, pdc);
+}
+
+/* PSN_OOR_WINDOW: the target tracks fewer PSNs than we thought. */
+static void pdc_ini_shrink_peer_win(struct pdc_mgr *mgr, struct pdc *pdc,
+				    const struct pdc_nack *nack)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	int32_t room = pdc_psn_diff(nack->nack_psn, nack->payload);
+
+	if (room < 1)
+		room = 1;
+	if ((uint32_t)room < ini->peer_win)
+		ini->peer_win = (uint32_t)room;
+	pdc_ini_retx_push(pdc, nack->nack_psn);
+	pdc_ready(mgr, pdc);
+}
+
+/* NEW_START_PSN (ref 2.9, RP): resend everything from the target's PSN. */
+static void pdc_ini_renumber(struct pdc_mgr *mgr, struct pdc *pdc,
+			     uint32_t start_psn)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t delta = start_psn - ini->start_psn;
+	uint32_t psn;
+
+	if (pdc->rid) {
+		pdc_ini_fail(mgr, pdc, -ECONNRESET);
+		return;
+	}
+	if (!start_psn || !delta)
+		return;
+	pdc_ini_retx_clear(pdc);
+	/* The ring is indexed from the start PSN, so no slot moves. */
+	for (psn = ini->una_psn; psn != ini->next_psn; psn++)
+		pdc_ini_slot(pdc, psn)->flags &= ~(PDC_SLOT_SENT |
+						   PDC_SLOT_INFL);
+	ini->start_psn = start_psn;
+	ini->next_psn += delta;
+	ini->una_psn += delta;
+	ini->send_psn = ini->una_psn;
+	ini->cack_psn = ini->sack_high = ini->rewind_psn = ini->una_psn - 1;
+	ini->resend_psn = ini->resend_end = ini->una_psn;
+	ini->cc_hold_psn = ini->cack_psn;
+	ini->inflight = 0;
+	pdc_ready(mgr, pdc);
+}
+
+/* The target no longer has our PDC: after our CLOSE that is success. */
+static void pdc_ini_target_lost(struct pdc_mgr *mgr, struct pdc *pdc,
+				uint32_t psn)
+{
+	if (pdc->ini.close_queued &&
+	    (pdc_ini_slot(pdc, psn)->flags & PDC_SLOT_CLOSE)) {
+		mgr->stats.pdc_closed++;
+		pdc_emit(mgr, pdc, PDC_EV_CLOSED, 0);
+		pdc_free(mgr, pdc);
+		return;
+	}
+	mgr->stats.peer_restarts++;
+	pdc_emit(mgr, pdc, PDC_EV_PEER_RESTART, -ECONNRESET);
+	pdc_ini_fail(mgr, pdc, -ECONNRESET);
+}
+
+/* GTD_RESP_UNAVAIL: the packet arrived but its response is gone. */
+static void pdc_ini_resp_lost(struct pdc_mgr *mgr, struct pdc *pdc,
+			      uint32_t psn, uint64_t now_ns)
+{
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+	if (slot->flags & PDC_SLOT_DONE)
+		return;
+	pdc_ini_mark_acked(pdc, slot);
+	pdc_ini_complete(mgr, pdc, slot, -ENODATA, NULL);
+	pdc_ini_advance(mgr, pdc, now_ns);
+}
+
+static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
+			      uint32_t psn)
+{
+	pdc_ini_retx_push(pdc, psn);
+	pdc_cc_on_loss(&mgr->cfg, &pdc->ini);
+	pdc_ready(mgr, pdc);
+}
+
+void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		     const struct pdc_nack *nack, uint64_t now_ns)
+{
+	struct pdc *pdc = pdc_ini_reply_pdc(mgr, meta, nack->dpdcid,
+					    nack->spdcid);
+	uint32_t psn = nack->nack_psn;
+
+	if (!pdc)
+		return;
+	if (!pdc_ini_is_live(pdc, psn) || (nack->pro.flags & UET_PDS_F_NACK_NT)) {
+		mgr->stats.rx_stale++;
+		return;
+	}
+	pdc->ini.last_nack = nack->nack_code;
+	switch (nack->nack_code) {
+	case UET_PDS_NACK_TRIMMED:
+	case UET_PDS_NACK_TRIMMED_LASTHOP:
+	case UET_PDS_NACK_PKT_NOT_RCVD:
+	case UET_PDS_NACK_RCVR_INFER_LOSS:
+		pdc_ini_nack_loss(mgr, pdc, psn);
+		break;
+	case UET_PDS_NACK_ROD_OOO:
+		pdc_ini_rewind(mgr, pdc, nack->payload, now_ns);
+		break;
+	case UET_PDS_NACK_PSN_OOR_WINDOW:
+		pdc_ini_shrink_peer_win(mgr, pdc, nack);
+		break;
+	case UET_PDS_NACK_NEW_START_PSN:
+		pdc_ini_renumber(mgr, pdc, nack->payload);
+		break;
+	case UET_PDS_NACK_INV_DPDCID:
+	case UET_PDS_NACK_PDC_HDR_MISMATCH:
+		pdc_ini_target_lost(mgr, pdc, psn);
+		break;
+	case UET_PDS_NACK_CLOSING:
+	case UET_PDS_NACK_CLOSING_IN_ERR:
+		pdc_ini_fail(mgr, pdc, -ECONNABORTED);
+		break;
+	case UET_PDS_NACK_PDC_MODE_MISMATCH:
+	case UET_PDS_NACK_INVALID_SYN:
+	case UET_PDS_NACK_UNEXP_EVENT:
+	case UET_PDS_NACK_ACK_WITH_DATA:
+		pdc_ini_fail(mgr, pdc, -EPROTO);
+		break;
+	case UET_PDS_NACK_GTD_RESP_UNAVAIL:
+		pdc_ini_resp_lost(mgr, pdc, psn, now_ns);
+		break;
+	default:
+		/* Resource shortages: the retransmit timer retries. */
+		break;
+	}
+}
+
+void pdc_ini_rx_close_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+			  const struct pdc_ctl *ctl, uint64_t now_ns)
+{
+	struct pdc *pdc = pdc_ini_reply_pdc(mgr, meta, ctl->dpdcid,
+					    ctl->spdcid);
+
+	if (!pdc || !pdc->rid) {
+		if (pdc)
+			mgr->stats.rx_stale++;
+		return;
+	}
+	pdc_ini_start_close(mgr, pdc, now_ns);
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What an initiator PDC receives: ACKs (cumulative, SACK, the SES response,
+ * ECN), NACKs (ref 2.6) and CLOSE_REQ. Every reply is checked against the
+ * PDC's ids and live PSN range first, so strays of an old incarnation, ours
+ * or the peer's, change nothing.
+ */
+#include <errno.h>
+
+#include "pdc/pdc_priv.h"
+
+static struct pdc *pdc_ini_find(struct pdc_mgr *mgr,
+				const struct pdc_rx_meta *meta, uint16_t id)
+{
+	struct pdc *pdc = pdc_by_id(mgr, id);
+
+	if (!pdc || pdc->role != PDC_ROLE_INI || pdc->peer != meta->peer) {
+		mgr->stats.rx_stale++;
+		return NULL;
+	}
+	return pdc;
+}
+
+/* Marks |psn| acknowledged; completes it unless it waits for a response. */
+static uint32_t pdc_ini_ack_one(struct pdc_mgr *mgr, struct pdc *pdc,
+				uint32_t psn)
+{
+	struct pdc_slot *slot;
+
+	if (!pdc_ini_is_live(pdc, psn))
+		return 0;
+	slot = pdc_ini_slot(pdc, psn);
+	if (slot->flags & PDC_SLOT_ACKED)
+		return 0;
+	pdc_ini_mark_acked(pdc, slot);
+	if (!(slot->flags & PDC_SLOT_RESP))
+		pdc_ini_complete(mgr, pdc, slot, 0, NULL);
+	return 1;
+}
+
+/* The ACK answers |psn| with a SES response: that completes it. */
+static uint32_t pdc_ini_ack_resp(struct pdc_mgr *mgr, struct pdc *pdc,
+				 uint32_t psn, const struct pdc_tx_done *resp)
+{
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+	uint32_t acked = 0;
+
+	if (slot->flags & PDC_SLOT_DONE)
+		return 0;
+	if (!(slot->flags & PDC_SLOT_ACKED)) {
+		pdc_ini_mark_acked(pdc, slot);
+		acked = 1;
+	}
+	pdc_ini_complete(mgr, pdc, slot, 0, resp);
+	return acked;
+}
+
+/* ref 2.4, 2.9: bit i of the bitmap is PSN cack + sack_psn_offset + i. */
+static uint32_t pdc_ini_ack_sack(struct pdc_mgr *mgr, struct pdc *pdc,
+				 const struct pdc_ack *ack)
+{
+	uint32_t base = ack->cack_psn + (uint32_t)(int32_t)ack->sack_psn_offset;
+	uint64_t bits = ack->sack_bitmap;
+	uint32_t acked = 0;
+
+	while (bits) {
+		uint32_t psn = base + (uint32_t)__builtin_ctzll(bits);
+
+		bits &= bits - 1;
+		if (!pdc_ini_is_live(pdc, psn))
+			continue;
+		acked += pdc_ini_ack_one(mgr, pdc, psn);
+		pdc->ini.sack_high = pdc_psn_max(pdc->ini.sack_high, psn);
+	}
+	return acked;
+}
+
+/*
+ * Applies the PSN facts of |ack| (response first, so a response is never
+ * overtaken by the cumulative ACK that also covers it). Returns the number
+ * of packets newly acknowledged.
+ */
+static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
+				 const struct pdc_ack *ack,
+				 const struct pdc_tx_done *resp,
+				 uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t ack_psn = ack->cack_psn + (uint32_t)(int32_t)ack->ack_psn_offset;
+	uint32_t psn, acked = 0;
+	uint64_t rtt_ns = 0;
+
+	if (!(ack->pro.flags & UET_PDS_F_ACK_P) &&
+	    pdc_ini_is_live(pdc, ack_psn)) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, ack_psn);
+
+		/* Karn: only a packet sent once times the path. */
+		if (!(slot->flags & PDC_SLOT_ACKED) && slot->tx_cnt == 1)
+			rtt_ns = now_ns - slot->sent_ns;
+		if (resp)
+			acked += pdc_ini_ack_resp(mgr, pdc, ack_psn, resp);
+	}
+	if (pdc_psn_after(ack->cack_psn, ini->cack_psn)) {
+		for (psn = ini->cack_psn + 1; psn != ack->cack_psn + 1; psn++)
+			acked += pdc_ini_ack_one(mgr, pdc, psn);
+		ini->cack_psn = ack->cack_psn;
+	}
+	ini->sack_high = pdc_psn_max(ini->sack_high, ini->cack_psn);
+	if (ack->pro.type != UET_PDS_TYPE_ACK && ack->sack_bitmap)
+		acked += pdc_ini_ack_sack(mgr, pdc, ack);
+	if (rtt_ns)
+		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns);
+	return acked;
+}
+
+/*
+ * Holes with at least reorder_thresh arrivals past them are lost; resend
+ * each once per RTT. Returns how many were queued.
+ */
+static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
+				   uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t last = ini->sack_high - mgr->cfg.reorder_thresh;
+	uint64_t guard_ns = ini->srtt_ns ? ini->srtt_ns + 2 * ini->rttvar_ns :
+					   ini->rto_ns;
+	uint32_t psn = ini->cack_psn + 1, cnt = 0;
+
+	if (pdc_psn_after(ini->una_psn, psn))
+		psn = ini->una_psn;
+	for (; pdc_psn_before_eq(psn, last) && psn != ini->send_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (slot->flags & (PDC_SLOT_ACKED | PDC_SLOT_RETXQ) ||
+		    now_ns - slot->sent_ns < guard_ns ||
+		    slot->tx_cnt > mgr->cfg.max_retries)
+			continue;
+		pdc_ini_retx_push(pdc, psn);
+		cnt++;
+	}
+	return cnt;
+}
+
+/* The first ACK names the target's PDC; a different name later is a restart. */
+static bool pdc_ini_check_target(struct pdc_mgr *mgr, struct pdc *pdc,
+				 uint16_t spdcid)
+{
+	if (!pdc->rid) {
+		pdc->rid = spdcid;
+		if (pdc->state == PDC_ST_SYN)
+			pdc->state = PDC_ST_EST;
+		pdc_emit(mgr, pdc, PDC_EV_ESTABLISHED, 0);
+		return true;
+	}
+	if (spdcid == pdc->rid)
+		return true;
+	mgr->stats.peer_restarts++;
+	pdc_emit(mgr, pdc, PDC_EV_PEER_RESTART, -ECONNRESET);
+	pdc_ini_fail(mgr, pdc, -ECONNRESET);
+	return false;
+}
+
+static bool pdc_ini_ack_is_sane(const struct pdc_mgr *mgr,
+				const struct pdc *pdc,
+				const struct pdc_ack *ack, size_t resp_len)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+
+	if (!ack->spdcid || resp_len > PDC_RESP_MAX_LEN)
+		return false;
+	/* Nothing past what we sent, nothing older than a window. */
+	return !pdc_psn_after(ack->cack_psn, ini->send_psn - 1) &&
+	       !pdc_psn_before(ack->cack_psn,
+			       ini->una_psn - 1 - mgr->cfg.window);
+}
+
+void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		    const struct pdc_ack *ack, const uint8_t *resp,
+		    size_t resp_len, uint64_t now_ns)
+{
+	struct pdc_tx_done rsp = {
+		.resp_next_hdr = ack->pro.next_hdr,
+		.resp = resp,
+		.resp_len = resp_len,
+	};
+	struct pdc *pdc = pdc_ini_find(mgr, meta, ack->dpdcid);
+	struct pdc_ini *ini;
+	uint32_t acked, req;
+
+	if (!pdc)
+		return;
+	if (!pdc_ini_ack_is_sane(mgr, pdc, ack, resp_len)) {
+		mgr->stats.rx_stale++;
+		return;
+	}
+	if (!pdc_ini_check_target(mgr, pdc, ack->spdcid))
+		return;
+	ini = &pdc->ini;
+	acked = pdc_ini_ack_psns(mgr, pdc, ack, ack->pro.next_hdr !=
+				 UET_PDS_NEXT_HDR_NONE ? &rsp : NULL, now_ns);
+	if (acked)
+		ini->rto_at = ini->una_psn != ini->send_psn ?
+			      now_ns + ini->rto_ns : 0;
+	if (pdc_psn_after(ini->sack_high,
+			  ini->cack_psn + mgr->cfg.reorder_thresh) &&
+	    pdc_ini_sack_holes(mgr, pdc, now_ns))
+		pdc_cc_on_loss(&mgr->cfg, ini);
+	else
+		pdc_cc_on_ack(&mgr->cfg, ini, acked,
+			      ack->pro.flags & UET_PDS_F_ACK_M);
+	if (!pdc_ini_advance(mgr, pdc, now_ns))
+		return;
+	req = (ack->pro.flags & UET_PDS_F_ACK_REQ_MASK) >>
+	      UET_PDS_F_ACK_REQ_SHIFT;
+	if (req == UET_PDS_ACK_REQ_CLOSE && !pdc_ini_start_close(mgr, pdc,
+								   now_ns))
+		return;
+	if (ini->rto_at)
+		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	else if (mgr->cfg.idle_ns)
+		pdc_timer_arm(mgr, pdc, now_ns + mgr->cfg.idle_ns);
+	if (pdc_ini_can_send(pdc))
+		pdc_ready(mgr, pdc);
+}

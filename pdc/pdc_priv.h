@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * PDC internals shared by the pdc/ engine files: the manager, the two ends
+ * of a PDC and the functions the files call in each other. Not an API.
+ */
+#ifndef PDC_PRIV_H
+#define PDC_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pdc/pdc.h"
+#include "pdc/pdc_hdr.h"
+
+#define PDC_NIL		UINT32_MAX	/* end of a pool index list */
+#define PDC_NO_SLOT	UINT16_MAX	/* end of a ring slot list */
+#define PDC_NACKQ_LEN	64		/* queued NACKs; more are dropped */
+#define PDC_CLOSE_REQ_TRIES	3	/* CLOSE_REQs before giving up */
+
+enum pdc_role { PDC_ROLE_INI, PDC_ROLE_TGT };
+
+enum pdc_state {
+	PDC_ST_SYN,		/* initiator: no ACK yet, requests carry SYN */
+	PDC_ST_EST,
+	PDC_ST_CLOSING,		/* initiator: draining, then CLOSE */
+	PDC_ST_TIME_WAIT,	/* target: closed, lingers to catch strays */
+};
+
+/* Initiator ring slot flags. */
+#define PDC_SLOT_SENT	0x01	/* transmitted at least once */
+#define PDC_SLOT_ACKED	0x02	/* the target has it */
+#define PDC_SLOT_DONE	0x04	/* tx_done reported */
+#define PDC_SLOT_RETXQ	0x08	/* on the retransmit queue */
+#define PDC_SLOT_RESP	0x10	/* completes only with a response */
+#define PDC_SLOT_AR	0x20	/* SES asked for an immediate ACK */
+#define PDC_SLOT_CLOSE	0x40	/* the CLOSE control packet, not SES data */
+#define PDC_SLOT_INFL	0x80	/* counted in inflight */
+
+/* One packet of the initiator ring, at index (psn - start_psn) % window. */
+struct pdc_slot {
+	uint64_t cookie;
+	uint64_t sent_ns;	/* last transmission */
+	uint32_t len;
+	uint16_t retx_next;	/* retransmit queue link */
+	uint8_t next_hdr;
+	uint8_t flags;		/* PDC_SLOT_* */
+	uint8_t tx_cnt;		/* transmissions so far */
+};
+
+/* Initiator end: numbers, sends, retransmits, completes. */
+struct pdc_ini {
+	uint32_t start_psn;
+	uint32_t next_psn;	/* next PSN pdc_send() hands out */
+	uint32_t send_psn;	/* first PSN never transmitted */
+	uint32_t una_psn;	/* oldest packet not done; the clear PSN */
+	uint32_t cack_psn;	/* latest cumulative ACK */
+	uint32_t sack_high;	/* highest PSN known to have arrived */
+	uint32_t inflight;	/* sent and not acknowledged */
+	uint32_t cwnd, cwnd_acc, ssthresh;
+	uint32_t cc_hold_psn;	/* no second cut before cack passes it */
+	uint32_t peer_win;	/* PSNs past cack the target can track */
+	uint32_t rewind_psn;	/* last ROD go-back point */
+	uint32_t resend_psn, resend_end;	/* ROD go-back still to send */
+	uint64_t rewind_ns;
+	uint64_t srtt_ns, rttvar_ns, rto_ns;
+	uint64_t rto_at;	/* retransmit timer; 0: off */
+	uint64_t last_active_ns;
+	uint16_t retx_head, retx_tail;
+	uint8_t last_nack;	/* code of the latest NACK, for the error */
+	bool close_queued;	/* the CLOSE packet has its PSN */
+	struct pdc_slot *slot;
+};
+
+/* Target end: tracks PSNs, delivers, acknowledges, keeps responses. */
+struct pdc_tgt {
+	uint32_t start_psn;
+	uint32_t cack_psn;	/* every PSN up to this one arrived */
+	uint32_t clear_psn;	/* responses before this one are released */
+	uint32_t last_psn;	/* latest arrival; the ACK's ack_psn */
+	uint32_t close_psn;	/* PSN of CLOSE, when close_seen */
+	uint32_t ooo_cnt;	/* arrivals past a hole (bits set) */
+	uint32_t ack_cnt, ack_len;	/* arrivals not yet acknowledged */
+	uint64_t ack_at;	/* coalescing timer; 0: off */
+	uint64_t last_rx_ns;
+	uint64_t expire_at;	/* TIME_WAIT end */
+	uint32_t resp_head, resp_tail;	/* stored responses, arrival order */
+	uint32_t due_head, due_tail;	/* responses waiting for an ACK */
+	uint8_t close_req_cnt;	/* CLOSE_REQs sent while idle */
+	bool ack_now, ecn, retx, close_seen, closed_in_err, close_req;
+	uint64_t *bits;		/* PSNs past cack that arrived */
+};
+
+struct pdc {
+	uint64_t key;		/* hash key, see pdc_key_ini/tgt() */
+	uint32_t hnext;		/* hash chain: slot index + 1, 0 ends */
+	uint32_t heap_idx;	/* UINT32_MAX: not in the timer heap */
+	uint64_t wake_ns;	/* heap key; never after the real deadline */
+	struct pdc *ready_next;
+	uint32_t peer;
+	uint16_t id;		/* local PDCID: gen << id_bits | slot */
+	uint16_t rid;		/* the other end's PDCID; 0 unknown */
+	uint32_t win_mask;	/* cfg.window - 1 */
+	uint8_t role, mode, state;
+	bool on_ready, in_hash;
+	size_t alloc_len;
+	union {
+		struct pdc_ini ini;
+		struct pdc_tgt tgt;
+	};
+	uint64_t mem[];		/* ring slots or PSN bitmap */
+};
+
+struct pdc_resp_ent {
+	uint32_t psn;
+	uint32_t next;		/* stored list or free list */
+	uint32_t due_next;
+	uint8_t next_hdr, len;
+	bool due;
+	uint8_t buf[PDC_RESP_MAX_LEN];
+};
+
+struct pdc_nackq_ent {
+	uint32_t peer;
+	struct pdc_nack nack;
+};
+
+struct pdc_uud_ent {
+	uint64_t cookie;
+	uint32_t peer, len;
+	uint8_t next_hdr;
+};
+
+struct pdc_mgr {
+	struct pdc_cfg cfg;
+	struct pdc_ops ops;
+	void *ctx;
+	uint64_t rng;
+	uint32_t last_start_psn;
+	uint32_t id_bits;
+	struct pdc **tbl;	/* by slot */
+	uint16_t *free_slot;
+	uint32_t free_cnt;
+	uint32_t *hash;		/* bucket heads: slot + 1 */
+	uint32_t hash_mask;
+	struct pdc **heap;
+	uint32_t heap_cnt;
+	struct pdc *ready_head, *ready_tail;
+	struct pdc_nackq_ent nackq[PDC_NACKQ_LEN];
+	uint32_t nackq_head, nackq_cnt;
+	struct pdc_uud_ent *uudq;
+	uint32_t uudq_head, uudq_cnt;
+	struct pdc_resp_ent *resp;
+	uint32_t resp_free, resp_free_cnt;
+	struct pdc_stats stats;
+};
+
+/* pdc_mgr.c */
+uint32_t pdc_rand32(struct pdc_mgr *mgr);
+uint64_t pdc_key_ini(uint32_t peer, uint8_t mode);
+uint64_t pdc_key_tgt(uint32_t peer, uint16_t rid);
+struct pdc *pdc_new(struct pdc_mgr *mgr, uint8_t role, uint32_t peer,
+		    uint8_t mode);
+void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc);
+struct pdc *pdc_by_id(const struct pdc_mgr *mgr, uint16_t id);
+struct pdc *pdc_hash_find(const struct pdc_mgr *mgr, uint64_t key,
+			  const struct pdc *after);
+void pdc_hash_add(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_hash_del(struct pdc_mgr *mgr, struct pdc *pdc);
+uint32_t pdc_new_start_psn(struct pdc_mgr *mgr);
+void pdc_emit(struct pdc_mgr *mgr, const struct pdc *pdc, uint32_t type,
+	      int err);
+void pdc_log(struct pdc_mgr *mgr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* pdc_timer.c */
+void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns);
+void pdc_timer_del(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns);
+
+/* pdc_tx.c */
+void pdc_ready(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_ready_del(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
+		    const struct pdc_nack *nack);
+
+/* pdc_ini.c */
+struct pdc_slot *pdc_ini_slot(struct pdc *pdc, uint32_t psn);
+bool pdc_ini_is_live(const struct pdc *pdc, uint32_t psn);
+bool pdc_ini_can_send(const struct pdc *pdc);
+void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn);
+void pdc_ini_retx_clear(struct pdc *pdc);
+void pdc_ini_retx_prune(struct pdc *pdc);
+ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
+		      size_t len, uint64_t now_ns);
+void pdc_ini_mark_acked(struct pdc *pdc, struct pdc_slot *slot);
+void pdc_ini_complete(struct pdc_mgr *mgr, struct pdc *pdc,
+		      struct pdc_slot *slot, int status,
+		      const struct pdc_tx_done *resp);
+bool pdc_ini_advance(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err);
+bool pdc_ini_start_close(struct pdc_mgr *mgr, struct pdc *pdc,
+			 uint64_t now_ns);
+void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+
+/* pdc_ini_rx.c */
+void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		    const struct pdc_ack *ack, const uint8_t *resp,
+		    size_t resp_len, uint64_t now_ns);
+void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		     const struct pdc_nack *nack, uint64_t now_ns);
+void pdc_ini_rx_close_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+			  const struct pdc_ctl *ctl, uint64_t now_ns);
+
+/* pdc_cc.c */
+void pdc_cc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+void pdc_cc_on_ack(const struct pdc_cfg *cfg, struct pdc_ini *ini,
+		   uint32_t acked_cnt, bool ecn);
+void pdc_cc_on_loss(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
+		    uint64_t rtt_ns);
+void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+
+/* pdc_tgt.c */
+void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		    const struct pdc_req *req, const uint8_t *ses,
+		    size_t ses_len, uint64_t now_ns);
+void pdc_tgt_rx_ctl(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		    const struct pdc_ctl *ctl, uint64_t now_ns);
+void pdc_tgt_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+void pdc_tgt_close(struct pdc_mgr *mgr, struct pdc *pdc, int err,
+		   uint64_t now_ns);
+
+/* pdc_tgt_ack.c */
+bool pdc_tgt_bit_test(const struct pdc *pdc, uint32_t psn);
+void pdc_tgt_mark(struct pdc *pdc, uint32_t psn);
+bool pdc_tgt_has_ack(const struct pdc *pdc);
+ssize_t pdc_tgt_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
+		      size_t len, uint64_t now_ns);
+bool pdc_resp_reserve_ok(const struct pdc_mgr *mgr);
+void pdc_resp_store(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+		    const struct pdc_resp *resp);
+bool pdc_resp_resend(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn);
+void pdc_resp_clear(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t clear_psn);
+void pdc_resp_free_all(struct pdc_mgr *mgr, struct pdc *pdc);
+
+#endif /* PDC_PRIV_H */

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Target end, outgoing: the PSN bitmap behind cumulative and selective ACKs,
+ * building ACK / ACK_CC (ref 2.4, 2.8) and CLOSE_REQ, and the stored SES
+ * responses that ride in ACKs and answer duplicates until the initiator's
+ * clear PSN releases them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+bool pdc_tgt_bit_test(const struct pdc *pdc, uint32_t psn)
+{
+	uint32_t i = psn & pdc->win_mask;
+
+	return pdc->tgt.bits[i >> 6] >> (i & 63) & 1;
+}
+
+static void pdc_tgt_bit_flip(struct pdc *pdc, uint32_t psn)
+{
+	uint32_t i = psn & pdc->win_mask;
+
+	pdc->tgt.bits[i >> 6] ^= 1ull << (i & 63);
+}
+
+/* Records |psn| (not a duplicate, inside the window) and moves cack. */
+void pdc_tgt_mark(struct pdc *pdc, uint32_t psn)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+
+	if (psn != tgt->cack_psn + 1) {
+		pdc_tgt_bit_flip(pdc, psn);
+		tgt->ooo_cnt++;
+		return;
+	}
+	tgt->cack_psn = psn;
+	while (tgt->ooo_cnt && pdc_tgt_bit_test(pdc, tgt->cack_psn + 1)) {
+		pdc_tgt_bit_flip(pdc, ++tgt->cack_psn);
+		tgt->ooo_cnt--;
+	}
+}
+
+/* The 64 PSNs after cack, bit 0 = cack + 1 (sack_psn_offset 1). */
+static uint64_t pdc_tgt_sack(const struct pdc *pdc)
+{
+	uint32_t i = (pdc->tgt.cack_psn + 1) & pdc->win_mask;
+	uint32_t w = i >> 6, sh = i & 63, words = (pdc->win_mask + 1) >> 6;
+	uint64_t v = pdc->tgt.bits[w] >> sh;
+
+	if (sh)
+		v |= pdc->tgt.bits[(w + 1) % words] << (64 - sh);
+	return v;
+}
+
+bool pdc_tgt_has_ack(const struct pdc *pdc)
+{
+	const struct pdc_tgt *tgt = &pdc->tgt;
+
+	return tgt->ack_now || tgt->due_head != PDC_NIL || tgt->close_req;
+}
+
+static void pdc_resp_due_push(struct pdc_mgr *mgr, struct pdc *pdc,
+			      uint32_t i)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+
+	mgr->resp[i].due = true;
+	mgr->resp[i].due_next = PDC_NIL;
+	if (tgt->due_tail == PDC_NIL)
+		tgt->due_head = i;
+	else
+		mgr->resp[tgt->due_tail].due_next = i;
+	tgt->due_tail = i;
+}
+
+static void pdc_resp_due_pop(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+	struct pdc_resp_ent *e = &mgr->resp[tgt->due_head];
+
+	tgt->due_head = e->due_next;
+	if (tgt->due_head == PDC_NIL)
+		tgt->due_tail = PDC_NIL;
+	e->due = false;
+}
+
+static void pdc_resp_put_back(struct pdc_mgr *mgr, uint32_t i)
+{
+	mgr->resp[i].next = mgr->resp_free;
+	mgr->resp_free = i;
+	mgr->resp_free_cnt++;
+}
+
+bool pdc_resp_reserve_ok(const struct pdc_mgr *mgr)
+{
+	return mgr->resp_free_cnt > 0;
+}
+
+/* Keeps |resp| for |psn| and queues the ACK that carries it. */
+void pdc_resp_store(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+		    const struct pdc_resp *resp)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+	uint32_t i = mgr->resp_free;
+	struct pdc_resp_ent *e = &mgr->resp[i];
+
+	mgr->resp_free = e->next;
+	mgr->resp_free_cnt--;
+	e->psn = psn;
+	e->next_hdr = resp->next_hdr;
+	e->len = resp->len;
+	memcpy(e->buf, resp->buf, resp->len);
+	e->next = PDC_NIL;
+	if (tgt->resp_tail == PDC_NIL)
+		tgt->resp_head = i;
+	else
+		mgr->resp[tgt->resp_tail].next = i;
+	tgt->resp_tail = i;
+	pdc_resp_due_push(mgr, pdc, i);
+}
+
+/* A duplicate of |psn|: send its response again if we still hold it. */
+bool pdc_resp_resend(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn)
+{
+	uint32_t i;
+
+	if (pdc_psn_before(psn, pdc->tgt.clear_psn))
+		return false;
+	for (i = pdc->tgt.resp_head; i != PDC_NIL; i = mgr->resp[i].next) {
+		if (mgr->resp[i].psn != psn)
+			continue;
+		if (!mgr->resp[i].due)
+			pdc_resp_due_push(mgr, pdc, i);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Releases responses before |clear_psn| from the oldest on. RUD may store
+ * them out of PSN order; a younger one at the head only delays the rest.
+ */
+void pdc_resp_clear(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t clear_psn)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+
+	while (tgt->resp_head != PDC_NIL) {
+		uint32_t i = tgt->resp_head;
+		struct pdc_resp_ent *e = &mgr->resp[i];
+
+		if (e->due || !pdc_psn_before(e->psn, clear_psn))
+			break;
+		tgt->resp_head = e->next;
+		pdc_resp_put_back(mgr, i);
+	}
+	if (tgt->resp_head == PDC_NIL)
+		tgt->resp_tail = PDC_NIL;
+}
+
+void pdc_resp_free_all(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+
+	while (tgt->resp_head != PDC_NIL) {
+		uint32_t i = tgt->resp_head;
+
+		tgt->resp_head = mgr->resp[i].next;
+		pdc_resp_put_back(mgr, i);
+	}
+	tgt->resp_tail = tgt->due_head = tgt->due_tail = PDC_NIL;
+}
+
+/* ACK, or ACK_CC with the SACK bitmap while there are holes. */
+static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
+			       struct pdc_resp_ent *ent, uint8_t *buf,
+			       size_t len)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+	bool sack = tgt->ooo_cnt > 0;
+	int32_t off = pdc_psn_diff(ent ? ent->psn : tgt->last_psn,
+				   tgt->cack_psn);
+	struct pdc_ack a = {
+		.pro.type = sack ? UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK,
+		.pro.next_hdr = ent ? ent->next_hdr : UET_PDS_NEXT_HDR_NONE,
+		.pro.flags = (tgt->ecn ? UET_PDS_F_ACK_M : 0) |
+			     (tgt->retx ? UET_PDS_F_ACK_RETX : 0) |
+			     (tgt->close_req ? UET_PDS_ACK_REQ_CLOSE <<
+					       UET_PDS_F_ACK_REQ_SHIFT : 0),
+		.ack_psn_offset = (int16_t)off,
+		.cack_psn = tgt->cack_psn,
+		.spdcid = pdc->id,
+		.dpdcid = pdc->rid,
+	};
+	ssize_t n;
+
+	/* Stored PSNs lie within a window of cack; be safe regardless. */
+	if (off < INT16_MIN || off > INT16_MAX) {
+		if (ent)
+			pdc_resp_due_pop(mgr, pdc);
+		ent = NULL;
+		a.pro.next_hdr = UET_PDS_NEXT_HDR_NONE;
+		a.ack_psn_offset = 0;
+	}
+	if (sack) {
+		a.cc_type = UET_PDS_CC_NSCC;
+		a.sack_psn_offset = 1;
+		a.sack_bitmap = pdc_tgt_sack(pdc);
+		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
+						 UINT16_MAX : tgt->ooo_cnt);
+		a.cc.nscc.rcvd_bytes = tgt->ack_len > 0xFFFFFFu ? 0xFFFFFFu :
+				       tgt->ack_len;
+	}
+	n = pdc_ack_encode(buf, len, &a);
+	if (n >= 0 && ent && len - (size_t)n < ent->len)
+		n = -ENOBUFS;
+	if (n < 0)
+		return n;
+	if (ent) {
+		memcpy(buf + n, ent->buf, ent->len);
+		n += ent->len;
+		pdc_resp_due_pop(mgr, pdc);
+	}
+	tgt->ack_now = tgt->ecn = tgt->retx = tgt->close_req = false;
+	tgt->ack_cnt = tgt->ack_len = 0;
+	tgt->ack_at = 0;
+	mgr->stats.tx_ack++;
+	return n;
+}
+
+/* ref 2.7: CLOSE_REQ, the target asking the initiator to close. */
+static ssize_t pdc_tgt_put_close_req(struct pdc_mgr *mgr, struct pdc *pdc,
+				     uint8_t *buf, size_t len)
+{
+	struct pdc_ctl c = {
+		.pro.type = UET_PDS_TYPE_CONTROL,
+		.pro.next_hdr = UET_PDS_CTL_CLOSE_REQ,
+		.psn = pdc->tgt.cack_psn + 1,
+		.spdcid = pdc->id,
+		.dpdcid = pdc->rid,
+	};
+	ssize_t n = pdc_ctl_encode(buf, len, &c);
+
+	if (n < 0)
+		return n;
+	pdc->tgt.close_req = false;
+	mgr->stats.tx_ctl++;
+	return n;
+}
+
+ssize_t pdc_tgt_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
+		      size_t len, uint64_t now_ns)
+{
+	struct pdc_tgt *tgt = &pdc->tgt;
+	struct pdc_resp_ent *ent = tgt->due_head != PDC_NIL ?
+				   &mgr->resp[tgt->due_head] : NULL;
+
+	(void)now_ns;
+	if (ent || tgt->ack_now)
+		return pdc_tgt_put_ack(mgr, pdc, ent, buf, len);
+	if (tgt->close_req)
+		return pdc_tgt_put_close_req(mgr, pdc, buf, len);
+	return 0;
+}

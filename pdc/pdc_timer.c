@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Timers: one binary min-heap of PDCs keyed by their wake-up time. A PDC's
+ * deadlines only move the heap when they come earlier; a wake-up that turns
+ * out early just recomputes, which keeps the per-packet path free of heap
+ * work.
+ */
+#include "pdc/pdc_priv.h"
+
+static void pdc_heap_set(struct pdc_mgr *mgr, uint32_t i, struct pdc *pdc)
+{
+	mgr->heap[i] = pdc;
+	pdc->heap_idx = i;
+}
+
+static void pdc_heap_up(struct pdc_mgr *mgr, uint32_t i)
+{
+	struct pdc *pdc = mgr->heap[i];
+
+	while (i > 0) {
+		uint32_t up = (i - 1) / 2;
+
+		if (mgr->heap[up]->wake_ns <= pdc->wake_ns)
+			break;
+		pdc_heap_set(mgr, i, mgr->heap[up]);
+		i = up;
+	}
+	pdc_heap_set(mgr, i, pdc);
+}
+
+static void pdc_heap_down(struct pdc_mgr *mgr, uint32_t i)
+{
+	struct pdc *pdc = mgr->heap[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= mgr->heap_cnt)
+			break;
+		if (c + 1 < mgr->heap_cnt &&
+		    mgr->heap[c + 1]->wake_ns < mgr->heap[c]->wake_ns)
+			c++;
+		if (pdc->wake_ns <= mgr->heap[c]->wake_ns)
+			break;
+		pdc_heap_set(mgr, i, mgr->heap[c]);
+		i = c;
+	}
+	pdc_heap_set(mgr, i, pdc);
+}
+
+void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns)
+{
+	if (pdc->heap_idx != UINT32_MAX) {
+		if (at_ns >= pdc->wake_ns)
+			return;
+		pdc->wake_ns = at_ns;
+		pdc_heap_up(mgr, pdc->heap_idx);
+		return;
+	}
+	pdc->wake_ns = at_ns;
+	pdc_heap_set(mgr, mgr->heap_cnt++, pdc);
+	pdc_heap_up(mgr, pdc->heap_idx);
+}
+
+void pdc_timer_del(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	uint32_t i = pdc->heap_idx;
+	struct pdc *last;
+
+	if (i == UINT32_MAX)
+		return;
+	last = mgr->heap[--mgr->heap_cnt];
+	if (last != pdc) {
+		pdc_heap_set(mgr, i, last);
+		pdc_heap_down(mgr, i);
+		pdc_heap_up(mgr, last->heap_idx);
+	}
+	pdc->heap_idx = UINT32_MAX;
+	pdc->wake_ns = UINT64_MAX;
+}
+
+/*
+ * Runs every PDC whose wake-up is due. The handlers re-arm strictly in the
+ * future, and the bound guards against a handler that does not.
+ */
+void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns)
+{
+	uint32_t budget = 2 * mgr->cfg.max_pdcs + 8;
+
+	while (mgr->heap_cnt && mgr->heap[0]->wake_ns <= now_ns && budget--) {
+		struct pdc *pdc = mgr->heap[0];
+
+		pdc_timer_del(mgr, pdc);
+		if (pdc->role == PDC_ROLE_INI)
+			pdc_ini_on_timer(mgr, pdc, now_ns);
+		else
+			pdc_tgt_on_timer(mgr, pdc, now_ns);
+	}
+}
+
+uint64_t pdc_next_timeout(const struct pdc_mgr *mgr)
+{
+	if (mgr->nackq_cnt || mgr->uudq_cnt || mgr->ready_head)
+		return 0;
+	return mgr->heap_cnt ? mgr->heap[0]->wake_ns : UINT64_MAX;
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The send side of the manager: pdc_send(), the queues frames wait in (NACKs,
+ * UUD packets, PDCs with work) and pdc_tx_build(), which drains them into
+ * the caller's buffers, NACKs first.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+void pdc_ready(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	if (pdc->on_ready)
+		return;
+	pdc->on_ready = true;
+	pdc->ready_next = NULL;
+	if (mgr->ready_tail)
+		mgr->ready_tail->ready_next = pdc;
+	else
+		mgr->ready_head = pdc;
+	mgr->ready_tail = pdc;
+}
+
+/* Rare (a PDC going away while queued), so a walk is fine. */
+void pdc_ready_del(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc **link = &mgr->ready_head;
+	struct pdc *prev = NULL;
+
+	if (!pdc->on_ready)
+		return;
+	while (*link != pdc) {
+		prev = *link;
+		link = &prev->ready_next;
+	}
+	*link = pdc->ready_next;
+	if (mgr->ready_tail == pdc)
+		mgr->ready_tail = prev;
+	pdc->on_ready = false;
+	pdc->ready_next = NULL;
+}
+
+/* NACKs are advice: when the queue is full the initiator's timer recovers. */
+void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
+		    const struct pdc_nack *nack)
+{
+	struct pdc_nackq_ent *e;
+
+	if (mgr->nackq_cnt == PDC_NACKQ_LEN) {
+		mgr->stats.rx_dropped++;
+		return;
+	}
+	e = &mgr->nackq[(mgr->nackq_head + mgr->nackq_cnt++) % PDC_NACKQ_LEN];
+	e->peer = peer;
+	e->nack = *nack;
+}
+
+static ssize_t pdc_nack_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+			      uint32_t *peer)
+{
+	struct pdc_nackq_ent *e = &mgr->nackq[mgr->nackq_head];
+	ssize_t n = pdc_nack_encode(buf, len, &e->nack);
+
+	if (n < 0)
+		return n;
+	*peer = e->peer;
+	if (e->nack.nack_code < 32)
+		mgr->stats.nack_tx_code[e->nack.nack_code]++;
+	mgr->stats.tx_nack++;
+	mgr->nackq_head = (mgr->nackq_head + 1) % PDC_NACKQ_LEN;
+	mgr->nackq_cnt--;
+	return n;
+}
+
+static int pdc_uud_queue(struct pdc_mgr *mgr, const struct pdc_pkt *pkt)
+{
+	struct pdc_uud_ent *e;
+
+	if (mgr->uudq_cnt == mgr->cfg.window)
+		return -EAGAIN;
+	e = &mgr->uudq[(mgr->uudq_head + mgr->uudq_cnt++) & (mgr->cfg.window - 1)];
+	e->cookie = pkt->cookie;
+	e->peer = pkt->peer;
+	e->len = pkt->len;
+	e->next_hdr = pkt->next_hdr;
+	return 0;
+}
+
+/* UUD (ref 2.4): a 4-byte header and no state; done once handed over. */
+static ssize_t pdc_uud_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+			     uint32_t *peer)
+{
+	struct pdc_uud_ent e = mgr->uudq[mgr->uudq_head];
+	struct pdc_uud h = {
+		.pro = { .type = UET_PDS_TYPE_UUD_REQ, .next_hdr = e.next_hdr },
+	};
+	struct pdc_tx_done done = { .cookie = e.cookie, .peer = e.peer };
+	ssize_t n = pdc_uud_encode(buf, len, &h);
+
+	if (n >= 0 && len - (size_t)n < e.len)
+		n = -ENOBUFS;
+	if (n < 0)
+		return n;
+	mgr->uudq_head = (mgr->uudq_head + 1) & (mgr->cfg.window - 1);
+	mgr->uudq_cnt--;
+	done.status = mgr->ops.fill(mgr->ctx, e.cookie, buf + n, e.len);
+	mgr->ops.tx_done(mgr->ctx, &done);
+	if (done.status < 0)
+		return 0;
+	*peer = e.peer;
+	mgr->stats.tx_uud++;
+	return n + e.len;
+}
+
+static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
+				uint8_t mode, uint64_t now_ns)
+{
+	struct pdc *pdc = pdc_new(mgr, PDC_ROLE_INI, peer, mode);
+	struct pdc_ini *ini;
+
+	if (!pdc)
+		return NULL;
+	ini = &pdc->ini;
+	pdc->key = pdc_key_ini(peer, mode);
+	pdc_hash_add(mgr, pdc);
+	pdc->state = PDC_ST_SYN;
+	ini->start_psn = pdc_new_start_psn(mgr);
+	ini->next_psn = ini->send_psn = ini->una_psn = ini->start_psn;
+	ini->cack_psn = ini->sack_high = ini->start_psn - 1;
+	ini->rewind_psn = ini->start_psn - 1;
+	ini->resend_psn = ini->resend_end = ini->start_psn;
+	ini->peer_win = mgr->cfg.window;
+	ini->last_active_ns = now_ns;
+	pdc_cc_init(&mgr->cfg, ini);
+	return pdc;
+}
+
+int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns)
+{
+	struct pdc_slot *slot;
+	struct pdc_ini *ini;
+	struct pdc *pdc;
+
+	if (pkt->mode >= PDC_MODE_CNT || !pdc_next_hdr_name(pkt->next_hdr))
+		return -EINVAL;
+	if (pkt->len > mgr->cfg.max_payload_len)
+		return -EMSGSIZE;
+	if (pkt->mode == PDC_MODE_UUD)
+		return pdc_uud_queue(mgr, pkt);
+	pdc = pdc_hash_find(mgr, pdc_key_ini(pkt->peer, pkt->mode), NULL);
+	if (!pdc) {
+		pdc = pdc_ini_open(mgr, pkt->peer, pkt->mode, now_ns);
+		if (!pdc)
+			return -EBUSY;
+	}
+	ini = &pdc->ini;
+	if (ini->next_psn - ini->una_psn >= mgr->cfg.window)
+		return -EAGAIN;
+	slot = pdc_ini_slot(pdc, ini->next_psn++);
+	if (slot->flags & PDC_SLOT_RETXQ)
+		pdc_ini_retx_prune(pdc);
+	memset(slot, 0, sizeof(*slot));
+	slot->cookie = pkt->cookie;
+	slot->len = pkt->len;
+	slot->next_hdr = pkt->next_hdr;
+	slot->retx_next = PDC_NO_SLOT;
+	slot->flags = (pkt->flags & PDC_PKT_F_AR ? PDC_SLOT_AR : 0) |
+		      (pkt->flags & PDC_PKT_F_WANT_RESP ? PDC_SLOT_RESP : 0);
+	ini->last_active_ns = now_ns;
+	if (pdc_ini_can_send(pdc))
+		pdc_ready(mgr, pdc);
+	return 0;
+}
+
+/* Round robin over PDCs with work, one frame at a time. */
+static ssize_t pdc_ready_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+			       uint32_t *peer, uint64_t now_ns)
+{
+	struct pdc *pdc;
+	ssize_t n;
+
+	while ((pdc = mgr->ready_head)) {
+		uint32_t to = pdc->peer;
+
+		if (pdc->role == PDC_ROLE_INI)
+			n = pdc_ini_build(mgr, pdc, buf, len, now_ns);
+		else
+			n = pdc_tgt_build(mgr, pdc, buf, len, now_ns);
+		if (n == -ECANCELED)
+			continue;	/* the PDC failed and is gone */
+		if (n < 0)
+			return n;
+		/* Callbacks may have queued others: unlink, do not pop. */
+		pdc_ready_del(mgr, pdc);
+		if (n == 0)
+			continue;
+		pdc_ready(mgr, pdc);
+		*peer = to;
+		return n;
+	}
+	return 0;
+}
+
+ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+		     uint32_t *peer, uint64_t now_ns)
+{
+	ssize_t n;
+
+	pdc_timers_run(mgr, now_ns);
+	if (mgr->nackq_cnt)
+		return pdc_nack_build(mgr, buf, len, peer);
+	while (mgr->uudq_cnt) {
+		n = pdc_uud_build(mgr, buf, len, peer);
+		if (n)
+			return n;
+	}
+	return pdc_ready_build(mgr, buf, len, peer, now_ns);
+}
