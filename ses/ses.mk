@@ -10,3 +10,12 @@ BENCH_BINS	+= $(B)/bench_ses
 $(B)/bench_ses: $(B)/test/bench_ses.o $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+# Fuzz target: random packet sequences into the target side. It needs the
+# ses objects only (FUZZ_CORE_OBJS is not yet defined when this is read).
+FUZZ_TARGETS	+= ses_engine
+SES_FUZZ_OBJS	:= $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/fuzz_ses_engine: test/fuzz/fuzz_ses_engine.c $(SES_FUZZ_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $< $(SES_FUZZ_OBJS)

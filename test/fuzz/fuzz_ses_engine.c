@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libFuzzer target for the SES engine as a target: random sequences of
+ * request packets (raw, or built from input fields so that most get past
+ * parsing), responses, receive operations, refused tx and time passing.
+ * After every step it checks that no byte of the arena outside the
+ * registered regions and posted receives changed, that the read-only
+ * region never changed, and that every payload sent out was read from a
+ * readable region.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses/ses.h"
+#include "ses/ses_hdr.h"
+#include "ses/ses_recv.h"
+#include "ses/ses_ri.h"
+
+#define F_ARENA_LEN	32768
+#define F_CANARY	0xA5
+#define F_JOB		1
+#define F_PID		1
+
+/* Arena ranges: [off, off + len), what may change them. */
+struct f_range {
+	uint32_t off, len;
+	bool writable;		/* by the peer: region or receive */
+	bool readable;		/* payload may be sent from it */
+};
+
+static const struct f_range f_ranges[] = {
+	{ 1024, 4096, true, true },	/* rkey 0x11, ri 1, read + write */
+	{ 8192, 1024, false, true },	/* rkey 0x22, ri 1, read only */
+	{ 12288, 4096, true, false },	/* rkey 0x33, ri 1, write only */
+	{ 17408, 2048, true, false },	/* rkey 0x11, ri 3 (no gen) */
+	{ 20480, 2048, true, false },	/* receive buffers */
+	{ 22528, 2048, true, false },
+	{ 26624, 4096, true, false },	/* our READ's sink */
+};
+#define F_NRANGES	(sizeof(f_ranges) / sizeof(f_ranges[0]))
+
+static uint8_t f_arena[F_ARENA_LEN];
+static uint8_t f_ro_snap[1024];
+static int f_tx_refuse;
+
+static const uint8_t f_canary_run[F_ARENA_LEN] = { [0 ... F_ARENA_LEN - 1] =
+							F_CANARY };
+
+static void f_check(void)
+{
+	uint32_t at = 0, r;
+
+	/* f_ranges is sorted: compare the gaps between them to canaries. */
+	for (r = 0; r < F_NRANGES; r++) {
+		if (memcmp(f_arena + at, f_canary_run, f_ranges[r].off - at))
+			abort();		/* written outside */
+		at = f_ranges[r].off + f_ranges[r].len;
+	}
+	if (memcmp(f_arena + at, f_canary_run, F_ARENA_LEN - at))
+		abort();
+	if (memcmp(f_arena + f_ranges[1].off, f_ro_snap, sizeof(f_ro_snap)))
+		abort();			/* read-only region written */
+}
+
+static bool f_is_readable(const uint8_t *p, size_t len)
+{
+	uintptr_t lo = (uintptr_t)f_arena, a = (uintptr_t)p;
+
+	for (uint32_t r = 0; r < F_NRANGES; r++)
+		if (f_ranges[r].readable && a >= lo + f_ranges[r].off &&
+		    a + len <= lo + f_ranges[r].off + f_ranges[r].len)
+			return true;
+	return false;
+}
+
+static int f_tx(void *ctx, const struct ses_pkt *pkt)
+{
+	static uint8_t out[SES_PKT_HDR_MAX + UET_PAYLOAD_MTU_MAX];
+	size_t off = pkt->pay_off;
+
+	(void)ctx;
+	if (f_tx_refuse > 0) {
+		f_tx_refuse--;
+		return -EAGAIN;
+	}
+	if (pkt->hdr_len > SES_PKT_HDR_MAX || pkt->pay_len > 16383)
+		abort();
+	/* Response data must come from a readable region. */
+	if (pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA) {
+		if (pkt->iov_cnt != 1 || off > pkt->iov[0].len ||
+		    !f_is_readable((const uint8_t *)pkt->iov[0].base + off,
+				   pkt->pay_len))
+			abort();
+	}
+	ses_pkt_payload_copy(pkt, out);
+	return 0;
+}
+
+static void f_tx_done(void *ctx, const struct ses_wre *wre,
+		      const struct ses_tx_cpl *cpl)
+{
+	(void)ctx;
+	(void)wre;
+	(void)cpl;
+}
+
+static void f_recv_done(void *ctx, const struct ses_recv_cpl *cpl)
+{
+	(void)ctx;
+	if (cpl->len > 2048)
+		abort();			/* more than the receive holds */
+}
+
+static const struct ses_ops f_ops = {
+	.tx = f_tx, .tx_done = f_tx_done, .recv_done = f_recv_done,
+};
+
+/* Input reader: bytes run out as zeros. */
+struct f_in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint64_t f_take(struct f_in *in, unsigned nbytes)
+{
+	uint64_t v = 0;
+
+	while (nbytes--) {
+		v <<= 8;
+		if (in->n) {
+			v |= *in->p++;
+			in->n--;
+		}
+	}
+	return v;
+}
+
+static void f_post_recv(struct ses *s, unsigned which, bool tagged,
+			uint64_t tag)
+{
+	struct ses_iov iov = { f_arena + f_ranges[4 + which].off, 2048, NULL };
+	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = 1, .tag = tag,
+				    .ignore = tag & 0xF0,
+				    .initiator = SES_INITIATOR_ANY,
+				    .flags = tagged ? SES_RECV_F_TAGGED : 0,
+				    .user_ctx = (void *)(uintptr_t)(which + 1) };
+
+	/* Posting the same buffer twice is the caller's business; avoid it. */
+	ses_recv_cancel(s, ra.user_ctx);
+	ses_recv_post(s, &ra);
+}
+
+static struct ses *f_setup(void)
+{
+	struct ses_ri_id ri1 = { F_JOB, F_PID, 1 }, ri2 = { F_JOB, F_PID, 2 };
+	struct ses_ri_id ri3 = { F_JOB, F_PID, 3 };
+	struct ses_config cfg;
+	struct ses *s;
+
+	ses_config_init(&cfg);
+	cfg.payload_mtu = 1024;
+	cfg.job_id = F_JOB;
+	cfg.pid_on_fep = F_PID;
+	cfg.rdv_ri = 9;
+	cfg.max_rx_msgs = 16;
+	cfg.max_unexpected = 4;
+	cfg.max_unexpected_len = 8192;
+	cfg.max_msg_len = 65536;
+	cfg.max_msgs = 16;
+	cfg.max_peers = 8;
+	cfg.max_recvs = 8;
+	cfg.max_ri_tables = 8;
+	cfg.max_mrs = 16;
+	s = ses_create(&cfg, &f_ops, NULL);
+	if (!s)
+		abort();
+	if (ses_ri_add(s, &ri1, 0) || ses_ri_add(s, &ri2, SES_RI_F_MSG) ||
+	    ses_ri_add(s, &ri3, SES_RI_F_NO_GEN | SES_RI_F_MSG) ||
+	    ses_mr_add(s, &ri1, 0x11, f_arena + 1024, 4096,
+		       SES_ACCESS_REMOTE_READ | SES_ACCESS_REMOTE_WRITE) ||
+	    ses_mr_add(s, &ri1, 0x22, f_arena + 8192, 1024,
+		       SES_ACCESS_REMOTE_READ) ||
+	    ses_mr_add(s, &ri1, 0x33, f_arena + 12288, 4096,
+		       SES_ACCESS_REMOTE_WRITE) ||
+	    ses_mr_add(s, &ri3, 0x11, f_arena + 17408, 2048,
+		       SES_ACCESS_REMOTE_WRITE))
+		abort();
+	return s;
+}
+
+/* A request built from input fields: mostly sane, sometimes not. */
+static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
+{
+	static const uint8_t ops[] = {
+		UET_SES_OP_WRITE, UET_SES_OP_READ, UET_SES_OP_SEND,
+		UET_SES_OP_TAGGED_SEND, UET_SES_OP_RENDEZVOUS_SEND,
+		UET_SES_OP_RENDEZVOUS_TSEND, UET_SES_OP_ATOMIC, UET_SES_OP_NO_OP,
+	};
+	static const uint64_t keys[] = { 0x11, 0x22, 0x33, 0x44 };
+	struct ses_std_hdr h = { 0 };
+	struct ses_rdv_ext e = { 0 };
+	uint8_t sel = (uint8_t)f_take(in, 1);
+	size_t n, pay;
+
+	h.opcode = ops[sel & 7];
+	h.f.som = sel & 0x08;
+	h.f.eom = sel & 0x10;
+	h.f.rel = !(sel & 0x20);
+	h.f.dc = sel & 0x40;
+	h.f.hd = h.f.som && (sel & 0x80);
+	h.message_id = (uint16_t)f_take(in, 1);
+	h.ri_generation = (uint8_t)(f_take(in, 1) & 3);
+	h.job_id = F_JOB + (uint32_t)(f_take(in, 1) % 8 == 0);
+	h.pid_on_fep = F_PID;
+	h.resource_index = (uint16_t)(f_take(in, 1) % 4);
+	h.memory_key = keys[f_take(in, 1) % 4] | (f_take(in, 1) & 1) << 62;
+	h.buffer_offset = f_take(in, 2);
+	h.header_data = 77;
+	h.initiator = (uint32_t)f_take(in, 1);
+	h.message_offset = (uint32_t)f_take(in, 1) << 10;
+	h.request_length = (uint32_t)f_take(in, 2);
+	pay = f_take(in, 2) % (2 * 1024 + 1);
+	h.payload_length = (uint16_t)(h.f.som ? 0 : pay);
+	n = (size_t)ses_std_hdr_encode(pkt, cap, &h);
+	if (h.opcode == UET_SES_OP_RENDEZVOUS_SEND ||
+	    h.opcode == UET_SES_OP_RENDEZVOUS_TSEND) {
+		e.eager_length = (uint32_t)pay;
+		e.pid_on_fep = (uint16_t)(f_take(in, 1) % 3);
+		e.resource_index = 9;
+		e.read_offset = f_take(in, 1);
+		e.read_match_bits = f_take(in, 1);
+		n += (size_t)ses_rdv_ext_encode(pkt + n, cap - n, &e);
+	}
+	if (pay > cap - n)
+		pay = cap - n;
+	memset(pkt + n, (int)sel, pay);
+	return n + pay;
+}
+
+static void f_step(struct ses *s, struct f_in *in, uint64_t *now)
+{
+	static uint8_t pkt[4096];
+	uint8_t rsp[UET_SES_RSP_LEN];
+	struct ses_rx_pkt rx = { .peer = 2 + (uint32_t)f_take(in, 1) % 3 };
+	struct ses_recv_attr any = { .initiator = SES_INITIATOR_ANY,
+				     .ignore = ~0ull };
+	struct ses_recv_info info;
+	uint8_t op = (uint8_t)f_take(in, 1);
+	size_t len;
+
+	rx.buf = pkt;
+	rx.now_ns = *now;
+	switch (op % 8) {
+	case 0:		/* raw request bytes */
+		rx.next_hdr = (uint8_t)(f_take(in, 1) % 7);
+		len = f_take(in, 1) % 128;
+		len = len < in->n ? len : in->n;
+		memcpy(pkt, in->p, len);
+		in->p += len;
+		in->n -= len;
+		rx.len = len;
+		ses_rx_req(s, &rx, rsp, sizeof(rsp));
+		ses_rx_rsp(s, &rx);
+		break;
+	case 1:
+	case 2:
+	case 3:		/* a built request */
+		rx.next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD;
+		rx.len = f_build_req(in, pkt, sizeof(pkt));
+		ses_rx_req(s, &rx, rsp, sizeof(rsp));
+		break;
+	case 4:		/* receives */
+		f_post_recv(s, op >> 7, op & 0x10, f_take(in, 1));
+		break;
+	case 5:		/* peek, claim into a receive buffer, or discard */
+		any.flags = op & 0x10 ? SES_RECV_F_TAGGED : 0;
+		if (ses_recv_peek(s, &any, true, &info))
+			break;
+		if (op & 0x20) {
+			ses_recv_discard(s, info.handle);
+		} else {
+			ses_recv_cancel(s, (void *)(uintptr_t)2);
+			any.iov = &(struct ses_iov){ f_arena + 22528, 2048, 0 };
+			any.iov_cnt = 1;
+			any.user_ctx = (void *)(uintptr_t)2;
+			ses_recv_claim(s, info.handle, &any);
+		}
+		break;
+	case 6:		/* time passes; tx refuses for a while */
+		*now += f_take(in, 1) * 100000000ull;
+		f_tx_refuse = op >> 5;
+		ses_progress(s, *now);
+		break;
+	default:	/* a peer fails or restarts */
+		if (op & 0x80)
+			ses_peer_reset(s, rx.peer);
+		else
+			ses_peer_fail(s, rx.peer, -EIO);
+		break;
+	}
+	f_check();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct f_in in = { data, size };
+	struct ses_addr peer = { .peer = 2, .job_id = F_JOB, .pid_on_fep = 1 };
+	struct ses_iov sink = { f_arena + 26624, 4096, NULL };
+	struct ses_wre rd = { .opcode = UET_SES_OP_READ, .dst = &peer,
+			      .ri = 1, .iov = &sink, .iov_cnt = 1,
+			      .mkey = 0x11 };
+	uint64_t now = 0;
+	struct ses *s;
+
+	memset(f_arena, F_CANARY, sizeof(f_arena));
+	for (size_t i = 0; i < sizeof(f_ro_snap); i++)
+		f_arena[8192 + i] = f_ro_snap[i] = (uint8_t)(i * 5);
+	f_tx_refuse = 0;
+	s = f_setup();
+	/* Outstanding messages of ours, for stray responses to meet. */
+	ses_wre_post(s, &rd);
+	while (in.n)
+		f_step(s, &in, &now);
+	ses_progress(s, now + 10000000000ull);
+	f_check();
+	ses_destroy(s);
+	return 0;
+}
