@@ -271,17 +271,28 @@ static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
 	struct ses_peer *p = ses_pool_at(&s->peers, pidx);
 	uint32_t i;
 
+	/*
+	 * Mark first: a tx_done callback may post new messages to the peer,
+	 * and those are not part of the failure.
+	 */
 	for (i = 0; i < s->msgs.cap; i++) {
 		struct ses_msg *m = ses_pool_at(&s->msgs, i);
 
-		if (!m->wre || m->peer != pidx)
+		if (m->wre && m->peer == pidx)
+			m->flags |= SES_MSG_F_FAILING;
+	}
+	for (i = 0; i < s->msgs.cap; i++) {
+		struct ses_msg *m = ses_pool_at(&s->msgs, i);
+
+		if (!m->wre || !(m->flags & SES_MSG_F_FAILING))
 			continue;
 		ses_msg_complete(s, m, status, UET_SES_RC_NULL, 0);
 		ses_msg_release(s, m);
 	}
-	p->tx_base = p->tx_next;
-	p->tx_cnt = 0;
-	memset(p->tx_busy, 0, sizeof(p->tx_busy));
+	if (!p->tx_cnt) {
+		p->tx_base = p->tx_next;
+		memset(p->tx_busy, 0, sizeof(p->tx_busy));
+	}
 }
 
 static void ses_peer_fail_rx(struct ses *s, uint32_t pidx, int status)

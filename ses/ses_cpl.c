@@ -110,9 +110,15 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 		ses_msg_try_free(s, m);
 		return;
 	}
-	/* Only bytes of the message that never arrived before are placed. */
-	if (h->payload_length != data_len ||
-	    (uint64_t)h->message_offset + data_len > m->len) {
+	/*
+	 * Only bytes of the message that never arrived before are placed,
+	 * in whole blocks as the target sends them (every MTU is 1 KiB * n).
+	 */
+	if (h->payload_length != data_len || !data_len ||
+	    (uint64_t)h->message_offset + data_len > m->len ||
+	    (h->message_offset & (SES_BLK_LEN - 1)) ||
+	    ((data_len & (SES_BLK_LEN - 1)) &&
+	     h->message_offset + data_len != m->len)) {
 		s->st.rx_malformed++;
 		return;
 	}

@@ -137,8 +137,7 @@ static void ses_rxm_bind(struct ses *s, struct ses_rxm *m, struct ses_recv *r)
 	free(m->ux_buf);
 	m->ux_buf = NULL;
 	if (m->flags & SES_RXM_F_RDV) {
-		if (ses_rdv_pull(s, m, &placed))
-			ses_rsp_send(s, m, UET_SES_RC_OK, placed);
+		ses_rdv_pull(s, m, true, &placed);
 		return;
 	}
 	if (m->flags & SES_RXM_F_INMAP)

@@ -100,7 +100,7 @@ int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c)
 	ses_rxm_took(s, m, c);
 	ses_rxm_finish(s, m);
 	/* The sender keeps its buffer exposed until the deferred answer. */
-	if (!m->recv || !ses_rdv_pull(s, m, &placed))
+	if (!m->recv || !ses_rdv_pull(s, m, false, &placed))
 		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
 	return ses_rx_ok(c, UET_SES_RSP_RESPONSE, placed);
 }
@@ -145,7 +145,8 @@ static int ses_rdv_pull_start(struct ses *s, struct ses_rxm *m)
 	return 0;
 }
 
-int ses_rdv_pull(struct ses *s, struct ses_rxm *m, uint32_t *placed)
+int ses_rdv_pull(struct ses *s, struct ses_rxm *m, bool answer,
+		 uint32_t *placed)
 {
 	struct ses_rdv *d = m->rdv;
 	const struct ses_recv *r = m->recv;
@@ -155,6 +156,8 @@ int ses_rdv_pull(struct ses *s, struct ses_rxm *m, uint32_t *placed)
 	d->eager = m->arrived < want ? m->arrived : (uint32_t)want;
 	if (want == d->eager) {
 		*placed = (uint32_t)want;
+		if (answer)
+			ses_rsp_send(s, m, UET_SES_RC_OK, *placed);
 		ses_recv_complete(s, m->recv, m, 0, UET_SES_RC_OK, want);
 		ses_rxm_free(s, m);
 		return 1;

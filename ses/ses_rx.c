@@ -235,8 +235,11 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 	const struct ses_std_hdr *h = &c->h;
 	uint8_t rc;
 
-	if (!(h->f.som && h->f.eom))
-		c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
+	/*
+	 * Even a one-packet request may name a message in progress; then it
+	 * must agree with it (ses_rx_is_same_msg) or be refused.
+	 */
+	c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
 	if (!c->rxm && ses_rx_id_is_done(c->peer, h->message_id)) {
 		/* Answered before; placing it again could undo later writes. */
 		s->st.rx_dups++;

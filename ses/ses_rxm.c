@@ -87,7 +87,9 @@ struct ses_rxm *ses_rxm_new(struct ses *s, const struct ses_rx_ctx *c)
 
 	if (!m)
 		return NULL;
-	if (ses_blkmap_init(&m->blk, h->request_length) < 0)
+	/* One-packet messages need no block map beyond the inline one. */
+	if (!(h->f.som && h->f.eom) &&
+	    ses_blkmap_init(&m->blk, h->request_length) < 0)
 		goto err_put;
 	if (ses_map_put(&s->rxm_map, ses_rxm_key(c->pidx, h->message_id),
 			ses_pool_idx(&s->rxms, m)) < 0)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ses/ses_priv.h"
+#include "ses/ses_util.h"
 
 int ses_pool_init(struct ses_pool *p, size_t item_len, uint32_t cap)
 {
