@@ -34,7 +34,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all check unit fuzz fuzz-run bench install deps clean demo
+.PHONY: all check unit e2e fuzz fuzz-run bench install deps clean demo
 
 all:
 
@@ -49,7 +49,8 @@ FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
 		   pdc_ctl pdc_hdr ses_std_hdr ses_small_hdr ses_medium_hdr \
 		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
 		   ses_rsp_data_hdr ses_rsp_data_small_hdr
-include pdc/pdc.mk ses/ses.mk bpf/bpf.mk uet/uet.mk tools/tools.mk
+include pdc/pdc.mk ses/ses.mk bpf/bpf.mk uet/uet.mk tools/tools.mk \
+		  test/test.mk
 CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
 CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
 
@@ -112,7 +113,7 @@ fuzz: $(FUZZ_BINS)
 fuzz-run: $(FUZZ_BINS)
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run-fuzzers.sh $(B) $(FUZZ_TARGETS)
 
-check: unit fuzz-run
+check: unit e2e fuzz-run
 
 # ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
 bench: $(BENCH_BINS)

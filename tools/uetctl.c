@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <limits.h>
 
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -173,6 +174,7 @@ static int uetctl_status_one(const char *ifname, bool quiet_if_absent)
 
 static int uetctl_status(int argc, char **argv)
 {
+	char pin_dir[PATH_MAX];
 	struct uetctl_args a;
 	struct dirent *de;
 	DIR *dir;
@@ -182,7 +184,10 @@ static int uetctl_status(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	if (a.ifname)
 		return uetctl_status_one(a.ifname, false);
-	dir = opendir(UET_XDP_PIN_ROOT);
+	ret = uet_xdp_pin_dir(pin_dir, sizeof(pin_dir));
+	if (ret < 0)
+		return uetctl_fail("status", NULL, ret);
+	dir = opendir(pin_dir);
 	if (!dir) {
 		printf("uetctl: not loaded on any interface\n");
 		return 0;

@@ -14,7 +14,10 @@
 
 #define UET_NL_POLL_NS	(5 * 1000 * 1000)
 
-/* One request/reply exchange; |cb| sees each reply message. */
+/*
+ * One request/reply exchange; |cb| sees each reply message. Requests carry
+ * NLM_F_ACK so that the kernel's ACK (or error) ends the exchange.
+ */
 static int uet_nl_talk(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -95,7 +98,7 @@ static int uet_nl_route_get(const void *dst, struct uet_nl_route_reply *r)
 	int ret;
 
 	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = v6 ? AF_INET6 : AF_INET;
 	rtm->rtm_dst_len = v6 ? 128 : 32;
@@ -142,8 +145,8 @@ static int uet_nl_neigh(int ifindex, const void *addr, bool v6, bool use,
 	struct ndmsg *ndm;
 
 	nlh->nlmsg_type = use ? RTM_NEWNEIGH : RTM_GETNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST |
-			   (use ? NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK : 0);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
+			   (use ? NLM_F_CREATE | NLM_F_REPLACE : 0);
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = v6 ? AF_INET6 : AF_INET;
 	ndm->ndm_ifindex = ifindex;

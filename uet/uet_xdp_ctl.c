@@ -51,24 +51,67 @@ static void uet_xdp_skel_maps(struct uet_xdp *skel, struct bpf_map *maps[4])
 	maps[3] = skel->maps.uet_xdp_capture;
 }
 
+const char *uet_xdp_bpffs(void)
+{
+	const char *root = getenv("UET_BPFFS");
+
+	return root && *root ? root : UET_XDP_BPFFS;
+}
+
+int uet_xdp_pin_dir(char *buf, size_t len)
+{
+	struct stat sb;
+	int n;
+
+	if (stat("/proc/self/ns/net", &sb) < 0)
+		return -errno;
+	n = snprintf(buf, len, "%s/uet/ns%lu", uet_xdp_bpffs(),
+		     (unsigned long)sb.st_ino);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* <pin dir>/IFACE, or <pin dir>/IFACE/MAP when |map_name| is given. */
 static int uet_xdp_pin_path(char *buf, size_t len, const char *ifname,
 			    const char *map_name)
 {
-	int n = map_name ?
-		snprintf(buf, len, "%s/%s/%s", UET_XDP_PIN_ROOT, ifname,
-			 map_name) :
-		snprintf(buf, len, "%s/%s", UET_XDP_PIN_ROOT, ifname);
+	char dir[PATH_MAX];
+	int n, ret = uet_xdp_pin_dir(dir, sizeof(dir));
 
+	if (ret < 0)
+		return ret;
+	n = map_name ? snprintf(buf, len, "%s/%s/%s", dir, ifname, map_name) :
+		       snprintf(buf, len, "%s/%s", dir, ifname);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 static int uet_xdp_bpffs_ensure(void)
 {
+	const char *root = uet_xdp_bpffs();
 	struct statfs sfs;
 
-	if (statfs(UET_XDP_BPFFS, &sfs) == 0 && sfs.f_type == BPF_FS_MAGIC)
+	if (statfs(root, &sfs) == 0 && sfs.f_type == BPF_FS_MAGIC)
 		return 0;
-	if (mount("bpf", UET_XDP_BPFFS, "bpf", 0, "mode=0700") < 0)
+	if (mount("bpf", root, "bpf", 0, "mode=0700") < 0)
+		return -errno;
+	return 0;
+}
+
+/* Creates <bpffs>/uet/ns<ino>/IFACE, one level at a time. */
+static int uet_xdp_pin_mkdirs(const char *ifname)
+{
+	char path[PATH_MAX];
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/uet", uet_xdp_bpffs());
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (uet_xdp_pin_dir(path, sizeof(path)) < 0 ||
+	    (mkdir(path, 0700) < 0 && errno != EEXIST))
+		return -errno;
+	if (uet_xdp_pin_path(path, sizeof(path), ifname, NULL) < 0 ||
+	    mkdir(path, 0700) < 0)
 		return -errno;
 	return 0;
 }
@@ -88,9 +131,13 @@ static void uet_xdp_unpin(const char *ifname)
 				unlink(path);
 		uet_xdp__destroy(skel);
 	}
+	/* The directories go only when empty. */
 	if (!uet_xdp_pin_path(path, sizeof(path), ifname, NULL))
 		rmdir(path);
-	rmdir(UET_XDP_PIN_ROOT);	/* only if now empty */
+	if (!uet_xdp_pin_dir(path, sizeof(path)))
+		rmdir(path);
+	if (snprintf(path, sizeof(path), "%s/uet", uet_xdp_bpffs()) > 0)
+		rmdir(path);
 }
 
 /* Our program on |ifindex|, looked up among the dispatcher's programs. */
@@ -160,9 +207,9 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 	if (stat(path, &sb) == 0)
 		return -EEXIST;
 	/* libbpf pins into existing directories only. */
-	if ((mkdir(UET_XDP_PIN_ROOT, 0700) < 0 && errno != EEXIST) ||
-	    mkdir(path, 0700) < 0)
-		return -errno;
+	ret = uet_xdp_pin_mkdirs(ifname);
+	if (ret < 0)
+		return ret;
 	skel = uet_xdp__open();
 	if (!skel) {
 		ret = -errno;

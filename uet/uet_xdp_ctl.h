@@ -2,8 +2,12 @@
 /*
  * Control of the XDP program on an interface: load through libxdp (so it
  * shares the interface with other XDP programs), unload, and reach its
- * pinned maps (/sys/fs/bpf/uet/IFACE/) from any process: uetctl, the
- * provider's engine, tests.
+ * pinned maps from any process: uetctl, the provider's engine, tests.
+ *
+ * Pins live in <bpffs>/uet/ns<netns inode>/IFACE/, where <bpffs> is
+ * $UET_BPFFS or /sys/fs/bpf: interface names are per network namespace,
+ * and `ip netns exec` remounts /sys (hiding /sys/fs/bpf), so tools run that
+ * way share pins only through a bpffs mounted elsewhere, named by UET_BPFFS.
  */
 #ifndef UET_XDP_CTL_H
 #define UET_XDP_CTL_H
@@ -13,7 +17,6 @@
 
 #include "uet_xdp_shared.h"
 
-#define UET_XDP_PIN_ROOT	"/sys/fs/bpf/uet"
 
 enum uet_xdp_mode {
 	UET_XDP_MODE_NATIVE = 1,
@@ -37,6 +40,12 @@ struct uet_xdp_status {
 	int other_progs;	/* other programs on the interface */
 	struct uet_xdp_cfg cfg;
 };
+
+/* The bpffs root in use ($UET_BPFFS or /sys/fs/bpf). */
+const char *uet_xdp_bpffs(void);
+
+/* The pin directory of this network namespace; 0 or -errno. */
+int uet_xdp_pin_dir(char *buf, size_t len);
 
 /*
  * uet_xdp_load() attaches the program to |ifname| in |mode|, steering UDP

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# test/: helper programs and the end-to-end tests run in network namespaces.
+$(B)/xsk_peer: $(B)/test/xsk_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh
+E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer
+
+# Each script prints "e2e: NAME ok" lines and exits non-zero on failure.
+e2e: $(E2E_DEPS)
+	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; \
+		B=$(B) bash $$t || exit 1; done
