@@ -43,6 +43,8 @@ all:
 PDC_SRCS	:=
 SES_SRCS	:=
 BENCH_BINS	:=
+BENCH_SCRIPTS	:=
+BENCH_DEPS	:=
 # Fuzz targets: the codec decoders (test/fuzz/fuzz_decode.c) here; fragments
 # append their own, each with an explicit rule for $(B)/fuzz/fuzz_<name>.
 FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
@@ -116,8 +118,10 @@ fuzz-run: $(FUZZ_BINS)
 check: unit e2e fuzz-run
 
 # ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
-bench: $(BENCH_BINS)
+# BENCH_BINS run as they are; BENCH_SCRIPTS (with BENCH_DEPS built) get B.
+bench: $(BENCH_BINS) $(BENCH_DEPS)
 	$(Q)for b in $(BENCH_BINS); do $$b || exit 1; done
+	$(Q)for s in $(BENCH_SCRIPTS); do B=$(B) bash $$s || exit 1; done
 
 # ---- the main job -------------------------------------------------------------
 # Two namespaces, a veth pair, the XDP program and a fi_write app over

@@ -11,3 +11,11 @@ E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer
 e2e: $(E2E_DEPS)
 	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; \
 		B=$(B) bash $$t || exit 1; done
+
+$(B)/bench_xsk: $(B)/test/bench_xsk.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+# Benchmarks run by `make bench` that need a script around their program.
+BENCH_SCRIPTS	+= test/bench_xsk.sh
+BENCH_DEPS	+= $(B)/bench_xsk $(B)/uetctl

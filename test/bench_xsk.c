@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One-way AF_XDP throughput between two namespaces, through the engine
+ * (uet/uet_xsk.c) or through a bare loop on libxdp's ring helpers, so the
+ * engine's overhead shows against the same substrate in the same run.
+ *   bench_xsk rx IFACE SECONDS engine|bare
+ *   bench_xsk tx IFACE DST_IP SECONDS PAYLOAD engine|bare
+ * The receiver prints "rx FRAMES PAYLOAD_BYTES NS" for the frames that
+ * arrived between its first frame and SECONDS later.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <xdp/xsk.h>
+#include <bpf/libbpf.h>
+
+#include "pdc/pdc_hdr.h"
+#include "uet/uet_frame.h"
+#include "uet/uet_nl.h"
+#include "uet/uet_xdp_ctl.h"
+#include "uet/uet_xsk.h"
+
+#define BATCH		64
+#define FRAMES		4096
+#define RING		1024
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int xsks_map(const char *ifname)
+{
+	struct uet_xdp_maps m;
+	int fd;
+
+	if (uet_xdp_maps_open(ifname, &m) < 0) {
+		fprintf(stderr, "bench_xsk: %s: XDP program not loaded\n",
+			ifname);
+		exit(1);
+	}
+	fd = dup(m.xsks);
+	uet_xdp_maps_close(&m);
+	return fd;
+}
+
+/* ---- the bare loop: libxdp rings, nothing else -------------------------- */
+struct bare {
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod fq, tx;
+	struct xsk_ring_cons cq, rx;
+	uint8_t *area;
+	uint64_t free_addr[FRAMES / 2];
+	uint32_t nfree;
+};
+
+static void bare_open(struct bare *b, const char *ifname)
+{
+	struct xsk_umem_config ucfg = { .fill_size = FRAMES / 2,
+					.comp_size = FRAMES / 2,
+					.frame_size = UET_XSK_CHUNK_LEN };
+	struct xsk_socket_config scfg = {
+		.rx_size = RING, .tx_size = RING,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP | XDP_COPY | XDP_USE_SG,
+	};
+	size_t len = (size_t)FRAMES * UET_XSK_CHUNK_LEN;
+	uint32_t idx = 0;
+	int map = xsks_map(ifname);
+
+	b->area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (b->area == MAP_FAILED ||
+	    xsk_umem__create(&b->umem, b->area, len, &b->fq, &b->cq, &ucfg) ||
+	    xsk_socket__create(&b->xsk, ifname, 0, b->umem, &b->rx, &b->tx,
+			       &scfg) ||
+	    xsk_socket__update_xskmap(b->xsk, map)) {
+		fprintf(stderr, "bench_xsk: bare socket: %m\n");
+		exit(1);
+	}
+	xsk_ring_prod__reserve(&b->fq, FRAMES / 2, &idx);
+	for (uint32_t i = 0; i < FRAMES / 2; i++)
+		*xsk_ring_prod__fill_addr(&b->fq, idx + i) =
+			(uint64_t)i * UET_XSK_CHUNK_LEN;
+	xsk_ring_prod__submit(&b->fq, FRAMES / 2);
+	for (uint32_t i = 0; i < FRAMES / 2; i++)
+		b->free_addr[i] = (uint64_t)(FRAMES / 2 + i) * UET_XSK_CHUNK_LEN;
+	b->nfree = FRAMES / 2;
+}
+
+/* Receives for |ns| after the first frame; returns frames, sets bytes. */
+static uint64_t bare_rx(struct bare *b, uint64_t ns, uint64_t *bytes,
+			uint64_t *elapsed)
+{
+	uint64_t frames = 0, start = 0, t = 0;
+	uint32_t idx = 0, fidx = 0;
+
+	while (!start || (t = now_ns()) - start < ns) {
+		uint32_t n = xsk_ring_cons__peek(&b->rx, BATCH, &idx);
+
+		if (!n) {
+			if (xsk_ring_prod__needs_wakeup(&b->fq))
+				recvfrom(xsk_socket__fd(b->xsk), NULL, 0,
+					 MSG_DONTWAIT, NULL, NULL);
+			continue;
+		}
+		if (!start)
+			start = now_ns();
+		xsk_ring_prod__reserve(&b->fq, n, &fidx);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct xdp_desc *d =
+				xsk_ring_cons__rx_desc(&b->rx, idx + i);
+
+			*bytes += d->len;
+			frames += !(d->options & XDP_PKT_CONTD);
+			*xsk_ring_prod__fill_addr(&b->fq, fidx + i) =
+				d->addr & ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+		}
+		xsk_ring_prod__submit(&b->fq, n);
+		xsk_ring_cons__release(&b->rx, n);
+	}
+	*elapsed = t - start;
+	return frames;
+}
+
+static void bare_tx(struct bare *b, const uint8_t *frame, uint32_t len,
+		    uint64_t ns)
+{
+	uint32_t segs = (len + UET_XSK_CHUNK_LEN - 1) / UET_XSK_CHUNK_LEN;
+	uint64_t end = now_ns() + ns;
+	uint32_t idx = 0;
+
+	while (now_ns() < end) {
+		uint32_t n = xsk_ring_cons__peek(&b->cq, FRAMES / 2, &idx);
+		uint32_t want = BATCH * segs;
+
+		for (uint32_t i = 0; i < n; i++)
+			b->free_addr[b->nfree++] =
+				*xsk_ring_cons__comp_addr(&b->cq, idx + i);
+		xsk_ring_cons__release(&b->cq, n);
+		if (b->nfree < want ||
+		    xsk_ring_prod__reserve(&b->tx, want, &idx) != want) {
+			sendto(xsk_socket__fd(b->xsk), NULL, 0, MSG_DONTWAIT,
+			       NULL, 0);
+			continue;
+		}
+		for (uint32_t i = 0; i < want; i++) {
+			struct xdp_desc *d = xsk_ring_prod__tx_desc(&b->tx,
+								     idx + i);
+			uint32_t s = i % segs, off = s * UET_XSK_CHUNK_LEN;
+			uint32_t l = len - off < UET_XSK_CHUNK_LEN ?
+				     len - off : UET_XSK_CHUNK_LEN;
+
+			d->addr = b->free_addr[--b->nfree];
+			memcpy(b->area + d->addr, frame + off, l);
+			d->len = l;
+			d->options = s + 1 < segs ? XDP_PKT_CONTD : 0;
+		}
+		xsk_ring_prod__submit(&b->tx, want);
+		sendto(xsk_socket__fd(b->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0);
+	}
+}
+
+/* ---- the engine ---------------------------------------------------------- */
+static struct uet_xsk *engine_open(const char *ifname)
+{
+	struct uet_xsk_cfg cfg = { .frame_cnt = FRAMES, .ring_size = RING,
+				   .multi_buf = true };
+	struct uet_xsk *x;
+
+	cfg.ifindex = (int)if_nametoindex(ifname);
+	cfg.xsks_map_fd = xsks_map(ifname);
+	x = uet_xsk_create(&cfg);
+	if (!x) {
+		fprintf(stderr, "bench_xsk: engine: %m\n");
+		exit(1);
+	}
+	return x;
+}
+
+static uint64_t engine_rx(struct uet_xsk *x, uint64_t ns, uint64_t *bytes,
+			  uint64_t *elapsed)
+{
+	struct uet_xsk_frame f[BATCH];
+	uint64_t frames = 0, start = 0, t = 0;
+
+	while (!start || (t = now_ns()) - start < ns) {
+		uint32_t n = uet_xsk_rx_burst(x, f, BATCH);
+
+		if (!n)
+			continue;
+		if (!start)
+			start = now_ns();
+		for (uint32_t i = 0; i < n; i++)
+			*bytes += f[i].len;
+		frames += n;
+		uet_xsk_rx_release(x, f, n);
+	}
+	*elapsed = t - start;
+	return frames;
+}
+
+static void engine_tx(struct uet_xsk *x, const uint8_t *frame, uint32_t len,
+		      uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end) {
+		for (int i = 0; i < BATCH; i++) {
+			struct uet_xsk_frame f;
+
+			if (uet_xsk_tx_alloc(x, len, &f) < 0)
+				break;
+			uet_xsk_frame_write(&f, 0, frame, len);
+			if (uet_xsk_tx_submit(x, &f, len) < 0) {
+				uet_xsk_tx_free(x, &f);
+				break;
+			}
+		}
+		uet_xsk_tx_kick(x);
+	}
+}
+
+/* A UET frame to |dst_ip|: headers from the kernel's tables, RUD request. */
+static uint32_t build_frame(uint8_t *frame, const char *dst_ip,
+			    uint32_t payload)
+{
+	struct uet_frame_addr src = { .port = 0x5eed }, dst = {
+		.port = 4793 };
+	struct pdc_req req = {
+		.pro = { UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_HDR_NONE, 0 },
+		.psn = 1, .spdcid = 1, .dpdcid = 1,
+	};
+	struct uet_nl_route rt;
+	ssize_t hl;
+
+	inet_pton(AF_INET, dst_ip, &dst.v4);
+	if (uet_nl_resolve(&dst.v4, false, 2000, &rt) < 0 || !rt.has_src) {
+		fprintf(stderr, "bench_xsk: no route to %s\n", dst_ip);
+		exit(1);
+	}
+	memcpy(dst.mac, rt.mac, 6);
+	src.v4 = rt.src.v4;
+	uet_nl_if_mac(rt.ifindex, src.mac);
+	hl = uet_frame_encode(frame, UET_XSK_FRAME_MAX, &src, &dst, payload);
+	pdc_req_encode(frame + hl, payload, &req);
+	return (uint32_t)hl + payload;
+}
+
+static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t frame[UET_XSK_FRAME_MAX];
+	uint64_t bytes = 0, elapsed = 0, frames;
+	bool bare_mode;
+
+	libbpf_set_print(quiet);
+	if (argc == 5 && !strcmp(argv[1], "rx")) {
+		uint64_t ns = strtoull(argv[3], NULL, 0) * 1000000000ull;
+		struct bare b;
+
+		bare_mode = !strcmp(argv[4], "bare");
+		if (bare_mode) {
+			bare_open(&b, argv[2]);
+			printf("ready\n");
+			fflush(stdout);
+			frames = bare_rx(&b, ns, &bytes, &elapsed);
+		} else {
+			struct uet_xsk *x = engine_open(argv[2]);
+
+			printf("ready\n");
+			fflush(stdout);
+			frames = engine_rx(x, ns, &bytes, &elapsed);
+		}
+		printf("rx %llu %llu %llu\n", (unsigned long long)frames,
+		       (unsigned long long)bytes, (unsigned long long)elapsed);
+		return 0;
+	}
+	if (argc == 7 && !strcmp(argv[1], "tx")) {
+		uint64_t ns = strtoull(argv[4], NULL, 0) * 1000000000ull;
+		uint32_t len = build_frame(frame, argv[3],
+					   (uint32_t)strtoul(argv[5], NULL, 0));
+		struct bare b;
+
+		if (!strcmp(argv[6], "bare")) {
+			bare_open(&b, argv[2]);
+			bare_tx(&b, frame, len, ns);
+		} else {
+			engine_tx(engine_open(argv[2]), frame, len, ns);
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: bench_xsk rx IFACE SECONDS engine|bare\n"
+		"       bench_xsk tx IFACE DST SECONDS PAYLOAD engine|bare\n");
+	return 2;
+}
