@@ -160,3 +160,21 @@ Test(io_frame, encode_errors)
 	cr_assert_eq(uet_frame_encode(f, sizeof(f), &a4, &a6, 0), -EINVAL);
 	cr_assert_eq(uet_frame_encode(f, sizeof(f), &a4, &a4, 65536), -EINVAL);
 }
+
+/* ref 1.5: the largest Payload MTU that fits the interface MTU. */
+Test(io_frame, payload_mtu_from_interface_mtu)
+{
+	cr_assert_eq(uet_frame_payload_mtu(9000, false), 8192);
+	cr_assert_eq(uet_frame_payload_mtu(9000, true), 8192);
+	cr_assert_eq(uet_frame_payload_mtu(1500, false), 1024);
+	cr_assert_eq(uet_frame_payload_mtu(1500, true), 1024);
+	cr_assert_eq(uet_frame_payload_mtu(4500, false), 4096);
+	cr_assert_eq(uet_frame_payload_mtu(3000, false), 2048);
+	/* Exactly at the edge: 1024 + 20 + 8 + 16 + 44 + 36 = 1148. */
+	cr_assert_eq(uet_frame_payload_mtu(1148, false), 1024);
+	cr_assert_eq(uet_frame_payload_mtu(1147, false), -EMSGSIZE);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 124, false), 8192);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 123, false), 4096);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 144, true), 8192);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 143, true), 4096);
+}

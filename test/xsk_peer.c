@@ -116,6 +116,7 @@ static int peer_recv(const char *ifname, uint32_t count, uint64_t timeout_ms,
 	uint8_t *seen = calloc(count ? count : 1, 1);
 	struct uet_xsk *x = peer_engine(ifname, true);
 	struct pollfd pfd = { .fd = uet_xsk_fd(x), .events = POLLIN };
+	struct uet_xsk_stats st = { .rx_frames = 0 };
 
 	if (ready_file) {
 		FILE *f = fopen(ready_file, "w");
@@ -144,6 +145,15 @@ static int peer_recv(const char *ifname, uint32_t count, uint64_t timeout_ms,
 		uet_xsk_rx_release(x, frames, n);
 	}
 	printf("xsk_peer: received %u ok %u bad %u dup %u\n", got, ok, bad, dup);
+	if (uet_xsk_stats_read(x, &st) == 0)
+		fprintf(stderr, "xsk_peer: engine rx_frames %llu rx_dropped %llu "
+			"fill_ring_empty %llu rx_ring_full %llu\n",
+			(unsigned long long)st.rx_frames,
+			(unsigned long long)st.rx_dropped,
+			(unsigned long long)st.rx_fill_ring_empty_descs,
+			(unsigned long long)st.rx_ring_full);
+	if (st.rx_frames != got)
+		bad++;		/* the engine's count must agree with ours */
 	uet_xsk_destroy(x);
 	free(seen);
 	return bad || dup ? 1 : 0;

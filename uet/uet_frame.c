@@ -15,6 +15,17 @@
 #define IPV4_MF_OFF	0x3FFF	/* MF flag and fragment offset */
 #define UET_IP_TTL	64
 
+int uet_frame_payload_mtu(unsigned int if_mtu, bool is_v6)
+{
+	unsigned int budget = is_v6 ? UET_FRAME_HDR_BUDGET_V6 :
+				      UET_FRAME_HDR_BUDGET_V4;
+
+	for (int mtu = 8192; mtu >= 1024; mtu /= 2)
+		if ((unsigned int)mtu + budget <= if_mtu)
+			return mtu;
+	return -EMSGSIZE;
+}
+
 uint16_t uet_ipv4_csum(const uint8_t *hdr, size_t len)
 {
 	uint32_t sum = 0;

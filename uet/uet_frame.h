@@ -75,6 +75,21 @@ ssize_t uet_frame_encode(uint8_t *out, size_t outlen,
 int uet_frame_decode(struct uet_frame_info *info, const uint8_t *frame,
 		     size_t len, size_t frame_len);
 
+/*
+ * Bytes of a packet's IP datagram that are not SES payload, at most: IP, UDP,
+ * the largest PDS request (RUD/ROD with CC state, 16), the standard SES
+ * header (44) and the largest extension (compare-and-swap, 36).
+ */
+#define UET_FRAME_HDR_BUDGET_V4	(UET_IPV4_HDR_LEN + UET_UDP_HDR_LEN + 16 + 44 + 36)
+#define UET_FRAME_HDR_BUDGET_V6	(UET_IPV6_HDR_LEN + UET_UDP_HDR_LEN + 16 + 44 + 36)
+
+/*
+ * uet_frame_payload_mtu() chooses the Payload MTU for an interface MTU
+ * |if_mtu| (ref 1.5): the largest of 8192, 4096, 2048, 1024 that fits with
+ * the header budget. Returns it, or -EMSGSIZE when not even 1024 fits.
+ */
+int uet_frame_payload_mtu(unsigned int if_mtu, bool is_v6);
+
 /* The IPv4 header checksum (RFC 791) over |len| bytes at |hdr|. */
 uint16_t uet_ipv4_csum(const uint8_t *hdr, size_t len);
 
