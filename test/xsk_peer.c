@@ -144,7 +144,6 @@ static int peer_recv(const char *ifname, uint32_t count, uint64_t timeout_ms,
 		}
 		uet_xsk_rx_release(x, frames, n);
 	}
-	printf("xsk_peer: received %u ok %u bad %u dup %u\n", got, ok, bad, dup);
 	if (uet_xsk_stats_read(x, &st) == 0)
 		fprintf(stderr, "xsk_peer: engine rx_frames %llu rx_dropped %llu "
 			"fill_ring_empty %llu rx_ring_full %llu\n",
@@ -154,6 +153,7 @@ static int peer_recv(const char *ifname, uint32_t count, uint64_t timeout_ms,
 			(unsigned long long)st.rx_ring_full);
 	if (st.rx_frames != got)
 		bad++;		/* the engine's count must agree with ours */
+	printf("xsk_peer: received %u ok %u bad %u dup %u\n", got, ok, bad, dup);
 	uet_xsk_destroy(x);
 	free(seen);
 	return bad || dup ? 1 : 0;
