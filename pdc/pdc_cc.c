@@ -77,6 +77,9 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 {
 	uint64_t err;
 
+	/* srtt 0 means no sample yet; a path faster than 1 ns is 1 ns. */
+	if (!rtt_ns)
+		rtt_ns = 1;
 	if (!ini->srtt_ns) {
 		ini->srtt_ns = rtt_ns;
 		ini->rttvar_ns = rtt_ns / 2;

@@ -9,19 +9,6 @@
 
 #include "pdc/pdc_priv.h"
 
-struct pdc_slot *pdc_ini_slot(struct pdc *pdc, uint32_t psn)
-{
-	return &pdc->ini.slot[(psn - pdc->ini.start_psn) & pdc->win_mask];
-}
-
-/* Sent and not yet passed by una: a PSN replies may talk about. */
-bool pdc_ini_is_live(const struct pdc *pdc, uint32_t psn)
-{
-	const struct pdc_ini *ini = &pdc->ini;
-
-	return pdc_psn_in(psn, ini->una_psn, ini->send_psn - ini->una_psn);
-}
-
 /* Not done, and either unacknowledged or still owed its response. */
 static bool pdc_slot_needs_tx(const struct pdc_slot *slot)
 {
@@ -256,6 +243,7 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		ini->rto_at = now_ns + ini->rto_ns;
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
 	}
+	pdc_ini_arm_probe(mgr, pdc, now_ns);
 	return n;
 }
 
@@ -459,6 +447,39 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	return true;
 }
 
+/*
+ * Tail-loss probe: a quiet spell of two RTTs while packets are out means
+ * the last ones or their ACK were lost, and no later arrival will tell.
+ * Resending the oldest one draws a full ACK long before the RTO would.
+ */
+void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t pto_ns = 2 * ini->srtt_ns + ini->rttvar_ns;
+
+	if (!ini->srtt_ns || pto_ns >= ini->rto_ns ||
+	    ini->probe_cnt >= PDC_PROBE_MAX || ini->una_psn == ini->send_psn)
+		return;
+	ini->probe_at = now_ns + pto_ns;
+	pdc_timer_arm(mgr, pdc, ini->probe_at);
+}
+
+static void pdc_ini_probe(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t psn;
+
+	ini->probe_at = 0;
+	ini->probe_cnt++;
+	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
+		if (pdc_slot_needs_tx(pdc_ini_slot(pdc, psn))) {
+			pdc_ini_retx_push(pdc, psn);
+			pdc_ready(mgr, pdc);
+			return;
+		}
+	}
+}
+
 void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
@@ -467,8 +488,12 @@ void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	if (ini->rto_at && now_ns >= ini->rto_at &&
 	    !pdc_ini_rto(mgr, pdc, now_ns))
 		return;
+	if (ini->probe_at && now_ns >= ini->probe_at)
+		pdc_ini_probe(mgr, pdc);
 	if (ini->rto_at)
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	if (ini->probe_at)
+		pdc_timer_arm(mgr, pdc, ini->probe_at);
 	if (!mgr->cfg.idle_ns || pdc->state == PDC_ST_CLOSING ||
 	    ini->una_psn != ini->next_psn)
 		return;

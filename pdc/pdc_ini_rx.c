@@ -88,7 +88,7 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t ack_psn = ack->cack_psn + (uint32_t)(int32_t)ack->ack_psn_offset;
 	uint32_t psn, acked = 0;
-	uint64_t rtt_ns = 0;
+	uint64_t rtt_ns = UINT64_MAX;
 
 	if (!(ack->pro.flags & UET_PDS_F_ACK_P) &&
 	    pdc_ini_is_live(pdc, ack_psn)) {
@@ -108,7 +108,7 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 	ini->sack_high = pdc_psn_max(ini->sack_high, ini->cack_psn);
 	if (ack->pro.type != UET_PDS_TYPE_ACK && ack->sack_bitmap)
 		acked += pdc_ini_ack_sack(mgr, pdc, ack);
-	if (rtt_ns)
+	if (rtt_ns != UINT64_MAX)
 		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns);
 	return acked;
 }
@@ -198,9 +198,13 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	ini = &pdc->ini;
 	acked = pdc_ini_ack_psns(mgr, pdc, ack, ack->pro.next_hdr !=
 				 UET_PDS_NEXT_HDR_NONE ? &rsp : NULL, now_ns);
-	if (acked)
+	if (acked) {
 		ini->rto_at = ini->una_psn != ini->send_psn ?
 			      now_ns + ini->rto_ns : 0;
+		ini->probe_cnt = 0;
+		ini->probe_at = 0;
+		pdc_ini_arm_probe(mgr, pdc, now_ns);
+	}
 	if (pdc_psn_after(ini->sack_high,
 			  ini->cack_psn + mgr->cfg.reorder_thresh) &&
 	    pdc_ini_sack_holes(mgr, pdc, now_ns))

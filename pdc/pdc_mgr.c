@@ -201,6 +201,8 @@ void pdc_hash_del(struct pdc_mgr *mgr, struct pdc *pdc)
 	uint32_t *link = &mgr->hash[pdc_hash_bucket(mgr, pdc->key)];
 	uint32_t me = pdc_slot_of(mgr, pdc) + 1;
 
+	if (mgr->send_cache == pdc)
+		mgr->send_cache = NULL;
 	if (!pdc->in_hash)
 		return;
 	while (*link && *link != me)
@@ -209,13 +211,6 @@ void pdc_hash_del(struct pdc_mgr *mgr, struct pdc *pdc)
 		*link = pdc->hnext;
 	pdc->in_hash = false;
 	pdc->hnext = 0;
-}
-
-struct pdc *pdc_by_id(const struct pdc_mgr *mgr, uint16_t id)
-{
-	struct pdc *pdc = mgr->tbl[id & ((1u << mgr->id_bits) - 1)];
-
-	return pdc && pdc->id == id ? pdc : NULL;
 }
 
 /* A PDCID is a random generation over the slot, never 0 (ref 2.9). */

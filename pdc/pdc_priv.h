@@ -16,6 +16,7 @@
 #define PDC_NO_SLOT	UINT16_MAX	/* end of a ring slot list */
 #define PDC_NACKQ_LEN	64		/* queued NACKs; more are dropped */
 #define PDC_CLOSE_REQ_TRIES	3	/* CLOSE_REQs before giving up */
+#define PDC_PROBE_MAX		2	/* tail-loss probes per quiet spell */
 
 enum pdc_role { PDC_ROLE_INI, PDC_ROLE_TGT };
 
@@ -64,6 +65,8 @@ struct pdc_ini {
 	uint64_t rewind_ns;
 	uint64_t srtt_ns, rttvar_ns, rto_ns;
 	uint64_t rto_at;	/* retransmit timer; 0: off */
+	uint64_t probe_at;	/* tail-loss probe timer; 0: off */
+	uint8_t probe_cnt;	/* probes since the last ACK progress */
 	uint64_t last_active_ns;
 	uint16_t retx_head, retx_tail;
 	uint8_t last_nack;	/* code of the latest NACK, for the error */
@@ -145,6 +148,7 @@ struct pdc_mgr {
 	struct pdc **heap;
 	uint32_t heap_cnt;
 	struct pdc *ready_head, *ready_tail;
+	struct pdc *send_cache;	/* last initiator PDC pdc_send() used */
 	struct pdc_nackq_ent nackq[PDC_NACKQ_LEN];
 	uint32_t nackq_head, nackq_cnt;
 	struct pdc_uud_ent *uudq;
@@ -154,6 +158,39 @@ struct pdc_mgr {
 	struct pdc_stats stats;
 };
 
+/* ---- small hot helpers ----------------------------------------------- */
+
+static inline struct pdc *pdc_by_id(const struct pdc_mgr *mgr, uint16_t id)
+{
+	struct pdc *pdc = mgr->tbl[id & ((1u << mgr->id_bits) - 1)];
+
+	return pdc && pdc->id == id ? pdc : NULL;
+}
+
+/* The ring is indexed from the start PSN so a renumbered PDC keeps it. */
+static inline struct pdc_slot *pdc_ini_slot(struct pdc *pdc, uint32_t psn)
+{
+	return &pdc->ini.slot[(psn - pdc->ini.start_psn) & pdc->win_mask];
+}
+
+/* Sent and not yet passed by una: a PSN replies may talk about. */
+static inline bool pdc_ini_is_live(const struct pdc *pdc, uint32_t psn)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+
+	return pdc_psn_in(psn, ini->una_psn, ini->send_psn - ini->una_psn);
+}
+
+void pdc_timer_arm_slow(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns);
+
+/* Deadlines only move the heap when they come earlier (pdc_timer.c). */
+static inline void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc,
+				 uint64_t at_ns)
+{
+	if (at_ns < pdc->wake_ns)
+		pdc_timer_arm_slow(mgr, pdc, at_ns);
+}
+
 /* pdc_mgr.c */
 uint32_t pdc_rand32(struct pdc_mgr *mgr);
 uint64_t pdc_key_ini(uint32_t peer, uint8_t mode);
@@ -161,7 +198,6 @@ uint64_t pdc_key_tgt(uint32_t peer, uint16_t rid);
 struct pdc *pdc_new(struct pdc_mgr *mgr, uint8_t role, uint32_t peer,
 		    uint8_t mode);
 void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc);
-struct pdc *pdc_by_id(const struct pdc_mgr *mgr, uint16_t id);
 struct pdc *pdc_hash_find(const struct pdc_mgr *mgr, uint64_t key,
 			  const struct pdc *after);
 void pdc_hash_add(struct pdc_mgr *mgr, struct pdc *pdc);
@@ -173,7 +209,6 @@ void pdc_log(struct pdc_mgr *mgr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* pdc_timer.c */
-void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns);
 void pdc_timer_del(struct pdc_mgr *mgr, struct pdc *pdc);
 void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns);
 
@@ -184,8 +219,6 @@ void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
 		    const struct pdc_nack *nack);
 
 /* pdc_ini.c */
-struct pdc_slot *pdc_ini_slot(struct pdc *pdc, uint32_t psn);
-bool pdc_ini_is_live(const struct pdc *pdc, uint32_t psn);
 bool pdc_ini_can_send(const struct pdc *pdc);
 void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn);
 void pdc_ini_retx_clear(struct pdc *pdc);
@@ -201,6 +234,7 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err);
 bool pdc_ini_start_close(struct pdc_mgr *mgr, struct pdc *pdc,
 			 uint64_t now_ns);
 void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 
 /* pdc_ini_rx.c */
 void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,

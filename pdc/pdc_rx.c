@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "pdc/pdc_priv.h"
+#include "uet_codec.h"
 
 static void pdc_rx_uud(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		       const struct pdc_uud *uud, const uint8_t *ses,
@@ -114,24 +115,32 @@ static int pdc_rx_dispatch(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	case UET_PDS_TYPE_NACK:
 	case UET_PDS_TYPE_NACK_CCX:
 		return pdc_rx_reply(mgr, meta, type, buf, len, now_ns);
+	case UET_PDS_TYPE_TSS:
+	case UET_PDS_TYPE_RUDI_REQ:
+	case UET_PDS_TYPE_RUDI_RESP:
+		return -EPROTONOSUPPORT;
 	default:
-		return -EPROTONOSUPPORT;	/* RUDI */
+		return -EBADMSG;
 	}
 }
 
+/*
+ * Only the type is read here, to pick the decoder; that decoder checks the
+ * whole header, prologue included.
+ */
 int pdc_rx_frame(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		 const uint8_t *buf, size_t len, uint64_t now_ns)
 {
-	struct pdc_prologue pro;
-	ssize_t n = pdc_prologue_decode(&pro, buf, len);
+	uint16_t pro;
 	int ret;
 
-	if (n == -EPROTONOSUPPORT) {
-		mgr->stats.rx_dropped++;
-		return (int)n;
+	if (len < UET_PDS_PROLOGUE_LEN) {
+		mgr->stats.rx_bad++;
+		return -EBADMSG;
 	}
-	ret = n < 0 ? -EBADMSG :
-	      pdc_rx_dispatch(mgr, meta, pro.type, buf, len, now_ns);
+	uet_get_be16(&pro, buf);
+	ret = pdc_rx_dispatch(mgr, meta, (pro >> UET_PDS_TYPE_SHIFT) &
+					 UET_PDS_TYPE_MASK, buf, len, now_ns);
 	if (ret == -EBADMSG)
 		mgr->stats.rx_bad++;
 	else if (ret < 0)

@@ -48,11 +48,10 @@ static void pdc_heap_down(struct pdc_mgr *mgr, uint32_t i)
 	pdc_heap_set(mgr, i, pdc);
 }
 
-void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns)
+/* Called only when |at_ns| is earlier than the PDC's wake-up. */
+void pdc_timer_arm_slow(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns)
 {
 	if (pdc->heap_idx != UINT32_MAX) {
-		if (at_ns >= pdc->wake_ns)
-			return;
 		pdc->wake_ns = at_ns;
 		pdc_heap_up(mgr, pdc->heap_idx);
 		return;

@@ -142,17 +142,23 @@ int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns)
 	struct pdc_ini *ini;
 	struct pdc *pdc;
 
-	if (pkt->mode >= PDC_MODE_CNT || !pdc_next_hdr_name(pkt->next_hdr))
+	if (pkt->mode >= PDC_MODE_CNT ||
+	    pkt->next_hdr > UET_PDS_NEXT_HDR_RESPONSE_DATA_SMALL)
 		return -EINVAL;
 	if (pkt->len > mgr->cfg.max_payload_len)
 		return -EMSGSIZE;
 	if (pkt->mode == PDC_MODE_UUD)
 		return pdc_uud_queue(mgr, pkt);
-	pdc = pdc_hash_find(mgr, pdc_key_ini(pkt->peer, pkt->mode), NULL);
-	if (!pdc) {
-		pdc = pdc_ini_open(mgr, pkt->peer, pkt->mode, now_ns);
+	/* Streams go to one peer at a time: try the last PDC first. */
+	pdc = mgr->send_cache;
+	if (!pdc || pdc->peer != pkt->peer || pdc->mode != pkt->mode) {
+		pdc = pdc_hash_find(mgr, pdc_key_ini(pkt->peer, pkt->mode),
+				    NULL);
+		if (!pdc)
+			pdc = pdc_ini_open(mgr, pkt->peer, pkt->mode, now_ns);
 		if (!pdc)
 			return -EBUSY;
+		mgr->send_cache = pdc;
 	}
 	ini = &pdc->ini;
 	if (ini->next_psn - ini->una_psn >= mgr->cfg.window)
@@ -191,11 +197,15 @@ static ssize_t pdc_ready_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 			continue;	/* the PDC failed and is gone */
 		if (n < 0)
 			return n;
-		/* Callbacks may have queued others: unlink, do not pop. */
-		pdc_ready_del(mgr, pdc);
-		if (n == 0)
+		if (n == 0) {
+			pdc_ready_del(mgr, pdc);
 			continue;
-		pdc_ready(mgr, pdc);
+		}
+		/* Round robin: to the back, unless it is alone there. */
+		if (pdc->ready_next) {
+			pdc_ready_del(mgr, pdc);
+			pdc_ready(mgr, pdc);
+		}
 		*peer = to;
 		return n;
 	}
@@ -207,7 +217,8 @@ ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 {
 	ssize_t n;
 
-	pdc_timers_run(mgr, now_ns);
+	if (mgr->heap_cnt && mgr->heap[0]->wake_ns <= now_ns)
+		pdc_timers_run(mgr, now_ns);
 	if (mgr->nackq_cnt)
 		return pdc_nack_build(mgr, buf, len, peer);
 	while (mgr->uudq_cnt) {
