@@ -17,10 +17,10 @@
 #define SES_RECV_F_TAGGED	0x1	/* match TAGGED_SEND by tag/ignore */
 
 /*
- * A receive. |iov| (and its buffers) must stay valid until recv_done
- * reports |user_ctx|. A message matches when it is tagged as the receive
- * is, its tag equals |tag| in every bit not set in |ignore|, and it came
- * from |initiator| (or SES_INITIATOR_ANY).
+ * A receive. The iov array is copied; the buffers it names must stay
+ * valid until recv_done reports |user_ctx|. A message matches when it is
+ * tagged as the receive is, its tag equals |tag| in every bit not set in
+ * |ignore|, and it came from |initiator| (or SES_INITIATOR_ANY).
  */
 struct ses_recv_attr {
 	const struct ses_iov *iov;

@@ -167,7 +167,7 @@ static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
 	struct ses_rxm *m = c->rxm;
 	int ret;
 
-	if (h->f.som && h->f.eom) {
+	if (!m && h->f.som && h->f.eom) {
 		if (c->pay_len)
 			memcpy(dst, c->pay, c->pay_len);
 		ses_rx_id_done(c->peer, h->message_id);

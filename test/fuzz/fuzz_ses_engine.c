@@ -190,6 +190,32 @@ static struct ses *f_setup(void)
 	return s;
 }
 
+/* The last request built, for continuation packets of its message. */
+static struct ses_std_hdr f_last;
+
+/* A later packet of the message f_last began: mostly a plausible one. */
+static size_t f_next_req(struct f_in *in, uint8_t *pkt, size_t cap)
+{
+	uint8_t sel = (uint8_t)f_take(in, 1);
+	struct ses_std_hdr h = f_last;
+	size_t n, pay;
+
+	h.f.som = false;
+	h.f.hd = false;
+	h.f.eom = sel & 1;
+	h.message_offset = (uint32_t)(sel >> 1) << 10;
+	pay = h.f.eom && h.request_length > h.message_offset ?
+	      h.request_length - h.message_offset : 1024;
+	if (sel & 0x80)
+		pay = f_take(in, 2) % 1500;
+	if (pay > 2048)
+		pay = 2048;
+	h.payload_length = (uint16_t)pay;
+	n = (size_t)ses_std_hdr_encode(pkt, cap, &h);
+	memset(pkt + n, (int)sel, pay);
+	return n + pay;
+}
+
 /* A request built from input fields: mostly sane, sometimes not. */
 static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
 {
@@ -201,7 +227,7 @@ static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
 	static const uint64_t keys[] = { 0x11, 0x22, 0x33, 0x44 };
 	struct ses_std_hdr h = { 0 };
 	struct ses_rdv_ext e = { 0 };
-	uint8_t sel = (uint8_t)f_take(in, 1);
+	uint8_t sel = (uint8_t)f_take(in, 1), sel2 = (uint8_t)f_take(in, 1);
 	size_t n, pay;
 
 	h.opcode = ops[sel & 7];
@@ -216,13 +242,16 @@ static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
 	h.pid_on_fep = F_PID;
 	h.resource_index = (uint16_t)(f_take(in, 1) % 4);
 	h.memory_key = keys[f_take(in, 1) % 4] | (f_take(in, 1) & 1) << 62;
-	h.buffer_offset = f_take(in, 2);
+	/* Mostly near the regions' sizes, sometimes anything at all. */
+	h.buffer_offset = sel2 & 1 ? f_take(in, 8) : f_take(in, 2) % 6144;
 	h.header_data = 77;
 	h.initiator = (uint32_t)f_take(in, 1);
 	h.message_offset = (uint32_t)f_take(in, 1) << 10;
-	h.request_length = (uint32_t)f_take(in, 2);
+	h.request_length = sel2 & 2 ? (uint32_t)f_take(in, 4) :
+			   (uint32_t)f_take(in, 2) % 6144;
 	pay = f_take(in, 2) % (2 * 1024 + 1);
 	h.payload_length = (uint16_t)(h.f.som ? 0 : pay);
+	f_last = h;
 	n = (size_t)ses_std_hdr_encode(pkt, cap, &h);
 	if (h.opcode == UET_SES_OP_RENDEZVOUS_SEND ||
 	    h.opcode == UET_SES_OP_RENDEZVOUS_TSEND) {
@@ -265,10 +294,14 @@ static void f_step(struct ses *s, struct f_in *in, uint64_t *now)
 		ses_rx_rsp(s, &rx);
 		break;
 	case 1:
-	case 2:
-	case 3:		/* a built request */
+	case 2:		/* a built request */
 		rx.next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD;
 		rx.len = f_build_req(in, pkt, sizeof(pkt));
+		ses_rx_req(s, &rx, rsp, sizeof(rsp));
+		break;
+	case 3:		/* the next packet of the last built message */
+		rx.next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD;
+		rx.len = f_next_req(in, pkt, sizeof(pkt));
 		ses_rx_req(s, &rx, rsp, sizeof(rsp));
 		break;
 	case 4:		/* receives */
@@ -318,6 +351,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < sizeof(f_ro_snap); i++)
 		f_arena[8192 + i] = f_ro_snap[i] = (uint8_t)(i * 5);
 	f_tx_refuse = 0;
+	memset(&f_last, 0, sizeof(f_last));
+	f_last.opcode = UET_SES_OP_WRITE;
 	s = f_setup();
 	/* Outstanding messages of ours, for stray responses to meet. */
 	ses_wre_post(s, &rd);
