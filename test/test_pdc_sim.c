@@ -42,22 +42,48 @@ static uint32_t t_check(const uint8_t *p)
 
 /* ---- the test SES -------------------------------------------------------- */
 
+static void t_payload_put(uint8_t *buf, int src, int inc, uint8_t flags,
+			  uint8_t mode, uint32_t seq)
+{
+	uint8_t *p = buf;
+
+	p = uet_put_be32(p, T_MAGIC);
+	p = uet_put_u8(p, (uint8_t)src);
+	p = uet_put_u8(p, (uint8_t)inc);
+	p = uet_put_u8(p, flags);
+	p = uet_put_u8(p, mode);
+	p = uet_put_be32(p, seq);
+	uet_put_be32(p, t_check(buf));
+}
+
+/* A payload as end |src| (incarnation |inc|) would send it. */
+void t_payload(uint8_t *buf, int src, int inc, uint8_t mode, uint32_t seq)
+{
+	t_payload_put(buf, src, inc, 0, mode, seq);
+}
+
+/* A hand-made request: |h| then the payload of message |seq| of |src|. */
+size_t t_req_frame(uint8_t *buf, const struct pdc_req *h, int src,
+		   uint32_t seq)
+{
+	ssize_t n = pdc_req_encode(buf, T_FRAME_MAX, h);
+
+	cr_assert_gt(n, 0);
+	t_payload(buf + n, src, 0, h->pro.type == UET_PDS_TYPE_ROD_REQ ?
+		  PDC_MODE_ROD : PDC_MODE_RUD, seq);
+	return (size_t)n + T_PAYLOAD_LEN;
+}
+
 static int t_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 {
 	struct t_end *e = ctx;
 	uint32_t seq = (uint32_t)cookie;
-	uint8_t *p = buf;
 
 	if (len != T_PAYLOAD_LEN)
 		return -EINVAL;
-	p = uet_put_be32(p, T_MAGIC);
-	p = uet_put_u8(p, (uint8_t)e->idx);
-	p = uet_put_u8(p, (uint8_t)(cookie >> 32));
-	p = uet_put_u8(p, e->resp_every && seq % e->resp_every == 0 ?
-			  T_F_RESP : 0);
-	p = uet_put_u8(p, e->mode);
-	p = uet_put_be32(p, seq);
-	uet_put_be32(p, t_check(buf));
+	t_payload_put(buf, e->idx, (int)(cookie >> 32),
+		      e->resp_every && seq % e->resp_every == 0 ? T_F_RESP : 0,
+		      e->mode, seq);
 	return 0;
 }
 
@@ -134,8 +160,10 @@ static void t_tx_done(void *ctx, const struct pdc_tx_done *d)
 	e->status[inc][seq] = d->status;
 	if (d->status) {
 		e->err_cnt++;
-		if (!e->first_err)
+		if (!e->first_err) {
 			e->first_err = d->status;
+			e->first_err_ns = e->sim->now;
+		}
 		return;
 	}
 	e->ok_cnt++;
@@ -219,6 +247,7 @@ void t_sim_free(struct t_sim *s)
 		free(s->end[e]);
 	}
 	free(s->track);
+	free(s->cap);
 	free(s);
 }
 
@@ -370,6 +399,15 @@ static void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
 
 	cr_assert(to >= 0 && to < s->end_cnt, "bad peer %d", to);
 	s->frames++;
+	if (s->cap_cnt < s->cap_max) {
+		struct t_cap *c = &s->cap[s->cap_cnt++];
+
+		c->from = from;
+		c->to = to;
+		c->at_ns = s->now;
+		c->len = len;
+		memcpy(c->buf, buf, len);
+	}
 	if (pdc_prologue_decode(&pro, buf, len) >= 0 &&
 	    (pro.type == UET_PDS_TYPE_RUD_REQ || pro.type == UET_PDS_TYPE_ROD_REQ))
 		t_track_tx(s, from, buf, len);
@@ -384,6 +422,41 @@ static void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
 		s->dups++;
 		t_wire_put(s, from, to, buf, len);
 	}
+}
+
+void t_sim_capture(struct t_sim *s, uint32_t max)
+{
+	free(s->cap);
+	s->cap = calloc(max, sizeof(*s->cap));
+	cr_assert(s->cap);
+	s->cap_cnt = 0;
+	s->cap_max = max;
+}
+
+/*
+ * The first captured frame from index |from_idx| on that end |from| sent
+ * with PDS |type| and, for NACKs and control packets, |code| (nack_code or
+ * ctl_type; ignored for other types). NULL when there is none.
+ */
+const struct t_cap *t_sim_find(const struct t_sim *s, uint32_t from_idx,
+			       int from, uint8_t type, uint8_t code)
+{
+	uint32_t i;
+
+	for (i = from_idx; i < s->cap_cnt; i++) {
+		const struct t_cap *c = &s->cap[i];
+		struct pdc_hdr h;
+
+		if (c->from != from || pdc_hdr_decode(&h, c->buf, c->len) < 0 ||
+		    h.pro.type != type)
+			continue;
+		if (type == UET_PDS_TYPE_NACK && h.nack.nack_code != code)
+			continue;
+		if (type == UET_PDS_TYPE_CONTROL && h.pro.next_hdr != code)
+			continue;
+		return c;
+	}
+	return NULL;
 }
 
 /* Puts a hand-made frame on the wire, past the tap and the losses. */
@@ -494,8 +567,14 @@ bool t_sim_run(struct t_sim *s, uint64_t limit_ns,
 		if (done && done(s))
 			return true;
 		next = t_sim_next(s);
+		if (next == UINT64_MAX) {
+			/* Completions in the flush may have made room. */
+			t_sim_pump(s);
+			t_sim_flush(s);
+			next = t_sim_next(s);
+		}
 		if (next == UINT64_MAX)
-			return !done;
+			return done ? done(s) : true;
 		if (next > s->now)
 			s->now = next;
 		if (s->now > limit_ns)

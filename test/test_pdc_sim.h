@@ -51,6 +51,7 @@ struct t_end {
 	uint32_t fin_cnt;	/* messages of this incarnation finished */
 	uint32_t ok_cnt, err_cnt, resp_bad, done_dup;
 	int first_err;
+	uint64_t first_err_ns;	/* sim time of the first error */
 	uint32_t fail_seq;	/* next_seq when a PDC last failed */
 	uint32_t ev_cnt[4];
 	/* Receiver: deliveries per [my inc][src end][src inc][seq]. */
@@ -66,6 +67,13 @@ struct t_frame {
 	uint64_t at_ns, seq;
 	int from, to;
 	bool ce;
+	size_t len;
+	uint8_t buf[T_FRAME_MAX];
+};
+
+struct t_cap {
+	int from, to;
+	uint64_t at_ns;
 	size_t len;
 	uint8_t buf[T_FRAME_MAX];
 };
@@ -88,6 +96,9 @@ struct t_sim {
 	struct t_track *track;	/* [T_ENDS][65536] */
 	uint32_t win_limit;	/* PSNs allowed past a known cack */
 	uint32_t win_violations, max_ahead;
+	/* Every frame put on the wire, lost or not, while cap_max > 0. */
+	struct t_cap *cap;
+	uint32_t cap_cnt, cap_max;
 };
 
 struct t_sim *t_sim_new(const struct t_wire *wire, uint64_t seed, int ends);
@@ -103,5 +114,11 @@ bool t_sim_senders_done(struct t_sim *s);
 void t_sim_inject(struct t_sim *s, int from, int to, const uint8_t *buf,
 		  size_t len);
 void t_sim_flush(struct t_sim *s);
+void t_sim_capture(struct t_sim *s, uint32_t max);
+const struct t_cap *t_sim_find(const struct t_sim *s, uint32_t from_idx,
+			       int from, uint8_t type, uint8_t code);
+void t_payload(uint8_t *buf, int src, int inc, uint8_t mode, uint32_t seq);
+size_t t_req_frame(uint8_t *buf, const struct pdc_req *h, int src,
+		   uint32_t seq);
 
 #endif /* TEST_PDC_SIM_H */
