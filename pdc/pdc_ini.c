@@ -62,15 +62,25 @@ void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn)
 	ini->retx_tail = idx;
 }
 
-static void pdc_ini_retx_pop(struct pdc_ini *ini)
+/* Unlinks slot |idx|, which follows |prev| (PDC_NO_SLOT: the head). */
+static void pdc_ini_retx_unlink(struct pdc_ini *ini, uint16_t prev,
+				uint16_t idx)
 {
-	struct pdc_slot *slot = &ini->slot[ini->retx_head];
+	struct pdc_slot *slot = &ini->slot[idx];
 
-	ini->retx_head = slot->retx_next;
-	if (ini->retx_head == PDC_NO_SLOT)
-		ini->retx_tail = PDC_NO_SLOT;
+	if (prev == PDC_NO_SLOT)
+		ini->retx_head = slot->retx_next;
+	else
+		ini->slot[prev].retx_next = slot->retx_next;
+	if (ini->retx_tail == idx)
+		ini->retx_tail = prev;
 	slot->flags &= ~PDC_SLOT_RETXQ;
 	slot->retx_next = PDC_NO_SLOT;
+}
+
+static void pdc_ini_retx_pop(struct pdc_ini *ini)
+{
+	pdc_ini_retx_unlink(ini, PDC_NO_SLOT, ini->retx_head);
 }
 
 void pdc_ini_retx_clear(struct pdc *pdc)
@@ -98,26 +108,29 @@ void pdc_ini_retx_prune(struct pdc *pdc)
 }
 
 /*
- * The next queued retransmission that is still needed: 0 and |*psn|,
- * -EAGAIN when the head is past the target's window (it waits for ACKs),
- * -ENOENT when the queue is empty.
+ * The next queued retransmission that is still needed and that the target
+ * can take: 0 and |*psn|, or -ENOENT. Packets past the target's window
+ * stay queued without holding up the hole that keeps its cack back.
  */
 static int pdc_ini_retx_next(struct pdc *pdc, uint32_t *psn)
 {
 	struct pdc_ini *ini = &pdc->ini;
+	uint16_t prev = PDC_NO_SLOT, idx = ini->retx_head;
 
-	while (ini->retx_head != PDC_NO_SLOT) {
-		uint32_t p = pdc_ini_idx_psn(pdc, ini->retx_head);
+	while (idx != PDC_NO_SLOT) {
+		uint16_t next = ini->slot[idx].retx_next;
+		uint32_t p = pdc_ini_idx_psn(pdc, idx);
 
-		if (!pdc_slot_needs_tx(&ini->slot[ini->retx_head])) {
-			pdc_ini_retx_pop(ini);
-			continue;
+		if (!pdc_slot_needs_tx(&ini->slot[idx])) {
+			pdc_ini_retx_unlink(ini, prev, idx);
+		} else if (pdc_ini_in_peer_win(ini, p)) {
+			pdc_ini_retx_unlink(ini, prev, idx);
+			*psn = p;
+			return 0;
+		} else {
+			prev = idx;
 		}
-		if (!pdc_ini_in_peer_win(ini, p))
-			return -EAGAIN;
-		pdc_ini_retx_pop(ini);
-		*psn = p;
-		return 0;
+		idx = next;
 	}
 	return -ENOENT;
 }

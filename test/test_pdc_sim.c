@@ -575,10 +575,12 @@ bool t_sim_run(struct t_sim *s, uint64_t limit_ns,
 		}
 		if (next == UINT64_MAX)
 			return done ? done(s) : true;
+		if (next > limit_ns) {
+			s->now = limit_ns;
+			return false;
+		}
 		if (next > s->now)
 			s->now = next;
-		if (s->now > limit_ns)
-			return false;
 		t_sim_deliver(s);
 	}
 	cr_assert_fail("simulation did not settle");
