@@ -184,6 +184,7 @@ static void t_event(void *ctx, const struct pdc_event *ev)
 
 	cr_assert(ev->type < 4);
 	e->ev_cnt[ev->type]++;
+	e->ev_err[ev->type] = ev->err;
 	if (ev->type == PDC_EV_FAILED && ev->is_initiator)
 		e->fail_seq = e->next_seq;
 }
