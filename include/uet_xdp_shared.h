@@ -28,7 +28,7 @@
  */
 struct uet_xdp_cfg {
 	__u32 drop_ppm;		/* fault injector: drop per million UET frames */
-	__u32 capture;		/* capture tap on when non-zero */
+	__u32 capture;		/* tap on when non-zero: the capturing pid */
 	__u16 udp_port;		/* for status only: the program uses rodata */
 	__u8 mode;		/* for status only: enum uet_xdp_mode */
 	__u8 pad;

@@ -4,7 +4,7 @@ $(B)/xsk_peer: $(B)/test/xsk_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
-E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh
+E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh test/e2e_capture.sh
 E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer
 
 # Each script prints "e2e: NAME ok" lines and exits non-zero on failure.
@@ -19,3 +19,13 @@ $(B)/bench_xsk: $(B)/test/bench_xsk.o $(B)/libuet_io.a $(B)/libuet_core.a
 # Benchmarks run by `make bench` that need a script around their program.
 BENCH_SCRIPTS	+= test/bench_xsk.sh
 BENCH_DEPS	+= $(B)/bench_xsk $(B)/uetctl
+
+# The tshark dissector test (issue 8): gen_uet_pcap writes hand-made UET
+# frames with the codecs; e2e_dissector.sh decodes them with tools/uet.lua.
+$(B)/gen_uet_pcap: $(B)/test/gen_uet_pcap.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+all: $(B)/gen_uet_pcap
+E2E_TESTS	+= test/e2e_dissector.sh
+E2E_DEPS	+= $(B)/gen_uet_pcap

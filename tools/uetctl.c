@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
+#include "tools/uetctl.h"
 #include "uet/uet_xdp_ctl.h"
 #include "uet_wire.h"
 
@@ -24,7 +25,7 @@ struct uetctl_verb {
 	int (*run)(int argc, char **argv);
 };
 
-static int uetctl_fail(const char *verb, const char *ifname, int err)
+int uetctl_fail(const char *verb, const char *ifname, int err)
 {
 	const char *why;
 
@@ -54,6 +55,10 @@ static const struct option uetctl_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "drop", required_argument, NULL, 'd' },
 	{ "off", no_argument, NULL, 'o' },
+	{ "write", required_argument, NULL, 'w' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "decode", no_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -62,8 +67,11 @@ struct uetctl_args {
 	const char *ifname;
 	enum uet_xdp_mode mode;
 	long port;
-	bool json, off, has_drop;
+	bool json, off, has_drop, decode;
 	double drop_pct;
+	const char *file;
+	long count;
+	double duration_s;
 };
 
 static const struct uetctl_verb *uetctl_cur;
@@ -79,7 +87,7 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 	a->mode = UET_XDP_MODE_NATIVE;
 	a->port = UET_UDP_PORT;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", uetctl_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hw:c:", uetctl_opts, NULL)) != -1) {
 		if (c == 'h') {
 			printf("usage: %s", uetctl_cur->usage);
 			return 1;
@@ -103,6 +111,20 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 					"--port is 1..65535");
 			break;
 		case 'j': a->json = true; break;
+		case 'x': a->decode = true; break;
+		case 'w': a->file = optarg; break;
+		case 'c':
+			a->count = strtol(optarg, &end, 10);
+			if (*end || a->count < 1)
+				return uetctl_usage_error(uetctl_cur,
+					"-c is a count of frames, 1 or more");
+			break;
+		case 'D':
+			a->duration_s = strtod(optarg, &end);
+			if (*end || !(a->duration_s > 0))
+				return uetctl_usage_error(uetctl_cur,
+					"--duration is seconds, above 0");
+			break;
 		case 'o': a->off = true; break;
 		case 'd':
 			a->drop_pct = strtod(optarg, &end);
@@ -260,6 +282,21 @@ static int uetctl_fault(int argc, char **argv)
 	return 0;
 }
 
+static int uetctl_capture_verb(int argc, char **argv)
+{
+	struct uetctl_args a;
+	int ret = uetctl_parse(argc, argv, "wcDx", true, &a);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (!a.file)
+		return uetctl_usage_error(uetctl_cur, "-w FILE is required");
+	if (!if_nametoindex(a.ifname))
+		return uetctl_fail("capture", a.ifname, -ENODEV);
+	return uetctl_capture(a.ifname, a.file, a.count, a.duration_s,
+			      a.decode);
+}
+
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N]\n"
 		  "  attach the UET XDP program (default native mode, port "
@@ -275,6 +312,10 @@ static const struct uetctl_verb uetctl_verbs[] = {
 	{ "fault", "uetctl fault IFACE --drop PERCENT | --off\n"
 		   "  drop a fraction of UET frames (for loss tests)\n",
 	  uetctl_fault },
+	{ "capture", "uetctl capture IFACE -w FILE [-c COUNT] [--duration S] "
+		     "[--decode]\n"
+		     "  record steered UET frames into a pcap file; --decode "
+		     "shows them with tshark\n", uetctl_capture_verb },
 };
 
 static void uetctl_help(FILE *out)

@@ -1,0 +1,897 @@
+-- SPDX-License-Identifier: BSD-2-Clause
+-- Wireshark/tshark (4.0+) dissector for Ultra Ethernet Transport on UDP port
+-- 4793: every PDS and SES header the project's codecs know, field by field
+-- (pdc/pdc_hdr.h, ses/ses_hdr.h; wire facts in uet-wire-format.md sections 1-3).
+--
+-- Layouts follow the codecs, not the other public dissectors: where sources
+-- disagree the codecs follow Wireshark's C dissector (ref tag WS), so do we.
+-- Anything a codec would reject (too short, reserved type or code, SES
+-- version not 0) gets an expert warning and the rest is shown as data; the
+-- dissector never raises a Lua error on packet contents.
+
+local uet = Proto("uet", "Ultra Ethernet Transport")
+
+local band, rshift = bit32.band, bit32.rshift
+
+-- ---- value names (the X-macro lists of include/uet_wire.h) -----------------
+
+local pds_type_names = {
+	[1] = "TSS", [2] = "RUD_REQ", [3] = "ROD_REQ", [4] = "RUDI_REQ",
+	[5] = "RUDI_RESP", [6] = "UUD_REQ", [7] = "ACK", [8] = "ACK_CC",
+	[9] = "ACK_CCX", [10] = "NACK", [11] = "CONTROL", [12] = "NACK_CCX",
+	[13] = "RUD_CC_REQ", [14] = "ROD_CC_REQ",
+}
+
+local next_hdr_names = {
+	[0] = "NONE", [1] = "REQUEST_SMALL", [2] = "REQUEST_MEDIUM",
+	[3] = "REQUEST_STD", [4] = "RESPONSE", [5] = "RESPONSE_DATA",
+	[6] = "RESPONSE_DATA_SMALL",
+}
+
+local nack_code_names = {
+	[0x01] = "TRIMMED", [0x02] = "TRIMMED_LASTHOP", [0x03] = "TRIMMED_ACK",
+	[0x04] = "NO_PDC_AVAIL", [0x05] = "NO_CCC_AVAIL", [0x06] = "NO_BITMAP",
+	[0x07] = "NO_PKT_BUFFER", [0x08] = "NO_GTD_DEL_AVAIL",
+	[0x09] = "NO_SES_MSG_AVAIL", [0x0A] = "NO_RESOURCE",
+	[0x0B] = "PSN_OOR_WINDOW", [0x0D] = "ROD_OOO", [0x0E] = "INV_DPDCID",
+	[0x0F] = "PDC_HDR_MISMATCH", [0x10] = "CLOSING",
+	[0x11] = "CLOSING_IN_ERR", [0x12] = "PKT_NOT_RCVD",
+	[0x13] = "GTD_RESP_UNAVAIL", [0x14] = "ACK_WITH_DATA",
+	[0x15] = "INVALID_SYN", [0x16] = "PDC_MODE_MISMATCH",
+	[0x17] = "NEW_START_PSN", [0x18] = "RCVD_SES_PROCG",
+	[0x19] = "UNEXP_EVENT", [0x1A] = "RCVR_INFER_LOSS",
+	[0xFD] = "EXP_NORMAL", [0xFE] = "EXP_ERROR", [0xFF] = "EXP_FATAL",
+}
+
+local ctl_type_names = {
+	[0] = "NOOP", [1] = "ACK_REQ", [2] = "CLEAR", [3] = "CLEAR_REQ",
+	[4] = "CLOSE", [5] = "CLOSE_REQ", [6] = "PROBE", [7] = "CREDIT",
+	[8] = "CREDIT_REQ", [9] = "NEGOTIATION",
+}
+
+local cc_type_names = { [0] = "NSCC", [1] = "CREDIT" }
+
+-- ref 2.5: the 2-bit REQ field of ACK flags.
+local ack_req_names = {
+	[0] = "none", [1] = "CLEAR", [2] = "CLOSE", [3] = "reserved",
+}
+
+local ses_opcode_names = {
+	[0x00] = "NO_OP", [0x01] = "WRITE", [0x02] = "READ", [0x03] = "ATOMIC",
+	[0x04] = "FETCHING_ATOMIC", [0x05] = "SEND",
+	[0x06] = "RENDEZVOUS_SEND", [0x07] = "DATAGRAM_SEND",
+	[0x08] = "DEFERRABLE_SEND", [0x09] = "TAGGED_SEND",
+	[0x0A] = "RENDEZVOUS_TSEND", [0x0B] = "DEFERRABLE_TSEND",
+	[0x0C] = "DEFERRABLE_RTR", [0x0D] = "TSEND_ATOMIC",
+	[0x0E] = "TSEND_FETCH_ATOMIC", [0x0F] = "MSG_ERROR",
+}
+
+local ses_rsp_opcode_names = {
+	[0x00] = "DEFAULT_RESPONSE", [0x01] = "RESPONSE",
+	[0x02] = "RESPONSE_W_DATA", [0x03] = "NO_RESPONSE",
+}
+
+local ses_list_names = {
+	[0] = "expected", [1] = "overflow", [2] = "vendor", [3] = "vendor",
+}
+
+-- Return codes keep their RC_ prefix, as ses/ses_names.c gives them.
+local ses_rc_names = {}
+for v, n in pairs({
+	[0x00] = "NULL", [0x01] = "OK", [0x02] = "BAD_GENERATION",
+	[0x03] = "DISABLED", [0x04] = "DISABLED_GEN", [0x05] = "NO_MATCH",
+	[0x06] = "UNSUPPORTED_OP", [0x07] = "UNSUPPORTED_SIZE",
+	[0x08] = "AT_INVALID", [0x09] = "AT_PERM", [0x0A] = "AT_ATS_ERROR",
+	[0x0B] = "AT_NO_TRANS", [0x0C] = "AT_OUT_OF_RANGE",
+	[0x0D] = "HOST_POISONED", [0x0E] = "HOST_UNSUCCESS_CMPL",
+	[0x0F] = "AMO_UNSUPPORTED_OP", [0x10] = "AMO_UNSUPPORTED_DT",
+	[0x11] = "AMO_UNSUPPORTED_SIZE", [0x12] = "AMO_UNALIGNED",
+	[0x13] = "AMO_FP_NAN", [0x14] = "AMO_FP_UNDERFLOW",
+	[0x15] = "AMO_FP_OVERFLOW", [0x16] = "AMO_FP_INEXACT",
+	[0x17] = "PERM_VIOLATION", [0x18] = "OP_VIOLATION",
+	[0x19] = "BAD_INDEX", [0x1A] = "BAD_PID", [0x1B] = "BAD_JOB_ID",
+	[0x1C] = "BAD_MKEY", [0x1D] = "BAD_ADDR", [0x1E] = "CANCELLED",
+	[0x1F] = "UNDELIVERABLE", [0x20] = "UNCOR", [0x21] = "UNCOR_TRNSNT",
+	[0x22] = "TOO_LONG", [0x23] = "INITIATOR_ERR", [0x24] = "DROPPED",
+}) do
+	ses_rc_names[v] = "RC_" .. n
+end
+
+local amo_op_names = {
+	[0x00] = "MIN", [0x01] = "MAX", [0x02] = "SUM", [0x03] = "DIFF",
+	[0x04] = "PROD", [0x05] = "LOR", [0x06] = "LAND", [0x07] = "BOR",
+	[0x08] = "BAND", [0x09] = "LXOR", [0x0A] = "BXOR", [0x0B] = "READ",
+	[0x0C] = "WRITE", [0x0D] = "CSWAP", [0x0E] = "CSWAP_NE",
+	[0x0F] = "CSWAP_LE", [0x10] = "CSWAP_LT", [0x11] = "CSWAP_GE",
+	[0x12] = "CSWAP_GT", [0x13] = "MSWAP", [0x14] = "INVAL",
+}
+
+local amo_dt_names = {
+	[0x00] = "INT8", [0x01] = "UINT8", [0x02] = "INT16", [0x03] = "UINT16",
+	[0x04] = "INT32", [0x05] = "UINT32", [0x06] = "INT64",
+	[0x07] = "UINT64", [0x08] = "INT128", [0x09] = "UINT128",
+	[0x0A] = "FLOAT", [0x0B] = "DOUBLE", [0x0C] = "FLOAT_COMPLEX",
+	[0x0D] = "DOUBLE_COMPLEX", [0x0E] = "LONG_DOUBLE",
+	[0x0F] = "LONG_DOUBLE_COMPLEX", [0x10] = "BF16", [0x11] = "FP16",
+}
+
+-- ---- constants (include/uet_wire.h) -----------------------------------------
+
+local T = {
+	TSS = 1, RUD_REQ = 2, ROD_REQ = 3, RUDI_REQ = 4, RUDI_RESP = 5,
+	UUD_REQ = 6, ACK = 7, ACK_CC = 8, ACK_CCX = 9, NACK = 10,
+	CONTROL = 11, NACK_CCX = 12, RUD_CC_REQ = 13, ROD_CC_REQ = 14,
+}
+
+-- ref 2.2, 2.4: header length per PDS type (ACK_CCX, NACK_CCX per WS).
+local pds_len = {
+	[T.RUD_REQ] = 12, [T.ROD_REQ] = 12, [T.RUD_CC_REQ] = 16,
+	[T.ROD_CC_REQ] = 16, [T.RUDI_REQ] = 8, [T.RUDI_RESP] = 8,
+	[T.UUD_REQ] = 4, [T.ACK] = 12, [T.ACK_CC] = 32, [T.ACK_CCX] = 40,
+	[T.NACK] = 16, [T.NACK_CCX] = 32, [T.CONTROL] = 16,
+}
+
+-- ref 2.3 and 3: SES header length per next_hdr.
+local NH = { NONE = 0, SMALL = 1, MEDIUM = 2, STD = 3, RSP = 4,
+	     RSP_DATA = 5, RSP_DATA_SMALL = 6 }
+local ses_len = { [1] = 20, [2] = 32, [3] = 44, [4] = 12, [5] = 20, [6] = 12 }
+
+local OP = { ATOMIC = 0x03, FETCHING_ATOMIC = 0x04, RENDEZVOUS_SEND = 0x06,
+	     TAGGED_SEND = 0x09, RENDEZVOUS_TSEND = 0x0A,
+	     DEFERRABLE_TSEND = 0x0B, TSEND_ATOMIC = 0x0D,
+	     TSEND_FETCH_ATOMIC = 0x0E }
+local RSP_W_DATA = 0x02
+local AMO_CSWAP, AMO_CSWAP_GT = 0x0D, 0x12
+local ATOMIC_EXT_LEN, CAS_EXT_LEN, RDV_EXT_LEN = 4, 36, 24
+
+-- ---- fields --------------------------------------------------------------------
+
+local F = {}
+local function field(name, ctor, label, ...)
+	F[name] = ctor("uet." .. name, label, ...)
+end
+
+local H, D = base.HEX, base.DEC
+
+-- PDS
+field("pds", ProtoField.none, "PDS header")
+field("pds.type", ProtoField.uint16, "Type", D, pds_type_names, 0xF800)
+field("pds.next_hdr", ProtoField.uint16, "Next header", D, next_hdr_names,
+      0x0780)
+field("pds.ctl_type", ProtoField.uint16, "Control type", D, ctl_type_names,
+      0x0780)
+field("pds.flags", ProtoField.uint16, "Flags", H, nil, 0x007F)
+field("pds.flags.m", ProtoField.bool, "M (ECN mark seen)", 16, nil, 0x0020)
+field("pds.flags.retx", ProtoField.bool, "RETX", 16, nil, 0x0010)
+field("pds.flags.ar", ProtoField.bool, "AR (ACK request)", 16, nil, 0x0008)
+field("pds.flags.p", ProtoField.bool, "P (acks a probe)", 16, nil, 0x0008)
+field("pds.flags.nt", ProtoField.bool, "NT (RUDI)", 16, nil, 0x0008)
+field("pds.flags.syn", ProtoField.bool, "SYN", 16, nil, 0x0004)
+field("pds.flags.req", ProtoField.uint16, "REQ", D, ack_req_names, 0x0006)
+field("pds.clear_psn_offset", ProtoField.int16, "Clear PSN offset", D)
+field("pds.clear_psn", ProtoField.uint32, "Clear PSN", H)
+field("pds.psn", ProtoField.uint32, "PSN", H)
+field("pds.spdcid", ProtoField.uint16, "Source PDC id", H)
+field("pds.dpdcid", ProtoField.uint16, "Destination PDC id", H)
+field("pds.use_rsv_pdc", ProtoField.bool, "Use reserved PDC", 16, nil, 0x8000)
+field("pds.psn_offset", ProtoField.uint16, "PSN offset", D, nil, 0x0FFF)
+field("pds.start_psn", ProtoField.uint32, "Start PSN", H)
+field("pds.ccc_id", ProtoField.uint8, "CCC id", D)
+field("pds.credit_target", ProtoField.uint24, "Credit target", D)
+field("pds.pkt_id", ProtoField.uint32, "RUDI packet id", H)
+field("pds.ack_psn_offset", ProtoField.int16, "ACK PSN offset", D)
+field("pds.ack_psn", ProtoField.uint32, "ACK PSN", H)
+field("pds.probe_opaque", ProtoField.uint16, "Probe opaque", H)
+field("pds.cack_psn", ProtoField.uint32, "Cumulative ACK PSN", H)
+field("pds.cc_type", ProtoField.uint8, "CC type", D, cc_type_names, 0xF0)
+field("pds.cc_flags", ProtoField.uint8, "CC flags", H, nil, 0x0F)
+field("pds.mpr", ProtoField.uint8, "Maximum PSN range", D)
+field("pds.sack_psn_offset", ProtoField.int16, "SACK PSN offset", D)
+field("pds.sack_base_psn", ProtoField.uint32, "SACK base PSN", H)
+field("pds.sack_bitmap", ProtoField.uint64, "SACK bitmap", H)
+field("pds.cc_state", ProtoField.bytes, "CC state")
+field("pds.service_time", ProtoField.uint16, "Service time", D)
+field("pds.restore_cwnd", ProtoField.bool, "Restore cwnd", 8, nil, 0x80)
+field("pds.rcv_cwnd_penalty", ProtoField.uint8, "Receiver cwnd penalty", D,
+      nil, 0x7F)
+field("pds.rcvd_bytes", ProtoField.uint24, "Received bytes", D)
+field("pds.credit", ProtoField.uint24, "Credit", D)
+field("pds.ooo_count", ProtoField.uint16, "Out-of-order count", D)
+field("pds.ccx_state", ProtoField.bytes, "Extended CC state")
+field("pds.nack_code", ProtoField.uint8, "NACK code", H, nack_code_names)
+field("pds.vendor_code", ProtoField.uint8, "Vendor code", H)
+field("pds.nack_psn", ProtoField.uint32, "NACK PSN", H)
+field("pds.nack_pkt_id", ProtoField.uint32, "NACK RUDI packet id", H)
+field("pds.nack_payload", ProtoField.uint32, "NACK payload", H)
+field("pds.nccx_type", ProtoField.uint8, "NCCX type", D, nil, 0xF0)
+field("pds.nccx_state", ProtoField.bytes, "NCCX state")
+field("pds.ctl_payload", ProtoField.uint32, "Control payload", H)
+field("pds.reserved", ProtoField.bytes, "Reserved")
+
+-- SES
+field("ses", ProtoField.none, "SES header")
+field("ses.opcode", ProtoField.uint8, "Opcode", H, ses_opcode_names, 0x3F)
+field("ses.version", ProtoField.uint8, "Version", D, nil, 0xC0)
+field("ses.flags", ProtoField.uint8, "Flags", H, nil, 0x3F)
+field("ses.dc", ProtoField.bool, "DC (delivery complete)", 8, nil, 0x20)
+field("ses.ie", ProtoField.bool, "IE (initiator error)", 8, nil, 0x10)
+field("ses.rel", ProtoField.bool, "REL (relative addressing)", 8, nil, 0x08)
+field("ses.hd", ProtoField.bool, "HD (header data present)", 8, nil, 0x04)
+field("ses.eom", ProtoField.bool, "EOM", 8, nil, 0x02)
+field("ses.som", ProtoField.bool, "SOM", 8, nil, 0x01)
+field("ses.message_id", ProtoField.uint16, "Message id", D)
+field("ses.ri_generation", ProtoField.uint8, "RI generation", D)
+field("ses.job_id", ProtoField.uint24, "JobID", D)
+field("ses.pid_on_fep", ProtoField.uint16, "PIDonFEP", D, nil, 0x0FFF)
+field("ses.resource_index", ProtoField.uint16, "Resource index", H, nil,
+      0x0FFF)
+field("ses.buffer_offset", ProtoField.uint64, "Buffer offset", D)
+field("ses.initiator", ProtoField.uint32, "Initiator", H)
+field("ses.memory_key", ProtoField.uint64, "Memory key", H)
+field("ses.memory_key.idempotent_safe", ProtoField.bool, "Idempotent safe",
+      8, nil, 0x80)
+field("ses.memory_key.optimized", ProtoField.bool, "Optimized", 8, nil, 0x40)
+field("ses.memory_key.vendor", ProtoField.uint8, "Vendor", H)
+field("ses.memory_key.rkey", ProtoField.uint64, "RKEY", H)
+field("ses.match_bits", ProtoField.uint64, "Match bits", H)
+field("ses.header_data", ProtoField.uint64, "Header data", H)
+-- 14 bits at different places; always added with the value masked by hand
+field("ses.payload_length", ProtoField.uint16, "Payload length", D)
+field("ses.message_offset", ProtoField.uint32, "Message offset", D)
+field("ses.request_length", ProtoField.uint32, "Request length", D)
+field("ses.reserved", ProtoField.bytes, "Reserved")
+-- ref 3.4: extension headers
+field("ses.atomic", ProtoField.none, "Atomic extension header")
+field("ses.cas", ProtoField.none, "Compare-and-swap extension header")
+field("ses.rdv", ProtoField.none, "Rendezvous extension header")
+field("ses.amo_op", ProtoField.uint8, "Atomic opcode", H, amo_op_names)
+field("ses.amo_dt", ProtoField.uint8, "Atomic datatype", H, amo_dt_names)
+field("ses.semantic_ctl", ProtoField.uint8, "Semantic control", H, nil, 0x03)
+field("ses.semantic_ctl.cacheable", ProtoField.bool, "Cacheable", 8, nil,
+      0x01)
+field("ses.semantic_ctl.cpu_coherent", ProtoField.bool, "CPU coherent", 8,
+      nil, 0x02)
+field("ses.compare", ProtoField.bytes, "Compare value")
+field("ses.swap", ProtoField.bytes, "Swap value")
+field("ses.eager_length", ProtoField.uint32, "Eager length", D)
+field("ses.rdv_pid_on_fep", ProtoField.uint16, "PIDonFEP", D, nil, 0x3FFF)
+field("ses.rdv_resource_index", ProtoField.uint16, "Resource index", H, nil,
+      0x0FFF)
+field("ses.read_offset", ProtoField.uint64, "Read offset", D)
+field("ses.read_match_bits", ProtoField.uint64, "Read match bits", H)
+-- ref 3.5: responses
+field("ses.list", ProtoField.uint8, "List", D, ses_list_names, 0xC0)
+field("ses.rsp_opcode", ProtoField.uint8, "Response opcode", H,
+      ses_rsp_opcode_names, 0x3F)
+field("ses.return_code", ProtoField.uint8, "Return code", H, ses_rc_names,
+      0x3F)
+field("ses.modified_length", ProtoField.uint32, "Modified length", D)
+field("ses.read_request_message_id", ProtoField.uint16,
+      "Read request message id", D)
+field("ses.original_request_psn", ProtoField.uint32, "Original request PSN",
+      H)
+
+do
+	local list = {}
+	for _, f in pairs(F) do
+		list[#list + 1] = f
+	end
+	uet.fields = list
+end
+
+local ef_malformed = ProtoExpert.new("uet.malformed", "Malformed UET header",
+				     expert.group.MALFORMED,
+				     expert.severity.WARN)
+local ef_undecoded = ProtoExpert.new("uet.undecoded", "UET header not decoded",
+				     expert.group.UNDECODED,
+				     expert.severity.WARN)
+uet.experts = { ef_malformed, ef_undecoded }
+
+local data_dissector = Dissector.get("data")
+
+-- ---- helpers ----------------------------------------------------------------------
+
+-- One packet's decoding state: the tvb, the Info parts and the first problem.
+local function new_ctx(tvb)
+	return { tvb = tvb, info = {}, bad = nil }
+end
+
+local function info(ctx, s)
+	ctx.info[#ctx.info + 1] = s
+end
+
+-- Marks |item| malformed; the first message also goes into the Info column.
+local function malformed(ctx, item, msg)
+	item:add_proto_expert_info(ef_malformed, msg)
+	ctx.bad = ctx.bad or msg
+end
+
+local function hex32(v)
+	return string.format("0x%08x", v)
+end
+
+local function name_or(tbl, v, what)
+	return tbl[v] or string.format("%s 0x%02x", what, v)
+end
+
+-- Wrap-around PSN arithmetic (ref 2.9: PSNs are 32-bit).
+local function psn_add(psn, off)
+	return (psn + off) % 4294967296
+end
+
+local function generated(tree, f, range, v)
+	local it = tree:add(f, range, v)
+	it:set_generated()
+	return it
+end
+
+-- Too short for |need| bytes from |off|: warn, show what is there as data.
+-- A packet cut by the capture's snap length is not malformed, only undecoded.
+local function check_len(ctx, tree, off, need, what)
+	local have = ctx.tvb:reported_length_remaining(off)
+	local captured = ctx.tvb:len() - off
+	if have >= need and captured >= need then
+		return true
+	elseif have >= need then
+		local msg = string.format("%s cut by the capture: %d of %d bytes",
+					  what, math.max(captured, 0), need)
+		tree:add_proto_expert_info(ef_undecoded, msg)
+		ctx.bad = ctx.bad or msg
+		return false
+	end
+	malformed(ctx, tree, string.format("%s truncated: %d of %d bytes",
+					   what, math.max(have, 0), need))
+	return false
+end
+
+-- ---- PDS -------------------------------------------------------------------------
+
+-- ref 2.5: which flag bits each type defines, in display order.
+local flag_sets = {
+	req = { { "pds.flags.retx", 0x10, "RETX" }, { "pds.flags.ar", 0x08, "AR" },
+		{ "pds.flags.syn", 0x04, "SYN" } },
+	ack = { { "pds.flags.m", 0x20, "M" }, { "pds.flags.retx", 0x10, "RETX" },
+		{ "pds.flags.p", 0x08, "P" }, { "pds.flags.req", 0x06, nil } },
+	nack = { { "pds.flags.m", 0x20, "M" }, { "pds.flags.retx", 0x10, "RETX" },
+		 { "pds.flags.nt", 0x08, "NT" } },
+	rudi_req = { { "pds.flags.retx", 0x10, "RETX" } },
+	rudi_resp = { { "pds.flags.m", 0x20, "M" },
+		      { "pds.flags.retx", 0x10, "RETX" } },
+	uud = {},
+}
+local flag_set_of = {
+	[T.RUD_REQ] = "req", [T.ROD_REQ] = "req", [T.RUD_CC_REQ] = "req",
+	[T.ROD_CC_REQ] = "req", [T.CONTROL] = "req", [T.ACK] = "ack",
+	[T.ACK_CC] = "ack", [T.ACK_CCX] = "ack", [T.NACK] = "nack",
+	[T.NACK_CCX] = "nack", [T.RUDI_REQ] = "rudi_req",
+	[T.RUDI_RESP] = "rudi_resp", [T.UUD_REQ] = "uud",
+}
+
+-- Adds the flag bits of |ptype| under |fitem|; returns their Info names.
+local function add_flags(ctx, fitem, ptype, flags)
+	local names = {}
+	for _, fl in ipairs(flag_sets[flag_set_of[ptype]] or {}) do
+		fitem:add(F[fl[1]], ctx.tvb(0, 2))
+		local v = band(flags, fl[2])
+		if fl[3] and v ~= 0 then
+			names[#names + 1] = fl[3]
+		elseif not fl[3] and v ~= 0 then
+			names[#names + 1] = "REQ=" .. ack_req_names[rshift(v, 1)]
+		end
+	end
+	return table.concat(names, " ")
+end
+
+-- The dpdcid slot at |off|: a PDC id, or with SYN the overlay (WS: bit 15).
+local function add_dpdcid_slot(ctx, t, off, syn, psn)
+	local r = ctx.tvb(off, 2)
+	if not syn then
+		t:add(F["pds.dpdcid"], r)
+		return
+	end
+	t:add(F["pds.use_rsv_pdc"], r)
+	t:add(F["pds.psn_offset"], r)
+	generated(t, F["pds.start_psn"], r, psn_add(psn, -band(r:uint(), 0x0FFF)))
+end
+
+local function pds_req(ctx, t, ptype, flags)
+	local tvb = ctx.tvb
+	local psn = tvb(4, 4):uint()
+	local clear = tvb(2, 2):int()
+	t:add(F["pds.clear_psn_offset"], tvb(2, 2))
+	generated(t, F["pds.clear_psn"], tvb(2, 2), psn_add(psn, clear))
+	t:add(F["pds.psn"], tvb(4, 4))
+	t:add(F["pds.spdcid"], tvb(8, 2))
+	add_dpdcid_slot(ctx, t, 10, band(flags, 0x04) ~= 0, psn)
+	if pds_len[ptype] == 16 then
+		t:add(F["pds.ccc_id"], tvb(12, 1))
+		t:add(F["pds.credit_target"], tvb(13, 3))
+	end
+	return "psn=" .. hex32(psn)
+end
+
+local function pds_rudi(ctx, t)
+	t:add(F["pds.reserved"], ctx.tvb(2, 2))
+	t:add(F["pds.pkt_id"], ctx.tvb(4, 4))
+	return "pkt_id=" .. hex32(ctx.tvb(4, 4):uint())
+end
+
+-- ref 2.8: the 64-bit CC state of ACK_CC, by cc_type.
+local function pds_cc_state(ctx, t, cc_type)
+	local tvb = ctx.tvb
+	local st = t:add(F["pds.cc_state"], tvb(24, 8))
+	if cc_type == 0 then
+		st:add(F["pds.service_time"], tvb(24, 2))
+		st:add(F["pds.restore_cwnd"], tvb(26, 1))
+		st:add(F["pds.rcv_cwnd_penalty"], tvb(26, 1))
+		st:add(F["pds.rcvd_bytes"], tvb(27, 3))
+	elseif cc_type == 1 then
+		st:add(F["pds.credit"], tvb(24, 3))
+		st:add(F["pds.reserved"], tvb(27, 3))
+	else
+		malformed(ctx, st, string.format("ACK_CC: unknown cc_type %d",
+						 cc_type))
+		return
+	end
+	st:add(F["pds.ooo_count"], tvb(30, 2))
+end
+
+local function pds_ack(ctx, t, ptype, flags)
+	local tvb = ctx.tvb
+	local cack = tvb(4, 4):uint()
+	local s = "cack_psn=" .. hex32(cack)
+	if band(flags, 0x08) ~= 0 then
+		t:add(F["pds.probe_opaque"], tvb(2, 2))
+		s = s .. string.format(" probe=0x%04x", tvb(2, 2):uint())
+	else
+		local off = tvb(2, 2):int()
+		t:add(F["pds.ack_psn_offset"], tvb(2, 2))
+		generated(t, F["pds.ack_psn"], tvb(2, 2), psn_add(cack, off))
+		if off ~= 0 then
+			s = s .. " ack_psn=" .. hex32(psn_add(cack, off))
+		end
+	end
+	t:add(F["pds.cack_psn"], tvb(4, 4))
+	t:add(F["pds.spdcid"], tvb(8, 2))
+	t:add(F["pds.dpdcid"], tvb(10, 2))
+	if ptype == T.ACK then
+		return s
+	end
+	local cc_type = rshift(tvb(12, 1):uint(), 4)
+	local sack_off = tvb(14, 2):int()
+	t:add(F["pds.cc_type"], tvb(12, 1))
+	t:add(F["pds.cc_flags"], tvb(12, 1))
+	t:add(F["pds.mpr"], tvb(13, 1))
+	t:add(F["pds.sack_psn_offset"], tvb(14, 2))
+	generated(t, F["pds.sack_base_psn"], tvb(14, 2), psn_add(cack, sack_off))
+	t:add(F["pds.sack_bitmap"], tvb(16, 8))
+	s = s .. string.format(" sack_base=%s sack=0x%s",
+			       hex32(psn_add(cack, sack_off)),
+			       tvb(16, 8):uint64():tohex())
+	if ptype == T.ACK_CC then
+		pds_cc_state(ctx, t, cc_type)
+	else
+		t:add(F["pds.ccx_state"], tvb(24, 16))
+	end
+	return s
+end
+
+local function pds_nack(ctx, t, ptype, flags)
+	local tvb = ctx.tvb
+	local code = tvb(2, 1):uint()
+	local it = t:add(F["pds.nack_code"], tvb(2, 1))
+	if not nack_code_names[code] then
+		malformed(ctx, it, string.format("reserved NACK code 0x%02x",
+						 code))
+	end
+	t:add(F["pds.vendor_code"], tvb(3, 1))
+	local nt = band(flags, 0x08) ~= 0
+	t:add(F[nt and "pds.nack_pkt_id" or "pds.nack_psn"], tvb(4, 4))
+	t:add(F["pds.spdcid"], tvb(8, 2))
+	t:add(F["pds.dpdcid"], tvb(10, 2))
+	t:add(F["pds.nack_payload"], tvb(12, 4))
+	if ptype == T.NACK_CCX then
+		t:add(F["pds.nccx_type"], tvb(16, 1))
+		t:add(F["pds.nccx_state"], tvb(16, 16))
+	end
+	return string.format("%s %s=%s", name_or(nack_code_names, code, "code"),
+			     nt and "pkt_id" or "psn", hex32(tvb(4, 4):uint()))
+end
+
+local function pds_ctl(ctx, t, ctl_type, flags)
+	local tvb = ctx.tvb
+	local psn = tvb(4, 4):uint()
+	if ctl_type == 6 then
+		t:add(F["pds.probe_opaque"], tvb(2, 2))
+	else
+		t:add(F["pds.reserved"], tvb(2, 2))
+	end
+	t:add(F["pds.psn"], tvb(4, 4))
+	t:add(F["pds.spdcid"], tvb(8, 2))
+	add_dpdcid_slot(ctx, t, 10, band(flags, 0x04) ~= 0, psn)
+	t:add(F["pds.ctl_payload"], tvb(12, 4))
+	return string.format("%s psn=%s", name_or(ctl_type_names, ctl_type, "ctl"),
+			     hex32(psn))
+end
+
+-- Decodes the PDS header; returns its length and next_hdr, or nil when the
+-- rest of the packet cannot be interpreted.
+local function dissect_pds(ctx, tree)
+	local tvb = ctx.tvb
+	if not check_len(ctx, tree, 0, 2, "PDS prologue") then
+		return nil
+	end
+	local pro = tvb(0, 2):uint()
+	local ptype, nh, flags = rshift(pro, 11), band(rshift(pro, 7), 0x0F),
+				 band(pro, 0x7F)
+	local hlen = pds_len[ptype]
+	local t = tree:add(F["pds"], tvb(0, math.min(hlen or 2, tvb:len())))
+	local ti = t:add(F["pds.type"], tvb(0, 2))
+	info(ctx, name_or(pds_type_names, ptype, "type"))
+	if ptype == T.TSS then
+		ti:add_proto_expert_info(ef_undecoded,
+					 "TSS security header not decoded")
+		return nil
+	elseif not hlen then
+		malformed(ctx, ti, string.format("reserved PDS type %d", ptype))
+		return nil
+	end
+	local ni = t:add(F[ptype == T.CONTROL and "pds.ctl_type" or
+			   "pds.next_hdr"], tvb(0, 2))
+	local fnames = add_flags(ctx, t:add(F["pds.flags"], tvb(0, 2)), ptype,
+				 flags)
+	if ptype == T.CONTROL and not ctl_type_names[nh] then
+		malformed(ctx, ni, string.format("reserved control type %d", nh))
+		return nil
+	elseif ptype ~= T.CONTROL and not next_hdr_names[nh] then
+		malformed(ctx, ni, string.format("reserved next_hdr %d", nh))
+		return nil
+	end
+	if not check_len(ctx, t, 0, hlen, pds_type_names[ptype] .. " header") then
+		return nil
+	end
+	local s
+	if flag_set_of[ptype] == "req" and ptype ~= T.CONTROL then
+		s = pds_req(ctx, t, ptype, flags)
+	elseif ptype == T.RUDI_REQ or ptype == T.RUDI_RESP then
+		s = pds_rudi(ctx, t)
+	elseif ptype == T.UUD_REQ then
+		t:add(F["pds.reserved"], tvb(2, 2))
+	elseif flag_set_of[ptype] == "ack" then
+		s = pds_ack(ctx, t, ptype, flags)
+	elseif flag_set_of[ptype] == "nack" then
+		s = pds_nack(ctx, t, ptype, flags)
+	else
+		s = pds_ctl(ctx, t, nh, flags)
+		nh = NH.NONE
+	end
+	if s then
+		info(ctx, s)
+	end
+	if fnames ~= "" then
+		info(ctx, fnames)
+	end
+	return hlen, nh
+end
+
+-- ---- SES -------------------------------------------------------------------------
+
+-- Byte 1 of a request: version and the six flags. Returns the flags byte,
+-- or nil (with a warning) when the version is not 0.
+local function ses_req_flags(ctx, t, o)
+	local r = ctx.tvb(o + 1, 1)
+	local vi = t:add(F["ses.version"], r)
+	if rshift(r:uint(), 6) ~= 0 then
+		malformed(ctx, vi, string.format("SES version %d not supported",
+						 rshift(r:uint(), 6)))
+		return nil
+	end
+	local fi = t:add(F["ses.flags"], r)
+	for _, n in ipairs({ "dc", "ie", "rel", "hd", "eom", "som" }) do
+		fi:add(F["ses." .. n], r)
+	end
+	return band(r:uint(), 0x3F)
+end
+
+-- Bytes 4-11 every request form shares.
+local function ses_req_ids(ctx, t, o)
+	local tvb = ctx.tvb
+	t:add(F["ses.ri_generation"], tvb(o + 4, 1))
+	t:add(F["ses.job_id"], tvb(o + 5, 3))
+	t:add(F["ses.pid_on_fep"], tvb(o + 8, 2))
+	t:add(F["ses.resource_index"], tvb(o + 10, 2))
+end
+
+local function ses_opcode(ctx, t, o)
+	local op = band(ctx.tvb(o, 1):uint(), 0x3F)
+	local it = t:add(F["ses.opcode"], ctx.tvb(o, 1))
+	if not ses_opcode_names[op] and op < 0x30 then
+		malformed(ctx, it, string.format("reserved SES opcode 0x%02x", op))
+	end
+	return op
+end
+
+local function som_eom(fl)
+	local s = ""
+	if band(fl, 0x01) ~= 0 then s = s .. " som" end
+	if band(fl, 0x02) ~= 0 then s = s .. " eom" end
+	return s
+end
+
+local function is_tagged(op)
+	return op == OP.TAGGED_SEND or op == OP.RENDEZVOUS_TSEND or
+	       op == OP.DEFERRABLE_TSEND or op == OP.TSEND_ATOMIC or
+	       op == OP.TSEND_FETCH_ATOMIC
+end
+
+-- The 64-bit key at |o|: match bits for tagged sends, else a memory key.
+local function ses_key(ctx, t, o, op)
+	local tvb = ctx.tvb
+	if is_tagged(op) then
+		t:add(F["ses.match_bits"], tvb(o, 8))
+		return
+	end
+	-- ref 5.4: flag bits 63, 62; vendor 55:48; RKEY 47:0 (the optimized
+	-- format keeps only 11:0 of it, shown the same way).
+	local k = t:add(F["ses.memory_key"], tvb(o, 8))
+	k:add(F["ses.memory_key.idempotent_safe"], tvb(o, 1))
+	k:add(F["ses.memory_key.optimized"], tvb(o, 1))
+	k:add(F["ses.memory_key.vendor"], tvb(o + 1, 1))
+	k:add(F["ses.memory_key.rkey"], tvb(o + 2, 6))
+end
+
+-- ref 3.1: standard request, both SOM forms. Returns the header length, the
+-- opcode and whether som is set.
+local function ses_std(ctx, t, o)
+	local tvb = ctx.tvb
+	local op = ses_opcode(ctx, t, o)
+	local fl = ses_req_flags(ctx, t, o)
+	if not fl then
+		return nil
+	end
+	local som, hd = band(fl, 0x01) ~= 0, band(fl, 0x04) ~= 0
+	t:add(F["ses.message_id"], tvb(o + 2, 2))
+	ses_req_ids(ctx, t, o)
+	t:add(F["ses.buffer_offset"], tvb(o + 12, 8))
+	t:add(F["ses.initiator"], tvb(o + 20, 4))
+	ses_key(ctx, t, o + 24, op)
+	local moff
+	if som then
+		t:add(F["ses.header_data"], tvb(o + 32, 8))
+		-- A SOM packet starts the message: offset 0 (its payload length
+		-- is added once the extension header is known).
+		moff = 0
+		generated(t, F["ses.message_offset"], tvb(o + 32, 8), 0)
+	else
+		t:add(F["ses.reserved"], tvb(o + 32, 2))
+		t:add(F["ses.payload_length"], tvb(o + 34, 2),
+		      band(tvb(o + 34, 2):uint(), 0x3FFF))
+		t:add(F["ses.message_offset"], tvb(o + 36, 4))
+		moff = tvb(o + 36, 4):uint()
+	end
+	t:add(F["ses.request_length"], tvb(o + 40, 4))
+	if hd and not som then
+		malformed(ctx, t, "SES hd set without som")
+	end
+	info(ctx, string.format("%s%s msg=%d off=%d len=%d",
+				name_or(ses_opcode_names, op, "op"), som_eom(fl),
+				tvb(o + 2, 2):uint(), moff,
+				tvb(o + 40, 4):uint()))
+	return 44, op, som
+end
+
+-- ref 3.3: small (20 bytes) and medium (32 bytes) requests.
+local function ses_small_medium(ctx, t, o, nh)
+	local tvb = ctx.tvb
+	local op = ses_opcode(ctx, t, o)
+	local fl = ses_req_flags(ctx, t, o)
+	if not fl then
+		return nil
+	end
+	local rlen = band(tvb(o + 2, 2):uint(), 0x3FFF)
+	t:add(F["ses.request_length"], tvb(o + 2, 2), rlen)
+	ses_req_ids(ctx, t, o)
+	if nh == NH.SMALL or band(fl, 0x04) == 0 then
+		t:add(F["ses.buffer_offset"], tvb(o + 12, 8))
+	else
+		t:add(F["ses.header_data"], tvb(o + 12, 8))
+	end
+	if nh == NH.MEDIUM then
+		t:add(F["ses.initiator"], tvb(o + 20, 4))
+		ses_key(ctx, t, o + 24, op)
+	end
+	if band(fl, 0x03) ~= 0x03 then
+		malformed(ctx, t, next_hdr_names[nh] .. " without som and eom")
+	end
+	info(ctx, string.format("%s%s len=%d", name_or(ses_opcode_names, op, "op"),
+				som_eom(fl), rlen))
+	return ses_len[nh], op
+end
+
+-- ref 3.4: the extension header selected by the standard header's opcode.
+local function ses_ext(ctx, tree, o, op)
+	local tvb = ctx.tvb
+	local kind
+	if op == OP.ATOMIC or op == OP.FETCHING_ATOMIC or
+	   op == OP.TSEND_FETCH_ATOMIC then
+		kind = "atomic"
+		if tvb:len() > o then
+			local amo = tvb(o, 1):uint()
+			if amo >= AMO_CSWAP and amo <= AMO_CSWAP_GT then
+				kind = "cas"
+			end
+		end
+	elseif op == OP.RENDEZVOUS_SEND or op == OP.RENDEZVOUS_TSEND then
+		kind = "rdv"
+	else
+		return 0
+	end
+	local len = ({ atomic = ATOMIC_EXT_LEN, cas = CAS_EXT_LEN,
+		       rdv = RDV_EXT_LEN })[kind]
+	local what = ({ atomic = "atomic", cas = "compare-and-swap",
+			rdv = "rendezvous" })[kind] .. " extension header"
+	if not check_len(ctx, tree, o, len, what) then
+		return nil
+	end
+	local t = tree:add(F["ses." .. kind], tvb(o, len))
+	if kind == "rdv" then
+		t:add(F["ses.eager_length"], tvb(o, 4))
+		t:add(F["ses.rdv_pid_on_fep"], tvb(o + 4, 2))
+		t:add(F["ses.rdv_resource_index"], tvb(o + 6, 2))
+		t:add(F["ses.read_offset"], tvb(o + 8, 8))
+		t:add(F["ses.read_match_bits"], tvb(o + 16, 8))
+		info(ctx, "eager=" .. tvb(o, 4):uint())
+		return len
+	end
+	local amo, dt = tvb(o, 1):uint(), tvb(o + 1, 1):uint()
+	local ai = t:add(F["ses.amo_op"], tvb(o, 1))
+	if not amo_op_names[amo] and (amo < 0xE0 or amo > 0xFE) then
+		malformed(ctx, ai, string.format("reserved atomic opcode 0x%02x",
+						 amo))
+	end
+	local di = t:add(F["ses.amo_dt"], tvb(o + 1, 1))
+	if not amo_dt_names[dt] then
+		malformed(ctx, di, string.format("reserved atomic datatype 0x%02x",
+						 dt))
+	end
+	local ci = t:add(F["ses.semantic_ctl"], tvb(o + 2, 1))
+	ci:add(F["ses.semantic_ctl.cacheable"], tvb(o + 2, 1))
+	ci:add(F["ses.semantic_ctl.cpu_coherent"], tvb(o + 2, 1))
+	t:add(F["ses.reserved"], tvb(o + 3, 1))
+	if kind == "cas" then
+		t:add(F["ses.compare"], tvb(o + 4, 16))
+		t:add(F["ses.swap"], tvb(o + 20, 16))
+	end
+	info(ctx, string.format("%s %s", name_or(amo_op_names, amo, "amo"),
+				name_or(amo_dt_names, dt, "dt")))
+	return len
+end
+
+-- Bytes 0-1 of every response: list, opcode, version, return code. Returns
+-- false when the version is not 0.
+local function ses_rsp_common(ctx, t, o, with_data)
+	local tvb = ctx.tvb
+	local op, rc = band(tvb(o, 1):uint(), 0x3F), band(tvb(o + 1, 1):uint(), 0x3F)
+	t:add(F["ses.list"], tvb(o, 1))
+	local oi = t:add(F["ses.rsp_opcode"], tvb(o, 1))
+	local vi = t:add(F["ses.version"], tvb(o + 1, 1))
+	if rshift(tvb(o + 1, 1):uint(), 6) ~= 0 then
+		malformed(ctx, vi, string.format("SES version %d not supported",
+						 rshift(tvb(o + 1, 1):uint(), 6)))
+		return false
+	end
+	local ri = t:add(F["ses.return_code"], tvb(o + 1, 1))
+	if not ses_rsp_opcode_names[op] and op < 0x30 then
+		malformed(ctx, oi, string.format("reserved response opcode 0x%02x",
+						 op))
+	elseif (op == RSP_W_DATA) ~= with_data then
+		malformed(ctx, oi, "response opcode does not match next_hdr")
+	end
+	if not ses_rc_names[rc] and rc ~= 0x3E and (rc < 0x30 or rc > 0x37) then
+		malformed(ctx, ri, string.format("reserved return code 0x%02x", rc))
+	end
+	info(ctx, string.format("%s %s", name_or(ses_rsp_opcode_names, op, "rsp"),
+				name_or(ses_rc_names, rc, "RC")))
+	return true
+end
+
+-- ref 3.5: RESPONSE, RESPONSE_DATA, RESPONSE_DATA_SMALL.
+local function ses_rsp(ctx, t, o, nh)
+	local tvb = ctx.tvb
+	if not ses_rsp_common(ctx, t, o, nh ~= NH.RSP) then
+		return nil
+	end
+	if nh == NH.RSP then
+		t:add(F["ses.message_id"], tvb(o + 2, 2))
+		t:add(F["ses.ri_generation"], tvb(o + 4, 1))
+		t:add(F["ses.job_id"], tvb(o + 5, 3))
+		t:add(F["ses.modified_length"], tvb(o + 8, 4))
+		info(ctx, string.format("msg=%d mlen=%d", tvb(o + 2, 2):uint(),
+					tvb(o + 8, 4):uint()))
+	elseif nh == NH.RSP_DATA then
+		t:add(F["ses.message_id"], tvb(o + 2, 2))
+		t:add(F["ses.reserved"], tvb(o + 4, 1))
+		t:add(F["ses.job_id"], tvb(o + 5, 3))
+		t:add(F["ses.read_request_message_id"], tvb(o + 8, 2))
+		t:add(F["ses.payload_length"], tvb(o + 10, 2),
+		      band(tvb(o + 10, 2):uint(), 0x3FFF))
+		t:add(F["ses.modified_length"], tvb(o + 12, 4))
+		t:add(F["ses.message_offset"], tvb(o + 16, 4))
+		info(ctx, string.format("msg=%d off=%d plen=%d",
+					tvb(o + 2, 2):uint(), tvb(o + 16, 4):uint(),
+					band(tvb(o + 10, 2):uint(), 0x3FFF)))
+	else
+		t:add(F["ses.payload_length"], tvb(o + 2, 2),
+		      band(tvb(o + 2, 2):uint(), 0x3FFF))
+		t:add(F["ses.reserved"], tvb(o + 4, 1))
+		t:add(F["ses.job_id"], tvb(o + 5, 3))
+		t:add(F["ses.original_request_psn"], tvb(o + 8, 4))
+		info(ctx, string.format("plen=%d", band(tvb(o + 2, 2):uint(), 0x3FFF)))
+	end
+	return ses_len[nh]
+end
+
+-- Decodes the SES header(s) at |o|; returns the offset of the payload, or
+-- nil when the rest cannot be interpreted.
+local function dissect_ses(ctx, tree, o, nh)
+	local hlen = ses_len[nh]
+	if not hlen then
+		return o
+	end
+	local what = "SES " .. next_hdr_names[nh] .. " header"
+	if not check_len(ctx, tree, o, hlen, what) then
+		return nil
+	end
+	local t = tree:add(F["ses"], ctx.tvb(o, hlen))
+	t:append_text(" (" .. next_hdr_names[nh] .. ")")
+	local len, op
+	if nh == NH.STD then
+		local som
+		len, op, som = ses_std(ctx, t, o)
+		if len then
+			local ext = ses_ext(ctx, t, o + len, op)
+			-- a missing extension leaves its bytes to the data view
+			len = len + (ext or 0)
+			t:set_len(len)
+			if som and ext then
+				local rest = ctx.tvb:reported_length_remaining(o + len)
+				generated(t, F["ses.payload_length"],
+					  ctx.tvb(o + 32, 8), math.max(rest, 0))
+			end
+		end
+	elseif nh == NH.SMALL or nh == NH.MEDIUM then
+		len = ses_small_medium(ctx, t, o, nh)
+	else
+		len = ses_rsp(ctx, t, o, nh)
+	end
+	return len and o + len
+end
+
+-- ---- the dissector ---------------------------------------------------------------
+
+function uet.dissector(tvb, pinfo, tree)
+	local ctx = new_ctx(tvb)
+	pinfo.cols.protocol = "UET"
+	local root = tree:add(uet, tvb())
+	local off = 0
+	local hlen, nh = dissect_pds(ctx, root)
+	local npds = #ctx.info
+	if hlen then
+		off = dissect_ses(ctx, root, hlen, nh) or hlen
+	end
+	local s = table.concat(ctx.info, " ", 1, npds)
+	if #ctx.info > npds then
+		s = s .. " | " .. table.concat(ctx.info, " ", npds + 1)
+	end
+	if ctx.bad then
+		s = (s == "" and "UET" or s) .. " [" .. ctx.bad .. "]"
+	end
+	pinfo.cols.info:set(s)
+	root:append_text(", " .. s)
+	if tvb:len() > off then
+		data_dissector:call(tvb(off):tvb(), pinfo, tree)
+	end
+	return tvb:len()
+end
+
+DissectorTable.get("udp.port"):add(4793, uet)
