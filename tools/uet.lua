@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- Wireshark/tshark (4.0+) dissector for Ultra Ethernet Transport on UDP port
 -- 4793: every PDS and SES header the project's codecs know, field by field
--- (pdc/pdc_hdr.h, ses/ses_hdr.h; wire facts in uet-wire-format.md sections 1-3).
+-- (pdc/pdc_hdr.h, ses/ses_hdr.h; wire facts: uet-wire-format.md sections 1-3).
 --
 -- Layouts follow the codecs, not the other public dissectors: where sources
 -- disagree the codecs follow Wireshark's C dissector (ref tag WS), so do we.
@@ -13,7 +13,7 @@ local uet = Proto("uet", "Ultra Ethernet Transport")
 
 local band, rshift = bit32.band, bit32.rshift
 
--- ---- value names (the X-macro lists of include/uet_wire.h) -----------------
+-- ---- value names (the X-macro lists of include/uet_wire.h) ----------------
 
 local pds_type_names = {
 	[1] = "TSS", [2] = "RUD_REQ", [3] = "ROD_REQ", [4] = "RUDI_REQ",
@@ -115,7 +115,7 @@ local amo_dt_names = {
 	[0x0F] = "LONG_DOUBLE_COMPLEX", [0x10] = "BF16", [0x11] = "FP16",
 }
 
--- ---- constants (include/uet_wire.h) -----------------------------------------
+-- ---- constants (include/uet_wire.h) ---------------------------------------
 
 local T = {
 	TSS = 1, RUD_REQ = 2, ROD_REQ = 3, RUDI_REQ = 4, RUDI_RESP = 5,
@@ -144,7 +144,7 @@ local RSP_W_DATA = 0x02
 local AMO_CSWAP, AMO_CSWAP_GT = 0x0D, 0x12
 local ATOMIC_EXT_LEN, CAS_EXT_LEN, RDV_EXT_LEN = 4, 36, 24
 
--- ---- fields --------------------------------------------------------------------
+-- ---- fields ---------------------------------------------------------------
 
 local F = {}
 local function field(name, ctor, label, ...)
@@ -289,7 +289,7 @@ uet.experts = { ef_malformed, ef_undecoded }
 
 local data_dissector = Dissector.get("data")
 
--- ---- helpers ----------------------------------------------------------------------
+-- ---- helpers --------------------------------------------------------------
 
 -- One packet's decoding state: the tvb, the Info parts and the first problem.
 local function new_ctx(tvb)
@@ -303,7 +303,7 @@ end
 -- Marks |item| malformed; the first message also goes into the Info column.
 local function malformed(ctx, item, msg)
 	item:add_proto_expert_info(ef_malformed, msg)
-	ctx.bad = ctx.bad or msg
+	ctx.bad = ctx.bad or "Malformed: " .. msg
 end
 
 local function hex32(v)
@@ -333,8 +333,9 @@ local function check_len(ctx, tree, off, need, what)
 	if have >= need and captured >= need then
 		return true
 	elseif have >= need then
-		local msg = string.format("%s cut by the capture: %d of %d bytes",
+		local msg = string.format("%s cut by the capture: %d of %d",
 					  what, math.max(captured, 0), need)
+		msg = msg .. " bytes"
 		tree:add_proto_expert_info(ef_undecoded, msg)
 		ctx.bad = ctx.bad or msg
 		return false
@@ -344,15 +345,19 @@ local function check_len(ctx, tree, off, need, what)
 	return false
 end
 
--- ---- PDS -------------------------------------------------------------------------
+-- ---- PDS ------------------------------------------------------------------
 
 -- ref 2.5: which flag bits each type defines, in display order.
 local flag_sets = {
-	req = { { "pds.flags.retx", 0x10, "RETX" }, { "pds.flags.ar", 0x08, "AR" },
+	req = { { "pds.flags.retx", 0x10, "RETX" },
+		{ "pds.flags.ar", 0x08, "AR" },
 		{ "pds.flags.syn", 0x04, "SYN" } },
-	ack = { { "pds.flags.m", 0x20, "M" }, { "pds.flags.retx", 0x10, "RETX" },
-		{ "pds.flags.p", 0x08, "P" }, { "pds.flags.req", 0x06, nil } },
-	nack = { { "pds.flags.m", 0x20, "M" }, { "pds.flags.retx", 0x10, "RETX" },
+	ack = { { "pds.flags.m", 0x20, "M" },
+		{ "pds.flags.retx", 0x10, "RETX" },
+		{ "pds.flags.p", 0x08, "P" },
+		{ "pds.flags.req", 0x06, nil } },
+	nack = { { "pds.flags.m", 0x20, "M" },
+		 { "pds.flags.retx", 0x10, "RETX" },
 		 { "pds.flags.nt", 0x08, "NT" } },
 	rudi_req = { { "pds.flags.retx", 0x10, "RETX" } },
 	rudi_resp = { { "pds.flags.m", 0x20, "M" },
@@ -376,7 +381,8 @@ local function add_flags(ctx, fitem, ptype, flags)
 		if fl[3] and v ~= 0 then
 			names[#names + 1] = fl[3]
 		elseif not fl[3] and v ~= 0 then
-			names[#names + 1] = "REQ=" .. ack_req_names[rshift(v, 1)]
+			names[#names + 1] = "REQ=" ..
+					    ack_req_names[rshift(v, 1)]
 		end
 	end
 	return table.concat(names, " ")
@@ -391,7 +397,8 @@ local function add_dpdcid_slot(ctx, t, off, syn, psn)
 	end
 	t:add(F["pds.use_rsv_pdc"], r)
 	t:add(F["pds.psn_offset"], r)
-	generated(t, F["pds.start_psn"], r, psn_add(psn, -band(r:uint(), 0x0FFF)))
+	generated(t, F["pds.start_psn"], r,
+		  psn_add(psn, -band(r:uint(), 0x0FFF)))
 end
 
 local function pds_req(ctx, t, ptype, flags)
@@ -463,7 +470,8 @@ local function pds_ack(ctx, t, ptype, flags)
 	t:add(F["pds.cc_flags"], tvb(12, 1))
 	t:add(F["pds.mpr"], tvb(13, 1))
 	t:add(F["pds.sack_psn_offset"], tvb(14, 2))
-	generated(t, F["pds.sack_base_psn"], tvb(14, 2), psn_add(cack, sack_off))
+	generated(t, F["pds.sack_base_psn"], tvb(14, 2),
+		  psn_add(cack, sack_off))
 	t:add(F["pds.sack_bitmap"], tvb(16, 8))
 	s = s .. string.format(" sack_base=%s sack=0x%s",
 			       hex32(psn_add(cack, sack_off)),
@@ -510,7 +518,8 @@ local function pds_ctl(ctx, t, ctl_type, flags)
 	t:add(F["pds.spdcid"], tvb(8, 2))
 	add_dpdcid_slot(ctx, t, 10, band(flags, 0x04) ~= 0, psn)
 	t:add(F["pds.ctl_payload"], tvb(12, 4))
-	return string.format("%s psn=%s", name_or(ctl_type_names, ctl_type, "ctl"),
+	return string.format("%s psn=%s",
+			     name_or(ctl_type_names, ctl_type, "ctl"),
 			     hex32(psn))
 end
 
@@ -541,13 +550,15 @@ local function dissect_pds(ctx, tree)
 	local fnames = add_flags(ctx, t:add(F["pds.flags"], tvb(0, 2)), ptype,
 				 flags)
 	if ptype == T.CONTROL and not ctl_type_names[nh] then
-		malformed(ctx, ni, string.format("reserved control type %d", nh))
+		malformed(ctx, ni, string.format("reserved control type %d",
+						 nh))
 		return nil
 	elseif ptype ~= T.CONTROL and not next_hdr_names[nh] then
 		malformed(ctx, ni, string.format("reserved next_hdr %d", nh))
 		return nil
 	end
-	if not check_len(ctx, t, 0, hlen, pds_type_names[ptype] .. " header") then
+	local what = pds_type_names[ptype] .. " header"
+	if not check_len(ctx, t, 0, hlen, what) then
 		return nil
 	end
 	local s
@@ -574,7 +585,7 @@ local function dissect_pds(ctx, tree)
 	return hlen, nh
 end
 
--- ---- SES -------------------------------------------------------------------------
+-- ---- SES ------------------------------------------------------------------
 
 -- Byte 1 of a request: version and the six flags. Returns the flags byte,
 -- or nil (with a warning) when the version is not 0.
@@ -606,7 +617,8 @@ local function ses_opcode(ctx, t, o)
 	local op = band(ctx.tvb(o, 1):uint(), 0x3F)
 	local it = t:add(F["ses.opcode"], ctx.tvb(o, 1))
 	if not ses_opcode_names[op] and op < 0x30 then
-		malformed(ctx, it, string.format("reserved SES opcode 0x%02x", op))
+		malformed(ctx, it, string.format("reserved SES opcode 0x%02x",
+						 op))
 	end
 	return op
 end
@@ -674,7 +686,8 @@ local function ses_std(ctx, t, o)
 		malformed(ctx, t, "SES hd set without som")
 	end
 	info(ctx, string.format("%s%s msg=%d off=%d len=%d",
-				name_or(ses_opcode_names, op, "op"), som_eom(fl),
+				name_or(ses_opcode_names, op, "op"),
+				som_eom(fl),
 				tvb(o + 2, 2):uint(), moff,
 				tvb(o + 40, 4):uint()))
 	return 44, op, som
@@ -703,7 +716,8 @@ local function ses_small_medium(ctx, t, o, nh)
 	if band(fl, 0x03) ~= 0x03 then
 		malformed(ctx, t, next_hdr_names[nh] .. " without som and eom")
 	end
-	info(ctx, string.format("%s%s len=%d", name_or(ses_opcode_names, op, "op"),
+	info(ctx, string.format("%s%s len=%d",
+				name_or(ses_opcode_names, op, "op"),
 				som_eom(fl), rlen))
 	return ses_len[nh], op
 end
@@ -746,13 +760,13 @@ local function ses_ext(ctx, tree, o, op)
 	local amo, dt = tvb(o, 1):uint(), tvb(o + 1, 1):uint()
 	local ai = t:add(F["ses.amo_op"], tvb(o, 1))
 	if not amo_op_names[amo] and (amo < 0xE0 or amo > 0xFE) then
-		malformed(ctx, ai, string.format("reserved atomic opcode 0x%02x",
-						 amo))
+		malformed(ctx, ai, string.format(
+			"reserved atomic opcode 0x%02x", amo))
 	end
 	local di = t:add(F["ses.amo_dt"], tvb(o + 1, 1))
 	if not amo_dt_names[dt] then
-		malformed(ctx, di, string.format("reserved atomic datatype 0x%02x",
-						 dt))
+		malformed(ctx, di, string.format(
+			"reserved atomic datatype 0x%02x", dt))
 	end
 	local ci = t:add(F["ses.semantic_ctl"], tvb(o + 2, 1))
 	ci:add(F["ses.semantic_ctl.cacheable"], tvb(o + 2, 1))
@@ -771,26 +785,30 @@ end
 -- false when the version is not 0.
 local function ses_rsp_common(ctx, t, o, with_data)
 	local tvb = ctx.tvb
-	local op, rc = band(tvb(o, 1):uint(), 0x3F), band(tvb(o + 1, 1):uint(), 0x3F)
+	local op = band(tvb(o, 1):uint(), 0x3F)
+	local ver, rc = rshift(tvb(o + 1, 1):uint(), 6),
+			band(tvb(o + 1, 1):uint(), 0x3F)
 	t:add(F["ses.list"], tvb(o, 1))
 	local oi = t:add(F["ses.rsp_opcode"], tvb(o, 1))
 	local vi = t:add(F["ses.version"], tvb(o + 1, 1))
-	if rshift(tvb(o + 1, 1):uint(), 6) ~= 0 then
+	if ver ~= 0 then
 		malformed(ctx, vi, string.format("SES version %d not supported",
-						 rshift(tvb(o + 1, 1):uint(), 6)))
+						 ver))
 		return false
 	end
 	local ri = t:add(F["ses.return_code"], tvb(o + 1, 1))
 	if not ses_rsp_opcode_names[op] and op < 0x30 then
-		malformed(ctx, oi, string.format("reserved response opcode 0x%02x",
-						 op))
+		malformed(ctx, oi, string.format(
+			"reserved response opcode 0x%02x", op))
 	elseif (op == RSP_W_DATA) ~= with_data then
 		malformed(ctx, oi, "response opcode does not match next_hdr")
 	end
 	if not ses_rc_names[rc] and rc ~= 0x3E and (rc < 0x30 or rc > 0x37) then
-		malformed(ctx, ri, string.format("reserved return code 0x%02x", rc))
+		malformed(ctx, ri, string.format("reserved return code 0x%02x",
+						 rc))
 	end
-	info(ctx, string.format("%s %s", name_or(ses_rsp_opcode_names, op, "rsp"),
+	info(ctx, string.format("%s %s",
+				name_or(ses_rsp_opcode_names, op, "rsp"),
 				name_or(ses_rc_names, rc, "RC")))
 	return true
 end
@@ -818,7 +836,8 @@ local function ses_rsp(ctx, t, o, nh)
 		t:add(F["ses.modified_length"], tvb(o + 12, 4))
 		t:add(F["ses.message_offset"], tvb(o + 16, 4))
 		info(ctx, string.format("msg=%d off=%d plen=%d",
-					tvb(o + 2, 2):uint(), tvb(o + 16, 4):uint(),
+					tvb(o + 2, 2):uint(),
+					tvb(o + 16, 4):uint(),
 					band(tvb(o + 10, 2):uint(), 0x3FFF)))
 	else
 		t:add(F["ses.payload_length"], tvb(o + 2, 2),
@@ -826,7 +845,8 @@ local function ses_rsp(ctx, t, o, nh)
 		t:add(F["ses.reserved"], tvb(o + 4, 1))
 		t:add(F["ses.job_id"], tvb(o + 5, 3))
 		t:add(F["ses.original_request_psn"], tvb(o + 8, 4))
-		info(ctx, string.format("plen=%d", band(tvb(o + 2, 2):uint(), 0x3FFF)))
+		info(ctx, string.format("plen=%d",
+					band(tvb(o + 2, 2):uint(), 0x3FFF)))
 	end
 	return ses_len[nh]
 end
@@ -854,9 +874,10 @@ local function dissect_ses(ctx, tree, o, nh)
 			len = len + (ext or 0)
 			t:set_len(len)
 			if som and ext then
-				local rest = ctx.tvb:reported_length_remaining(o + len)
+				local tvb = ctx.tvb
+				local n = tvb:reported_length_remaining(o + len)
 				generated(t, F["ses.payload_length"],
-					  ctx.tvb(o + 32, 8), math.max(rest, 0))
+					  tvb(o + 32, 8), math.max(n, 0))
 			end
 		end
 	elseif nh == NH.SMALL or nh == NH.MEDIUM then
@@ -867,7 +888,7 @@ local function dissect_ses(ctx, tree, o, nh)
 	return len and o + len
 end
 
--- ---- the dissector ---------------------------------------------------------------
+-- ---- the dissector --------------------------------------------------------
 
 function uet.dissector(tvb, pinfo, tree)
 	local ctx = new_ctx(tvb)
