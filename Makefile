@@ -132,15 +132,29 @@ demo:
 
 # ---- install ----------------------------------------------------------------
 # The provider (libuet-fi.so) will go to $(LIBDIR)/libfabric/ (issue 6).
+# The dissector goes where tshark reads global Lua plugins, which on Debian is
+# /usr/lib/<multiarch>/wireshark/plugins whatever PREFIX is: asked from tshark,
+# else from wireshark's pkg-config file (its plugindir is the versioned folder
+# for binary plugins, one level down), else $(LIBDIR)/wireshark/plugins.
+# Evaluated only by install; set WIRESHARK_PLUGIN_DIR=DIR to choose.
+WS_LUA_DIR_TSHARK = $(shell tshark -G folders 2>/dev/null | \
+		      sed -n 's/^Global Lua Plugins:[[:space:]]*//p')
+WS_LUA_DIR_PC	= $(shell pkg-config --variable=plugindir wireshark 2>/dev/null | \
+		      sed 's:/[0-9][0-9.]*$$::')
+WIRESHARK_PLUGIN_DIR ?= $(or $(WS_LUA_DIR_TSHARK),$(WS_LUA_DIR_PC),$(LIBDIR)/wireshark/plugins)
+
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR))
 	$(Q)install -d $(DESTDIR)$(DOCDIR)
 	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(call msg,INSTALL,$(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua)
+	$(Q)install -d $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)
+	$(Q)install -m 0644 tools/uet.lua $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua
 
 # ---- Debian packages the build and tests need --------------------------------
 DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   pkg-config libbpf-dev libxdp-dev bpftool libmnl-dev \
-		   linux-libc-dev iproute2 xdp-tools
+		   linux-libc-dev iproute2 xdp-tools tshark
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
