@@ -4,8 +4,9 @@ $(B)/xsk_peer: $(B)/test/xsk_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
-E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh test/e2e_capture.sh
-E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer
+E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh test/e2e_capture.sh \
+		   test/e2e_engine.sh
+E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer $(B)/engine_peer
 
 # Each script prints "e2e: NAME ok" lines and exits non-zero on failure.
 e2e: $(E2E_DEPS)
@@ -29,3 +30,7 @@ $(B)/gen_uet_pcap: $(B)/test/gen_uet_pcap.o $(B)/libuet_io.a $(B)/libuet_core.a
 all: $(B)/gen_uet_pcap
 E2E_TESTS	+= test/e2e_dissector.sh
 E2E_DEPS	+= $(B)/gen_uet_pcap
+
+$(B)/engine_peer: $(B)/test/engine_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)

@@ -254,11 +254,15 @@ int uet_xsk_tx_submit(struct uet_xsk *x, struct uet_xsk_frame *f,
 		      uint32_t len)
 {
 	uint32_t idx = 0, left = len;
+	uint32_t need = (len + UET_XSK_CHUNK_LEN - 1) / UET_XSK_CHUNK_LEN;
 
 	if (len > f->nsegs * UET_XSK_CHUNK_LEN || len == 0)
 		return -EINVAL;
-	if (xsk_ring_prod__reserve(&x->tx, f->nsegs, &idx) != f->nsegs)
+	if (xsk_ring_prod__reserve(&x->tx, need, &idx) != need)
 		return -EAGAIN;
+	/* Allocated for a longer frame: give back the chunks not used. */
+	while (f->nsegs > need)
+		x->tx_pool[x->tx_pool_cnt++] = f->addr[--f->nsegs];
 	for (uint32_t i = 0; i < f->nsegs; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx + i);
 		uint32_t n = left < UET_XSK_CHUNK_LEN ? left : UET_XSK_CHUNK_LEN;

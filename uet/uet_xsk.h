@@ -84,7 +84,8 @@ void uet_xsk_frame_write(struct uet_xsk_frame *f, uint32_t off,
 			 const void *src, uint32_t n);
 
 /*
- * uet_xsk_tx_submit() queues frame |f| of |len| bytes on the tx ring.
+ * uet_xsk_tx_submit() queues frame |f| of |len| bytes on the tx ring; chunks
+ * of |f| that |len| does not need go back to the pool.
  * Returns 0 or -EAGAIN (ring full: the frame stays the caller's; send it
  * later or give it back with uet_xsk_tx_free()).
  */

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The transport engine (see uet_engine.h): SES packets ride PDCs, PDS
+ * frames ride the AF_XDP socket. One copy each way: user buffer to UMEM
+ * frame (pdc fill), UMEM frame to target buffer (ses placement).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uet/uet_engine.h"
+#include "uet/uet_engine_priv.h"
+#include "uet/uet_nl.h"
+#include "uet/uet_xdp_ctl.h"
+
+uint64_t uet_engine_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct ses *uet_engine_ses(struct uet_engine *e)
+{
+	return e->ses;
+}
+
+uint32_t uet_engine_payload_mtu(const struct uet_engine *e)
+{
+	return e->payload_mtu;
+}
+
+int uet_engine_fd(const struct uet_engine *e)
+{
+	return uet_xsk_fd(e->xsk);
+}
+
+uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
+{
+	uint64_t at = pdc_next_timeout(e->pdc), now = uet_engine_now_ns();
+
+	if (at == UINT64_MAX)
+		return UINT64_MAX;
+	return at > now ? at - now : 0;
+}
+
+void uet_engine_stats_get(const struct uet_engine *e,
+			  struct uet_engine_stats *st)
+{
+	*st = e->stats;
+	pdc_mgr_stats(e->pdc, &st->pdc);
+	ses_stats_get(e->ses, &st->ses);
+}
+
+int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
+{
+	return ses_wre_post(e->ses, wre);
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static int uet_engine_io_setup(struct uet_engine *e)
+{
+	struct uet_xsk_cfg xcfg = {
+		.queue_id = e->cfg.queue_id,
+		.ring_size = e->cfg.ring_size,
+		.frame_cnt = e->cfg.frame_cnt,
+	};
+	struct uet_xdp_maps maps;
+	int mtu, ret;
+
+	e->ifindex = (int)if_nametoindex(e->cfg.ifname);
+	if (!e->ifindex)
+		return -ENODEV;
+	mtu = uet_nl_if_mtu(e->ifindex);
+	if (mtu < 0)
+		return mtu;
+	ret = uet_nl_if_mac(e->ifindex, e->mac);
+	if (ret < 0)
+		return ret;
+	e->payload_mtu = e->cfg.payload_mtu;
+	if (!e->payload_mtu) {
+		ret = uet_frame_payload_mtu((unsigned int)mtu,
+					    e->cfg.local.is_v6);
+		if (ret < 0)
+			return ret;
+		e->payload_mtu = (uint32_t)ret;
+	}
+	e->hdr_len = uet_frame_hdr_len(e->cfg.local.is_v6);
+	/* Jumbo frames span several UMEM chunks (XDP_USE_SG). */
+	xcfg.multi_buf = (size_t)mtu + UET_ETH_HDR_LEN > UET_XSK_CHUNK_LEN;
+	xcfg.ifindex = e->ifindex;
+	ret = uet_xdp_maps_open(e->cfg.ifname, &maps);
+	if (ret < 0)
+		return ret;
+	xcfg.xsks_map_fd = maps.xsks;
+	e->xsk = uet_xsk_create(&xcfg);
+	ret = e->xsk ? 0 : -errno;
+	uet_xdp_maps_close(&maps);
+	return ret;
+}
+
+/* PDC's notes on rare events, to stderr when UET_ENGINE_DEBUG is set. */
+static void uet_engine_pdc_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "uet engine: %s\n", msg);
+}
+
+static int uet_engine_pdc_setup(struct uet_engine *e)
+{
+	struct pdc_ops ops = {
+		.deliver = uet_engine_pdc_deliver,
+		.fill = uet_engine_pdc_fill,
+		.tx_done = uet_engine_pdc_tx_done,
+		.event = uet_engine_pdc_event,
+		.log = getenv("UET_ENGINE_DEBUG") ? uet_engine_pdc_log : NULL,
+	};
+	struct pdc_cfg cfg;
+
+	pdc_cfg_init(&cfg);
+	if (getrandom(&cfg.seed, sizeof(cfg.seed), 0) != sizeof(cfg.seed))
+		cfg.seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
+	cfg.max_payload_len = SES_PKT_HDR_MAX + e->payload_mtu;
+	if (e->cfg.rto_init_ns)
+		cfg.rto_init_ns = e->cfg.rto_init_ns;
+	if (e->cfg.max_retries)
+		cfg.max_retries = e->cfg.max_retries;
+	e->pdc_ops = ops;
+	e->pdc = pdc_mgr_create(&cfg, &e->pdc_ops, e);
+	return e->pdc ? 0 : -errno;
+}
+
+static int uet_engine_ses_setup(struct uet_engine *e)
+{
+	struct ses_ops ops = {
+		.tx = uet_engine_ses_tx,
+		.tx_done = uet_engine_ses_tx_done,
+		.recv_done = uet_engine_ses_recv_done,
+		.rma_done = uet_engine_ses_rma_done,
+		.ri_gen_get = uet_engine_gen_get,
+		.ri_gen_set = uet_engine_gen_set,
+	};
+	struct ses_config cfg;
+
+	ses_config_init(&cfg);
+	cfg.payload_mtu = e->payload_mtu;
+	cfg.job_id = e->cfg.job_id;
+	cfg.pid_on_fep = e->cfg.pid_on_fep;
+	cfg.initiator = e->cfg.initiator;
+	cfg.rdv_ri = SES_RI_NONE;
+	cfg.max_peers = UET_ENGINE_MAX_PEERS;
+	e->ses_ops = ops;
+	e->ses = ses_create(&cfg, &e->ses_ops, e);
+	return e->ses ? 0 : -errno;
+}
+
+static int uet_engine_slots_setup(struct uet_engine *e)
+{
+	e->nslots = UET_ENGINE_TX_SLOTS;
+	e->slots = calloc(e->nslots, sizeof(*e->slots));
+	e->free_slots = calloc(e->nslots, sizeof(*e->free_slots));
+	e->bounce = malloc(UET_XSK_FRAME_MAX);
+	if (!e->slots || !e->free_slots || !e->bounce)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < e->nslots; i++)
+		e->free_slots[i] = e->nslots - 1 - i;
+	e->nfree = e->nslots;
+	return 0;
+}
+
+struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
+				     const struct uet_engine_ops *ops,
+				     void *ctx)
+{
+	struct uet_engine *e;
+	int ret;
+
+	if (!cfg || !ops || !ops->tx_done || !cfg->udp_port) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	e->cfg = *cfg;
+	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
+	e->ops = *ops;
+	e->ctx = ctx;
+	/* A stable, non-zero entropy value per engine (ref 1.4). */
+	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7fff));
+	ret = uet_engine_io_setup(e);
+	if (ret == 0)
+		ret = uet_engine_slots_setup(e);
+	if (ret == 0)
+		ret = uet_engine_pdc_setup(e);
+	if (ret == 0)
+		ret = uet_engine_ses_setup(e);
+	if (ret < 0) {
+		uet_engine_destroy(e);
+		errno = -ret;
+		return NULL;
+	}
+	return e;
+}
+
+void uet_engine_destroy(struct uet_engine *e)
+{
+	if (!e)
+		return;
+	if (e->ses)
+		ses_destroy(e->ses);
+	if (e->pdc)
+		pdc_mgr_destroy(e->pdc);
+	uet_xsk_destroy(e->xsk);
+	free(e->slots);
+	free(e->free_slots);
+	free(e->bounce);
+	free(e);
+}
+
+/* ---- peers ---------------------------------------------------------------- */
+
+static bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
+{
+	if (a->is_v6 != b->is_v6)
+		return false;
+	return a->is_v6 ? !memcmp(&a->v6, &b->v6, sizeof(a->v6)) :
+			  a->v4.s_addr == b->v4.s_addr;
+}
+
+int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa)
+{
+	for (uint32_t i = 0; i < e->npeers; i++)
+		if (uet_fa_equal(&e->peers[i].fa, fa))
+			return (int)i;
+	return -ENOENT;
+}
+
+int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
+			const uint8_t mac[6])
+{
+	struct uet_engine_peer *p;
+
+	if (e->npeers == UET_ENGINE_MAX_PEERS)
+		return -ENOSPC;
+	p = &e->peers[e->npeers];
+	p->fa = *fa;
+	memcpy(p->mac, mac, 6);
+	return (int)e->npeers++;
+}
+
+int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
+			int timeout_ms)
+{
+	struct uet_nl_route rt;
+	int id = uet_engine_peer_find(e, fa), ret;
+
+	if (id >= 0)
+		return id;
+	if (fa->is_v6 != e->cfg.local.is_v6)
+		return -EAFNOSUPPORT;
+	ret = uet_nl_resolve(&fa->v6, fa->is_v6, timeout_ms, &rt);
+	if (ret < 0)
+		return ret;
+	if (rt.ifindex != e->ifindex)
+		return -ENETUNREACH;	/* not reachable through our socket */
+	return uet_engine_peer_add(e, fa, rt.mac);
+}
+
+int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
+		       struct uet_fa *fa)
+{
+	if (peer >= e->npeers)
+		return -ENOENT;
+	*fa = e->peers[peer].fa;
+	return 0;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The transport engine of one endpoint: an AF_XDP socket (uet_xsk), a PDC
+ * manager (pdc/) and an SES engine (ses/), tied together and driven by
+ * uet_engine_progress(). Independent of libfabric: the provider's objects
+ * sit on top of it and receive its completions through uet_engine_ops.
+ *
+ * Peers are fabric endpoints (an IP address; one engine per address and
+ * interface queue); their ids are the ses/pdc peer ids. Peers that send to
+ * us first are added on arrival (the target must answer anyone).
+ */
+#ifndef UET_ENGINE_H
+#define UET_ENGINE_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pdc/pdc.h"
+#include "ses/ses.h"
+#include "ses/ses_recv.h"
+#include "ses/ses_ri.h"
+
+struct uet_engine;
+
+/* A fabric address: IPv4 or IPv6 (|is_v6|), network byte order inside. */
+struct uet_fa {
+	bool is_v6;
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+	};
+};
+
+struct uet_engine_cfg {
+	char ifname[16];		/* the interface the XDP program is on */
+	uint32_t queue_id;		/* its rx queue (0 on veth) */
+	struct uet_fa local;		/* our address on it */
+	uint16_t udp_port;		/* UET port, normally 4793 */
+	uint32_t payload_mtu;		/* 0: chosen from the interface MTU */
+	uint32_t job_id;
+	uint16_t pid_on_fep;
+	uint32_t initiator;
+	uint64_t rto_init_ns;		/* 0: pdc default */
+	uint32_t max_retries;		/* 0: pdc default */
+	uint32_t ring_size;		/* 0: 1024 */
+	uint32_t frame_cnt;		/* 0: 4096 UMEM chunks */
+};
+
+/* Upcalls, made only from inside uet_engine_progress() or a post call. */
+struct uet_engine_ops {
+	ses_tx_done_fn tx_done;		/* a WRE finished */
+	ses_recv_done_fn recv_done;	/* a posted receive finished; may be NULL */
+	ses_rma_done_fn rma_done;	/* a WRITE landed here; may be NULL */
+};
+
+/* Engine, PDC and SES counters, plus the socket's. */
+struct uet_engine_stats {
+	uint64_t rx_frames, rx_not_uet, rx_bad;
+	uint64_t tx_frames, tx_no_frame;
+	struct pdc_stats pdc;
+	struct ses_stats ses;
+};
+
+/*
+ * uet_engine_create() opens the engine described by |cfg|: needs the XDP
+ * program loaded on cfg->ifname (uetctl load). Returns NULL with errno:
+ * ENOENT (program not loaded), ENODEV (no such interface), EMSGSIZE (MTU
+ * too small for UET), EINVAL, ENOMEM, or the socket's error.
+ */
+struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
+				     const struct uet_engine_ops *ops,
+				     void *ctx);
+void uet_engine_destroy(struct uet_engine *e);
+
+/* The SES engine, for RI tables (ses_ri.h) and receives (ses_recv.h). */
+struct ses *uet_engine_ses(struct uet_engine *e);
+
+/* The Payload MTU in use. */
+uint32_t uet_engine_payload_mtu(const struct uet_engine *e);
+
+/*
+ * uet_engine_peer_get() returns the peer id of |fa|, adding it (and
+ * resolving its next hop through the kernel, waiting up to |timeout_ms|)
+ * when new. Returns the id (>= 0), or -EHOSTUNREACH / -ENETUNREACH /
+ * -EAFNOSUPPORT (family differs from ours) / -ENOSPC.
+ */
+int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
+			int timeout_ms);
+/* The address of peer |peer|; 0 or -ENOENT. */
+int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
+		       struct uet_fa *fa);
+
+/*
+ * uet_engine_post() starts |wre| (see ses_wre_post(): -EINVAL, -EMSGSIZE,
+ * -EAGAIN). The WRE and what it points to stay the caller's until tx_done.
+ */
+int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre);
+
+/*
+ * uet_engine_progress() receives what arrived, runs timers, and sends what
+ * is due; completions are reported through the ops. Returns the number of
+ * frames moved (>= 0) or a negative errno from the socket.
+ */
+int uet_engine_progress(struct uet_engine *e);
+
+/* The socket's fd, for a wait object: readable when frames arrived. */
+int uet_engine_fd(const struct uet_engine *e);
+
+/* Nanoseconds until progress must run again (timers), or UINT64_MAX. */
+uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e);
+
+void uet_engine_stats_get(const struct uet_engine *e,
+			  struct uet_engine_stats *st);
+
+#endif /* UET_ENGINE_H */

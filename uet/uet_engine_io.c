@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The engine's data path: frames in from the socket to PDC, requests up
+ * from PDC to SES and their responses back, SES packets down to PDC, and
+ * PDS frames out into UMEM frames behind Ethernet/IP/UDP headers.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pdc/pdc_hdr.h"
+#include "uet/uet_engine_priv.h"
+
+/* ---- SES packets held for PDC ------------------------------------------- */
+
+static bool uet_next_hdr_is_request(uint8_t next_hdr)
+{
+	return next_hdr == UET_PDS_NEXT_HDR_REQUEST_STD ||
+	       next_hdr == UET_PDS_NEXT_HDR_REQUEST_SMALL ||
+	       next_hdr == UET_PDS_NEXT_HDR_REQUEST_MEDIUM;
+}
+
+int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
+{
+	struct uet_engine *e = ctx;
+	bool req = uet_next_hdr_is_request(pkt->next_hdr);
+	struct pdc_pkt p = {
+		.peer = pkt->peer,
+		.len = pkt->hdr_len + pkt->pay_len,
+		.mode = PDC_MODE_RUD,
+		.next_hdr = pkt->next_hdr,
+		/* Every request is answered; ask for the ACK at a message's
+		 * end (eom) so its completion is not held by coalescing. */
+		.flags = req ? PDC_PKT_F_WANT_RESP : PDC_PKT_F_AR,
+	};
+	struct uet_engine_slot *s;
+	uint32_t i;
+	int ret;
+
+	if (req && pkt->hdr_len > 1 && (pkt->hdr[1] & UET_SES_F_EOM))
+		p.flags |= PDC_PKT_F_AR;
+	if (!e->nfree || pkt->iov_cnt > SES_IOV_MAX)
+		return -EAGAIN;
+	i = e->free_slots[--e->nfree];
+	s = &e->slots[i];
+	s->next_hdr = pkt->next_hdr;
+	s->hdr_len = pkt->hdr_len;
+	memcpy(s->hdr, pkt->hdr, pkt->hdr_len);
+	memcpy(s->iov, pkt->iov, pkt->iov_cnt * sizeof(*s->iov));
+	s->iov_cnt = pkt->iov_cnt;
+	s->pay_off = pkt->pay_off;
+	s->pay_len = pkt->pay_len;
+	p.cookie = i;
+	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
+	if (ret < 0) {
+		e->free_slots[e->nfree++] = i;
+		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
+	}
+	return 0;
+}
+
+int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
+{
+	struct uet_engine *e = ctx;
+	struct uet_engine_slot *s = &e->slots[cookie];
+	struct ses_pkt pkt = {
+		.iov = s->iov, .iov_cnt = s->iov_cnt,
+		.pay_off = s->pay_off, .pay_len = s->pay_len,
+	};
+
+	if (len != (size_t)s->hdr_len + s->pay_len)
+		return -EINVAL;
+	memcpy(buf, s->hdr, s->hdr_len);
+	ses_pkt_payload_copy(&pkt, buf + s->hdr_len);
+	return 0;
+}
+
+void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
+{
+	struct uet_engine *e = ctx;
+	struct ses_rx_pkt rsp = {
+		.peer = done->peer, .next_hdr = done->resp_next_hdr,
+		.buf = done->resp, .len = done->resp_len, .now_ns = e->now_ns,
+	};
+
+	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
+	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len)
+		ses_rx_rsp(e->ses, &rsp);
+	else if (done->status < 0)
+		ses_peer_fail(e->ses, done->peer, done->status);
+}
+
+void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
+{
+	struct uet_engine *e = ctx;
+
+	if (ev->type == PDC_EV_FAILED && ev->is_initiator)
+		ses_peer_fail(e->ses, ev->peer, ev->err ? ev->err : -EIO);
+	else if (ev->type == PDC_EV_PEER_RESTART)
+		ses_peer_reset(e->ses, ev->peer);
+}
+
+int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
+			   struct pdc_resp *resp)
+{
+	struct uet_engine *e = ctx;
+	struct ses_rx_pkt in = {
+		.peer = pkt->peer, .next_hdr = pkt->next_hdr,
+		.buf = pkt->buf, .len = pkt->len, .now_ns = e->now_ns,
+	};
+	ssize_t n;
+
+	resp->next_hdr = UET_PDS_NEXT_HDR_NONE;
+	resp->len = 0;
+	if (!uet_next_hdr_is_request(pkt->next_hdr)) {
+		ses_rx_rsp(e->ses, &in);	/* READ data coming back */
+		return 0;
+	}
+	n = ses_rx_req(e->ses, &in, resp->buf, sizeof(resp->buf));
+	if (n == -EAGAIN)
+		return -EAGAIN;
+	if (n > 0) {
+		resp->next_hdr = UET_PDS_NEXT_HDR_RESPONSE;
+		resp->len = (uint8_t)n;
+	}
+	return 0;		/* malformed requests are counted by SES */
+}
+
+/* ---- SES upcalls passed on, and the generation cache ----------------------- */
+
+void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
+			    const struct ses_tx_cpl *cpl)
+{
+	struct uet_engine *e = ctx;
+
+	e->ops.tx_done(e->ctx, wre, cpl);
+}
+
+void uet_engine_ses_recv_done(void *ctx, const struct ses_recv_cpl *cpl)
+{
+	struct uet_engine *e = ctx;
+
+	if (e->ops.recv_done)
+		e->ops.recv_done(e->ctx, cpl);
+}
+
+void uet_engine_ses_rma_done(void *ctx, const struct ses_rma_event *ev)
+{
+	struct uet_engine *e = ctx;
+
+	if (e->ops.rma_done)
+		e->ops.rma_done(e->ctx, ev);
+}
+
+static struct uet_engine_gen *uet_engine_gen_slot(struct uet_engine *e,
+						  const struct ses_addr *dst,
+						  uint16_t ri, bool add)
+{
+	uint32_t key = 1 + ((dst->peer & 0xff) << 24 |
+			    (uint32_t)(dst->pid_on_fep & 0xfff) << 12 |
+			    (ri & 0xfffu));
+	uint32_t h = (key * 2654435761u) % UET_ENGINE_GEN_SLOTS;
+
+	for (uint32_t i = 0; i < UET_ENGINE_GEN_SLOTS; i++) {
+		struct uet_engine_gen *g =
+			&e->gens[(h + i) % UET_ENGINE_GEN_SLOTS];
+
+		if (g->key == key)
+			return g;
+		if (!g->key) {
+			if (!add)
+				return NULL;
+			g->key = key;
+			g->gen = 0;
+			return g;
+		}
+	}
+	return NULL;	/* full: requests carry 0 and get corrected */
+}
+
+uint8_t uet_engine_gen_get(void *ctx, const struct ses_addr *dst, uint16_t ri)
+{
+	struct uet_engine_gen *g = uet_engine_gen_slot(ctx, dst, ri, false);
+
+	return g ? g->gen : 0;
+}
+
+void uet_engine_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
+			uint8_t gen)
+{
+	struct uet_engine_gen *g = uet_engine_gen_slot(ctx, dst, ri, true);
+
+	if (g)
+		g->gen = gen;
+}
+
+/* ---- frames --------------------------------------------------------------- */
+
+static bool uet_engine_is_ours(const struct uet_engine *e,
+			       const struct uet_frame_info *info)
+{
+	const struct uet_fa *l = &e->cfg.local;
+
+	if (info->dst.port != e->cfg.udp_port || info->dst.is_v6 != l->is_v6)
+		return false;
+	return l->is_v6 ? !memcmp(&info->dst.v6, &l->v6, sizeof(l->v6)) :
+			  info->dst.v4.s_addr == l->v4.s_addr;
+}
+
+static void uet_engine_rx_frame(struct uet_engine *e,
+				const struct uet_xsk_frame *f)
+{
+	const uint8_t *buf = f->seg[0];
+	struct uet_frame_info info;
+	struct pdc_rx_meta meta;
+	struct uet_fa src;
+	int peer;
+
+	if (f->nsegs > 1) {	/* PDC wants the frame in one piece */
+		uint32_t off = 0;
+
+		for (uint32_t i = 0; i < f->nsegs; i++) {
+			memcpy(e->bounce + off, f->seg[i], f->seg_len[i]);
+			off += f->seg_len[i];
+		}
+		buf = e->bounce;
+	}
+	if (uet_frame_decode(&info, buf, f->len, f->len) < 0 ||
+	    !uet_engine_is_ours(e, &info)) {
+		e->stats.rx_not_uet++;
+		return;
+	}
+	src.is_v6 = info.src.is_v6;
+	src.v6 = info.src.v6;
+	if (!src.is_v6)
+		src.v4 = info.src.v4;
+	peer = uet_engine_peer_find(e, &src);
+	if (peer < 0)	/* a new initiator: answer it where it came from */
+		peer = uet_engine_peer_add(e, &src, info.src.mac);
+	if (peer < 0) {
+		e->stats.rx_bad++;
+		return;
+	}
+	meta.peer = (uint32_t)peer;
+	meta.ecn_ce = info.ecn == 3;
+	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
+			 e->now_ns) < 0)
+		e->stats.rx_bad++;
+}
+
+static int uet_engine_rx(struct uet_engine *e)
+{
+	struct uet_xsk_frame frames[UET_ENGINE_RX_BATCH];
+	uint32_t n = uet_xsk_rx_burst(e->xsk, frames, UET_ENGINE_RX_BATCH);
+
+	for (uint32_t i = 0; i < n; i++)
+		uet_engine_rx_frame(e, &frames[i]);
+	uet_xsk_rx_release(e->xsk, frames, n);
+	e->stats.rx_frames += n;
+	return (int)n;
+}
+
+/* Writes Ethernet/IP/UDP for |pds_len| bytes to |peer| at |out|. */
+static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
+				 uint32_t peer, size_t pds_len)
+{
+	const struct uet_engine_peer *p = &e->peers[peer];
+	struct uet_frame_addr src = { .is_v6 = e->cfg.local.is_v6,
+				      .port = e->entropy };
+	struct uet_frame_addr dst = { .is_v6 = p->fa.is_v6,
+				      .port = e->cfg.udp_port };
+
+	memcpy(&src.v6, &e->cfg.local.v6, sizeof(src.v6));
+	memcpy(&dst.v6, &p->fa.v6, sizeof(dst.v6));
+	memcpy(src.mac, e->mac, 6);
+	memcpy(dst.mac, p->mac, 6);
+	uet_frame_encode(out, e->hdr_len, &src, &dst, pds_len);
+}
+
+/* Builds and queues one frame; 1 when sent, 0 when nothing was due. */
+static int uet_engine_tx_one(struct uet_engine *e)
+{
+	uint32_t max = (uint32_t)e->hdr_len + SES_PKT_HDR_MAX +
+		       UET_PDS_HDR_MAX_LEN + e->payload_mtu;
+	struct uet_xsk_frame f;
+	uint8_t *frame;
+	uint32_t peer = 0;
+	ssize_t n;
+
+	if (max > uet_xsk_frame_max(e->xsk))
+		max = uet_xsk_frame_max(e->xsk);
+	if (uet_xsk_tx_alloc(e->xsk, max, &f) < 0) {
+		e->stats.tx_no_frame++;
+		return 0;
+	}
+	frame = f.nsegs > 1 ? e->bounce : f.seg[0];
+	n = pdc_tx_build(e->pdc, frame + e->hdr_len, max - e->hdr_len, &peer,
+			 e->now_ns);
+	if (n <= 0 || peer >= e->npeers) {
+		uet_xsk_tx_free(e->xsk, &f);
+		return 0;
+	}
+	uet_engine_frame_hdr(e, frame, peer, (size_t)n);
+	if (f.nsegs > 1)
+		uet_xsk_frame_write(&f, 0, frame, (uint32_t)(e->hdr_len + n));
+	if (uet_xsk_tx_submit(e->xsk, &f, (uint32_t)(e->hdr_len + n)) < 0) {
+		/* Ring full: PDC resends it when its timer fires. */
+		uet_xsk_tx_free(e->xsk, &f);
+		e->stats.tx_no_frame++;
+		return 0;
+	}
+	e->stats.tx_frames++;
+	return 1;
+}
+
+static int uet_engine_tx(struct uet_engine *e)
+{
+	int sent = 0;
+
+	while (pdc_next_timeout(e->pdc) <= e->now_ns && uet_engine_tx_one(e))
+		sent++;
+	return sent;
+}
+
+int uet_engine_progress(struct uet_engine *e)
+{
+	int rx, tx, ret;
+
+	e->now_ns = uet_engine_now_ns();
+	rx = uet_engine_rx(e);
+	ses_progress(e->ses, e->now_ns);
+	tx = uet_engine_tx(e);
+	ret = uet_xsk_tx_kick(e->xsk);
+	return ret < 0 ? ret : rx + tx;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The engine's state, shared by its two files; not part of its API. */
+#ifndef UET_ENGINE_PRIV_H
+#define UET_ENGINE_PRIV_H
+
+#include "uet/uet_engine.h"
+#include "uet/uet_frame.h"
+#include "uet/uet_xsk.h"
+
+#define UET_ENGINE_MAX_PEERS	256
+#define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
+#define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
+#define UET_ENGINE_RX_BATCH	64
+
+struct uet_engine_peer {
+	struct uet_fa fa;
+	uint8_t mac[6];
+};
+
+/* An SES packet handed to PDC: its header and where its payload is. */
+struct uet_engine_slot {
+	uint8_t next_hdr;
+	uint16_t hdr_len;
+	uint8_t hdr[SES_PKT_HDR_MAX];
+	struct ses_iov iov[SES_IOV_MAX];
+	size_t iov_cnt;
+	uint64_t pay_off;
+	uint32_t pay_len;
+};
+
+/* The initiator's cached generation of (peer, pid_on_fep, ri). */
+struct uet_engine_gen {
+	uint32_t key;		/* 0: empty; else 1 + (peer, pid, ri) */
+	uint8_t gen;
+};
+
+struct uet_engine {
+	struct uet_engine_cfg cfg;
+	struct uet_engine_ops ops;
+	void *ctx;
+	struct uet_xsk *xsk;
+	struct pdc_mgr *pdc;
+	struct pdc_ops pdc_ops;
+	struct ses *ses;
+	struct ses_ops ses_ops;
+	int ifindex;
+	uint8_t mac[6];
+	uint16_t entropy;
+	uint32_t payload_mtu;
+	size_t hdr_len;		/* Ethernet + IP + UDP */
+	struct uet_engine_peer peers[UET_ENGINE_MAX_PEERS];
+	uint32_t npeers;
+	struct uet_engine_slot *slots;
+	uint32_t *free_slots, nfree, nslots;
+	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
+	uint8_t *bounce;	/* one frame, for frames over one chunk */
+	uint64_t now_ns;	/* of the current progress call */
+	struct uet_engine_stats stats;
+};
+
+uint64_t uet_engine_now_ns(void);
+int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa);
+int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
+			const uint8_t mac[6]);
+
+/* PDC upcalls (uet_engine_io.c). */
+int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
+			   struct pdc_resp *resp);
+int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len);
+void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done);
+void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev);
+
+/* SES upcalls (uet_engine_io.c). */
+int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt);
+void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
+			    const struct ses_tx_cpl *cpl);
+void uet_engine_ses_recv_done(void *ctx, const struct ses_recv_cpl *cpl);
+void uet_engine_ses_rma_done(void *ctx, const struct ses_rma_event *ev);
+uint8_t uet_engine_gen_get(void *ctx, const struct ses_addr *dst, uint16_t ri);
+void uet_engine_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
+			uint8_t gen);
+
+#endif /* UET_ENGINE_PRIV_H */
