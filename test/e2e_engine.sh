@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The whole transport between two namespaces, without libfabric: RMA
 # writes read back byte for byte (payload MTU 1024 at MTU 1500, 8192 at MTU
-# 9000, IPv4 and IPv6), and a bad key, a range past the region and an
-# unknown RI answered with their UET return codes.
+# 9000, IPv4 and IPv6, and with 10% of frames dropped each way by the XDP
+# fault injector), and a bad key, a range past the region and an unknown RI
+# answered with their UET return codes.
 source "$(dirname "$0")/e2e_lib.sh"
 
 # rma MTU LEN COUNT [v6]: a target in B, writes and reads from A.
@@ -34,6 +35,21 @@ rma 1500 16384 3
 e2e_ok "16 KiB writes and reads at payload MTU 1024, error codes"
 rma 1500 16384 2 v6
 e2e_ok "IPv6"
+for side in A B; do
+	ifc=IF_$side
+	e2e_in "$side" "$B/uetctl" fault "${!ifc}" --drop 10 >/dev/null
+done
+rma 1500 262144 2
+drops=0
+for side in A B; do
+	ifc=IF_$side
+	n=$(e2e_in "$side" "$B/uetctl" stats "${!ifc}" --json |
+		sed 's/.*"fault_dropped": \([0-9]*\).*/\1/')
+	drops=$(( drops + n ))
+	e2e_in "$side" "$B/uetctl" fault "${!ifc}" --off >/dev/null
+done
+[ "$drops" -gt 20 ] || e2e_fail "the fault injector dropped only $drops"
+e2e_ok "256 KiB writes and reads with 10% loss each way ($drops frames dropped)"
 for side in A B; do
 	ifc=IF_$side
 	e2e_in "$side" ip link set "${!ifc}" mtu 9000

@@ -70,6 +70,8 @@ static struct uet_engine *peer_engine(const char *ifname, const char *ip,
 	struct uet_engine *e;
 
 	snprintf(cfg.ifname, sizeof(cfg.ifname), "%s", ifname);
+	if (getenv("ENGINE_PEER_RTO_NS"))
+		cfg.rto_init_ns = strtoull(getenv("ENGINE_PEER_RTO_NS"), NULL, 0);
 	cfg.local.is_v6 = strchr(ip, ':') != NULL;
 	inet_pton(cfg.local.is_v6 ? AF_INET6 : AF_INET, ip, &cfg.local.v6);
 	if (!cfg.local.is_v6)
@@ -172,6 +174,19 @@ static struct ses_tx_cpl peer_run(struct uet_engine *e, struct peer_wait *w,
 	return w->cpl;
 }
 
+/* Runs |wre|, which must fail with UET code |rc|; 1 when it did not. */
+static int peer_expect(struct uet_engine *e, struct peer_wait *w,
+		       const struct ses_wre *wre, uint8_t rc)
+{
+	struct ses_tx_cpl c = peer_run(e, w, wre);
+
+	if (c.status == -EREMOTEIO && c.rc == rc)
+		return 0;
+	fprintf(stderr, "engine_peer: want rc %#x, got status %d rc %#x\n",
+		rc, c.status, c.rc);
+	return 1;
+}
+
 static int peer_write(char **argv)
 {
 	struct peer_wait w = { 0 };
@@ -216,16 +231,13 @@ static int peer_write(char **argv)
 	wre.opcode = UET_SES_OP_WRITE;
 	iov.base = src;
 	wre.mkey = PEER_RKEY + 1;
-	c = peer_run(e, &w, &wre);
-	bad += c.rc != UET_SES_RC_BAD_MKEY;
+	bad += peer_expect(e, &w, &wre, UET_SES_RC_BAD_MKEY);
 	wre.mkey = PEER_RKEY;
 	wre.remote_offset = 1;
-	c = peer_run(e, &w, &wre);
-	bad += c.rc != UET_SES_RC_BAD_ADDR;
+	bad += peer_expect(e, &w, &wre, UET_SES_RC_BAD_ADDR);
 	wre.remote_offset = 0;
 	wre.ri = PEER_RI + 1;
-	c = peer_run(e, &w, &wre);
-	bad += c.rc != UET_SES_RC_BAD_INDEX;
+	bad += peer_expect(e, &w, &wre, UET_SES_RC_BAD_INDEX);
 	peer_stats(e, "initiator");
 	printf("engine_peer: %d writes and reads of %zu bytes, %d bad\n",
 	       count, len, bad);

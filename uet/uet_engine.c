@@ -128,8 +128,15 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	if (getrandom(&cfg.seed, sizeof(cfg.seed), 0) != sizeof(cfg.seed))
 		cfg.seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
 	cfg.max_payload_len = SES_PKT_HDR_MAX + e->payload_mtu;
-	if (e->cfg.rto_init_ns)
-		cfg.rto_init_ns = e->cfg.rto_init_ns;
+	/*
+	 * The spec's 1 ms initial RTO (ref 2.9) is too short for a software
+	 * target sharing two cores: a burst of a window's packets waits for
+	 * its process to be scheduled, and spurious retransmissions then use
+	 * up the retry budget. Measured here: 1 ms gave ~1 spurious resend per
+	 * packet of a 100 KB write, 5 ms none; RTT samples adapt it after.
+	 */
+	cfg.rto_init_ns = e->cfg.rto_init_ns ? e->cfg.rto_init_ns :
+					       UET_ENGINE_RTO_INIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
 	e->pdc_ops = ops;

@@ -41,7 +41,7 @@ struct uet_engine_cfg {
 	uint32_t job_id;
 	uint16_t pid_on_fep;
 	uint32_t initiator;
-	uint64_t rto_init_ns;		/* 0: pdc default */
+	uint64_t rto_init_ns;		/* 0: 5 ms */
 	uint32_t max_retries;		/* 0: pdc default */
 	uint32_t ring_size;		/* 0: 1024 */
 	uint32_t frame_cnt;		/* 0: 4096 UMEM chunks */

@@ -11,6 +11,7 @@
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
+#define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 
 struct uet_engine_peer {
 	struct uet_fa fa;
