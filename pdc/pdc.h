@@ -54,7 +54,11 @@ struct pdc_cfg {
 	uint32_t ack_coalesce_cnt;	/* packets received before an ACK */
 	uint64_t ack_delay_ns;	/* longest an ACK waits */
 	uint64_t idle_ns;	/* idle PDCs close after this; 0: never */
-	uint64_t time_wait_ns;	/* closed target PDCs linger to drop strays */
+	uint64_t time_wait_ns;	/* closed target PDCs linger to catch strays;
+				 * no packet is resent once half this old, so
+				 * copies that live less than the other half
+				 * in the network never outlive the target's
+				 * memory of the PDC */
 	uint32_t resp_pool_cnt;	/* stored SES responses, whole manager */
 	uint32_t max_payload_len;	/* longest SES part of one packet */
 };

@@ -10,3 +10,12 @@ BENCH_BINS	+= $(B)/bench_pdc
 $(B)/bench_pdc: $(B)/test/bench_pdc.o $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+# Fuzz target: an initiator/target pair on an input-driven wire, with forged
+# frames. It needs the pdc objects only (FUZZ_CORE_OBJS is defined later).
+FUZZ_TARGETS	+= pdc_engine
+PDC_FUZZ_OBJS	:= $(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/fuzz_pdc_engine: test/fuzz/fuzz_pdc_engine.c $(PDC_FUZZ_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $< $(PDC_FUZZ_OBJS)

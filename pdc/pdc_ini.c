@@ -224,6 +224,13 @@ static ssize_t pdc_ini_put_close(struct pdc *pdc, uint32_t psn, bool retx,
 	return pdc_ctl_encode(buf, len, &c);
 }
 
+/* Giving up: EBUSY when the target kept saying it had no room for us. */
+static int pdc_ini_fail_err(const struct pdc_ini *ini)
+{
+	return ini->last_nack == UET_PDS_NACK_NO_PDC_AVAIL ? -EBUSY :
+							     -ETIMEDOUT;
+}
+
 static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 			   uint8_t *buf, size_t len, uint64_t now_ns)
 {
@@ -232,6 +239,15 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	bool retx = slot->tx_cnt > 0;
 	ssize_t n;
 
+	/*
+	 * A copy sent later than this, delayed in the network for the other
+	 * half of time_wait, could reach a target that has closed the PDC and
+	 * forgotten it, and be delivered a second time.
+	 */
+	if (retx && now_ns - slot->first_ns >= mgr->cfg.time_wait_ns / 2) {
+		pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
+		return -ECANCELED;
+	}
 	if (slot->flags & PDC_SLOT_CLOSE)
 		n = pdc_ini_put_close(pdc, psn, retx, buf, len);
 	else
@@ -244,6 +260,8 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	}
 	slot->flags |= PDC_SLOT_SENT;
 	slot->sent_ns = now_ns;
+	if (!retx)
+		slot->first_ns = now_ns;
 	if (slot->tx_cnt < UINT8_MAX)
 		slot->tx_cnt++;
 	if (retx)
@@ -443,9 +461,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		    now_ns - slot->sent_ns < ini->rto_ns)
 			continue;
 		if (slot->tx_cnt > mgr->cfg.max_retries) {
-			pdc_ini_fail(mgr, pdc,
-				     ini->last_nack == UET_PDS_NACK_NO_PDC_AVAIL ?
-				     -EBUSY : -ETIMEDOUT);
+			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
 		}
 		pdc_ini_retx_push(pdc, psn);

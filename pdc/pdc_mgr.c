@@ -33,7 +33,7 @@ void pdc_cfg_init(struct pdc_cfg *cfg)
 	cfg->ack_coalesce_cnt = 16;
 	cfg->ack_delay_ns = 20000;
 	cfg->idle_ns = 1000000000;
-	cfg->time_wait_ns = 500000000;
+	cfg->time_wait_ns = 1000000000;
 	cfg->resp_pool_cnt = 1024;
 	cfg->max_payload_len = UET_PAYLOAD_MTU_MAX + UET_SES_STD_HDR_LEN +
 			       UET_SES_CAS_EXT_LEN;

@@ -41,6 +41,7 @@ enum pdc_state {
 struct pdc_slot {
 	uint64_t cookie;
 	uint64_t sent_ns;	/* last transmission */
+	uint64_t first_ns;	/* first transmission */
 	uint32_t len;
 	uint16_t retx_next;	/* retransmit queue link */
 	uint8_t next_hdr;

@@ -69,6 +69,26 @@ static bool pdc_psn_is_near(uint32_t a, uint32_t b)
 }
 
 /*
+ * A SYN whose start PSN is close to, but not, that of PDC |p| under the
+ * same key. After a close that is a new incarnation too close to the old
+ * one: ask for another start PSN (ref 2.6, NEW_START_PSN), which is safe
+ * as nothing of it was delivered. Next to a live PDC it can only be a
+ * corrupt or forged packet, and asking the initiator to renumber would
+ * make it resend what that PDC already delivered: drop it.
+ */
+static struct pdc *pdc_tgt_near_start(struct pdc_mgr *mgr, uint32_t peer,
+				      const struct pdc *p,
+				      const struct pdc_req *req)
+{
+	if (p->state == PDC_ST_TIME_WAIT)
+		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
+			     UET_PDS_NACK_NEW_START_PSN, pdc_new_start_psn(mgr));
+	else
+		mgr->stats.rx_stale++;
+	return NULL;
+}
+
+/*
  * A SYN: find the PDC of this incarnation (same key, same start PSN), or
  * open one. Another live PDC under the key is an earlier incarnation of a
  * restarted initiator; it is retired. Returns NULL when the packet was
@@ -90,12 +110,8 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr, uint32_t peer,
 	for (p = pdc_hash_find(mgr, key, NULL); p; p = pdc_hash_find(mgr, key, p)) {
 		if (p->tgt.start_psn == start)
 			return p;
-		if (pdc_psn_is_near(p->tgt.start_psn, start)) {
-			pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
-				     UET_PDS_NACK_NEW_START_PSN,
-				     pdc_new_start_psn(mgr));
-			return NULL;
-		}
+		if (pdc_psn_is_near(p->tgt.start_psn, start))
+			return pdc_tgt_near_start(mgr, peer, p, req);
 		if (p->state != PDC_ST_TIME_WAIT)
 			live = p;
 	}

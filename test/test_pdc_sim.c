@@ -209,7 +209,7 @@ void t_cfg_lossy(struct pdc_cfg *cfg, uint64_t seed)
 	cfg->max_retries = 40;
 	cfg->ack_delay_ns = 10000;
 	cfg->idle_ns = 0;
-	cfg->time_wait_ns = 5000000;
+	cfg->time_wait_ns = 100000000;
 	cfg->max_payload_len = 64;
 }
 

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libFuzzer target for the PDC engine: an initiator A and a target B whose
+ * wire the input drives (send, drop, duplicate, hold and reorder frames,
+ * let time pass, close), while random and mutated PDS frames are fed in.
+ *
+ * Checked besides memory safety, in every mode:
+ * - a delivery hands SES bytes of the frame being processed, nothing else;
+ * - a genuine frame of A delivers a payload A sent (tag, index, check);
+ * - A never completes a packet twice.
+ * In the first mode forged frames reach B from a third peer, so they cannot
+ * pose as A; then also: no message of A is delivered twice and every packet
+ * A completes without error was delivered. In the second mode forged frames
+ * reach both ends as the real peers: PDS has no authentication, so a forged
+ * NACK may legitimately cause a resend, and only the first checks apply.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdc/pdc.h"
+#include "pdc/pdc_hdr.h"
+#include "uet_codec.h"
+
+#define F_MSGS		512
+#define F_FRAME_LEN	256
+#define F_HOLD		16
+#define F_PAYLOAD_LEN	16
+#define F_MAGIC		0x46555a5au
+#define F_PEER_A	0
+#define F_PEER_B	1
+#define F_PEER_X	2	/* the forger in the first mode */
+#define F_TIME_WAIT_NS	1000000
+#define F_MAX_LIFE_NS	(F_TIME_WAIT_NS / 2)	/* longest a frame is held */
+
+struct f_frame {
+	int to;			/* F_PEER_A or F_PEER_B */
+	uint64_t held_ns;
+	size_t len;
+	uint8_t buf[F_FRAME_LEN];
+};
+
+struct f_state {
+	const uint8_t *in;
+	size_t in_len, pos;
+	bool chaos;
+	uint64_t now;
+	struct pdc_mgr *a, *b;
+	uint32_t sent;
+	uint8_t sent_mode[F_MSGS];
+	uint8_t delivered[F_MSGS];	/* through genuine frames */
+	uint8_t done[F_MSGS];
+	/* The frame B or A is processing right now. */
+	const uint8_t *cur;
+	size_t cur_len;
+	bool cur_genuine;
+	struct f_frame hold[F_HOLD];
+	uint32_t hold_cnt;
+};
+
+static uint8_t f_byte(struct f_state *f)
+{
+	return f->pos < f->in_len ? f->in[f->pos++] : 0;
+}
+
+static uint32_t f_check(uint32_t idx)
+{
+	return (idx * 2654435761u) ^ F_MAGIC;
+}
+
+static int f_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
+{
+	struct f_state *f = ctx;
+	uint8_t *p = buf;
+
+	if (len != F_PAYLOAD_LEN || cookie >= f->sent)
+		abort();
+	p = uet_put_be32(p, F_MAGIC);
+	p = uet_put_be32(p, (uint32_t)cookie);
+	p = uet_put_be32(p, f_check((uint32_t)cookie));
+	uet_put_be32(p, f->sent_mode[cookie]);
+	return 0;
+}
+
+static void f_check_genuine(struct f_state *f, const struct pdc_rx_pkt *pkt)
+{
+	uint32_t magic, idx, check, mode;
+	const uint8_t *p = pkt->buf;
+
+	if (pkt->len != F_PAYLOAD_LEN)
+		abort();
+	p = uet_get_be32(&magic, p);
+	p = uet_get_be32(&idx, p);
+	p = uet_get_be32(&check, p);
+	uet_get_be32(&mode, p);
+	if (magic != F_MAGIC || idx >= f->sent || check != f_check(idx) ||
+	    mode != f->sent_mode[idx] || mode != pkt->mode)
+		abort();	/* delivered something A never sent */
+	if (mode == PDC_MODE_UUD)
+		return;		/* unreliable: the wire may duplicate it */
+	if (f->delivered[idx]++ && !f->chaos)
+		abort();	/* delivered twice */
+}
+
+static int f_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
+		     struct pdc_resp *resp)
+{
+	struct f_state *f = ctx;
+
+	if (!f->cur || pkt->buf < f->cur ||
+	    pkt->buf + pkt->len > f->cur + f->cur_len)
+		abort();	/* bytes from outside the frame */
+	if (f->cur_genuine && pkt->peer == F_PEER_A)
+		f_check_genuine(f, pkt);
+	if (pkt->len >= 4 && pkt->mode != PDC_MODE_UUD) {
+		resp->next_hdr = UET_PDS_NEXT_HDR_RESPONSE;
+		resp->len = 4;
+		memcpy(resp->buf, pkt->buf, 4);
+	}
+	return 0;
+}
+
+static void f_tx_done(void *ctx, const struct pdc_tx_done *d)
+{
+	struct f_state *f = ctx;
+
+	if (d->cookie >= f->sent || f->done[d->cookie]++)
+		abort();	/* unknown, or completed twice */
+	if (!f->chaos && d->status == 0 &&
+	    f->sent_mode[d->cookie] != PDC_MODE_UUD && !f->delivered[d->cookie])
+		abort();	/* acknowledged, never delivered */
+}
+
+static void f_event(void *ctx, const struct pdc_event *ev)
+{
+	(void)ctx;
+	if (ev->type > PDC_EV_PEER_RESTART)
+		abort();
+}
+
+static const struct pdc_ops f_ops = {
+	.deliver = f_deliver, .fill = f_fill,
+	.tx_done = f_tx_done, .event = f_event,
+};
+
+static void f_rx(struct f_state *f, int to, int from, const uint8_t *buf,
+		 size_t len, bool genuine)
+{
+	struct pdc_rx_meta meta = { .peer = (uint32_t)from,
+				    .ecn_ce = f_byte(f) & 1 };
+
+	f->cur = buf;
+	f->cur_len = len;
+	f->cur_genuine = genuine;
+	pdc_rx_frame(to == F_PEER_A ? f->a : f->b, &meta, buf, len, f->now);
+	f->cur = NULL;
+}
+
+/* Every frame |from| has: deliver, drop, duplicate or hold it. */
+static void f_pump(struct f_state *f, int from)
+{
+	struct pdc_mgr *mgr = from == F_PEER_A ? f->a : f->b;
+	int to = from == F_PEER_A ? F_PEER_B : F_PEER_A;
+	uint8_t buf[F_FRAME_LEN];
+	uint32_t peer;
+	ssize_t n;
+
+	while ((n = pdc_tx_build(mgr, buf, sizeof(buf), &peer, f->now)) > 0) {
+		uint8_t how = f_byte(f);
+
+		if (peer != (uint32_t)to)
+			continue;	/* to the forger: nobody there */
+		if ((how & 3) == 1)
+			continue;
+		if ((how & 3) == 2 && f->hold_cnt < F_HOLD) {
+			f->hold[f->hold_cnt].to = to;
+			f->hold[f->hold_cnt].held_ns = f->now;
+			f->hold[f->hold_cnt].len = (size_t)n;
+			memcpy(f->hold[f->hold_cnt++].buf, buf, (size_t)n);
+			continue;
+		}
+		f_rx(f, to, from, buf, (size_t)n, true);
+		if ((how & 3) == 3)
+			f_rx(f, to, from, buf, (size_t)n, true);
+	}
+	if (n < 0)
+		abort();	/* our frames are always big enough */
+}
+
+/*
+ * Held frames arrive, last held first, unless they outlived the longest
+ * life a network gives a packet: no protocol without memory of every past
+ * PDC could tell such a copy from a new packet (see cfg.time_wait_ns).
+ */
+static void f_release(struct f_state *f)
+{
+	while (f->hold_cnt) {
+		struct f_frame *h = &f->hold[--f->hold_cnt];
+
+		if (f->now - h->held_ns > F_MAX_LIFE_NS)
+			continue;
+		f_rx(f, h->to, h->to == F_PEER_B ? F_PEER_A : F_PEER_B,
+		     h->buf, h->len, true);
+	}
+}
+
+static void f_send(struct f_state *f, uint8_t arg)
+{
+	struct pdc_pkt pkt = {
+		.cookie = f->sent, .peer = F_PEER_B, .len = F_PAYLOAD_LEN,
+		.mode = arg % 3 == 2 ? PDC_MODE_UUD : arg % 3,
+		.next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD,
+		.flags = (arg & 0x10 ? PDC_PKT_F_AR : 0) |
+			 (arg & 0x20 ? PDC_PKT_F_WANT_RESP : 0),
+	};
+
+	if (f->sent == F_MSGS)
+		return;
+	f->sent_mode[f->sent] = pkt.mode;
+	f->sent++;	/* fill may run inside a later call only */
+	if (pdc_send(f->a, &pkt, f->now) < 0)
+		f->sent--;
+}
+
+/* A forged frame: fuzzer bytes, or a genuine-looking header, mutated. */
+static void f_forge(struct f_state *f, uint8_t arg)
+{
+	uint8_t buf[F_FRAME_LEN];
+	size_t len = 2 + f_byte(f) % 62, i;
+	int to = f->chaos && (arg & 1) ? F_PEER_A : F_PEER_B;
+	int from = f->chaos ? (to == F_PEER_A ? F_PEER_B : F_PEER_A) :
+			      F_PEER_X;
+
+	for (i = 0; i < len; i++)
+		buf[i] = f_byte(f);
+	f_rx(f, to, from, buf, len, false);
+}
+
+static void f_run(struct f_state *f)
+{
+	while (f->pos < f->in_len) {
+		uint8_t op = f_byte(f), arg = f_byte(f);
+
+		switch (op % 8) {
+		case 0:
+		case 1:
+			f_send(f, arg);
+			break;
+		case 2:
+			f_pump(f, F_PEER_A);
+			break;
+		case 3:
+			f_pump(f, F_PEER_B);
+			break;
+		case 4:
+			f_release(f);
+			break;
+		case 5:
+			f->now += (uint64_t)arg * 1000 + 1;
+			break;
+		case 6:
+			f_forge(f, arg);
+			break;
+		default:
+			pdc_close(f->a, F_PEER_B, arg % 2, f->now);
+			break;
+		}
+	}
+}
+
+static void f_cfg(struct pdc_cfg *cfg, uint64_t seed)
+{
+	pdc_cfg_init(cfg);
+	cfg->seed = seed;
+	cfg->max_pdcs = 4;
+	cfg->window = 64;
+	cfg->cwnd_init = 4;
+	cfg->rto_init_ns = 20000;
+	cfg->rto_min_ns = 10000;
+	cfg->rto_max_ns = 200000;
+	cfg->max_retries = 6;
+	cfg->ack_delay_ns = 3000;
+	cfg->ack_coalesce_cnt = 4;
+	cfg->idle_ns = 500000;
+	cfg->time_wait_ns = F_TIME_WAIT_NS;
+	cfg->resp_pool_cnt = 8;
+	cfg->max_payload_len = 64;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct f_state *f = calloc(1, sizeof(*f));
+	struct pdc_cfg cfg;
+
+	if (!f)
+		return 0;
+	f->in = data;
+	f->in_len = size;
+	f->chaos = f_byte(f) & 1;
+	f->now = 1000;
+	f_cfg(&cfg, 1 + f_byte(f));
+	f->a = pdc_mgr_create(&cfg, &f_ops, f);
+	cfg.seed += 1000;
+	f->b = pdc_mgr_create(&cfg, &f_ops, f);
+	if (!f->a || !f->b)
+		abort();
+	f_run(f);
+	pdc_mgr_destroy(f->a);
+	pdc_mgr_destroy(f->b);
+	free(f);
+	return 0;
+}
