@@ -157,6 +157,7 @@ struct pdc_rx_meta {
 /* Counters of one manager. */
 struct pdc_stats {
 	uint64_t tx_req, tx_retx, tx_ack, tx_nack, tx_ctl, tx_uud;
+	uint64_t tx_resp;	/* ACKs that carried a SES response */
 	uint64_t rx_req, rx_dup, rx_delivered, rx_ack, rx_nack, rx_ctl;
 	uint64_t rx_uud, rx_bad, rx_stale, rx_dropped;
 	uint64_t nack_tx_code[32], nack_rx_code[32];	/* by code, < 32 */

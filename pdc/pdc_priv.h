@@ -6,6 +6,7 @@
 #ifndef PDC_PRIV_H
 #define PDC_PRIV_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -180,6 +181,21 @@ static inline bool pdc_ini_is_live(const struct pdc *pdc, uint32_t psn)
 	const struct pdc_ini *ini = &pdc->ini;
 
 	return pdc_psn_in(psn, ini->una_psn, ini->send_psn - ini->una_psn);
+}
+
+/* Not done, and either unacknowledged or still owed its response. */
+static inline bool pdc_slot_needs_tx(const struct pdc_slot *slot)
+{
+	return !(slot->flags & PDC_SLOT_DONE) &&
+	       (!(slot->flags & PDC_SLOT_ACKED) ||
+		(slot->flags & PDC_SLOT_RESP));
+}
+
+/* Giving up: EBUSY when the target kept saying it had no room for us. */
+static inline int pdc_ini_fail_err(const struct pdc_ini *ini)
+{
+	return ini->last_nack == UET_PDS_NACK_NO_PDC_AVAIL ? -EBUSY :
+							     -ETIMEDOUT;
 }
 
 void pdc_timer_arm_slow(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns);

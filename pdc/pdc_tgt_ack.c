@@ -220,6 +220,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		memcpy(buf + n, ent->buf, ent->len);
 		n += ent->len;
 		pdc_resp_due_pop(mgr, pdc);
+		mgr->stats.tx_resp++;
 	}
 	tgt->ack_now = tgt->ecn = tgt->retx = tgt->close_req = false;
 	tgt->ack_cnt = tgt->ack_len = 0;

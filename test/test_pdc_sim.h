@@ -115,6 +115,10 @@ bool t_sim_senders_done(struct t_sim *s);
 void t_sim_inject(struct t_sim *s, int from, int to, const uint8_t *buf,
 		  size_t len);
 void t_sim_flush(struct t_sim *s);
+/* test_pdc_wire.c */
+void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
+		 size_t len);
+void t_wire_deliver(struct t_sim *s);
 void t_sim_capture(struct t_sim *s, uint32_t max);
 const struct t_cap *t_sim_find(const struct t_sim *s, uint32_t from_idx,
 			       int from, uint8_t type, uint8_t code);

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Initiator end of a PDC over time: completion, close and failure, the
+ * retransmit timer, the tail-loss probe and idle close.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+/* The target has |slot|: it no longer counts against the window. */
+void pdc_ini_mark_acked(struct pdc *pdc, struct pdc_slot *slot)
+{
+	slot->flags |= PDC_SLOT_ACKED;
+	if (slot->flags & PDC_SLOT_INFL) {
+		slot->flags &= ~PDC_SLOT_INFL;
+		pdc->ini.inflight--;
+	}
+}
+
+void pdc_ini_complete(struct pdc_mgr *mgr, struct pdc *pdc,
+		      struct pdc_slot *slot, int status,
+		      const struct pdc_tx_done *resp)
+{
+	struct pdc_tx_done done = {
+		.cookie = slot->cookie,
+		.peer = pdc->peer,
+		.status = status,
+		.resp_next_hdr = resp ? resp->resp_next_hdr :
+					UET_PDS_NEXT_HDR_NONE,
+		.resp = resp ? resp->resp : NULL,
+		.resp_len = resp ? resp->resp_len : 0,
+	};
+
+	slot->flags |= PDC_SLOT_DONE;
+	if (!(slot->flags & PDC_SLOT_CLOSE))
+		mgr->ops.tx_done(mgr->ctx, &done);
+}
+
+static void pdc_ini_closed(struct pdc_mgr *mgr, struct pdc *pdc, int err)
+{
+	mgr->stats.pdc_closed++;
+	pdc_emit(mgr, pdc, PDC_EV_CLOSED, err);
+	pdc_free(mgr, pdc);
+}
+
+/* Draining done: queue CLOSE, or just go when the target never knew us. */
+static bool pdc_ini_queue_close(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_slot *slot;
+
+	if (!pdc->rid) {
+		pdc_ini_closed(mgr, pdc, 0);
+		return false;
+	}
+	slot = pdc_ini_slot(pdc, ini->next_psn++);
+	if (slot->flags & PDC_SLOT_RETXQ)
+		pdc_ini_retx_prune(pdc);
+	memset(slot, 0, sizeof(*slot));
+	slot->flags = PDC_SLOT_CLOSE;
+	slot->retx_next = PDC_NO_SLOT;
+	ini->close_queued = true;
+	pdc_ready(mgr, pdc);
+	return true;
+}
+
+/*
+ * Moves una over finished packets and finishes a close. Returns false when
+ * the PDC is gone.
+ */
+bool pdc_ini_advance(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	while (ini->una_psn != ini->next_psn &&
+	       (pdc_ini_slot(pdc, ini->una_psn)->flags & PDC_SLOT_DONE))
+		ini->una_psn++;
+	if (ini->una_psn != ini->next_psn)
+		return true;
+	ini->last_active_ns = now_ns;
+	if (pdc->state != PDC_ST_CLOSING)
+		return true;
+	if (ini->close_queued) {
+		pdc_ini_closed(mgr, pdc, 0);
+		return false;
+	}
+	return pdc_ini_queue_close(mgr, pdc);
+}
+
+/* Returns false when the PDC is gone. */
+bool pdc_ini_start_close(struct pdc_mgr *mgr, struct pdc *pdc,
+			 uint64_t now_ns)
+{
+	if (pdc->state == PDC_ST_CLOSING)
+		return true;
+	pdc_hash_del(mgr, pdc);
+	pdc->state = PDC_ST_CLOSING;
+	return pdc_ini_advance(mgr, pdc, now_ns);
+}
+
+int pdc_close(struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
+	      uint64_t now_ns)
+{
+	struct pdc *pdc = pdc_hash_find(mgr, pdc_key_ini(peer, mode), NULL);
+
+	if (!pdc)
+		return -ENOENT;
+	pdc_ini_start_close(mgr, pdc, now_ns);
+	return 0;
+}
+
+/* Completes every pending packet with |err| and frees the PDC. */
+void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	bool had_data = false;
+	uint32_t psn;
+
+	/* Out of the hash first: callbacks that send open a new PDC. */
+	pdc_hash_del(mgr, pdc);
+	pdc_ready_del(mgr, pdc);
+	pdc_timer_del(mgr, pdc);
+	pdc->state = PDC_ST_CLOSING;
+	for (psn = ini->una_psn; psn != ini->next_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (slot->flags & (PDC_SLOT_DONE | PDC_SLOT_CLOSE))
+			continue;
+		had_data = true;
+		pdc_ini_complete(mgr, pdc, slot, err, NULL);
+	}
+	pdc_log(mgr, "pdc %#x to peer %u failed: %d", pdc->id, pdc->peer, err);
+	if (had_data)
+		mgr->stats.pdc_failed++;
+	else
+		mgr->stats.pdc_closed++;
+	pdc_emit(mgr, pdc, had_data ? PDC_EV_FAILED : PDC_EV_CLOSED, err);
+	pdc_free(mgr, pdc);
+}
+
+/*
+ * The retransmit timer: resend what has waited a full RTO, back off, and
+ * fail the PDC once a packet has used all its tries. Returns false when the
+ * PDC is gone.
+ */
+static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t psn, cnt = 0;
+
+	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (!pdc_slot_needs_tx(slot) ||
+		    now_ns - slot->sent_ns < ini->rto_ns)
+			continue;
+		if (slot->tx_cnt > mgr->cfg.max_retries) {
+			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
+			return false;
+		}
+		pdc_ini_retx_push(pdc, psn);
+		cnt++;
+	}
+	if (cnt) {
+		pdc_cc_on_loss(&mgr->cfg, ini);
+		pdc_rto_backoff(&mgr->cfg, ini);
+		pdc_ready(mgr, pdc);
+	}
+	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;
+	return true;
+}
+
+/*
+ * Tail-loss probe: a quiet spell of two RTTs while packets are out means
+ * the last ones or their ACK were lost, and no later arrival will tell.
+ * Resending the oldest one draws a full ACK long before the RTO would.
+ */
+void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t pto_ns = 2 * ini->srtt_ns + ini->rttvar_ns;
+
+	if (!ini->srtt_ns || pto_ns >= ini->rto_ns ||
+	    ini->probe_cnt >= PDC_PROBE_MAX || ini->una_psn == ini->send_psn)
+		return;
+	ini->probe_at = now_ns + pto_ns;
+	pdc_timer_arm(mgr, pdc, ini->probe_at);
+}
+
+static void pdc_ini_probe(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t psn;
+
+	ini->probe_at = 0;
+	ini->probe_cnt++;
+	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
+		if (pdc_slot_needs_tx(pdc_ini_slot(pdc, psn))) {
+			pdc_ini_retx_push(pdc, psn);
+			pdc_ready(mgr, pdc);
+			return;
+		}
+	}
+}
+
+void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t idle_at;
+
+	if (ini->rto_at && now_ns >= ini->rto_at &&
+	    !pdc_ini_rto(mgr, pdc, now_ns))
+		return;
+	if (ini->probe_at && now_ns >= ini->probe_at)
+		pdc_ini_probe(mgr, pdc);
+	if (ini->rto_at)
+		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	if (ini->probe_at)
+		pdc_timer_arm(mgr, pdc, ini->probe_at);
+	if (!mgr->cfg.idle_ns || pdc->state == PDC_ST_CLOSING ||
+	    ini->una_psn != ini->next_psn)
+		return;
+	idle_at = ini->last_active_ns + mgr->cfg.idle_ns;
+	if (now_ns < idle_at)
+		pdc_timer_arm(mgr, pdc, idle_at);
+	else
+		pdc_ini_start_close(mgr, pdc, now_ns);
+}
