@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Shared set-up of the example programs (see ex_common.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+
+#include "examples/ex_common.h"
+
+#define EX_CHECK(call)							\
+	do {								\
+		int ex_ret_ = (int)(call);				\
+		if (ex_ret_ < 0) {					\
+			fprintf(stderr, "%s: %s\n", #call,		\
+				fi_strerror(-ex_ret_));			\
+			return ex_ret_;					\
+		}							\
+	} while (0)
+
+int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->service = "42";
+	o->oob_port = 47931;
+	o->size = 16384;
+	o->iters = 1;
+	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dh")) != -1) {
+		switch (c) {
+		case 's': o->server = true; break;
+		case 'c': o->dst = optarg; break;
+		case 'a': o->src = optarg; break;
+		case 'S': o->service = optarg; break;
+		case 'p': o->oob_port = atoi(optarg); break;
+		case 'n': o->size = strtoul(optarg, NULL, 0); break;
+		case 'i': o->iters = strtol(optarg, NULL, 0); break;
+		case 'd': o->cq_data = true; break;
+		default:
+			fprintf(stderr, "%s", usage);
+			return c == 'h' ? 1 : -1;
+		}
+	}
+	if (o->server == (o->dst != NULL) || !o->size || o->iters < 1) {
+		fprintf(stderr, "%s", usage);
+		return -1;
+	}
+	return 0;
+}
+
+static struct fi_info *ex_hints(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	if (!h)
+		return NULL;
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
+		  FI_REMOTE_WRITE;
+	h->mode = ~0ULL;
+	/* Every mode we know how to honour; the provider keeps what it
+	 * needs, and ex_setup follows what it kept. */
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+				  FI_MR_ENDPOINT;
+	return h;
+}
+
+static int ex_mr_setup(struct ex_ctx *c, size_t buf_len)
+{
+	int mode = c->info->domain_attr->mr_mode;
+
+	c->buf_len = buf_len;
+	if (posix_memalign(&c->buf, 4096, buf_len))
+		return -FI_ENOMEM;
+	memset(c->buf, 0, buf_len);
+	EX_CHECK(fi_mr_reg(c->domain, c->buf, buf_len,
+			   FI_READ | FI_WRITE | FI_REMOTE_READ |
+			   FI_REMOTE_WRITE, 0, 0xc0de, 0, &c->mr, NULL));
+	if (mode & FI_MR_ENDPOINT) {
+		EX_CHECK(fi_mr_bind(c->mr, &c->ep->fid, 0));
+		EX_CHECK(fi_mr_enable(c->mr));
+	}
+	c->desc = fi_mr_desc(c->mr);
+	return 0;
+}
+
+int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len)
+{
+	struct fi_cq_attr cq_attr = { .size = 256,
+				      .format = FI_CQ_FORMAT_DATA };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct fi_info *hints = ex_hints();
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->oob_fd = -1;
+	if (!hints)
+		return -FI_ENOMEM;
+	ret = o->server ?
+		fi_getinfo(FI_VERSION(1, 17), o->src, o->service, FI_SOURCE,
+			   hints, &c->info) :
+		fi_getinfo(FI_VERSION(1, 17), o->dst, o->service, 0, hints,
+			   &c->info);
+	fi_freeinfo(hints);
+	if (ret) {
+		fprintf(stderr, "fi_getinfo: %s\n", fi_strerror(-ret));
+		return ret;
+	}
+	printf("ex: provider %s, mr_mode %#x\n", c->info->fabric_attr->prov_name,
+	       c->info->domain_attr->mr_mode);
+	EX_CHECK(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
+	EX_CHECK(fi_domain(c->fabric, c->info, &c->domain, NULL));
+	EX_CHECK(fi_av_open(c->domain, &av_attr, &c->av, NULL));
+	EX_CHECK(fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
+	EX_CHECK(fi_endpoint(c->domain, c->info, &c->ep, NULL));
+	EX_CHECK(fi_ep_bind(c->ep, &c->av->fid, 0));
+	EX_CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
+	EX_CHECK(fi_enable(c->ep));
+	return ex_mr_setup(c, buf_len);
+}
+
+void ex_teardown(struct ex_ctx *c)
+{
+	if (c->mr)
+		fi_close(&c->mr->fid);
+	if (c->ep)
+		fi_close(&c->ep->fid);
+	if (c->cq)
+		fi_close(&c->cq->fid);
+	if (c->av)
+		fi_close(&c->av->fid);
+	if (c->domain)
+		fi_close(&c->domain->fid);
+	if (c->fabric)
+		fi_close(&c->fabric->fid);
+	if (c->info)
+		fi_freeinfo(c->info);
+	if (c->oob_fd >= 0)
+		close(c->oob_fd);
+	free(c->buf);
+}
+
+/* Server: accept one client within 60 s. Client: connect within 10 s. */
+static int ex_oob_connect(struct ex_ctx *c, const struct ex_opts *o)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)o->oob_port) };
+	struct pollfd pfd;
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -1;
+	if (!o->server) {
+		if (inet_pton(AF_INET, o->dst, &sin.sin_addr) != 1)
+			goto fail;
+		for (int i = 0; i < 200; i++) {
+			if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+				c->oob_fd = fd;
+				return 0;
+			}
+			usleep(50000);
+		}
+		goto fail;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 1))
+		goto fail;
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&pfd, 1, 60000) != 1)
+		goto fail;
+	c->oob_fd = accept(fd, NULL, NULL);
+	close(fd);
+	return c->oob_fd < 0 ? -1 : 0;
+fail:
+	perror("side channel");
+	close(fd);
+	return -1;
+}
+
+int ex_oob_send(struct ex_ctx *c, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(c->oob_fd, p, len, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Drives the provider while |fd| has nothing to read; bounded to 120 s. */
+static int ex_progress_until_readable(struct ex_ctx *c, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	for (int i = 0; i < 120000; i++) {
+		if (poll(&pfd, 1, 0) == 1)
+			return 0;
+		if (c->nstash < 16 &&
+		    fi_cq_read(c->cq, &c->stash[c->nstash], 1) == 1)
+			c->nstash++;
+		if (i > 1000)
+			poll(NULL, 0, 1);
+	}
+	return -1;
+}
+
+int ex_oob_recv(struct ex_ctx *c, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n;
+
+		if (ex_progress_until_readable(c, c->oob_fd))
+			return -1;
+		n = recv(c->oob_fd, p, len, 0);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ex_exchange(struct ex_ctx *c, const struct ex_opts *o,
+		struct ex_peer_info *remote)
+{
+	struct ex_peer_info mine = { .key = fi_mr_key(c->mr),
+				     .len = c->buf_len };
+	size_t name_len = sizeof(mine.name);
+	int ret;
+
+	ret = fi_getname(&c->ep->fid, mine.name, &name_len);
+	if (ret) {
+		fprintf(stderr, "fi_getname: %s\n", fi_strerror(-ret));
+		return -1;
+	}
+	mine.name_len = (uint32_t)name_len;
+	mine.addr = (c->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+		    (uint64_t)(uintptr_t)c->buf : 0;
+	if (ex_oob_connect(c, o) || ex_oob_send(c, &mine, sizeof(mine)) ||
+	    ex_oob_recv(c, remote, sizeof(*remote)))
+		return -1;
+	if (fi_av_insert(c->av, remote->name, 1, &c->peer, 0, NULL) != 1) {
+		fprintf(stderr, "fi_av_insert failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+int ex_wait_cq(struct ex_ctx *c, struct fi_cq_data_entry *entry)
+{
+	struct fi_cq_err_entry err = { 0 };
+	ssize_t n;
+
+	if (c->nstash) {
+		*entry = c->stash[0];
+		memmove(c->stash, c->stash + 1,
+			(size_t)--c->nstash * sizeof(c->stash[0]));
+		return 0;
+	}
+	do {
+		n = fi_cq_read(c->cq, entry, 1);
+	} while (n == -FI_EAGAIN);
+	if (n == 1)
+		return 0;
+	if (n == -FI_EAVAIL && fi_cq_readerr(c->cq, &err, 0) == 1) {
+		fprintf(stderr, "completion error: %s (prov_errno %d: %s)\n",
+			fi_strerror(err.err), err.prov_errno,
+			fi_cq_strerror(c->cq, err.prov_errno, err.err_data,
+				       NULL, 0));
+		return -err.err;
+	}
+	fprintf(stderr, "fi_cq_read: %s\n", fi_strerror((int)-n));
+	return (int)n;
+}
+
+uint64_t ex_checksum(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
