@@ -2,7 +2,7 @@
 # examples/: plain libfabric programs (any provider) used by the demo, the
 # end-to-end tests and the benchmarks.
 EX_COMMON_OBJ	:= $(B)/examples/ex_common.o
-EX_PROGS	:= $(B)/uet_write
+EX_PROGS	:= $(B)/uet_write $(B)/uet_pingpong $(B)/uet_bw
 
 $(B)/uet_%: $(B)/examples/uet_%.o $(EX_COMMON_OBJ)
 	$(call msg,LD,$@)
