@@ -90,8 +90,15 @@ $(UNIT_BINS):
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lm $(TEST_LIBS)
 
+# Each stage of `check` leaves "PASSED FAILED" lines in $(B)/.tally-<stage>;
+# check sums them into its closing line.
 unit: $(UNIT_BINS)
-	$(Q)for t in $(UNIT_BINS); do echo "  TEST     $$t"; $$t --jobs 2 || exit 1; done
+	$(Q): > $(B)/.tally-unit
+	$(Q)for t in $(UNIT_BINS); do echo "  TEST     $$t"; \
+		$$t --jobs 2 > $(B)/.unit.log 2>&1; rc=$$?; cat $(B)/.unit.log; \
+		sed -n 's/.*Passing: \([0-9]*\) | Failing: \([0-9]*\).*/\1 \2/p' \
+			$(B)/.unit.log >> $(B)/.tally-unit; \
+		[ $$rc = 0 ] || exit 1; done
 
 # ---- fuzzers (one libFuzzer target per decoder) -----------------------------
 FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
@@ -113,9 +120,14 @@ fuzz: $(FUZZ_BINS)
 # Runs every fuzzer for FUZZ_SECONDS; fails on the first crash and prints
 # the executions per target.
 fuzz-run: $(FUZZ_BINS)
-	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run-fuzzers.sh $(B) $(FUZZ_TARGETS)
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run-fuzzers.sh $(B) \
+		$(FUZZ_TARGETS) > $(B)/.fuzz.log 2>&1; rc=$$?; cat $(B)/.fuzz.log; \
+	echo "$$(grep -c ' runs in ' $(B)/.fuzz.log) $$(grep -c CRASHED $(B)/.fuzz.log)" \
+		> $(B)/.tally-fuzz; exit $$rc
 
 check: unit e2e fuzz-run
+	$(Q)cat $(B)/.tally-unit $(B)/.tally-e2e $(B)/.tally-fuzz | \
+		awk '{ p += $$1; f += $$2 } END { printf "check: %d passed, %d failed\n", p, f }'
 
 # ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
 # BENCH_BINS run as they are; BENCH_SCRIPTS (with BENCH_DEPS built) get B.

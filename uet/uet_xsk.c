@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
 
@@ -109,8 +110,17 @@ static int uet_xsk_socket_setup(struct uet_xsk *x,
 
 	if (!if_indextoname((unsigned int)cfg->ifindex, ifname))
 		return -errno;
-	ret = xsk_socket__create(&x->sock, ifname, cfg->queue_id, x->umem,
-				 &x->rx, &x->tx, &scfg);
+	/*
+	 * A socket closed a moment ago may still hold the queue (its release
+	 * is deferred in the kernel): wait for it, up to a second.
+	 */
+	for (int tries = 0; tries < 50; tries++) {
+		ret = xsk_socket__create(&x->sock, ifname, cfg->queue_id,
+					 x->umem, &x->rx, &x->tx, &scfg);
+		if (ret != -EBUSY)
+			break;
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
 	if (ret < 0)
 		return ret;
 	if (cfg->xsks_map_fd >= 0)
