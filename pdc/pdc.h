@@ -14,6 +14,15 @@
  * manager never sees an address. Callbacks run only inside calls into the
  * manager, and may call pdc_send() and pdc_close(), never
  * pdc_mgr_destroy().
+ *
+ * The caller's loop: after pdc_send() or pdc_rx_frame(), and whenever the
+ * clock reaches pdc_next_timeout(), call pdc_tx_build() until it returns 0
+ * and put each frame on the wire to the peer it names. Timers only run
+ * inside pdc_tx_build().
+ *
+ * Exactly-once delivery rests on two assumptions, as TCP's does: start
+ * PSNs and PDCIDs are random (seed cfg.seed from getrandom()), and no copy
+ * of a packet lives in the network longer than cfg.time_wait_ns / 2.
  */
 #ifndef PDC_H
 #define PDC_H

@@ -259,3 +259,29 @@ Test(pdc_est, start_psns_and_pdcids_are_random_and_nonzero)
 		pdc_mgr_destroy(mgr);
 	}
 }
+
+/* A buffer too short for the next frame leaves it queued. */
+Test(pdc_api, tx_build_wants_room)
+{
+	struct pdc_pkt pkt = { .peer = 3, .len = 16, .mode = PDC_MODE_RUD,
+			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+	uint8_t buf[64];
+	struct pdc_mgr *mgr;
+	struct pdc_cfg cfg;
+	uint32_t peer = 0;
+
+	pdc_cfg_init(&cfg);
+	mgr = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cr_assert_not_null(mgr);
+	cr_assert_eq(pdc_send(mgr, &pkt, 0), 0);
+	cr_expect_eq(pdc_next_timeout(mgr), 0);
+	cr_expect_eq(pdc_tx_build(mgr, buf, UET_PDS_RUD_REQ_LEN + 15, &peer, 0),
+		     -ENOBUFS);
+	cr_expect_eq(pdc_tx_build(mgr, buf, sizeof(buf), &peer, 0),
+		     UET_PDS_RUD_REQ_LEN + 16);
+	cr_expect_eq(peer, 3);
+	cr_expect_eq(pdc_tx_build(mgr, buf, sizeof(buf), &peer, 0), 0);
+	cr_expect_neq(pdc_next_timeout(mgr), 0, "the RTO is all that is left");
+	cr_expect_neq(pdc_next_timeout(mgr), UINT64_MAX);
+	pdc_mgr_destroy(mgr);
+}
