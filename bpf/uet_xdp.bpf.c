@@ -38,9 +38,11 @@ struct {
 	__type(value, __u64);
 } uet_xdp_counters SEC(".maps");
 
+/* Mmapable so that engines read the capture switch with a plain load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct uet_xdp_cfg);
 } uet_xdp_config SEC(".maps");

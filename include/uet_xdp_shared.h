@@ -44,8 +44,16 @@ struct uet_xdp_capture_hdr {
 	__u32 frame_len;	/* length of the frame on the wire */
 	__u32 cap_len;		/* bytes of it that follow this header */
 	__u32 ifindex;
-	__u32 rx_queue;
+	__u32 rx_queue;		/* UET_XDP_CAPTURE_TX: sent by an engine */
 };
+
+/*
+ * The XDP tap sees only what arrives. Engines mirror what they send, while
+ * a capture runs, as datagrams of the same records to the abstract unix
+ * socket "uet-capture/ns<netns inode>/<ifname>" that uetctl capture binds.
+ */
+#define UET_XDP_CAPTURE_TX		0xFFFFFFFFu
+#define UET_XDP_CAPTURE_SOCK_FMT	"uet-capture/ns%lu/%s"
 _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
 	       "uet_xdp_capture_hdr layout");
 

@@ -3,7 +3,10 @@
 # uetctl capture between two namespaces: steered frames land in a pcap file
 # with true lengths and timestamps; the count and duration limits and
 # SIGINT stop it cleanly and switch the tap off; a second capture on the
-# same interface is refused; the error paths speak clearly.
+# same interface is refused; the error paths speak clearly. Then the seed
+# example (a 16 KiB write at Payload MTU 8192) captured on the initiator
+# shows both directions, decoded field by field by tools/uet.lua, and a
+# capture under injected loss shows retransmissions.
 source "$(dirname "$0")/e2e_lib.sh"
 
 U="$(cd "$(dirname "$B/uetctl")" && pwd)/uetctl"
@@ -66,7 +69,53 @@ t1=$(date +%s%N)
 [ $(( (t1 - t0) / 1000000 )) -lt 5000 ] || e2e_fail "duration ignored"
 e2e_ok "duration limit"
 
-# 4. Error paths.
+# 5. The seed example, both directions in one capture on the initiator.
+seed_capture() {	# seed_capture FILE: capture on A around a 16 KiB write
+	rm -f "$E2E_TMP/ready" "$E2E_TMP/done"
+	ip netns exec "$NS_A" "$U" capture "$IF_A" -w "$1" > "$E2E_TMP/cs.out" &
+	local cap=$! t
+	e2e_in B timeout 60 "$B/engine_peer" target "$IF_B" "$IP_B" 16384 \
+		30000 "$E2E_TMP/ready" "$E2E_TMP/done" > /dev/null &
+	t=$!
+	for _ in $(seq 100); do [ -e "$E2E_TMP/ready" ] && break; sleep 0.05; done
+	e2e_in A timeout 60 "$B/engine_peer" write "$IF_A" "$IP_A" "$IP_B" \
+		16384 1 > "$E2E_TMP/cw.out" 2>&1 || e2e_fail "write: $(cat "$E2E_TMP/cw.out")"
+	touch "$E2E_TMP/done"
+	wait "$t"
+	sleep 0.2
+	kill -INT "$cap"
+	wait "$cap" || e2e_fail "capture: $(cat "$E2E_TMP/cs.out")"
+}
+LUA="$(cd "$(dirname "$0")/.." && pwd)/tools/uet.lua"
+tsh() { tshark -n -X "lua_script:$LUA" "$@" 2>/dev/null; }
+for side in A B; do
+	ifc=IF_$side
+	e2e_in "$side" ip link set "${!ifc}" mtu 9000
+done
+seed_capture "$E2E_TMP/seed.pcap"
+want=$'1\t0\t0\t8192\t16384\t101\t2\t0x000a\t0x00000000000acce5\t1
+0\t1\t8192\t8192\t16384\t101\t2\t0x000a\t0x00000000000acce5\t1'
+got=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.ses.opcode == 1 && uet.ses.message_id == 1" \
+	-T fields -e uet.ses.som -e uet.ses.eom -e uet.ses.message_offset \
+	-e uet.ses.payload_length -e uet.ses.request_length -e uet.ses.job_id \
+	-e uet.ses.pid_on_fep -e uet.ses.resource_index -e uet.ses.memory_key \
+	-e uet.ses.rel)
+[ "$got" = "$want" ] || e2e_fail "seed packets decoded as:
+$got"
+rsp=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.pds.type == 7 && uet.ses.message_id == 1 && uet.ses.rsp_opcode == 1" \
+	-T fields -e ip.src -e uet.ses.return_code -e uet.ses.modified_length)
+[ "$rsp" = "$IP_B	0x01	16384" ] || e2e_fail "the RESPONSE in the ACK: '$rsp'"
+e2e_ok "seed write captured on the initiator: both packets and the response"
+
+# 6. Under loss, the capture shows retransmissions.
+e2e_in B "$U" fault "$IF_B" --drop 30 >/dev/null
+seed_capture "$E2E_TMP/loss.pcap"
+e2e_in B "$U" fault "$IF_B" --off >/dev/null
+retx=$(tsh -r "$E2E_TMP/loss.pcap" -Y "uet.pds.flags.retx == 1" | wc -l)
+[ "$retx" -gt 0 ] || e2e_fail "no retransmission in the capture under loss"
+e2e_ok "30% loss: $retx retransmissions in the capture"
+
+# 7. Error paths.
 out=$(e2e_in A "$U" capture nosuch0 -w "$E2E_TMP/x.pcap" 2>&1) && e2e_fail "no iface"
 echo "$out" | grep -q "nosuch0: no such interface" || e2e_fail "$out"
 e2e_in A "$U" unload "$IF_A" >/dev/null

@@ -2,9 +2,11 @@
 /*
  * uetctl capture: record the UET frames the XDP program steers to AF_XDP
  * (which tcpdump cannot see) into a pcap file, through the program's
- * capture tap, which is switched on only while a capture runs.
+ * capture tap, and the frames engines send, which they mirror to us (see
+ * uet/uet_mirror.h); both are switched on only while a capture runs.
  */
 #include <errno.h>
+#include <poll.h>
 /* pcap/bpf.h clashes with linux/bpf.h, which libbpf needs. */
 #define PCAP_DONT_INCLUDE_PCAP_BPF_H
 #include <pcap/dlt.h>
@@ -19,9 +21,11 @@
 #include <bpf/libbpf.h>
 
 #include "tools/uetctl.h"
+#include "uet/uet_mirror.h"
 #include "uet/uet_xdp_ctl.h"
 
 struct uetctl_cap {
+	int mirror_fd;		/* engines' sent frames, or -1 */
 	pcap_t *pcap;
 	pcap_dumper_t *dump;
 	uint64_t mono_to_real_ns;	/* add to a monotonic timestamp */
@@ -65,6 +69,41 @@ static int uetctl_cap_record(void *ctx, void *data, size_t size)
 	pcap_dump((u_char *)c->dump, &ph, (const u_char *)data + sizeof(h));
 	c->frames++;
 	return 0;
+}
+
+/* Binds the socket engines mirror their sent frames to (see uet_mirror.h). */
+static void uetctl_cap_mirror_bind(struct uetctl_cap *c, const char *ifname)
+{
+	struct sockaddr_un addr;
+	socklen_t len;
+	int rcvbuf = 4 << 20;
+
+	c->mirror_fd = -1;
+	if (uet_mirror_sock_name(&addr, &len, ifname) < 0)
+		return;
+	c->mirror_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK |
+			      SOCK_CLOEXEC, 0);
+	if (c->mirror_fd < 0)
+		return;
+	setsockopt(c->mirror_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+		   sizeof(rcvbuf));
+	if (bind(c->mirror_fd, (struct sockaddr *)&addr, len) < 0) {
+		close(c->mirror_fd);
+		c->mirror_fd = -1;
+	}
+}
+
+/* Drains the mirror socket into the file. */
+static void uetctl_cap_mirror_drain(struct uetctl_cap *c)
+{
+	uint8_t buf[sizeof(struct uet_xdp_capture_hdr) +
+		    UET_XDP_CAPTURE_SNAPLEN];
+	ssize_t n;
+
+	if (c->mirror_fd < 0)
+		return;
+	while ((n = recv(c->mirror_fd, buf, sizeof(buf), 0)) > 0)
+		uetctl_cap_record(c, buf, (size_t)n);
 }
 
 static int uetctl_cap_open(struct uetctl_cap *c, const char *path)
@@ -112,15 +151,22 @@ static int uetctl_cap_run(struct uet_xdp_maps *m, struct uetctl_cap *c,
 	while (ret == 0 && !uetctl_cap_stop &&
 	       (!c->max_frames || c->frames < c->max_frames) &&
 	       (!end || uetctl_clock_ns(CLOCK_MONOTONIC) < end)) {
-		int n = ring_buffer__poll(rb, 100);
+		struct pollfd pfd[2] = {
+			{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
+			{ .fd = c->mirror_fd, .events = POLLIN },
+		};
 
-		if (n < 0 && n != -EINTR)
-			ret = n;
+		if (poll(pfd, 2, 100) < 0 && errno != EINTR)
+			ret = -errno;
+		if (ring_buffer__consume(rb) < 0 && ret == 0)
+			ret = -EIO;
+		uetctl_cap_mirror_drain(c);
 	}
 	cfg.capture = 0;
 	if (uet_xdp_cfg_write(m, &cfg) < 0 && ret == 0)
 		ret = -errno;
 	ring_buffer__consume(rb);	/* what was in flight at the stop */
+	uetctl_cap_mirror_drain(c);
 	ring_buffer__free(rb);
 	return ret;
 }
@@ -148,7 +194,8 @@ int uetctl_capture(const char *ifname, const char *path, long count,
 		   double duration_s, bool decode)
 {
 	struct sigaction sa = { .sa_handler = uetctl_cap_signal };
-	struct uetctl_cap c = { .max_frames = count > 0 ? (uint64_t)count : 0 };
+	struct uetctl_cap c = { .mirror_fd = -1,
+				.max_frames = count > 0 ? (uint64_t)count : 0 };
 	struct uet_xdp_maps m;
 	uint64_t lost[UET_XDP_CNT_MAX], before = 0;
 	int ret;
@@ -159,7 +206,10 @@ int uetctl_capture(const char *ifname, const char *path, long count,
 	if (uet_xdp_counters_read(&m, lost) == 0)
 		before = lost[UET_XDP_CNT_CAPTURE_LOST];
 	ret = uetctl_cap_open(&c, path);
+	uetctl_cap_mirror_bind(&c, ifname);
 	if (ret < 0) {
+		if (c.mirror_fd >= 0)
+			close(c.mirror_fd);
 		uet_xdp_maps_close(&m);
 		return ret == -EIO ? 1 : uetctl_fail("capture", ifname, ret);
 	}
@@ -168,6 +218,8 @@ int uetctl_capture(const char *ifname, const char *path, long count,
 	ret = uetctl_cap_run(&m, &c, duration_s);
 	pcap_dump_close(c.dump);
 	pcap_close(c.pcap);
+	if (c.mirror_fd >= 0)
+		close(c.mirror_fd);
 	if (uet_xdp_counters_read(&m, lost) < 0)
 		lost[UET_XDP_CNT_CAPTURE_LOST] = before;
 	uet_xdp_maps_close(&m);

@@ -102,6 +102,11 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	xcfg.xsks_map_fd = maps.xsks;
 	e->xsk = uet_xsk_create(&xcfg);
 	ret = e->xsk ? 0 : -errno;
+	/* Without the mirror only the receive side can be captured. */
+	if (ret == 0 && uet_mirror_open(&e->mirror, e->cfg.ifname, e->ifindex,
+					maps.config) < 0 &&
+	    getenv("UET_ENGINE_DEBUG"))
+		fprintf(stderr, "uet engine: no capture mirror: %m\n");
 	uet_xdp_maps_close(&maps);
 	return ret;
 }
@@ -228,6 +233,7 @@ void uet_engine_destroy(struct uet_engine *e)
 	if (e->pdc)
 		pdc_mgr_destroy(e->pdc);
 	uet_xsk_destroy(e->xsk);
+	uet_mirror_close(&e->mirror);
 	free(e->slots);
 	free(e->free_slots);
 	free(e->bounce);

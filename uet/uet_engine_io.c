@@ -300,6 +300,9 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		return 0;
 	}
 	uet_engine_frame_hdr(e, frame, peer, (size_t)n);
+	if (uet_mirror_is_on(&e->mirror))
+		uet_mirror_frame(&e->mirror, frame,
+				 (uint32_t)(e->hdr_len + n));
 	if (f.nsegs > 1)
 		uet_xsk_frame_write(&f, 0, frame, (uint32_t)(e->hdr_len + n));
 	if (uet_xsk_tx_submit(e->xsk, &f, (uint32_t)(e->hdr_len + n)) < 0) {

@@ -5,6 +5,7 @@
 
 #include "uet/uet_engine.h"
 #include "uet/uet_frame.h"
+#include "uet/uet_mirror.h"
 #include "uet/uet_xsk.h"
 
 #define UET_ENGINE_MAX_PEERS	256
@@ -56,6 +57,7 @@ struct uet_engine {
 	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
 	uint8_t *bounce;	/* one frame, for frames over one chunk */
 	uint64_t now_ns;	/* of the current progress call */
+	struct uet_mirror mirror;	/* sent frames to a running capture */
 	struct uet_engine_stats stats;
 };
 
