@@ -37,3 +37,7 @@ E2E_DEPS	+= $(B)/gen_uet_pcap
 $(B)/engine_peer: $(B)/test/engine_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+# libfabric RMA: uet beside tcp and udp;ofi_rxd (examples/ programs).
+BENCH_SCRIPTS	+= test/bench_rma.sh
+BENCH_DEPS	+= $(EX_PROGS)

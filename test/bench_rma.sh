@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Benchmark: RMA over libfabric between two namespaces on a veth pair, the
+# uet provider beside tcp and udp;ofi_rxd in the same run, runs alternated,
+# medians of REPS: 8-byte write ping-pong latency, 4 KiB and 1 MiB write
+# bandwidth and 8-byte write rate. One "bench: NAME VALUE UNIT" per result,
+# plus uet/tcp ratios.
+E2E_NAME=bench_rma
+source "$(dirname "$0")/e2e_lib.sh"
+REPS=${REPS:-3}
+PROVIDERS=${PROVIDERS:-"uet tcp udp;ofi_rxd"}
+export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
+
+e2e_setup 1500
+for side in A B; do
+	ifc=IF_$side
+	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb >/dev/null
+done
+# The uet provider finds its interface from the address; say it anyway.
+export FI_UET_IFACE=
+
+# run PROVIDER PROG ARGS...: the client's result line.
+run() {
+	local prov=$1 prog=$2 port=$((47000 + RANDOM % 2000)) s
+	shift 2
+	e2e_in B env FI_PROVIDER="$prov" FI_UET_IFACE="$IF_B" timeout 120 \
+		"$B/$prog" -s -a "$IP_B" -p "$port" "$@" >/dev/null 2>&1 &
+	s=$!
+	e2e_in A env FI_PROVIDER="$prov" FI_UET_IFACE="$IF_A" timeout 120 \
+		"$B/$prog" -c "$IP_B" -p "$port" "$@" 2>/dev/null | grep "^$prog:"
+	wait "$s" 2>/dev/null
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+key() { echo "$1" | tr ';' '_' | sed 's/ofi_//'; }
+
+for _ in $(seq "$REPS"); do
+	for prov in $PROVIDERS; do
+		k=$(key "$prov")
+		run "$prov" uet_pingpong -n 8 -i 5000 |
+			sed -n 's/.*median half round trip \([0-9.]*\) us.*/\1/p' >> "$E2E_TMP/lat.$k"
+		run "$prov" uet_bw -n 8 -i 200000 |
+			sed -n 's/.* \([0-9.]*\) msg\/s.*/\1/p' >> "$E2E_TMP/rate.$k"
+		run "$prov" uet_bw -n 4096 -i 50000 |
+			sed -n 's/.*: \([0-9.]*\) MB\/s.*/\1/p' >> "$E2E_TMP/bw4k.$k"
+		run "$prov" uet_bw -n 1048576 -i 500 |
+			sed -n 's/.*: \([0-9.]*\) MB\/s.*/\1/p' >> "$E2E_TMP/bw1m.$k"
+	done
+done
+for prov in $PROVIDERS; do
+	k=$(key "$prov")
+	echo "bench: rma_lat8_us_$k $(median < "$E2E_TMP/lat.$k") us"
+	echo "bench: rma_rate8_msgs_per_s_$k $(median < "$E2E_TMP/rate.$k") msg/s"
+	echo "bench: rma_bw4k_mb_per_s_$k $(median < "$E2E_TMP/bw4k.$k") MB/s"
+	echo "bench: rma_bw1m_mb_per_s_$k $(median < "$E2E_TMP/bw1m.$k") MB/s"
+done
+if [[ " $PROVIDERS " == *" uet "* && " $PROVIDERS " == *" tcp "* ]]; then
+	for m in lat rate bw4k bw1m; do
+		u=$(median < "$E2E_TMP/$m.uet"); t=$(median < "$E2E_TMP/$m.tcp")
+		awk -v u="$u" -v t="$t" -v m="$m" 'BEGIN { if (t > 0 && u != "nan")
+			printf "bench: rma_%s_ratio_uet_over_tcp %.2f x\n", m, u / t }'
+	done
+fi
