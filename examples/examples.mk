@@ -9,3 +9,4 @@ $(B)/uet_%: $(B)/examples/uet_%.o $(EX_COMMON_OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(EX_PROGS)
+BENCH_DEPS	+= $(EX_PROGS)

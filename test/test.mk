@@ -39,5 +39,5 @@ $(B)/engine_peer: $(B)/test/engine_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 # libfabric RMA: uet beside tcp and udp;ofi_rxd (examples/ programs).
+# (its programs are added to BENCH_DEPS in examples/examples.mk)
 BENCH_SCRIPTS	+= test/bench_rma.sh
-BENCH_DEPS	+= $(EX_PROGS)
