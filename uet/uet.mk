@@ -15,3 +15,27 @@ $(B)/libuet_io.a: $(UET_IO_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 all: $(B)/libuet_io.a
+
+# ---- the libfabric provider (issue 6) -----------------------------------------
+# libuet-fi.so: a DL provider exporting only fi_prov_ini (every object is
+# built with -fvisibility=hidden), with the transport linked in statically.
+UET_FI_SRCS	:= uet/uet_init.c uet/uet_attr.c uet/uet_iface.c \
+		   uet/uet_addr.c uet/uet_fabric.c uet/uet_domain.c \
+		   uet/uet_av.c uet/uet_cq.c uet/uet_cntr.c uet/uet_eq.c \
+		   uet/uet_ep.c uet/uet_mr.c uet/uet_rma.c uet/uet_progress.c \
+		   uet/uet_enosys.c uet/uet_enosys_ops.c
+UET_FI_OBJS	:= $(UET_FI_SRCS:%.c=$(B)/%.o)
+UET_FI_LIBS	:= -lfabric
+
+$(B)/libuet-fi.so: $(UET_FI_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,--no-undefined \
+		-Wl,-soname,libuet-fi.so -o $@ $^ $(UET_IO_LIBS) $(UET_FI_LIBS)
+
+all: $(B)/libuet-fi.so
+
+# test_io links the provider's objects (its unit tests call them directly)
+# and libfabric, by path so that the other binaries keep their libraries;
+# tests that go through fi_getinfo load $(B)/libuet-fi.so itself.
+UET_FI_SO_PATH	:= $(shell $(CC) -print-file-name=libfabric.so)
+$(B)/test_io: $(UET_FI_OBJS) $(UET_FI_SO_PATH) | $(B)/libuet-fi.so

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The libfabric provider's private header: its objects (fabric, domain, av,
+ * cq, cntr, eq, ep, mr), limits, and the calls between its files.
+ * Locking: one mutex per domain guards the domain and everything opened
+ * on it; engine upcalls run under it (they come from progress and posts).
+ */
+#ifndef UET_H
+#define UET_H
+
+#include <net/if.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "uet/uet_addr.h"
+#include "uet/uet_engine.h"
+#include "uet/uet_enosys.h"
+
+#define UET_PROV_NAME		"uet"
+#define UET_PROV_VERSION	FI_VERSION(0, 1)
+#define UET_FI_VERSION		FI_VERSION(1, 17)
+
+#define UET_CAPS		(FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+				 FI_REMOTE_WRITE | FI_RMA_EVENT | FI_SOURCE | \
+				 FI_REMOTE_COMM)
+#define UET_TX_CAPS		(FI_RMA | FI_READ | FI_WRITE)
+#define UET_RX_CAPS		(FI_RMA | FI_REMOTE_READ | FI_REMOTE_WRITE | \
+				 FI_RMA_EVENT | FI_SOURCE)
+#define UET_DOMAIN_CAPS		(FI_REMOTE_COMM)
+#define UET_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
+				 FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)
+/* The mr_mode bits we keep when the application offers them. */
+#define UET_MR_MODE		(FI_MR_PROV_KEY | FI_MR_ENDPOINT | \
+				 FI_MR_VIRT_ADDR)
+
+#define UET_INJECT_SIZE		64
+#define UET_TX_SIZE		1024	/* operations in flight per endpoint */
+#define UET_RX_SIZE		1024
+#define UET_MAX_MSG_SIZE	0xFFFFFFFEull
+#define UET_CQ_DEF_SIZE		1024
+#define UET_AV_DEF_SIZE		64
+#define UET_MR_CNT		4096	/* ses_config.max_mrs */
+#define UET_PEER_TIMEOUT_MS	1000	/* neighbour resolution on first use */
+#define UET_MR_HASH_SIZE	256
+/* FI_MR_VIRT_ADDR keys: rkey in bits 63:48, region base in 47:0. */
+#define UET_MR_VA_SHIFT		48
+#define UET_MR_VA_MASK		((1ull << UET_MR_VA_SHIFT) - 1)
+#define UET_MR_VA_RKEY_MAX	0xFFFFull
+
+extern struct fi_provider uet_prov;
+
+/* FI_UET_* settings (fi_param_define in uet_init.c). */
+struct uet_params {
+	char iface[IF_NAMESIZE];
+	uint32_t payload_mtu;
+	uint32_t job_id;
+	uint16_t port;
+	uint64_t rto_ns;
+	uint32_t max_retries;
+	uint32_t queue_id;
+	uint16_t pid_on_fep;
+	uint16_t ri_base;
+};
+
+void uet_params_get(struct uet_params *p);
+
+/* ---- a circular doubly linked list ---------------------------------------- */
+struct uet_list {
+	struct uet_list *next, *prev;
+};
+
+static inline void uet_list_init(struct uet_list *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline bool uet_list_is_empty(const struct uet_list *l)
+{
+	return l->next == l;
+}
+
+static inline void uet_list_add_tail(struct uet_list *l, struct uet_list *n)
+{
+	n->prev = l->prev;
+	n->next = l;
+	l->prev->next = n;
+	l->prev = n;
+}
+
+static inline void uet_list_add_head(struct uet_list *l, struct uet_list *n)
+{
+	uet_list_add_tail(l->next, n);
+}
+
+static inline void uet_list_del(struct uet_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	uet_list_init(n);
+}
+
+#define uet_list_for_each(pos, head)					\
+	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+
+/* ---- objects ---------------------------------------------------------------- */
+struct uet_fabric {
+	struct fid_fabric fab_fid;
+	atomic_int ref;			/* domains and EQs open on it */
+};
+
+struct uet_mr;
+
+struct uet_domain {
+	struct fid_domain dom_fid;
+	struct uet_fabric *fab;
+	pthread_mutex_t lock;
+	atomic_int ref;			/* objects open on it */
+	uint64_t caps;
+	int mr_mode;			/* FI_MR_* semantics in force */
+	uint32_t job_id;
+	enum fi_threading threading;
+	char ifname[IF_NAMESIZE];
+	struct uet_addr src;		/* interface address, default PID */
+	struct uet_params params;
+	struct uet_list eps;
+	struct uet_mr *mr_hash[UET_MR_HASH_SIZE];
+	size_t mr_cnt;
+	size_t mr_cntr_cnt;		/* MRs bound to a counter */
+	uint64_t next_rkey;
+};
+
+struct uet_av_entry {
+	struct uet_addr addr;
+	uint32_t gen;			/* 0: free; else the insertion's */
+};
+
+struct uet_av {
+	struct fid_av av_fid;
+	struct uet_domain *dom;
+	atomic_int ref;			/* endpoints bound to it */
+	enum fi_av_type type;
+	struct uet_av_entry *tbl;
+	size_t cap, used;		/* slots allocated, slots handed out */
+	uint32_t next_gen;
+};
+
+/* A completion as queued: every field any format may ask for. */
+struct uet_cq_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+	void *buf;
+	uint64_t data;
+	uint64_t tag;
+	fi_addr_t src;
+};
+
+struct uet_cq {
+	struct fid_cq cq_fid;
+	struct uet_domain *dom;
+	atomic_int ref;			/* endpoint bindings */
+	enum fi_cq_format format;
+	size_t entry_len;
+	struct uet_cq_entry *ring;
+	size_t cap, head, cnt;
+	struct uet_list errs;		/* struct uet_cq_err */
+	int signal_fd;			/* eventfd for fi_cq_signal */
+};
+
+struct uet_cntr {
+	struct fid_cntr cntr_fid;
+	struct uet_domain *dom;
+	atomic_int ref;			/* endpoint bindings */
+	uint64_t value, err;
+};
+
+struct uet_eq {
+	struct fid_eq eq_fid;
+	struct uet_fabric *fab;
+	atomic_int ref;			/* bindings */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct uet_list events;		/* struct uet_eq_event */
+};
+
+/* Counters an endpoint may bind, by what they count. */
+enum uet_ep_cntr {
+	UET_CNTR_SEND,
+	UET_CNTR_RECV,
+	UET_CNTR_READ,
+	UET_CNTR_WRITE,
+	UET_CNTR_REMOTE_WRITE,
+	UET_CNTR_MAX
+};
+
+/* One RMA operation: its WRE and what the WRE points to, until tx_done. */
+struct uet_op {
+	struct ses_wre wre;
+	struct ses_iov iov[SES_IOV_MAX];
+	struct ses_addr dst;
+	struct uet_ep *ep;
+	void *context;
+	uint64_t cq_flags;		/* FI_RMA | FI_WRITE / FI_READ */
+	uint64_t len;
+	bool want_cq;			/* a success completion was asked for */
+	bool fence;
+	struct uet_list link;		/* free list or fence queue */
+	uint8_t inject[UET_INJECT_SIZE];
+};
+
+/* An endpoint's view of one AV slot: the engine's id for its address. */
+struct uet_ep_peer {
+	uint32_t gen;			/* the AV entry's gen it was made for */
+	uint32_t id;
+};
+
+struct uet_ep {
+	struct fid_ep ep_fid;
+	struct uet_domain *dom;
+	struct uet_list link;		/* in dom->eps */
+	uint64_t caps;
+	uint64_t tx_op_flags, rx_op_flags;
+	struct uet_addr src;
+	struct uet_av *av;
+	struct uet_cq *tx_cq, *rx_cq;
+	bool tx_selective, rx_selective;
+	struct uet_cntr *cntr[UET_CNTR_MAX];
+	struct uet_eq *eq;
+	struct uet_engine *eng;
+	struct uet_ep_peer *peers;
+	size_t npeers;
+	struct uet_op *ops;
+	size_t tx_size, outstanding;
+	struct uet_list free_ops;
+	struct uet_list fenced;		/* ops waiting for a fence */
+	bool kicking;
+};
+
+struct uet_mr {
+	struct fid_mr mr_fid;
+	struct uet_domain *dom;
+	struct uet_mr *hnext;		/* dom->mr_hash chain */
+	uint8_t *base;
+	size_t len;
+	uint64_t access;
+	uint64_t rkey;			/* 48-bit UET RKEY */
+	struct uet_ep *ep;		/* FI_MR_ENDPOINT binding */
+	struct uet_cntr *cntr;		/* FI_REMOTE_WRITE events */
+	bool enabled;
+};
+
+/* ---- calls between files ---------------------------------------------------- */
+/* uet_attr.c */
+int uet_getinfo(uint32_t version, const char *node, const char *service,
+		uint64_t flags, const struct fi_info *hints,
+		struct fi_info **info);
+int uet_mr_mode_effective(int mr_mode);
+
+/* uet_fabric.c */
+int uet_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		    void *context);
+
+/* uet_domain.c */
+int uet_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **dom, void *context);
+
+/* uet_av.c */
+int uet_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		struct fid_av **av, void *context);
+const struct uet_av_entry *uet_av_entry_get(const struct uet_av *av,
+					    fi_addr_t addr);
+fi_addr_t uet_av_reverse(const struct uet_av *av, const struct uet_fa *fa,
+			 uint32_t initiator);
+
+/* uet_cq.c */
+int uet_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		struct fid_cq **cq, void *context);
+void uet_cq_write(struct uet_cq *cq, const struct uet_cq_entry *e);
+void uet_cq_write_err(struct uet_cq *cq, const struct fi_cq_err_entry *e);
+
+/* uet_cntr.c */
+int uet_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+		  struct fid_cntr **cntr, void *context);
+void uet_cntr_inc(struct uet_cntr *c);
+void uet_cntr_inc_err(struct uet_cntr *c);
+
+/* uet_eq.c */
+int uet_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+		struct fid_eq **eq, void *context);
+
+/* uet_ep.c */
+int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep, void *context);
+int uet_ep_peer_dst(struct uet_ep *ep, fi_addr_t addr, struct ses_addr *dst,
+		    uint16_t *ri);
+
+/* uet_mr.c */
+extern const struct fi_ops_mr uet_mr_ops;
+int uet_mr_install_ep(struct uet_ep *ep);
+void uet_mr_detach_ep(struct uet_ep *ep);
+void uet_mr_detach_cntr(struct uet_cntr *c);
+struct uet_mr *uet_mr_find(const struct uet_domain *dom, uint64_t rkey);
+int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
+		       uint64_t addr, uint64_t *mkey, uint64_t *offset);
+int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map);
+
+/* uet_rma.c */
+extern const struct fi_ops_rma uet_rma_ops;
+void uet_ep_fence_kick(struct uet_ep *ep);
+void uet_op_complete(struct uet_op *op, int status, uint8_t rc);
+
+/* uet_progress.c */
+extern const struct uet_engine_ops uet_engine_ops;
+void uet_domain_progress(struct uet_domain *dom);
+uint64_t uet_deadline_ns(int timeout_ms);
+bool uet_deadline_passed(uint64_t deadline_ns);
+int uet_domain_wait(struct uet_domain *dom, int extra_fd,
+		    uint64_t deadline_ns);
+int uet_fi_errno(int status, uint8_t rc);
+const char *uet_rc_str(uint8_t rc);
+
+/* uet_enosys.c: uet_enosys.h */
+
+static inline void uet_domain_lock(struct uet_domain *dom)
+{
+	pthread_mutex_lock(&dom->lock);
+}
+
+static inline void uet_domain_unlock(struct uet_domain *dom)
+{
+	pthread_mutex_unlock(&dom->lock);
+}
+
+#endif /* UET_H */

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The address vector: portable address blobs (uet_addr.h) stored by
+ * index. FI_AV_TABLE hands out indices in insertion order and never
+ * reuses one; FI_AV_MAP also hands out indices, reusing removed ones.
+ * Each insertion gets a generation so endpoints notice a reused slot.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/uet.h"
+#include "uet/uet_iface.h"
+
+const struct uet_av_entry *uet_av_entry_get(const struct uet_av *av,
+					    fi_addr_t addr)
+{
+	if (addr >= av->used || !av->tbl[addr].gen)
+		return NULL;
+	return &av->tbl[addr];
+}
+
+fi_addr_t uet_av_reverse(const struct uet_av *av, const struct uet_fa *fa,
+			 uint32_t initiator)
+{
+	for (size_t i = 0; i < av->used; i++) {
+		const struct uet_av_entry *e = &av->tbl[i];
+
+		if (e->gen && e->addr.initiator == initiator &&
+		    uet_fa_is_equal(&e->addr.fa, fa))
+			return i;
+	}
+	return FI_ADDR_NOTAVAIL;
+}
+
+/* A free slot: a removed one for FI_AV_MAP, else the next new one. */
+static int uet_av_slot(struct uet_av *av, size_t *idx)
+{
+	struct uet_av_entry *tbl;
+	size_t cap;
+
+	if (av->type == FI_AV_MAP) {
+		for (size_t i = 0; i < av->used; i++) {
+			if (!av->tbl[i].gen) {
+				*idx = i;
+				return 0;
+			}
+		}
+	}
+	if (av->used == av->cap) {
+		cap = av->cap ? av->cap * 2 : UET_AV_DEF_SIZE;
+		tbl = realloc(av->tbl, cap * sizeof(*tbl));
+		if (!tbl)
+			return -FI_ENOMEM;
+		memset(tbl + av->cap, 0, (cap - av->cap) * sizeof(*tbl));
+		av->tbl = tbl;
+		av->cap = cap;
+	}
+	*idx = av->used++;
+	return 0;
+}
+
+static int uet_av_put(struct uet_av *av, const struct uet_addr *a,
+		      fi_addr_t *fi_addr)
+{
+	size_t idx;
+	int ret = uet_av_slot(av, &idx);
+
+	if (ret)
+		return ret;
+	av->tbl[idx].addr = *a;
+	av->tbl[idx].gen = ++av->next_gen ? av->next_gen : ++av->next_gen;
+	*fi_addr = idx;
+	return 0;
+}
+
+/* Records the outcome of one insertion; counts the successes. */
+static void uet_av_result(int ret, size_t i, fi_addr_t *fi_addr,
+			  uint64_t flags, void *context, int *done)
+{
+	if (ret && fi_addr)
+		fi_addr[i] = FI_ADDR_NOTAVAIL;
+	if (flags & FI_SYNC_ERR)
+		((int *)context)[i] = -ret;
+	if (!ret)
+		(*done)++;
+}
+
+static int uet_av_insert(struct fid_av *av_fid, const void *addr,
+			 size_t count, fi_addr_t *fi_addr, uint64_t flags,
+			 void *context)
+{
+	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
+	const uint8_t *blob = addr;
+	struct uet_addr a;
+	fi_addr_t tmp;
+	int done = 0, ret;
+
+	if ((count && !addr) || (flags & ~(FI_MORE | FI_SYNC_ERR)) ||
+	    ((flags & FI_SYNC_ERR) && !context))
+		return -FI_EINVAL;
+	uet_domain_lock(av->dom);
+	for (size_t i = 0; i < count; i++) {
+		ret = uet_addr_decode(&a, blob + i * UET_ADDR_LEN,
+				      UET_ADDR_LEN) < 0 ? -FI_EINVAL : 0;
+		if (!ret)
+			ret = uet_av_put(av, &a, fi_addr ? &fi_addr[i] : &tmp);
+		uet_av_result(ret, i, fi_addr, flags, context, &done);
+	}
+	uet_domain_unlock(av->dom);
+	return done;
+}
+
+/* The address an endpoint at |node|:|service| (PIDonFEP) has. */
+static int uet_av_svc_addr(const struct uet_av *av, const char *node,
+			   const char *service, uint64_t flags,
+			   struct uet_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (!node || uet_pid_parse(service, &a->pid_on_fep) ||
+	    uet_fa_resolve(node, flags & FI_NUMERICHOST, &a->fa))
+		return -FI_EINVAL;
+	a->fep_caps = UET_ADDR_CAP_RMA;
+	a->ri_base = av->dom->params.ri_base;
+	a->initiator = uet_addr_initiator(&a->fa, a->pid_on_fep);
+	return 0;
+}
+
+static int uet_av_insertsvc(struct fid_av *av_fid, const char *node,
+			    const char *service, fi_addr_t *fi_addr,
+			    uint64_t flags, void *context)
+{
+	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
+	struct uet_addr a;
+	fi_addr_t tmp;
+	int done = 0, ret;
+
+	if ((flags & ~(FI_MORE | FI_SYNC_ERR | FI_NUMERICHOST)) ||
+	    ((flags & FI_SYNC_ERR) && !context))
+		return -FI_EINVAL;
+	ret = uet_av_svc_addr(av, node, service, flags, &a);
+	uet_domain_lock(av->dom);
+	if (!ret)
+		ret = uet_av_put(av, &a, fi_addr ? fi_addr : &tmp);
+	uet_domain_unlock(av->dom);
+	uet_av_result(ret, 0, fi_addr, flags, context, &done);
+	return done;
+}
+
+/* |nodecnt| consecutive addresses from |node|, |svccnt| PIDs from
+ * |service| on each: the n-th node's i-th PID lands at n * svccnt + i. */
+static int uet_av_insertsym(struct fid_av *av_fid, const char *node,
+			    size_t nodecnt, const char *service, size_t svccnt,
+			    fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
+	struct uet_addr base, a;
+	size_t k = 0;
+	fi_addr_t tmp;
+	int done = 0, ret;
+
+	if ((flags & ~(FI_MORE | FI_SYNC_ERR | FI_NUMERICHOST)) ||
+	    ((flags & FI_SYNC_ERR) && !context) ||
+	    uet_av_svc_addr(av, node, service, flags, &base) ||
+	    base.pid_on_fep + svccnt > 0x1000)
+		return -FI_EINVAL;
+	uet_domain_lock(av->dom);
+	for (size_t n = 0; n < nodecnt; n++) {
+		for (size_t i = 0; i < svccnt; i++, k++) {
+			a = base;
+			if (a.fa.is_v6)
+				a.fa.v6.s6_addr[15] += (uint8_t)n;
+			else
+				a.fa.v4.s_addr = htonl(ntohl(a.fa.v4.s_addr) +
+						       (uint32_t)n);
+			a.pid_on_fep = (uint16_t)(base.pid_on_fep + i);
+			a.initiator = uet_addr_initiator(&a.fa, a.pid_on_fep);
+			ret = uet_av_put(av, &a, fi_addr ? &fi_addr[k] : &tmp);
+			uet_av_result(ret, k, fi_addr, flags, context, &done);
+		}
+	}
+	uet_domain_unlock(av->dom);
+	return done;
+}
+
+static int uet_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
+			 size_t count, uint64_t flags)
+{
+	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
+	int ret = 0;
+
+	if (flags || (count && !fi_addr))
+		return -FI_EINVAL;
+	uet_domain_lock(av->dom);
+	/* All or nothing: check every address first. */
+	for (size_t i = 0; i < count && !ret; i++)
+		if (!uet_av_entry_get(av, fi_addr[i]))
+			ret = -FI_EINVAL;
+	for (size_t i = 0; i < count && !ret; i++)
+		av->tbl[fi_addr[i]].gen = 0;
+	uet_domain_unlock(av->dom);
+	return ret;
+}
+
+static int uet_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
+			 void *addr, size_t *addrlen)
+{
+	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
+	const struct uet_av_entry *e;
+	uint8_t blob[UET_ADDR_LEN];
+	int ret = 0;
+
+	if (!addrlen || (*addrlen && !addr))
+		return -FI_EINVAL;
+	uet_domain_lock(av->dom);
+	e = uet_av_entry_get(av, fi_addr);
+	if (!e || uet_addr_encode(blob, sizeof(blob), &e->addr) < 0)
+		ret = -FI_EINVAL;
+	uet_domain_unlock(av->dom);
+	if (ret)
+		return ret;
+	if (*addrlen)
+		memcpy(addr, blob,
+		       *addrlen < sizeof(blob) ? *addrlen : sizeof(blob));
+	ret = *addrlen < sizeof(blob) ? -FI_ETOOSMALL : 0;
+	*addrlen = sizeof(blob);
+	return ret;
+}
+
+static const char *uet_av_straddr(struct fid_av *av_fid, const void *addr,
+				  char *buf, size_t *len)
+{
+	struct uet_addr a;
+	int n;
+
+	(void)av_fid;
+	if (!buf || !len)
+		return NULL;
+	if (uet_addr_decode(&a, addr, UET_ADDR_LEN) < 0)
+		n = snprintf(buf, *len, "uet://invalid");
+	else
+		n = uet_addr_str(&a, buf, *len);
+	*len = (size_t)n + 1;
+	return buf;
+}
+
+static int uet_av_close(struct fid *fid)
+{
+	struct uet_av *av = container_of(fid, struct uet_av, av_fid.fid);
+
+	if (atomic_load(&av->ref))
+		return -FI_EBUSY;
+	atomic_fetch_sub(&av->dom->ref, 1);
+	free(av->tbl);
+	free(av);
+	return 0;
+}
+
+static const struct fi_ops uet_av_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = uet_av_close,
+	.bind = uet_no_bind,
+	.control = uet_no_control,
+	.ops_open = uet_no_ops_open,
+	.tostr = uet_no_tostr,
+	.ops_set = uet_no_ops_set,
+};
+
+static const struct fi_ops_av uet_av_ops = {
+	.size = sizeof(struct fi_ops_av),
+	.insert = uet_av_insert,
+	.insertsvc = uet_av_insertsvc,
+	.insertsym = uet_av_insertsym,
+	.remove = uet_av_remove,
+	.lookup = uet_av_lookup,
+	.straddr = uet_av_straddr,
+	.av_set = uet_no_av_set,
+};
+
+int uet_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		struct fid_av **av_fid, void *context)
+{
+	struct uet_domain *dom = container_of(domain, struct uet_domain,
+					      dom_fid);
+	struct uet_av *av;
+
+	if (!attr || !av_fid)
+		return -FI_EINVAL;
+	if (attr->type != FI_AV_UNSPEC && attr->type != FI_AV_MAP &&
+	    attr->type != FI_AV_TABLE)
+		return -FI_EINVAL;
+	if (attr->rx_ctx_bits || attr->ep_per_node > 1 || attr->name ||
+	    attr->map_addr || (attr->flags & ~FI_SYMMETRIC))
+		return -FI_ENOSYS;	/* shared, named, async, scalable */
+	av = calloc(1, sizeof(*av));
+	if (!av)
+		return -FI_ENOMEM;
+	av->dom = dom;
+	av->type = attr->type == FI_AV_MAP ? FI_AV_MAP : FI_AV_TABLE;
+	atomic_init(&av->ref, 0);
+	atomic_fetch_add(&dom->ref, 1);
+	av->av_fid.fid.fclass = FI_CLASS_AV;
+	av->av_fid.fid.context = context;
+	av->av_fid.fid.ops = (struct fi_ops *)&uet_av_fi_ops;
+	av->av_fid.ops = (struct fi_ops_av *)&uet_av_ops;
+	*av_fid = &av->av_fid;
+	return 0;
+}

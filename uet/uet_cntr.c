@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Counters: a success value and an error value. Reads and waits drive
+ * progress (FI_PROGRESS_MANUAL); waits sleep on the engines' sockets.
+ */
+#include <stdlib.h>
+
+#include "uet/uet.h"
+
+/* Both are called with the domain lock held. */
+void uet_cntr_inc(struct uet_cntr *c)
+{
+	c->value++;
+}
+
+void uet_cntr_inc_err(struct uet_cntr *c)
+{
+	c->err++;
+}
+
+static struct uet_cntr *uet_cntr_of(struct fid_cntr *cntr_fid)
+{
+	return container_of(cntr_fid, struct uet_cntr, cntr_fid);
+}
+
+static uint64_t uet_cntr_read(struct fid_cntr *cntr_fid)
+{
+	struct uet_cntr *c = uet_cntr_of(cntr_fid);
+	uint64_t v;
+
+	uet_domain_lock(c->dom);
+	uet_domain_progress(c->dom);
+	v = c->value;
+	uet_domain_unlock(c->dom);
+	return v;
+}
+
+static uint64_t uet_cntr_readerr(struct fid_cntr *cntr_fid)
+{
+	struct uet_cntr *c = uet_cntr_of(cntr_fid);
+	uint64_t v;
+
+	uet_domain_lock(c->dom);
+	uet_domain_progress(c->dom);
+	v = c->err;
+	uet_domain_unlock(c->dom);
+	return v;
+}
+
+static int uet_cntr_update(struct fid_cntr *cntr_fid, uint64_t value,
+			   bool is_err, bool is_add)
+{
+	struct uet_cntr *c = uet_cntr_of(cntr_fid);
+	uint64_t *v = is_err ? &c->err : &c->value;
+
+	uet_domain_lock(c->dom);
+	*v = is_add ? *v + value : value;
+	uet_domain_unlock(c->dom);
+	return 0;
+}
+
+static int uet_cntr_add(struct fid_cntr *cntr_fid, uint64_t value)
+{
+	return uet_cntr_update(cntr_fid, value, false, true);
+}
+
+static int uet_cntr_set(struct fid_cntr *cntr_fid, uint64_t value)
+{
+	return uet_cntr_update(cntr_fid, value, false, false);
+}
+
+static int uet_cntr_adderr(struct fid_cntr *cntr_fid, uint64_t value)
+{
+	return uet_cntr_update(cntr_fid, value, true, true);
+}
+
+static int uet_cntr_seterr(struct fid_cntr *cntr_fid, uint64_t value)
+{
+	return uet_cntr_update(cntr_fid, value, true, false);
+}
+
+/* Until value >= threshold (0), the error value changes (-FI_EAVAIL), or
+ * |timeout| ms pass (-FI_ETIMEDOUT). */
+static int uet_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
+			 int timeout)
+{
+	struct uet_cntr *c = uet_cntr_of(cntr_fid);
+	uint64_t deadline = uet_deadline_ns(timeout), err;
+	int ret;
+
+	uet_domain_lock(c->dom);
+	err = c->err;
+	for (;;) {
+		uet_domain_progress(c->dom);
+		if (c->value >= threshold) {
+			ret = 0;
+			break;
+		}
+		if (c->err != err) {
+			ret = -FI_EAVAIL;
+			break;
+		}
+		if (uet_deadline_passed(deadline)) {
+			ret = -FI_ETIMEDOUT;
+			break;
+		}
+		uet_domain_wait(c->dom, -1, deadline);
+	}
+	uet_domain_unlock(c->dom);
+	return ret;
+}
+
+static int uet_cntr_close(struct fid *fid)
+{
+	struct uet_cntr *c = container_of(fid, struct uet_cntr, cntr_fid.fid);
+	struct uet_domain *dom = c->dom;
+
+	if (atomic_load(&c->ref))
+		return -FI_EBUSY;
+	/* Regions bound to it stop counting (fi_mr.3: counters go first). */
+	uet_domain_lock(dom);
+	uet_mr_detach_cntr(c);
+	uet_domain_unlock(dom);
+	atomic_fetch_sub(&dom->ref, 1);
+	free(c);
+	return 0;
+}
+
+static const struct fi_ops uet_cntr_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = uet_cntr_close,
+	.bind = uet_no_bind,
+	.control = uet_no_control,
+	.ops_open = uet_no_ops_open,
+	.tostr = uet_no_tostr,
+	.ops_set = uet_no_ops_set,
+};
+
+static const struct fi_ops_cntr uet_cntr_ops = {
+	.size = sizeof(struct fi_ops_cntr),
+	.read = uet_cntr_read,
+	.readerr = uet_cntr_readerr,
+	.add = uet_cntr_add,
+	.set = uet_cntr_set,
+	.wait = uet_cntr_wait,
+	.adderr = uet_cntr_adderr,
+	.seterr = uet_cntr_seterr,
+};
+
+int uet_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+		  struct fid_cntr **cntr_fid, void *context)
+{
+	struct uet_domain *dom = container_of(domain, struct uet_domain,
+					      dom_fid);
+	struct uet_cntr *c;
+
+	if (!cntr_fid)
+		return -FI_EINVAL;
+	if (attr) {
+		if (attr->events != FI_CNTR_EVENTS_COMP || attr->flags)
+			return -FI_EINVAL;
+		if (attr->wait_obj != FI_WAIT_NONE &&
+		    attr->wait_obj != FI_WAIT_UNSPEC &&
+		    attr->wait_obj != FI_WAIT_YIELD)
+			return -FI_ENOSYS;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -FI_ENOMEM;
+	c->dom = dom;
+	atomic_init(&c->ref, 0);
+	atomic_fetch_add(&dom->ref, 1);
+	c->cntr_fid.fid.fclass = FI_CLASS_CNTR;
+	c->cntr_fid.fid.context = context;
+	c->cntr_fid.fid.ops = (struct fi_ops *)&uet_cntr_fi_ops;
+	c->cntr_fid.ops = (struct fi_ops_cntr *)&uet_cntr_ops;
+	*cntr_fid = &c->cntr_fid;
+	return 0;
+}

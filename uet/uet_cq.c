@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Completion queues: a growing ring of completions, kept in the widest
+ * form and copied out in the CQ's format, and a list of error entries.
+ * Reads drive progress (FI_PROGRESS_MANUAL); sread sleeps in poll() on
+ * the engines' sockets and fi_cq_signal's eventfd between progress runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "uet/uet.h"
+
+struct uet_cq_err {
+	struct uet_list link;
+	struct fi_cq_err_entry e;
+};
+
+static size_t uet_cq_entry_len(enum fi_cq_format f)
+{
+	switch (f) {
+	case FI_CQ_FORMAT_CONTEXT:
+		return sizeof(struct fi_cq_entry);
+	case FI_CQ_FORMAT_MSG:
+		return sizeof(struct fi_cq_msg_entry);
+	case FI_CQ_FORMAT_DATA:
+		return sizeof(struct fi_cq_data_entry);
+	case FI_CQ_FORMAT_TAGGED:
+		return sizeof(struct fi_cq_tagged_entry);
+	default:
+		return 0;
+	}
+}
+
+static bool uet_cq_grow(struct uet_cq *cq)
+{
+	size_t cap = cq->cap * 2;
+	struct uet_cq_entry *ring = malloc(cap * sizeof(*ring));
+
+	if (!ring)
+		return false;
+	for (size_t i = 0; i < cq->cnt; i++)
+		ring[i] = cq->ring[(cq->head + i) % cq->cap];
+	free(cq->ring);
+	cq->ring = ring;
+	cq->cap = cap;
+	cq->head = 0;
+	return true;
+}
+
+/* Called with the domain lock held. The ring grows rather than drop. */
+void uet_cq_write(struct uet_cq *cq, const struct uet_cq_entry *e)
+{
+	if (cq->cnt == cq->cap && !uet_cq_grow(cq)) {
+		FI_WARN_SPARSE(&uet_prov, FI_LOG_CQ,
+			       "completion dropped: out of memory\n");
+		return;
+	}
+	cq->ring[(cq->head + cq->cnt) % cq->cap] = *e;
+	cq->cnt++;
+}
+
+void uet_cq_write_err(struct uet_cq *cq, const struct fi_cq_err_entry *e)
+{
+	struct uet_cq_err *err = malloc(sizeof(*err));
+
+	if (!err) {
+		FI_WARN_SPARSE(&uet_prov, FI_LOG_CQ,
+			       "error completion dropped: out of memory\n");
+		return;
+	}
+	err->e = *e;
+	uet_list_add_tail(&cq->errs, &err->link);
+}
+
+static void uet_cq_copy(const struct uet_cq *cq, void *dst,
+			const struct uet_cq_entry *e)
+{
+	struct fi_cq_tagged_entry t = {
+		.op_context = e->op_context, .flags = e->flags, .len = e->len,
+		.buf = e->buf, .data = e->data, .tag = e->tag,
+	};
+
+	/* Every format is a prefix of the tagged one. */
+	memcpy(dst, &t, cq->entry_len);
+}
+
+static ssize_t uet_cq_read_locked(struct uet_cq *cq, void *buf, size_t count,
+				  fi_addr_t *src)
+{
+	size_t n;
+
+	if (!uet_list_is_empty(&cq->errs))
+		return -FI_EAVAIL;
+	if (!cq->cnt)
+		return -FI_EAGAIN;
+	n = count < cq->cnt ? count : cq->cnt;
+	for (size_t i = 0; i < n; i++) {
+		const struct uet_cq_entry *e = &cq->ring[cq->head];
+
+		uet_cq_copy(cq, (uint8_t *)buf + i * cq->entry_len, e);
+		if (src)
+			src[i] = e->src;
+		cq->head = (cq->head + 1) % cq->cap;
+		cq->cnt--;
+	}
+	return (ssize_t)n;
+}
+
+static ssize_t uet_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+			       fi_addr_t *src)
+{
+	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
+	ssize_t ret;
+
+	if (count && !buf)
+		return -FI_EINVAL;
+	uet_domain_lock(cq->dom);
+	uet_domain_progress(cq->dom);
+	ret = uet_cq_read_locked(cq, buf, count, src);
+	uet_domain_unlock(cq->dom);
+	return ret;
+}
+
+static ssize_t uet_cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+{
+	return uet_cq_readfrom(cq_fid, buf, count, NULL);
+}
+
+static ssize_t uet_cq_readerr(struct fid_cq *cq_fid,
+			      struct fi_cq_err_entry *buf, uint64_t flags)
+{
+	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
+	struct uet_cq_err *err;
+	void *user_data;
+
+	if (!buf || (flags & ~FI_PEEK))
+		return -FI_EINVAL;
+	uet_domain_lock(cq->dom);
+	if (uet_list_is_empty(&cq->errs)) {
+		uet_domain_unlock(cq->dom);
+		return -FI_EAGAIN;
+	}
+	err = container_of(cq->errs.next, struct uet_cq_err, link);
+	user_data = buf->err_data;
+	*buf = err->e;
+	/* We have no error data; the caller's buffer stays as it was. */
+	buf->err_data = user_data;
+	buf->err_data_size = 0;
+	if (!(flags & FI_PEEK)) {
+		uet_list_del(&err->link);
+		free(err);
+	}
+	uet_domain_unlock(cq->dom);
+	return 1;
+}
+
+static ssize_t uet_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
+				size_t count, fi_addr_t *src, const void *cond,
+				int timeout)
+{
+	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
+	uint64_t deadline = uet_deadline_ns(timeout);
+	uint64_t val;
+	ssize_t ret;
+
+	(void)cond;	/* a threshold is only an optimisation */
+	if (count && !buf)
+		return -FI_EINVAL;
+	uet_domain_lock(cq->dom);
+	for (;;) {
+		uet_domain_progress(cq->dom);
+		ret = uet_cq_read_locked(cq, buf, count, src);
+		if (ret != -FI_EAGAIN || uet_deadline_passed(deadline))
+			break;
+		if (uet_domain_wait(cq->dom, cq->signal_fd, deadline)) {
+			if (read(cq->signal_fd, &val, sizeof(val)) < 0)
+				val = 0;
+			break;
+		}
+	}
+	uet_domain_unlock(cq->dom);
+	return ret;
+}
+
+static ssize_t uet_cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
+			    const void *cond, int timeout)
+{
+	return uet_cq_sreadfrom(cq_fid, buf, count, NULL, cond, timeout);
+}
+
+static int uet_cq_signal(struct fid_cq *cq_fid)
+{
+	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
+	uint64_t one = 1;
+
+	return write(cq->signal_fd, &one, sizeof(one)) == sizeof(one) ?
+	       0 : -FI_EIO;
+}
+
+static const char *uet_cq_strerror(struct fid_cq *cq_fid, int prov_errno,
+				   const void *err_data, char *buf, size_t len)
+{
+	const char *s = uet_rc_str((uint8_t)prov_errno);
+
+	(void)cq_fid;
+	(void)err_data;
+	if (!buf || !len)
+		return s;
+	snprintf(buf, len, "%s", s);
+	return buf;
+}
+
+static int uet_cq_close(struct fid *fid)
+{
+	struct uet_cq *cq = container_of(fid, struct uet_cq, cq_fid.fid);
+	struct uet_cq_err *err;
+
+	if (atomic_load(&cq->ref))
+		return -FI_EBUSY;
+	while (!uet_list_is_empty(&cq->errs)) {
+		err = container_of(cq->errs.next, struct uet_cq_err, link);
+		uet_list_del(&err->link);
+		free(err);
+	}
+	atomic_fetch_sub(&cq->dom->ref, 1);
+	close(cq->signal_fd);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}
+
+static const struct fi_ops uet_cq_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = uet_cq_close,
+	.bind = uet_no_bind,
+	.control = uet_no_control,
+	.ops_open = uet_no_ops_open,
+	.tostr = uet_no_tostr,
+	.ops_set = uet_no_ops_set,
+};
+
+static const struct fi_ops_cq uet_cq_ops = {
+	.size = sizeof(struct fi_ops_cq),
+	.read = uet_cq_read,
+	.readfrom = uet_cq_readfrom,
+	.readerr = uet_cq_readerr,
+	.sread = uet_cq_sread,
+	.sreadfrom = uet_cq_sreadfrom,
+	.signal = uet_cq_signal,
+	.strerror = uet_cq_strerror,
+};
+
+static int uet_cq_attr_check(const struct fi_cq_attr *attr)
+{
+	if (attr->flags & ~FI_AFFINITY)
+		return -FI_EBADFLAGS;
+	if (attr->format != FI_CQ_FORMAT_UNSPEC &&
+	    !uet_cq_entry_len(attr->format))
+		return -FI_ENOSYS;
+	switch (attr->wait_obj) {
+	case FI_WAIT_NONE:
+	case FI_WAIT_UNSPEC:
+	case FI_WAIT_YIELD:
+		return 0;
+	default:
+		return -FI_ENOSYS;	/* no fd, mutex or set to hand out */
+	}
+}
+
+int uet_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		struct fid_cq **cq_fid, void *context)
+{
+	struct uet_domain *dom = container_of(domain, struct uet_domain,
+					      dom_fid);
+	struct uet_cq *cq;
+	int ret;
+
+	if (!attr || !cq_fid)
+		return -FI_EINVAL;
+	ret = uet_cq_attr_check(attr);
+	if (ret)
+		return ret;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -FI_ENOMEM;
+	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ?
+		     FI_CQ_FORMAT_CONTEXT : attr->format;
+	cq->entry_len = uet_cq_entry_len(cq->format);
+	cq->cap = attr->size ? attr->size : UET_CQ_DEF_SIZE;
+	cq->ring = malloc(cq->cap * sizeof(*cq->ring));
+	cq->signal_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!cq->ring || cq->signal_fd < 0)
+		goto err_free;
+	uet_list_init(&cq->errs);
+	atomic_init(&cq->ref, 0);
+	cq->dom = dom;
+	atomic_fetch_add(&dom->ref, 1);
+	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
+	cq->cq_fid.fid.context = context;
+	cq->cq_fid.fid.ops = (struct fi_ops *)&uet_cq_fi_ops;
+	cq->cq_fid.ops = (struct fi_ops_cq *)&uet_cq_ops;
+	*cq_fid = &cq->cq_fid;
+	return 0;
+err_free:
+	if (cq->signal_fd >= 0)
+		close(cq->signal_fd);
+	free(cq->ring);
+	free(cq);
+	return -FI_ENOMEM;
+}

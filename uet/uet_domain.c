@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The domain: one interface, one JobID (from the domain's auth_key, else
+ * FI_UET_JOB_ID), one lock, the memory regions and the endpoints.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/uet.h"
+#include "uet/uet_iface.h"
+
+static int uet_domain_close(struct fid *fid)
+{
+	struct uet_domain *dom = container_of(fid, struct uet_domain,
+					      dom_fid.fid);
+
+	if (atomic_load(&dom->ref))
+		return -FI_EBUSY;
+	pthread_mutex_destroy(&dom->lock);
+	atomic_fetch_sub(&dom->fab->ref, 1);
+	free(dom);
+	return 0;
+}
+
+static int uet_domain_control(struct fid *fid, int command, void *arg)
+{
+	struct uet_domain *dom = container_of(fid, struct uet_domain,
+					      dom_fid.fid);
+	int ret;
+
+	switch (command) {
+	case FI_MAP_RAW_MR:
+		if (!arg)
+			return -FI_EINVAL;
+		uet_domain_lock(dom);
+		ret = uet_mr_map_raw(dom, arg);
+		uet_domain_unlock(dom);
+		return ret;
+	case FI_UNMAP_KEY:
+		/* Mapping allocates nothing: the key is the whole of it. */
+		return arg ? 0 : -FI_EINVAL;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static const struct fi_ops uet_domain_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = uet_domain_close,
+	.bind = uet_no_bind,
+	.control = uet_domain_control,
+	.ops_open = uet_no_ops_open,
+	.tostr = uet_no_tostr,
+	.ops_set = uet_no_ops_set,
+};
+
+static int uet_endpoint2(struct fid_domain *domain, struct fi_info *info,
+			 struct fid_ep **ep, uint64_t flags, void *context)
+{
+	if (flags)
+		return -FI_EBADFLAGS;
+	return uet_ep_open(domain, info, ep, context);
+}
+
+static const struct fi_ops_domain uet_domain_ops = {
+	.size = sizeof(struct fi_ops_domain),
+	.av_open = uet_av_open,
+	.cq_open = uet_cq_open,
+	.endpoint = uet_ep_open,
+	.scalable_ep = uet_no_scalable_ep,
+	.cntr_open = uet_cntr_open,
+	.poll_open = uet_no_poll_open,
+	.stx_ctx = uet_no_stx_ctx,
+	.srx_ctx = uet_no_srx_ctx,
+	.query_atomic = uet_no_query_atomic,
+	.query_collective = uet_no_query_collective,
+	.endpoint2 = uet_endpoint2,
+};
+
+/* The JobID: a 4-byte auth_key (host order), else FI_UET_JOB_ID. */
+static int uet_domain_job(const struct fi_domain_attr *attr,
+			  const struct uet_params *p, uint32_t *job)
+{
+	if (!attr->auth_key_size) {
+		*job = p->job_id;
+		return 0;
+	}
+	if (attr->auth_key_size != sizeof(*job) || !attr->auth_key)
+		return -FI_EINVAL;
+	memcpy(job, attr->auth_key, sizeof(*job));
+	return *job <= 0xFFFFFF ? 0 : -FI_EINVAL;
+}
+
+/* The interface and the address on it, from the info's source. */
+static int uet_domain_where(struct uet_domain *dom, const struct fi_info *info)
+{
+	const char *name = info->domain_attr->name;
+	struct uet_addr *a = &dom->src;
+
+	if (!name || strlen(name) >= sizeof(dom->ifname))
+		return -FI_EINVAL;
+	strcpy(dom->ifname, name);
+	a->pid_on_fep = dom->params.pid_on_fep;
+	a->ri_base = dom->params.ri_base;
+	if (info->src_addr) {
+		if (info->addr_format != FI_FORMAT_UNSPEC ||
+		    uet_addr_decode(a, info->src_addr, info->src_addrlen) < 0)
+			return -FI_EINVAL;
+	} else if (uet_iface_fa(name, false, &a->fa) &&
+		   uet_iface_fa(name, true, &a->fa)) {
+		return -FI_ENODEV;
+	}
+	a->fep_caps = UET_ADDR_CAP_RMA;
+	a->initiator = uet_addr_initiator(&a->fa, a->pid_on_fep);
+	return 0;
+}
+
+static int uet_domain_init(struct uet_domain *dom, const struct fi_info *info)
+{
+	const struct fi_domain_attr *attr = info->domain_attr;
+	int ret;
+
+	uet_params_get(&dom->params);
+	ret = uet_domain_job(attr, &dom->params, &dom->job_id);
+	if (ret)
+		return ret;
+	dom->mr_mode = uet_mr_mode_effective(attr->mr_mode);
+	if ((dom->mr_mode & FI_MR_VIRT_ADDR) &&
+	    !(dom->mr_mode & FI_MR_PROV_KEY))
+		return -FI_EINVAL;
+	if (attr->control_progress == FI_PROGRESS_AUTO ||
+	    attr->data_progress == FI_PROGRESS_AUTO)
+		return -FI_EINVAL;
+	dom->threading = attr->threading;
+	dom->caps = info->caps;
+	dom->next_rkey = 1;
+	uet_list_init(&dom->eps);
+	return uet_domain_where(dom, info);
+}
+
+int uet_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain, void *context)
+{
+	struct uet_fabric *fab = container_of(fabric, struct uet_fabric,
+					      fab_fid);
+	struct uet_domain *dom;
+	int ret;
+
+	if (!info || !info->domain_attr || !domain)
+		return -FI_EINVAL;
+	dom = calloc(1, sizeof(*dom));
+	if (!dom)
+		return -FI_ENOMEM;
+	ret = uet_domain_init(dom, info);
+	if (ret)
+		goto err_free;
+	ret = -pthread_mutex_init(&dom->lock, NULL);
+	if (ret)
+		goto err_free;
+	atomic_init(&dom->ref, 0);
+	dom->fab = fab;
+	atomic_fetch_add(&fab->ref, 1);
+	dom->dom_fid.fid.fclass = FI_CLASS_DOMAIN;
+	dom->dom_fid.fid.context = context;
+	dom->dom_fid.fid.ops = (struct fi_ops *)&uet_domain_fi_ops;
+	dom->dom_fid.ops = (struct fi_ops_domain *)&uet_domain_ops;
+	dom->dom_fid.mr = (struct fi_ops_mr *)&uet_mr_ops;
+	*domain = &dom->dom_fid;
+	return 0;
+err_free:
+	free(dom);
+	return ret;
+}

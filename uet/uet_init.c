@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The provider's entry point: fi_prov_ini (the only exported symbol), the
+ * struct fi_provider, and the FI_UET_* parameters.
+ */
+#include <string.h>
+
+#include "uet/uet.h"
+
+static void uet_cleanup(void)
+{
+}
+
+struct fi_provider uet_prov = {
+	.version = UET_PROV_VERSION,
+	.fi_version = UET_FI_VERSION,
+	.name = UET_PROV_NAME,
+	.getinfo = uet_getinfo,
+	.fabric = uet_fabric_open,
+	.cleanup = uet_cleanup,
+};
+
+static void uet_params_define(void)
+{
+	fi_param_define(&uet_prov, "iface", FI_PARAM_STRING,
+			"Interface to use (the XDP program must be loaded on "
+			"it: uetctl load IFACE); default: the one holding the "
+			"node address");
+	fi_param_define(&uet_prov, "payload_mtu", FI_PARAM_INT,
+			"SES payload bytes per packet: 1024, 2048, 4096 or "
+			"8192 (default: from the interface MTU)");
+	fi_param_define(&uet_prov, "job_id", FI_PARAM_INT,
+			"JobID (24 bits) when the domain has no auth_key "
+			"(default 0)");
+	fi_param_define(&uet_prov, "port", FI_PARAM_INT,
+			"UDP port of UET (default 4793)");
+	fi_param_define(&uet_prov, "rto_ns", FI_PARAM_SIZE_T,
+			"Initial retransmit time-out in ns (default: the "
+			"engine's)");
+	fi_param_define(&uet_prov, "max_retries", FI_PARAM_INT,
+			"Retransmissions before a peer is declared dead and "
+			"its operations fail (default: the engine's)");
+	fi_param_define(&uet_prov, "queue_id", FI_PARAM_INT,
+			"Interface rx queue of the AF_XDP socket (default 0)");
+	fi_param_define(&uet_prov, "pid_on_fep", FI_PARAM_INT,
+			"PIDonFEP of endpoints that got no service "
+			"(default 0)");
+	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
+			"Resource index of an endpoint's RMA regions "
+			"(12 bits, default 0)");
+}
+
+/* Reads an FI_PARAM_INT into |*v| when set and within [0, max]. */
+static void uet_param_int(const char *name, uint32_t max, uint32_t *v)
+{
+	int x;
+
+	if (fi_param_get_int(&uet_prov, name, &x) != FI_SUCCESS)
+		return;
+	if (x < 0 || (uint32_t)x > max) {
+		FI_WARN(&uet_prov, FI_LOG_CORE,
+			"FI_UET_%s=%d out of range 0..%u: ignored\n", name,
+			x, max);
+		return;
+	}
+	*v = (uint32_t)x;
+}
+
+static bool uet_payload_mtu_is_valid(uint32_t mtu)
+{
+	return mtu == 0 || mtu == 1024 || mtu == 2048 || mtu == 4096 ||
+	       mtu == 8192;
+}
+
+void uet_params_get(struct uet_params *p)
+{
+	uint32_t port = 4793, pid = 0, ri = 0;
+	char *iface = NULL;
+	size_t rto = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (fi_param_get_str(&uet_prov, "iface", &iface) == FI_SUCCESS &&
+	    iface)
+		strncpy(p->iface, iface, sizeof(p->iface) - 1);
+	uet_param_int("payload_mtu", 8192, &p->payload_mtu);
+	if (!uet_payload_mtu_is_valid(p->payload_mtu)) {
+		FI_WARN(&uet_prov, FI_LOG_CORE,
+			"FI_UET_PAYLOAD_MTU=%u is not 1024, 2048, 4096 or "
+			"8192: ignored\n", p->payload_mtu);
+		p->payload_mtu = 0;
+	}
+	uet_param_int("job_id", 0xFFFFFF, &p->job_id);
+	uet_param_int("port", 0xFFFF, &port);
+	uet_param_int("max_retries", 1000000, &p->max_retries);
+	uet_param_int("queue_id", 0xFFFF, &p->queue_id);
+	uet_param_int("pid_on_fep", 0xFFF, &pid);
+	uet_param_int("ri_base", 0xFFF, &ri);
+	if (fi_param_get_size_t(&uet_prov, "rto_ns", &rto) == FI_SUCCESS)
+		p->rto_ns = rto;
+	p->port = port ? (uint16_t)port : 4793;
+	p->pid_on_fep = (uint16_t)pid;
+	p->ri_base = (uint16_t)ri;
+}
+
+FI_EXT_INI
+{
+	uet_params_define();
+	return &uet_prov;
+}

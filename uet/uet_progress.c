@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Manual progress (FI_PROGRESS_MANUAL): CQ and counter reads and the data
+ * calls run every enabled endpoint's engine; the engine's upcalls turn
+ * finished WREs into completions and landed WRITEs into remote CQ data
+ * and FI_RMA_EVENT counters. Also the one table that maps UET return
+ * codes to libfabric error numbers, and the sleeping of sread and wait.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "ses/ses_hdr.h"
+#include "uet/uet.h"
+
+/*
+ * A target's UET return code (prov_errno of the error completion) and the
+ * libfabric error it becomes (err). Codes not listed: FI_EREMOTEIO.
+ */
+static const struct {
+	uint8_t rc;
+	int err;
+} uet_rc_errs[] = {
+	{ UET_SES_RC_BAD_GENERATION,	FI_EKEYREJECTED },  /* after a retry */
+	{ UET_SES_RC_DISABLED,		FI_ECONNREFUSED },
+	{ UET_SES_RC_DISABLED_GEN,	FI_ECONNREFUSED },
+	{ UET_SES_RC_NO_MATCH,		FI_ENOMSG },
+	{ UET_SES_RC_UNSUPPORTED_OP,	FI_EOPNOTSUPP },
+	{ UET_SES_RC_UNSUPPORTED_SIZE,	FI_EMSGSIZE },
+	{ UET_SES_RC_AT_PERM,		FI_EACCES },
+	{ UET_SES_RC_HOST_POISONED,	FI_EIO },
+	{ UET_SES_RC_HOST_UNSUCCESS_CMPL, FI_EIO },
+	{ UET_SES_RC_AMO_UNSUPPORTED_OP, FI_EOPNOTSUPP },
+	{ UET_SES_RC_AMO_UNSUPPORTED_DT, FI_EOPNOTSUPP },
+	{ UET_SES_RC_AMO_UNSUPPORTED_SIZE, FI_EOPNOTSUPP },
+	{ UET_SES_RC_AMO_UNALIGNED,	FI_EINVAL },
+	{ UET_SES_RC_PERM_VIOLATION,	FI_EACCES },	/* access rights */
+	{ UET_SES_RC_OP_VIOLATION,	FI_EINVAL },	/* op or lengths */
+	{ UET_SES_RC_BAD_INDEX,		FI_EADDRNOTAVAIL },  /* no such RI */
+	{ UET_SES_RC_BAD_PID,		FI_EADDRNOTAVAIL },
+	{ UET_SES_RC_BAD_JOB_ID,	FI_EACCES },	/* auth_key */
+	{ UET_SES_RC_BAD_MKEY,		FI_EKEYREJECTED },
+	{ UET_SES_RC_BAD_ADDR,		FI_EACCES },	/* outside region */
+	{ UET_SES_RC_CANCELLED,		FI_ECANCELED },
+	{ UET_SES_RC_UNDELIVERABLE,	FI_EHOSTUNREACH },
+	{ UET_SES_RC_UNCOR,		FI_EIO },
+	{ UET_SES_RC_UNCOR_TRNSNT,	FI_EIO },
+	{ UET_SES_RC_TOO_LONG,		FI_EMSGSIZE },
+	{ UET_SES_RC_INITIATOR_ERR,	FI_EIO },
+};
+
+/* |status| from ses (0, -EREMOTEIO with |rc|, or a local errno). */
+int uet_fi_errno(int status, uint8_t rc)
+{
+	if (status != -EREMOTEIO)
+		return status < 0 ? -status : FI_EOTHER;
+	for (size_t i = 0; i < sizeof(uet_rc_errs) / sizeof(uet_rc_errs[0]);
+	     i++)
+		if (uet_rc_errs[i].rc == rc)
+			return uet_rc_errs[i].err;
+	return FI_EREMOTEIO;
+}
+
+const char *uet_rc_str(uint8_t rc)
+{
+	const char *name = ses_rc_name(rc);
+
+	return name ? name : "unknown UET return code";
+}
+
+/* Called with the domain lock held; completes and frees |op|. */
+void uet_op_complete(struct uet_op *op, int status, uint8_t rc)
+{
+	struct uet_ep *ep = op->ep;
+	struct uet_cntr *c = ep->cntr[op->cq_flags & FI_READ ?
+				      UET_CNTR_READ : UET_CNTR_WRITE];
+	struct fi_cq_err_entry err;
+	struct uet_cq_entry e;
+
+	if (!status) {
+		if (op->want_cq) {
+			e = (struct uet_cq_entry){ .op_context = op->context,
+						   .flags = op->cq_flags,
+						   .src = FI_ADDR_NOTAVAIL };
+			uet_cq_write(ep->tx_cq, &e);
+		}
+		if (c)
+			uet_cntr_inc(c);
+	} else {
+		/* Errors are reported whatever completions were asked for. */
+		if (ep->tx_cq) {
+			err = (struct fi_cq_err_entry){
+				.op_context = op->context,
+				.flags = op->cq_flags, .len = op->len,
+				.err = uet_fi_errno(status, rc),
+				.prov_errno = status == -EREMOTEIO ? rc : 0 };
+			uet_cq_write_err(ep->tx_cq, &err);
+		}
+		if (c)
+			uet_cntr_inc_err(c);
+		FI_DBG(&uet_prov, FI_LOG_EP_DATA, "op %p failed: %d rc %s\n",
+		       op->context, status, uet_rc_str(rc));
+	}
+	uet_list_add_tail(&ep->free_ops, &op->link);
+}
+
+static void uet_ep_tx_done(void *ctx, const struct ses_wre *wre,
+			   const struct ses_tx_cpl *cpl)
+{
+	struct uet_ep *ep = ctx;
+	struct uet_op *op = wre->user_ctx;
+
+	ep->outstanding--;
+	uet_op_complete(op, cpl->status, cpl->rc);
+	uet_ep_fence_kick(ep);
+}
+
+/* A WRITE landed in one of our regions. */
+static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
+{
+	struct uet_ep *ep = ctx;
+	struct uet_mr *mr = NULL;
+	struct uet_cq_entry e;
+	struct uet_fa fa;
+
+	if (ev->hd || ep->dom->mr_cntr_cnt)
+		mr = uet_mr_find(ep->dom, ev->rkey);
+	if (ep->cntr[UET_CNTR_REMOTE_WRITE])
+		uet_cntr_inc(ep->cntr[UET_CNTR_REMOTE_WRITE]);
+	if (mr && mr->cntr)
+		uet_cntr_inc(mr->cntr);
+	if (!ev->hd || !ep->rx_cq)
+		return;
+	e = (struct uet_cq_entry){
+		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
+		.len = ev->len, .data = ev->header_data,
+		.buf = mr ? mr->base + ev->offset : NULL,
+		.src = FI_ADDR_NOTAVAIL,
+	};
+	if ((ep->caps & FI_SOURCE) && ep->av &&
+	    !uet_engine_peer_fa(ep->eng, ev->peer, &fa))
+		e.src = uet_av_reverse(ep->av, &fa, ev->initiator);
+	uet_cq_write(ep->rx_cq, &e);
+}
+
+const struct uet_engine_ops uet_engine_ops = {
+	.tx_done = uet_ep_tx_done,
+	.recv_done = NULL,	/* receives arrive with issue 7 */
+	.rma_done = uet_ep_rma_done,
+};
+
+/* Called with the domain lock held. */
+void uet_domain_progress(struct uet_domain *dom)
+{
+	struct uet_list *pos;
+	struct uet_ep *ep;
+	int ret;
+
+	uet_list_for_each(pos, &dom->eps) {
+		ep = container_of(pos, struct uet_ep, link);
+		if (!ep->eng)
+			continue;
+		ret = uet_engine_progress(ep->eng);
+		if (ret < 0)
+			FI_WARN_SPARSE(&uet_prov, FI_LOG_EP_DATA,
+				       "progress on %s: %s\n", dom->ifname,
+				       fi_strerror(-ret));
+		uet_ep_fence_kick(ep);
+	}
+}
+
+static uint64_t uet_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t uet_deadline_ns(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return UINT64_MAX;
+	return uet_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+}
+
+bool uet_deadline_passed(uint64_t deadline_ns)
+{
+	return deadline_ns != UINT64_MAX && uet_now_ns() >= deadline_ns;
+}
+
+#define UET_WAIT_FDS	16
+#define UET_WAIT_MAX_MS	100	/* recheck at least this often */
+
+/*
+ * Sleeps until a socket of the domain's engines is readable, an engine
+ * timer is due, |extra_fd| is readable (returns 1) or |deadline_ns|.
+ * Called with the domain lock held; drops it while sleeping.
+ */
+int uet_domain_wait(struct uet_domain *dom, int extra_fd,
+		    uint64_t deadline_ns)
+{
+	struct pollfd fds[UET_WAIT_FDS];
+	uint64_t now = uet_now_ns(), wait_ns, t;
+	struct uet_list *pos;
+	struct uet_ep *ep;
+	int n = 0, ret;
+
+	wait_ns = deadline_ns == UINT64_MAX ? UINT64_MAX : deadline_ns - now;
+	if (extra_fd >= 0)
+		fds[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+	uet_list_for_each(pos, &dom->eps) {
+		ep = container_of(pos, struct uet_ep, link);
+		if (!ep->eng || n == UET_WAIT_FDS)
+			continue;
+		fds[n++] = (struct pollfd){ .fd = uet_engine_fd(ep->eng),
+					    .events = POLLIN };
+		t = uet_engine_next_timeout_ns(ep->eng);
+		wait_ns = t < wait_ns ? t : wait_ns;
+	}
+	t = wait_ns / 1000000;
+	uet_domain_unlock(dom);
+	ret = poll(fds, (nfds_t)n, t > UET_WAIT_MAX_MS ? UET_WAIT_MAX_MS :
+		   (int)t);
+	uet_domain_lock(dom);
+	return ret > 0 && extra_fd >= 0 && (fds[0].revents & POLLIN);
+}
