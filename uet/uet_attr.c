@@ -110,9 +110,9 @@ static bool uet_auth_key_ok(const uint8_t *key, size_t size)
 {
 	uint32_t job;
 
-	if (!size)
+	if (!key)
 		return true;
-	if (size != sizeof(job) || !key)
+	if (size != sizeof(job))
 		return false;
 	memcpy(&job, key, sizeof(job));
 	return job <= 0xFFFFFF;
@@ -250,7 +250,7 @@ static int uet_info_domain(struct fi_info *fi, const struct uet_gi *gi,
 		if (hd->resource_mgmt != FI_RM_UNSPEC)
 			d->resource_mgmt = hd->resource_mgmt;
 		d->av_type = hd->av_type;
-		if (hd->auth_key_size) {
+		if (hd->auth_key) {
 			d->auth_key = uet_dup_key(hd->auth_key,
 						  hd->auth_key_size);
 			if (!d->auth_key)
@@ -275,7 +275,7 @@ static int uet_info_ep(struct fi_info *fi, const struct uet_gi *gi)
 		fi->tx_attr->op_flags = h->tx_attr->op_flags;
 	if (h && h->rx_attr)
 		fi->rx_attr->op_flags = h->rx_attr->op_flags;
-	if (he && he->auth_key_size) {
+	if (he && he->auth_key) {
 		fi->ep_attr->auth_key = uet_dup_key(he->auth_key,
 						    he->auth_key_size);
 		if (!fi->ep_attr->auth_key)

@@ -81,11 +81,12 @@ static const struct fi_ops_domain uet_domain_ops = {
 static int uet_domain_job(const struct fi_domain_attr *attr,
 			  const struct uet_params *p, uint32_t *job)
 {
-	if (!attr->auth_key_size) {
+	/* getinfo reports the size a key has, with no key. */
+	if (!attr->auth_key) {
 		*job = p->job_id;
 		return 0;
 	}
-	if (attr->auth_key_size != sizeof(*job) || !attr->auth_key)
+	if (attr->auth_key_size != sizeof(*job))
 		return -FI_EINVAL;
 	memcpy(job, attr->auth_key, sizeof(*job));
 	return *job <= 0xFFFFFF ? 0 : -FI_EINVAL;
