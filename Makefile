@@ -143,7 +143,12 @@ demo:
 	      "(see README.md, 'Status')" >&2; exit 1
 
 # ---- install ----------------------------------------------------------------
-# The provider (libuet-fi.so) will go to $(LIBDIR)/libfabric/ (issue 6).
+# The provider goes where libfabric looks for DL providers when
+# FI_PROVIDER_PATH is not set, whatever PREFIX is, so that `fi_info -p uet`
+# works with no environment: $(libdir)/libfabric of libfabric's pkg-config
+# file (on Debian 12 /usr/lib/x86_64-linux-gnu/libfabric, also what
+# PREFIX=/usr means), else $(LIBDIR)/libfabric. LIBFABRIC_PROV_DIR=DIR
+# chooses; outside libfabric's own directory, FI_PROVIDER_PATH=DIR finds it.
 # The dissector goes where tshark reads global Lua plugins, which on Debian is
 # /usr/lib/<multiarch>/wireshark/plugins whatever PREFIX is: asked from tshark,
 # else from wireshark's pkg-config file (its plugindir is the versioned folder
@@ -154,6 +159,8 @@ WS_LUA_DIR_TSHARK = $(shell tshark -G folders 2>/dev/null | \
 WS_LUA_DIR_PC	= $(shell pkg-config --variable=plugindir wireshark 2>/dev/null | \
 		      sed 's:/[0-9][0-9.]*$$::')
 WIRESHARK_PLUGIN_DIR ?= $(or $(WS_LUA_DIR_TSHARK),$(WS_LUA_DIR_PC),$(LIBDIR)/wireshark/plugins)
+FI_LIBDIR_PC	= $(shell pkg-config --variable=libdir libfabric 2>/dev/null)
+LIBFABRIC_PROV_DIR ?= $(if $(FI_LIBDIR_PC),$(FI_LIBDIR_PC)/libfabric,$(LIBDIR)/libfabric)
 
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR))
@@ -162,6 +169,9 @@ install: all
 	$(call msg,INSTALL,$(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua)
 	$(Q)install -d $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)
 	$(Q)install -m 0644 tools/uet.lua $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua
+	$(call msg,INSTALL,$(DESTDIR)$(LIBFABRIC_PROV_DIR)/libuet-fi.so)
+	$(Q)install -d $(DESTDIR)$(LIBFABRIC_PROV_DIR)
+	$(Q)install -m 0755 $(B)/libuet-fi.so $(DESTDIR)$(LIBFABRIC_PROV_DIR)/libuet-fi.so
 
 # ---- Debian packages the build and tests need --------------------------------
 DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
