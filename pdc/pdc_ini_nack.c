@@ -117,6 +117,8 @@ static void pdc_ini_target_lost(struct pdc_mgr *mgr, struct pdc *pdc,
 		return;
 	}
 	mgr->stats.peer_restarts++;
+	pdc_log(mgr, "pdc %#x: peer %u lost it (NACK %s), restarted?", pdc->id,
+		pdc->peer, pdc_nack_code_name(pdc->ini.last_nack));
 	pdc_emit(mgr, pdc, PDC_EV_PEER_RESTART, -ECONNRESET);
 	pdc_ini_fail(mgr, pdc, -ECONNRESET);
 }

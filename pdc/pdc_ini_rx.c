@@ -155,6 +155,8 @@ static bool pdc_ini_check_target(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (spdcid == pdc->rid)
 		return true;
 	mgr->stats.peer_restarts++;
+	pdc_log(mgr, "pdc %#x: peer %u answers as pdc %#x, not %#x: restarted",
+		pdc->id, pdc->peer, spdcid, pdc->rid);
 	pdc_emit(mgr, pdc, PDC_EV_PEER_RESTART, -ECONNRESET);
 	pdc_ini_fail(mgr, pdc, -ECONNRESET);
 	return false;

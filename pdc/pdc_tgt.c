@@ -117,6 +117,8 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr, uint32_t peer,
 	}
 	if (live) {
 		mgr->stats.peer_restarts++;
+		pdc_log(mgr, "pdc %#x: peer %u reopened pdc %#x: restarted",
+			live->id, peer, req->spdcid);
 		pdc_emit(mgr, live, PDC_EV_PEER_RESTART, -ECONNRESET);
 		pdc_tgt_close(mgr, live, -ECONNRESET, now_ns);
 	}

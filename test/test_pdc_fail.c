@@ -116,6 +116,7 @@ Test(pdc_fail, target_restart_mid_stream)
 	cr_expect_eq(a->first_err, -ECONNRESET);
 	cr_expect_geq(a->ev_cnt[PDC_EV_PEER_RESTART], 1);
 	cr_expect_geq(a->ev_cnt[PDC_EV_FAILED], 1);
+	cr_expect_geq(a->log_cnt, 1);
 	cr_expect_eq(a->resp_bad, 0);
 	for (seq = 0; seq < 4000; seq++) {
 		uint32_t got = b->rx[0][0][0][seq] + b->rx[1][0][0][seq];

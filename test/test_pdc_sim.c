@@ -175,11 +175,20 @@ static void t_event(void *ctx, const struct pdc_event *ev)
 		e->fail_seq = e->next_seq;
 }
 
+static void t_log(void *ctx, const char *msg)
+{
+	struct t_end *e = ctx;
+
+	cr_assert(msg && msg[0]);
+	e->log_cnt++;
+}
+
 static const struct pdc_ops t_ops = {
 	.deliver = t_deliver,
 	.fill = t_fill,
 	.tx_done = t_tx_done,
 	.event = t_event,
+	.log = t_log,
 };
 
 /* ---- set-up ------------------------------------------------------------- */

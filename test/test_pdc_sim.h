@@ -55,6 +55,7 @@ struct t_end {
 	uint32_t fail_seq;	/* next_seq when a PDC last failed */
 	uint32_t ev_cnt[4];
 	int ev_err[4];		/* err of the latest event of each type */
+	uint32_t log_cnt;
 	/* Receiver: deliveries per [my inc][src end][src inc][seq]. */
 	uint8_t rx[T_INC][T_ENDS][T_INC][T_MSGS_MAX];
 	int32_t rx_last[T_INC][T_ENDS][T_INC];
