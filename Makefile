@@ -136,11 +136,10 @@ bench: $(BENCH_BINS) $(BENCH_DEPS)
 	$(Q)for s in $(BENCH_SCRIPTS); do B=$(B) bash $$s || exit 1; done
 
 # ---- the main job -------------------------------------------------------------
-# Two namespaces, a veth pair, the XDP program and a fi_write app over
-# FI_PROVIDER=uet: arrives with the provider (issue 6).
-demo:
-	@echo "make demo: not available yet; it arrives with the provider" \
-	      "(see README.md, 'Status')" >&2; exit 1
+# Two namespaces, a veth pair, the XDP program and the uet_write example over
+# FI_PROVIDER=uet (tools/demo.sh). Needs root.
+demo: all
+	$(Q)B=$(B) bash tools/demo.sh
 
 # ---- install ----------------------------------------------------------------
 # The provider goes where libfabric looks for DL providers when

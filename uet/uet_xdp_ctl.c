@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <net/if.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,32 @@ static void uet_xdp_skel_maps(struct uet_xdp *skel, struct bpf_map *maps[4])
 	maps[1] = skel->maps.uet_xdp_counters;
 	maps[2] = skel->maps.uet_xdp_config;
 	maps[3] = skel->maps.uet_xdp_capture;
+}
+
+/* libbpf's note on libxdp's .xdp_run_config section, and no other. */
+static int uet_xdp_open_print(enum libbpf_print_level level, const char *fmt,
+			      va_list ap)
+{
+	if (level == LIBBPF_WARN && !strstr(fmt, "unrecognized data section"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/*
+ * Opens (never loads) the skeleton to learn its map names. libbpf notes
+ * the section that libxdp reads; applications should not see that, so its
+ * printer is swapped for the moment of the parse (a process-wide setting:
+ * an application thread logging through libbpf meanwhile would lose lines).
+ */
+static struct uet_xdp *uet_xdp_names_open(void)
+{
+	libbpf_print_fn_t old = libbpf_set_print(uet_xdp_open_print);
+	struct uet_xdp *skel = uet_xdp__open();
+	int err = errno;
+
+	libbpf_set_print(old);
+	errno = err;
+	return skel;
 }
 
 const char *uet_xdp_bpffs(void)
@@ -119,7 +146,7 @@ static int uet_xdp_pin_mkdirs(const char *ifname)
 /* Removes the pins of |ifname|; quiet about what is already gone. */
 static void uet_xdp_unpin(const char *ifname)
 {
-	struct uet_xdp *skel = uet_xdp__open();
+	struct uet_xdp *skel = uet_xdp_names_open();
 	struct bpf_map *maps[4];
 	char path[PATH_MAX];
 
@@ -297,7 +324,7 @@ int uet_xdp_status_get(const char *ifname, struct uet_xdp_status *st)
 
 int uet_xdp_maps_open(const char *ifname, struct uet_xdp_maps *m)
 {
-	struct uet_xdp *skel = uet_xdp__open();
+	struct uet_xdp *skel = uet_xdp_names_open();
 	int *fds[4] = { &m->xsks, &m->counters, &m->config, &m->capture };
 	struct bpf_map *maps[4];
 	char path[PATH_MAX];
