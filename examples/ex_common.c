@@ -34,7 +34,7 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 	o->oob_port = 47931;
 	o->size = 16384;
 	o->iters = 1;
-	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dh")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dKh")) != -1) {
 		switch (c) {
 		case 's': o->server = true; break;
 		case 'c': o->dst = optarg; break;
@@ -44,6 +44,7 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 		case 'n': o->size = strtoul(optarg, NULL, 0); break;
 		case 'i': o->iters = strtol(optarg, NULL, 0); break;
 		case 'd': o->cq_data = true; break;
+		case 'K': o->bad_key = true; break;
 		default:
 			fprintf(stderr, "%s", usage);
 			return c == 'h' ? 1 : -1;

@@ -29,6 +29,7 @@ struct ex_opts {
 	size_t size;		/* bytes per transfer */
 	long iters;
 	bool cq_data;		/* fi_writedata with remote CQ data */
+	bool bad_key;		/* uet_write: use a wrong key (error path) */
 };
 
 /* The libfabric objects of one side. */
@@ -59,7 +60,7 @@ struct ex_peer_info {
 	uint64_t len;
 };
 
-/* Parses -s, -c ADDR, -a ADDR, -S SERVICE, -p PORT, -n SIZE, -i ITERS, -d. */
+/* Parses -s, -c ADDR, -a ADDR, -S SERVICE, -p PORT, -n SIZE, -i ITERS, -d, -K. */
 int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage);
 
 /*

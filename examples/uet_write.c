@@ -19,7 +19,8 @@
 static const char *usage =
 	"usage: uet_write -s [-a ADDR] [-S SERVICE] [-p PORT] [-n BYTES] [-d]\n"
 	"       uet_write -c SERVER [-S SERVICE] [-p PORT] [-n BYTES] [-d] "
-	"[-i ITERS]\n";
+	"[-i ITERS] [-K]\n"
+	"  -K: write with a wrong key; the error completion is the result\n";
 
 struct ex_result {
 	uint64_t checksum;
@@ -70,6 +71,8 @@ static int client(struct ex_ctx *c, const struct ex_opts *o)
 		fprintf(stderr, "uet_write: server buffer too small\n");
 		return 1;
 	}
+	if (o->bad_key)
+		remote.key ^= 0x5a5a;
 	for (long it = 0; it < o->iters; it++) {
 		for (size_t i = 0; i < o->size; i++)
 			buf[i] = (uint8_t)(it * 31 + i * 7 + (i >> 8));

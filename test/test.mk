@@ -5,7 +5,7 @@ $(B)/xsk_peer: $(B)/test/xsk_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh test/e2e_capture.sh \
-		   test/e2e_engine.sh
+		   test/e2e_engine.sh test/e2e_provider.sh
 E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer $(B)/engine_peer
 
 # Each script prints "e2e: NAME ok" lines and exits non-zero on failure.
