@@ -9,6 +9,6 @@ $(B)/uet_%: $(B)/examples/uet_%.o $(EX_COMMON_OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(EX_PROGS)
-BENCH_DEPS	+= $(EX_PROGS)
+BENCH_DEPS	+= $(EX_PROGS) $(B)/libuet-fi.so
 # test/e2e_provider.sh runs them over the provider.
-E2E_DEPS	+= $(EX_PROGS) $(UET_PROV_SO)
+E2E_DEPS	+= $(EX_PROGS) $(B)/libuet-fi.so
