@@ -38,6 +38,9 @@ Test(uet_mr, provider_keys_are_unique)
 	b = t_reg(FI_REMOTE_WRITE, 77);
 	cr_assert_neq(fi_mr_key(a), fi_mr_key(b));
 	cr_assert_leq(fi_mr_key(a), UET_MKEY_RKEY_MASK);
+	/* A key that is off by one is nobody's. */
+	cr_assert_null(uet_mr_find(t_dom(t.domain), fi_mr_key(a) + 1));
+	cr_assert_null(uet_mr_find(t_dom(t.domain), fi_mr_key(b) + 1));
 	cr_assert_not_null(fi_mr_desc(a));
 	cr_assert(t_umr(a)->enabled);	/* domain-wide: ready at once */
 	cr_assert_eq(fi_close(&t.domain->fid), -FI_EBUSY);
@@ -149,8 +152,8 @@ Test(uet_mr, virt_addr_keys_carry_the_base)
 	t_open(FI_MR_PROV_KEY | FI_MR_VIRT_ADDR);
 	mr = t_reg(FI_REMOTE_WRITE, 0);
 	key = fi_mr_key(mr);
-	cr_assert_eq(key & UET_MR_VA_MASK, (uintptr_t)t_buf);
-	cr_assert_eq(key >> UET_MR_VA_SHIFT, t_umr(mr)->rkey);
+	cr_assert_eq(key >> UET_MR_VA_SHIFT, (uintptr_t)t_buf);
+	cr_assert_eq(key & UET_MR_VA_RKEY_MAX, t_umr(mr)->rkey);
 	cr_assert_eq(uet_mr_key_to_wire(t_dom(t.domain), key,
 					(uintptr_t)t_buf + 100, &mkey, &off),
 		     0);

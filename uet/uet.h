@@ -53,10 +53,10 @@
 #define UET_MR_CNT		4096	/* ses_config.max_mrs */
 #define UET_PEER_TIMEOUT_MS	1000	/* neighbour resolution on first use */
 #define UET_MR_HASH_SIZE	256
-/* FI_MR_VIRT_ADDR keys: rkey in bits 63:48, region base in 47:0. */
-#define UET_MR_VA_SHIFT		48
-#define UET_MR_VA_MASK		((1ull << UET_MR_VA_SHIFT) - 1)
+/* FI_MR_VIRT_ADDR keys: region base in bits 63:16, rkey in 15:0. */
+#define UET_MR_VA_SHIFT		16
 #define UET_MR_VA_RKEY_MAX	0xFFFFull
+#define UET_MR_VA_BASE_MAX	((1ull << 48) - 1)
 
 extern struct fi_provider uet_prov;
 

@@ -8,8 +8,11 @@
  * flags grant; closing removes it, which bumps the table's generation.
  *
  * Keys: the RKEY itself; under FI_MR_VIRT_ADDR the key also carries the
- * region's base (RKEY in bits 63:48, base in 47:0) so that an initiator
+ * region's base (base in bits 63:16, RKEY in 15:0) so that an initiator
  * turns a target virtual address into the 0-based offset SES carries.
+ * Provider RKEYs are a counter times an odd constant (a bijection modulo
+ * the key space), so neighbouring keys are not another region's: a key an
+ * application gets wrong by a little is RC_BAD_MKEY, not someone's data.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -169,8 +172,8 @@ int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
 {
 	if (dom->mr_mode & FI_MR_VIRT_ADDR) {
 		/* Below the base wraps to a huge offset: RC_BAD_ADDR. */
-		*mkey = key >> UET_MR_VA_SHIFT;
-		*offset = addr - (key & UET_MR_VA_MASK);
+		*mkey = key & UET_MR_VA_RKEY_MAX;
+		*offset = addr - (key >> UET_MR_VA_SHIFT);
 		return 0;
 	}
 	if (key > UET_MKEY_RKEY_MASK)
@@ -195,9 +198,9 @@ int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map)
 		*map->key = rkey;
 		return 0;
 	}
-	if (rkey > UET_MR_VA_RKEY_MAX || map->base_addr > UET_MR_VA_MASK)
+	if (rkey > UET_MR_VA_RKEY_MAX || map->base_addr > UET_MR_VA_BASE_MAX)
 		return -FI_EINVAL;
-	*map->key = rkey << UET_MR_VA_SHIFT | map->base_addr;
+	*map->key = map->base_addr << UET_MR_VA_SHIFT | rkey;
 	return 0;
 }
 
@@ -369,11 +372,13 @@ static const struct fi_ops uet_mr_fi_ops = {
 };
 
 /* ---- registration ---------------------------------------------------------------- */
+#define UET_MR_KEY_SPREAD	0x9E3779B97F4Bull	/* odd */
+
 static int uet_mr_key_pick(struct uet_domain *dom, uint64_t requested,
 			   uint64_t *rkey)
 {
-	uint64_t max = dom->mr_mode & FI_MR_VIRT_ADDR ? UET_MR_VA_RKEY_MAX :
-		       UET_MKEY_RKEY_MASK;
+	uint64_t mask = dom->mr_mode & FI_MR_VIRT_ADDR ? UET_MR_VA_RKEY_MAX :
+			UET_MKEY_RKEY_MASK;
 
 	if (!(dom->mr_mode & FI_MR_PROV_KEY)) {
 		if (requested > UET_MKEY_RKEY_MASK)
@@ -384,8 +389,10 @@ static int uet_mr_key_pick(struct uet_domain *dom, uint64_t requested,
 		return 0;
 	}
 	for (size_t tries = 0; tries <= UET_MR_CNT; tries++) {
-		*rkey = dom->next_rkey;
-		dom->next_rkey = dom->next_rkey >= max ? 1 : dom->next_rkey + 1;
+		/* next_rkey runs 1..mask, so the product is never 0. */
+		*rkey = dom->next_rkey * UET_MR_KEY_SPREAD & mask;
+		dom->next_rkey = dom->next_rkey >= mask ? 1 :
+				 dom->next_rkey + 1;
 		if (!uet_mr_find(dom, *rkey))
 			return 0;
 	}
@@ -413,7 +420,7 @@ static int uet_mr_attr_check(const struct uet_domain *dom,
 			return -FI_EINVAL;	/* one JobID per domain */
 	}
 	if ((dom->mr_mode & FI_MR_VIRT_ADDR) &&
-	    (uintptr_t)iov->iov_base > UET_MR_VA_MASK)
+	    (uintptr_t)iov->iov_base > UET_MR_VA_BASE_MAX)
 		return -FI_EINVAL;
 	return dom->mr_cnt < UET_MR_CNT ? 0 : -FI_ENOSPC;
 }
@@ -472,7 +479,8 @@ static int uet_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	mr->mr_fid.fid.ops = (struct fi_ops *)&uet_mr_fi_ops;
 	mr->mr_fid.mem_desc = mr;
 	mr->mr_fid.key = dom->mr_mode & FI_MR_VIRT_ADDR ?
-			 rkey << UET_MR_VA_SHIFT | (uintptr_t)mr->base : rkey;
+			 (uint64_t)(uintptr_t)mr->base << UET_MR_VA_SHIFT | rkey :
+			 rkey;
 	*mr_fid = &mr->mr_fid;
 	return 0;
 }
