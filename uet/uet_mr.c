@@ -49,7 +49,7 @@ static void uet_mr_hash_del(struct uet_domain *dom, struct uet_mr *mr)
 	*pp = mr->hnext;
 }
 
-/* Calls |fn| on every region of |dom|. */
+/* Every region of |dom|, bucket by bucket. */
 #define uet_mr_for_each(dom, mr, i)					\
 	for ((i) = 0; (i) < UET_MR_HASH_SIZE; (i)++)			\
 		for ((mr) = (dom)->mr_hash[i]; (mr); (mr) = (mr)->hnext)
