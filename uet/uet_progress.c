@@ -207,7 +207,8 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	struct uet_ep *ep;
 	int n = 0, ret;
 
-	wait_ns = deadline_ns == UINT64_MAX ? UINT64_MAX : deadline_ns - now;
+	wait_ns = deadline_ns == UINT64_MAX ? UINT64_MAX :
+		  deadline_ns > now ? deadline_ns - now : 0;
 	if (extra_fd >= 0)
 		fds[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
 	uet_list_for_each(pos, &dom->eps) {
