@@ -125,7 +125,17 @@ fuzz-run: $(FUZZ_BINS)
 	echo "$$(grep -c ' runs in ' $(B)/.fuzz.log) $$(grep -c CRASHED $(B)/.fuzz.log)" \
 		> $(B)/.tally-fuzz; exit $$rc
 
-check: unit e2e fuzz-run
+# End-to-end scripts (E2E_TESTS, from the fragments) each print "e2e: NAME
+# ... ok" lines and exit non-zero on failure. Defined after every fragment
+# is read, so that E2E_DEPS is complete when the rule is made.
+e2e: $(E2E_DEPS)
+	$(Q): > $(B)/.tally-e2e
+	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; \
+		B=$(B) bash $$t > $(B)/.e2e.log 2>&1; rc=$$?; cat $(B)/.e2e.log; \
+		echo "$$(grep -c ' ok$$' $(B)/.e2e.log) $$([ $$rc = 0 ]; echo $$?)" \
+			>> $(B)/.tally-e2e; [ $$rc = 0 ] || exit 1; done
+
+check: all unit e2e fuzz-run
 	$(Q)cat $(B)/.tally-unit $(B)/.tally-e2e $(B)/.tally-fuzz | \
 		awk '{ p += $$1; f += $$2 } END { printf "check: %d passed, %d failed\n", p, f }'
 

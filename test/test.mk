@@ -8,14 +8,6 @@ E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh test/e2e_capture.sh \
 		   test/e2e_engine.sh test/e2e_provider.sh
 E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer $(B)/engine_peer
 
-# Each script prints "e2e: NAME ok" lines and exits non-zero on failure.
-e2e: $(E2E_DEPS)
-	$(Q): > $(B)/.tally-e2e
-	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; \
-		B=$(B) bash $$t > $(B)/.e2e.log 2>&1; rc=$$?; cat $(B)/.e2e.log; \
-		echo "$$(grep -c ' ok$$' $(B)/.e2e.log) $$([ $$rc = 0 ]; echo $$?)" \
-			>> $(B)/.tally-e2e; [ $$rc = 0 ] || exit 1; done
-
 $(B)/bench_xsk: $(B)/test/bench_xsk.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
