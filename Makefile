@@ -148,7 +148,7 @@ bench: $(BENCH_BINS) $(BENCH_DEPS)
 # ---- the main job -------------------------------------------------------------
 # Two namespaces, a veth pair, the XDP program and the uet_write example over
 # FI_PROVIDER=uet (tools/demo.sh). Needs root.
-demo: all
+demo: deps all
 	$(Q)B=$(B) bash tools/demo.sh
 
 # ---- install ----------------------------------------------------------------

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # The main job, on an embedded default: two network namespaces joined by a
-# veth pair, the XDP program loaded on both ends with uetctl, and the
-# uet_write example run with FI_PROVIDER=uet: the client fi_writedata()s
-# 16 KiB (remote CQ data 12) into the server's registered buffer and the
-# server checks it. Everything it creates is removed when it ends.
+# veth pair (MTU 9000, so Payload MTU 8192), the XDP program loaded on both
+# ends with uetctl, and the seed's example run with FI_PROVIDER=uet: JobID
+# 101, the server at PIDonFEP 2; the client fi_writedata()s 16 KiB (remote
+# CQ data 12, the seed's bucket id) into the server's registered buffer, two
+# packets on the wire, and the server checks it; then a short bandwidth run.
+# Everything it creates is removed when it ends.
 # Environment: B (build dir), DEMO_BYTES, DEMO_MTU.
 set -euo pipefail
 B=${B:-build}
@@ -49,12 +51,18 @@ say "loading the XDP program"
 ip netns exec "$NS_A" "$B/uetctl" load demo-a --mode skb
 ip netns exec "$NS_B" "$B/uetctl" load demo-b --mode skb
 
-export FI_PROVIDER=uet FI_PROVIDER_PATH="$(cd "$B" && pwd)"
-say "FI_PROVIDER=uet: server in $NS_B, client in $NS_A, $BYTES bytes"
-ip netns exec "$NS_B" timeout 60 "$B/uet_write" -s -a "$IP_B" -n "$BYTES" -d &
+export FI_PROVIDER=uet FI_PROVIDER_PATH="$(cd "$B" && pwd)" FI_UET_JOB_ID=101
+say "FI_PROVIDER=uet, JobID 101: server (PIDonFEP 2) in $NS_B, client in $NS_A"
+say "the seed's example: fi_writedata of $BYTES bytes"
+ip netns exec "$NS_B" timeout 60 "$B/uet_write" -s -a "$IP_B" -S 2 -n "$BYTES" -d &
 server=$!
-ip netns exec "$NS_A" timeout 60 "$B/uet_write" -c "$IP_B" -n "$BYTES" -d
+ip netns exec "$NS_A" timeout 60 "$B/uet_write" -c "$IP_B" -S 2 -n "$BYTES" -d
 wait "$server"
-say "XDP counters:"
+say "a short bandwidth run: 500 writes of 1 MiB"
+ip netns exec "$NS_B" timeout 60 "$B/uet_bw" -s -a "$IP_B" -S 2 -n 1048576 >/dev/null &
+server=$!
+ip netns exec "$NS_A" timeout 60 "$B/uet_bw" -c "$IP_B" -S 2 -n 1048576 -i 500
+wait "$server"
+say "XDP counters on the client's side:"
 ip netns exec "$NS_A" "$B/uetctl" stats demo-a
 say "ok"
