@@ -57,6 +57,7 @@ struct uet_engine {
 	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
 	uint8_t *bounce;	/* one frame, for frames over one chunk */
 	uint64_t now_ns;	/* of the current progress call */
+	bool kick_deferred;	/* frames built while receiving wait a call */
 	struct uet_mirror mirror;	/* sent frames to a running capture */
 	struct uet_engine_stats stats;
 };
