@@ -247,7 +247,7 @@ static uint32_t build_frame(uint8_t *frame, const char *dst_ip,
 	ssize_t hl;
 
 	inet_pton(AF_INET, dst_ip, &dst.v4);
-	if (uet_nl_resolve(&dst.v4, false, 2000, &rt) < 0 || !rt.has_src) {
+	if (uet_nl_resolve(&dst.v4, false, 5000, &rt) < 0 || !rt.has_src) {
 		fprintf(stderr, "bench_xsk: no route to %s\n", dst_ip);
 		exit(1);
 	}

@@ -173,7 +173,7 @@ static void peer_flow(const char *ifname, const char *dst_ip,
 		fprintf(stderr, "xsk_peer: bad address %s\n", dst_ip);
 		exit(2);
 	}
-	ret = uet_nl_resolve(&dst->v6, dst->is_v6, 2000, &rt);
+	ret = uet_nl_resolve(&dst->v6, dst->is_v6, 5000, &rt);
 	if (ret < 0 || !rt.has_src ||
 	    rt.ifindex != (int)if_nametoindex(ifname)) {
 		fprintf(stderr, "xsk_peer: no usable route to %s: %s\n",

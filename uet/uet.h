@@ -52,7 +52,7 @@
 #define UET_CQ_DEF_SIZE		1024
 #define UET_AV_DEF_SIZE		64
 #define UET_MR_CNT		4096	/* ses_config.max_mrs */
-#define UET_PEER_TIMEOUT_MS	1000	/* neighbour resolution on first use */
+#define UET_PEER_TIMEOUT_MS	3000	/* neighbour resolution on first use */
 #define UET_MR_HASH_SIZE	256
 /* FI_MR_VIRT_ADDR keys: region base in bits 63:16, rkey in 15:0. */
 #define UET_MR_VA_SHIFT		16
