@@ -4,8 +4,9 @@
 # uet provider beside tcp and udp;ofi_rxd in the same run (veth MTU 9000,
 # so uet uses Payload MTU 8192), runs alternated,
 # medians of REPS: 8-byte write ping-pong latency, 4 KiB and 1 MiB write
-# bandwidth and 8-byte write rate. One "bench: NAME VALUE UNIT" per result,
-# plus uet/tcp ratios.
+# bandwidth and 8-byte write rate; beside them the bare AF_XDP loop of
+# bench_xsk at the same frame size (8192-byte payloads). One table, then one
+# "bench: NAME VALUE UNIT" line per result, with the uet/tcp ratios.
 E2E_NAME=bench_rma
 source "$(dirname "$0")/e2e_lib.sh"
 REPS=${REPS:-3}
@@ -35,7 +36,19 @@ run() {
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 key() { echo "$1" | tr ';' '_' | sed 's/ofi_//'; }
 
+# bare_bw: MB/s of payload through the bare ring loop, 8192-byte payloads.
+bare_bw() {
+	local out="$E2E_TMP/bare.rx" rx
+	e2e_in B "$B/bench_xsk" rx "$IF_B" 2 bare > "$out" &
+	rx=$!
+	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
+	e2e_in A "$B/bench_xsk" tx "$IF_A" "$IP_B" 4 8192 bare || true
+	wait "$rx"
+	awk '/^rx/ { if ($4 > 0) printf "%.1f\n", $2 * 8192 * 1e3 / $4 }' "$out"
+}
+
 for _ in $(seq "$REPS"); do
+	bare_bw >> "$E2E_TMP/bare"
 	for prov in $PROVIDERS; do
 		k=$(key "$prov")
 		run "$prov" uet_pingpong -n 8 -i 5000 |
@@ -48,6 +61,22 @@ for _ in $(seq "$REPS"); do
 			sed -n 's/.*: \([0-9.]*\) MB\/s.*/\1/p' >> "$E2E_TMP/bw1m.$k"
 	done
 done
+row() {	# row LABEL METRIC: one table row, a column per provider
+	printf "%-22s" "$1"
+	for prov in $PROVIDERS; do
+		printf " %14s" "$(median < "$E2E_TMP/$2.$(key "$prov")")"
+	done
+	echo
+}
+printf "%-22s" "median of $REPS"
+for prov in $PROVIDERS; do printf " %14s" "$prov"; done
+echo
+row "8 B latency (us)" lat
+row "8 B writes (msg/s)" rate
+row "4 KiB write (MB/s)" bw4k
+row "1 MiB write (MB/s)" bw1m
+bare=$(median < "$E2E_TMP/bare")
+echo "bare AF_XDP loop, 8192-byte payloads: $bare MB/s"
 for prov in $PROVIDERS; do
 	k=$(key "$prov")
 	echo "bench: rma_lat8_us_$k $(median < "$E2E_TMP/lat.$k") us"
@@ -55,6 +84,12 @@ for prov in $PROVIDERS; do
 	echo "bench: rma_bw4k_mb_per_s_$k $(median < "$E2E_TMP/bw4k.$k") MB/s"
 	echo "bench: rma_bw1m_mb_per_s_$k $(median < "$E2E_TMP/bw1m.$k") MB/s"
 done
+echo "bench: xsk_bare_mb_per_s_8192 $bare MB/s"
+if [[ " $PROVIDERS " == *" uet "* ]]; then
+	u=$(median < "$E2E_TMP/bw1m.uet")
+	awk -v u="$u" -v b="$bare" 'BEGIN { if (b > 0 && u != "nan")
+		printf "bench: rma_bw1m_ratio_uet_over_bare %.2f x\n", u / b }'
+fi
 if [[ " $PROVIDERS " == *" uet "* && " $PROVIDERS " == *" tcp "* ]]; then
 	for m in lat rate bw4k bw1m; do
 		u=$(median < "$E2E_TMP/$m.uet"); t=$(median < "$E2E_TMP/$m.tcp")
