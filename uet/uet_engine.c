@@ -166,8 +166,12 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	cfg.job_id = e->cfg.job_id;
 	cfg.pid_on_fep = e->cfg.pid_on_fep;
 	cfg.initiator = e->cfg.initiator;
-	cfg.rdv_ri = SES_RI_NONE;
+	cfg.rdv_ri = e->cfg.rdv ? e->cfg.rdv_ri : SES_RI_NONE;
+	if (e->cfg.rdv_threshold)
+		cfg.rdv_threshold = e->cfg.rdv_threshold;
 	cfg.max_peers = UET_ENGINE_MAX_PEERS;
+	/* Receives take any length; unexpected bytes are bounded apart. */
+	cfg.max_msg_len = UINT32_MAX;
 	e->ses_ops = ops;
 	e->ses = ses_create(&cfg, &e->ses_ops, e);
 	return e->ses ? 0 : -errno;

@@ -45,6 +45,15 @@ struct uet_engine_cfg {
 	uint32_t max_retries;		/* 0: pdc default */
 	uint32_t ring_size;		/* 0: 1024 */
 	uint32_t frame_cnt;		/* 0: 4096 UMEM chunks */
+	/*
+	 * Every packet on ordered PDCs (ROD): SES matches sends in the order
+	 * their first packet arrives, so this gives send-after-send order.
+	 */
+	bool ordered;
+	/* Rendezvous for large sends, their buffers exposed in |rdv_ri|. */
+	bool rdv;
+	uint16_t rdv_ri;		/* 12 bits, not used by other tables */
+	uint32_t rdv_threshold;		/* 0: the SES default */
 };
 
 /* Upcalls, made only from inside uet_engine_progress() or a post call. */

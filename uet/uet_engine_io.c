@@ -26,7 +26,7 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	struct pdc_pkt p = {
 		.peer = pkt->peer,
 		.len = pkt->hdr_len + pkt->pay_len,
-		.mode = PDC_MODE_RUD,
+		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
 		.next_hdr = pkt->next_hdr,
 		/* Every request is answered; ask for the ACK at a message's
 		 * end (eom) so its completion is not held by coalescing. */
