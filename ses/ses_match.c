@@ -10,7 +10,7 @@
 
 #include "ses/ses_priv.h"
 
-#define SES_RECV_F_VALID	SES_RECV_F_TAGGED
+#define SES_RECV_F_VALID	(SES_RECV_F_TAGGED | SES_RECV_F_FRONT)
 
 static bool ses_rxm_is_tagged(const struct ses_rxm *m)
 {
@@ -244,6 +244,7 @@ static struct ses_recv *ses_recv_new(struct ses *s,
 
 int ses_recv_post(struct ses *s, const struct ses_recv_attr *a)
 {
+	struct ses_list *h;
 	struct ses_recv *r;
 	struct ses_rxm *m;
 	int ret = ses_recv_attr_check(a);
@@ -254,10 +255,11 @@ int ses_recv_post(struct ses *s, const struct ses_recv_attr *a)
 	if (!r)
 		return -EAGAIN;
 	m = ses_ux_match(s, a);
+	h = &s->posted[!!(a->flags & SES_RECV_F_TAGGED)];
 	if (m)
 		ses_rxm_bind(s, m, r);
 	else
-		ses_list_add_tail(&s->posted[!!(a->flags & SES_RECV_F_TAGGED)],
+		ses_list_add_tail(a->flags & SES_RECV_F_FRONT ? h->next : h,
 				  &r->link);
 	return 0;
 }

@@ -15,6 +15,12 @@
 
 /* ses_recv_attr.flags */
 #define SES_RECV_F_TAGGED	0x1	/* match TAGGED_SEND by tag/ignore */
+/*
+ * Queue ahead of the receives already posted, not behind them: for a
+ * multi-receive buffer posted again for its remaining space, which keeps
+ * its place before the buffers posted after it.
+ */
+#define SES_RECV_F_FRONT	0x2
 
 /*
  * A receive. The iov array is copied; the buffers it names must stay

@@ -3,7 +3,7 @@
  * Tag matching (seeds/hw-tag-matching.md): tables of wildcards, directed
  * receive, unexpected-before-posted and posted-before-arrival, send order
  * between a pair; untagged receives; truncation; the unexpected bound;
- * peek/claim/discard; delivery complete; cancel.
+ * peek/claim/discard; delivery complete; cancel; receives posted in front.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -239,6 +239,32 @@ Test(ses_match, send_order_between_a_pair)
 		t_send(&a, true, 100 + i);
 	for (unsigned i = 6; i < 12; i++)
 		t_got(i, i);
+}
+
+/* SES_RECV_F_FRONT: a receive posted again goes ahead of the others. */
+Test(ses_match, front_receive_goes_first)
+{
+	struct ses_iov iov = { t_dst[2], sizeof(t_dst[2]), NULL };
+	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = 1,
+				    .initiator = SES_INITIATOR_ANY,
+				    .flags = SES_RECV_F_FRONT,
+				    .user_ctx = (void *)3 };
+
+	cr_assert_eq(t_post(0, false, 0, 0, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(t_post(1, false, 0, 0, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+	t_send(&a, false, 0);
+	t_got(2, 0);
+	t_send(&a, false, 0);
+	t_got(0, 1);
+	t_send(&a, false, 0);
+	t_got(1, 2);
+	/* An unexpected message still comes before a front receive. */
+	t_send(&a, false, 0);
+	iov.base = t_dst[3];
+	ra.user_ctx = (void *)4;
+	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+	t_got(3, 3);
 }
 
 /* Longer than the receive: truncated and reported, never overflowed. */
