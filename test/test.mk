@@ -33,3 +33,16 @@ $(B)/engine_peer: $(B)/test/engine_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 # libfabric RMA: uet beside tcp and udp;ofi_rxd (examples/ programs).
 # (its programs are added to BENCH_DEPS in examples/examples.mk)
 BENCH_SCRIPTS	+= test/bench_rma.sh
+
+# The RMA battery of issue 6 (plain libfabric, so it runs over tcp too):
+# fi_rma_check's server and client, and the script that runs them between
+# two namespaces (IPv4, IPv6, tcp, 5% loss, the server killed).
+FI_RMA_CHECK_OBJS := $(B)/test/fi_rma_check.o $(B)/test/fi_rma_check_srv.o \
+		     $(B)/test/fi_rma_check_cli.o $(B)/examples/ex_common.o
+$(B)/fi_rma_check: $(FI_RMA_CHECK_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_rma_check
+E2E_TESTS	+= test/e2e_fi_rma.sh
+E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
