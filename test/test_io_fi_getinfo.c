@@ -41,7 +41,13 @@ Test(uet_getinfo, advertises_what_is_implemented)
 				   FI_RMA_EVENT),
 		     FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
 		     FI_REMOTE_WRITE | FI_RMA_EVENT);
-	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED | FI_ATOMIC), 0);
+	cr_assert_eq(info->caps & (FI_MSG | FI_TAGGED | FI_SEND | FI_RECV |
+				   FI_MULTI_RECV | FI_DIRECTED_RECV |
+				   FI_SOURCE),
+		     FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_MULTI_RECV |
+		     FI_DIRECTED_RECV | FI_SOURCE);
+	cr_assert_eq(info->caps & FI_ATOMIC, 0);
+	cr_assert_eq(info->ep_attr->mem_tag_format, 0xAAAAAAAAAAAAAAAAull);
 	cr_assert_eq(info->mode, 0);
 	cr_assert_eq(info->addr_format, FI_FORMAT_UNSPEC);
 	cr_assert_eq(info->domain_attr->mr_mode,
@@ -56,7 +62,34 @@ Test(uet_getinfo, advertises_what_is_implemented)
 	cr_assert_eq(info->tx_attr->iov_limit, SES_IOV_MAX);
 	cr_assert_eq(info->tx_attr->rma_iov_limit, 1);
 	cr_assert_eq(info->tx_attr->msg_order, FI_ORDER_NONE);
+	cr_assert_eq(info->rx_attr->msg_order, FI_ORDER_NONE);
+	cr_assert_eq(info->rx_attr->size, UET_RX_SIZE);
 	fi_freeinfo(info);
+}
+
+Test(uet_getinfo, messaging_caps_and_order)
+{
+	struct fi_info *h = fi_allocinfo(), *info;
+
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_TAGGED;
+	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), 0);
+	cr_assert_eq(info->caps & (FI_TAGGED | FI_SEND | FI_RECV),
+		     FI_TAGGED | FI_SEND | FI_RECV);
+	/* Secondary caps only when asked for. */
+	cr_assert_eq(info->caps & (FI_SOURCE | FI_DIRECTED_RECV |
+				   FI_MULTI_RECV), 0);
+	cr_assert_eq(info->tx_attr->msg_order, FI_ORDER_NONE);
+	fi_freeinfo(info);
+	h->caps = FI_MSG | FI_SOURCE | FI_MULTI_RECV;
+	h->rx_attr->msg_order = FI_ORDER_SAS;
+	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), 0);
+	cr_assert_eq(info->caps & (FI_MSG | FI_SOURCE | FI_MULTI_RECV),
+		     FI_MSG | FI_SOURCE | FI_MULTI_RECV);
+	cr_assert_eq(info->tx_attr->msg_order, FI_ORDER_SAS);
+	cr_assert_eq(info->rx_attr->msg_order, FI_ORDER_SAS);
+	fi_freeinfo(info);
+	fi_freeinfo(h);
 }
 
 Test(uet_getinfo, refuses_other_endpoint_types)
@@ -77,8 +110,6 @@ Test(uet_getinfo, refuses_what_it_lacks)
 	struct fi_info *h, *info;
 
 	h = t_fi_hints(0);
-	h->caps = FI_MSG | FI_TAGGED;
-	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->caps = FI_RMA | FI_ATOMIC;
 	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->caps = FI_RMA;
@@ -91,9 +122,12 @@ Test(uet_getinfo, refuses_what_it_lacks)
 	h->tx_attr->inject_size = 65;
 	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->tx_attr->inject_size = 0;
-	h->tx_attr->msg_order = FI_ORDER_SAS;
+	h->tx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_RAW;
 	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->tx_attr->msg_order = 0;
+	h->rx_attr->comp_order = FI_ORDER_STRICT;
+	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
+	h->rx_attr->comp_order = 0;
 	h->tx_attr->iov_limit = SES_IOV_MAX + 1;
 	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->tx_attr->iov_limit = 0;

@@ -27,17 +27,20 @@
 #include "uet/uet_engine.h"
 #include "uet/uet_enosys.h"
 #include "uet/uet_list.h"
+#include "uet/uet_msg.h"
 
 #define UET_PROV_NAME		"uet"
 #define UET_PROV_VERSION	FI_VERSION(0, 1)
 #define UET_FI_VERSION		FI_VERSION(1, 17)
 
-#define UET_CAPS		(FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
-				 FI_REMOTE_WRITE | FI_RMA_EVENT | FI_SOURCE | \
-				 FI_REMOTE_COMM)
-#define UET_TX_CAPS		(FI_RMA | FI_READ | FI_WRITE)
-#define UET_RX_CAPS		(FI_RMA | FI_REMOTE_READ | FI_REMOTE_WRITE | \
-				 FI_RMA_EVENT | FI_SOURCE)
+#define UET_CAPS		(UET_TX_CAPS | UET_RX_CAPS | FI_REMOTE_COMM)
+#define UET_TX_CAPS		(FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | \
+				 FI_READ | FI_WRITE)
+#define UET_RX_CAPS		(FI_MSG | FI_TAGGED | FI_RECV | FI_MULTI_RECV | \
+				 FI_DIRECTED_RECV | FI_SOURCE | FI_RMA | \
+				 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT)
+/* The message order we can give: FI_ORDER_SAS, on ROD PDCs. */
+#define UET_MSG_ORDER		FI_ORDER_SAS
 #define UET_DOMAIN_CAPS		(FI_REMOTE_COMM)
 #define UET_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
 				 FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)
@@ -47,7 +50,8 @@
 
 #define UET_INJECT_SIZE		64
 #define UET_TX_SIZE		1024	/* operations in flight per endpoint */
-#define UET_RX_SIZE		1024
+#define UET_RX_SIZE		1024	/* posted receives per endpoint */
+#define UET_MIN_MULTI_RECV	64	/* FI_OPT_MIN_MULTI_RECV default */
 #define UET_MAX_MSG_SIZE	0xFFFFFFFEull
 #define UET_CQ_DEF_SIZE		1024
 #define UET_AV_DEF_SIZE		64
@@ -167,14 +171,15 @@ enum uet_ep_cntr {
 	UET_CNTR_MAX
 };
 
-/* One RMA operation: its WRE and what the WRE points to, until tx_done. */
+/* One RMA operation or send: its WRE and what the WRE points to. */
 struct uet_op {
 	struct ses_wre wre;
 	struct ses_iov iov[SES_IOV_MAX];
 	struct ses_addr dst;
 	struct uet_ep *ep;
 	void *context;
-	uint64_t cq_flags;		/* FI_RMA | FI_WRITE / FI_READ */
+	uint64_t cq_flags;		/* FI_RMA | FI_WRITE / FI_READ, or
+					 * FI_SEND | FI_MSG / FI_TAGGED */
 	uint64_t len;
 	bool want_cq;			/* a success completion was asked for */
 	bool fence;
@@ -208,6 +213,8 @@ struct uet_ep {
 	struct uet_list free_ops;
 	struct uet_list fenced;		/* ops waiting for a fence */
 	bool kicking;
+	bool ordered;			/* FI_ORDER_SAS: the engine uses ROD */
+	struct uet_msg_rx rx;		/* receives (uet_msg.h) */
 };
 
 struct uet_mr {
@@ -280,6 +287,10 @@ int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map);
 
 /* uet_rma.c */
 extern const struct fi_ops_rma uet_rma_ops;
+struct uet_op *uet_op_take(struct uet_ep *ep);
+void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
+		    bool inject);
+ssize_t uet_op_submit(struct uet_op *op);
 void uet_ep_fence_kick(struct uet_ep *ep);
 void uet_op_complete(struct uet_op *op, int status, uint8_t rc);
 

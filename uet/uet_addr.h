@@ -34,6 +34,9 @@
 #define UET_ADDR_CAP_RMA	0x0001	/* WRITE and READ targets */
 #define UET_ADDR_CAP_MSG	0x0002	/* SEND (issue 7) */
 #define UET_ADDR_CAP_TAGGED	0x0004	/* TAGGED_SEND (issue 7) */
+/* What our endpoints serve. */
+#define UET_ADDR_CAPS		(UET_ADDR_CAP_RMA | UET_ADDR_CAP_MSG | \
+				 UET_ADDR_CAP_TAGGED)
 
 /* Longest uet_addr_str() output, NUL included. */
 #define UET_ADDR_STR_MAX	96

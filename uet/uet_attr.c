@@ -10,11 +10,15 @@
 #include "uet/uet.h"
 #include "uet/uet_iface.h"
 
+/* libfabric's FI_TAG_GENERIC (not in its public headers): 64 tag bits. */
+#define UET_TAG_FORMAT	0xAAAAAAAAAAAAAAAAull
+
 static const struct fi_tx_attr uet_tx_attr = {
 	.caps = UET_TX_CAPS,
 	.mode = 0,
 	.op_flags = 0,
-	.msg_order = FI_ORDER_NONE,	/* RUD: placement in any order */
+	/* RUD: any order; FI_ORDER_SAS when asked for (ROD, uet_info_ep). */
+	.msg_order = FI_ORDER_NONE,
 	.comp_order = FI_ORDER_NONE,
 	.inject_size = UET_INJECT_SIZE,
 	.size = UET_TX_SIZE,
@@ -42,7 +46,7 @@ static const struct fi_ep_attr uet_ep_attr = {
 	.max_order_raw_size = 0,
 	.max_order_war_size = 0,
 	.max_order_waw_size = 0,
-	.mem_tag_format = 0,
+	.mem_tag_format = UET_TAG_FORMAT,
 	.tx_ctx_cnt = 1,
 	.rx_ctx_cnt = 1,
 	.auth_key_size = 0,
@@ -88,7 +92,7 @@ static bool uet_tx_hints_ok(const struct fi_tx_attr *t)
 {
 	return !t || (!(t->caps & ~UET_CAPS) &&
 		      !(t->op_flags & ~(UET_TX_OP_FLAGS | FI_INJECT)) &&
-		      !(t->msg_order & ~uet_tx_attr.msg_order) &&
+		      !(t->msg_order & ~UET_MSG_ORDER) &&
 		      !(t->comp_order & ~uet_tx_attr.comp_order) &&
 		      t->inject_size <= uet_tx_attr.inject_size &&
 		      t->size <= uet_tx_attr.size &&
@@ -99,7 +103,7 @@ static bool uet_tx_hints_ok(const struct fi_tx_attr *t)
 static bool uet_rx_hints_ok(const struct fi_rx_attr *r)
 {
 	return !r || (!(r->caps & ~UET_CAPS) &&
-		      !(r->msg_order & ~uet_rx_attr.msg_order) &&
+		      !(r->msg_order & ~UET_MSG_ORDER) &&
 		      !(r->comp_order & ~uet_rx_attr.comp_order) &&
 		      !r->total_buffered_recv &&
 		      r->size <= uet_rx_attr.size &&
@@ -123,7 +127,7 @@ static bool uet_ep_hints_ok(const struct fi_ep_attr *e)
 	return !e || ((e->type == FI_EP_UNSPEC || e->type == FI_EP_RDM) &&
 		      (e->protocol == FI_PROTO_UNSPEC) &&
 		      e->max_msg_size <= uet_ep_attr.max_msg_size &&
-		      !e->msg_prefix_size && !e->mem_tag_format &&
+		      !e->msg_prefix_size &&
 		      !e->max_order_raw_size && !e->max_order_war_size &&
 		      !e->max_order_waw_size && e->tx_ctx_cnt <= 1 &&
 		      e->rx_ctx_cnt <= 1 &&
@@ -212,6 +216,10 @@ int uet_mr_mode_effective(int mr_mode)
 	return mr_mode & UET_MR_MODE;
 }
 
+/*
+ * The caps asked for; a primary cap without direction bits means both
+ * directions. RMA costs the other interfaces nothing, so it always comes.
+ */
 static uint64_t uet_caps_pick(const struct fi_info *h)
 {
 	uint64_t caps;
@@ -221,6 +229,8 @@ static uint64_t uet_caps_pick(const struct fi_info *h)
 	caps = h->caps;
 	if (!(caps & (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)))
 		caps |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+	if ((caps & (FI_MSG | FI_TAGGED)) && !(caps & (FI_SEND | FI_RECV)))
+		caps |= FI_SEND | FI_RECV;
 	return caps | FI_RMA | FI_REMOTE_COMM;
 }
 
@@ -275,6 +285,13 @@ static int uet_info_ep(struct fi_info *fi, const struct uet_gi *gi)
 		fi->tx_attr->op_flags = h->tx_attr->op_flags;
 	if (h && h->rx_attr)
 		fi->rx_attr->op_flags = h->rx_attr->op_flags;
+	/* Asked for on either side, sends are ordered on both (ROD). */
+	if (h && ((h->tx_attr && (h->tx_attr->msg_order & FI_ORDER_SAS)) ||
+		  (h->rx_attr && (h->rx_attr->msg_order & FI_ORDER_SAS))))
+		fi->tx_attr->msg_order = fi->rx_attr->msg_order =
+			FI_ORDER_SAS;
+	if (he && he->mem_tag_format)
+		fi->ep_attr->mem_tag_format = he->mem_tag_format;
 	if (he && he->auth_key) {
 		fi->ep_attr->auth_key = uet_dup_key(he->auth_key,
 						    he->auth_key_size);
@@ -288,7 +305,7 @@ static int uet_info_ep(struct fi_info *fi, const struct uet_gi *gi)
 static void *uet_blob(const struct uet_fa *fa, uint16_t pid, uint16_t ri)
 {
 	struct uet_addr a = {
-		.fep_caps = UET_ADDR_CAP_RMA, .fa = *fa, .pid_on_fep = pid,
+		.fep_caps = UET_ADDR_CAPS, .fa = *fa, .pid_on_fep = pid,
 		.ri_base = ri, .initiator = uet_addr_initiator(fa, pid),
 	};
 	uint8_t *p = malloc(UET_ADDR_LEN);

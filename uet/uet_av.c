@@ -121,7 +121,7 @@ static int uet_av_svc_addr(const struct uet_av *av, const char *node,
 	if (!node || uet_pid_parse(service, &a->pid_on_fep) ||
 	    uet_fa_resolve(node, flags & FI_NUMERICHOST, &a->fa))
 		return -FI_EINVAL;
-	a->fep_caps = UET_ADDR_CAP_RMA;
+	a->fep_caps = UET_ADDR_CAPS;
 	a->ri_base = av->dom->params.ri_base;
 	a->initiator = uet_addr_initiator(&a->fa, a->pid_on_fep);
 	return 0;

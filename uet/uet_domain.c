@@ -111,7 +111,7 @@ static int uet_domain_where(struct uet_domain *dom, const struct fi_info *info)
 		   uet_iface_fa(name, true, &a->fa)) {
 		return -FI_ENODEV;
 	}
-	a->fep_caps = UET_ADDR_CAP_RMA;
+	a->fep_caps = UET_ADDR_CAPS;
 	a->initiator = uet_addr_initiator(&a->fa, a->pid_on_fep);
 	return 0;
 }

@@ -14,8 +14,6 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_tagged.h>
 
-extern const struct fi_ops_msg uet_no_msg_ops;
-extern const struct fi_ops_tagged uet_no_tagged_ops;
 extern const struct fi_ops_atomic uet_no_atomic_ops;
 extern const struct fi_ops_collective uet_no_collective_ops;
 int uet_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

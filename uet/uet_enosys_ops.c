@@ -1,165 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The data-path ops tables the provider does not serve yet: messaging and
- * tagged messaging (issue 7), atomics and collectives. Every slot is
- * filled; each answers -FI_ENOSYS.
+ * The data-path ops tables the provider does not serve yet: atomics and
+ * collectives. Every slot is filled; each answers -FI_ENOSYS.
  */
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_collective.h>
-#include <rdma/fi_tagged.h>
 
 #include "uet/uet.h"
 
 #define UET_UNUSED(x)	((void)(x))
-
-static ssize_t uet_no_msg_recv(struct fid_ep *ep, void *buf, size_t len,
-		void *desc, fi_addr_t src_addr, void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(desc);
-	UET_UNUSED(src_addr); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_recvv(struct fid_ep *ep, const struct iovec *iov,
-		void **desc, size_t count, fi_addr_t src_addr, void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(iov); UET_UNUSED(desc); UET_UNUSED(count);
-	UET_UNUSED(src_addr); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
-		uint64_t flags)
-{
-	UET_UNUSED(ep); UET_UNUSED(msg); UET_UNUSED(flags);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_send(struct fid_ep *ep, const void *buf, size_t len,
-		void *desc, fi_addr_t dest_addr, void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(desc);
-	UET_UNUSED(dest_addr); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_sendv(struct fid_ep *ep, const struct iovec *iov,
-		void **desc, size_t count, fi_addr_t dest_addr, void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(iov); UET_UNUSED(desc); UET_UNUSED(count);
-	UET_UNUSED(dest_addr); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
-		uint64_t flags)
-{
-	UET_UNUSED(ep); UET_UNUSED(msg); UET_UNUSED(flags);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_inject(struct fid_ep *ep, const void *buf,
-		size_t len, fi_addr_t dest_addr)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len);
-	UET_UNUSED(dest_addr);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_senddata(struct fid_ep *ep, const void *buf,
-		size_t len, void *desc, uint64_t data, fi_addr_t dest_addr,
-		void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(desc);
-	UET_UNUSED(data); UET_UNUSED(dest_addr); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_msg_injectdata(struct fid_ep *ep, const void *buf,
-		size_t len, uint64_t data, fi_addr_t dest_addr)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(data);
-	UET_UNUSED(dest_addr);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_recv(struct fid_ep *ep, void *buf, size_t len,
-		void *desc, fi_addr_t src_addr, uint64_t tag, uint64_t ignore,
-		void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(desc);
-	UET_UNUSED(src_addr); UET_UNUSED(tag); UET_UNUSED(ignore);
-	UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_recvv(struct fid_ep *ep, const struct iovec *iov,
-		void **desc, size_t count, fi_addr_t src_addr, uint64_t tag,
-		uint64_t ignore, void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(iov); UET_UNUSED(desc); UET_UNUSED(count);
-	UET_UNUSED(src_addr); UET_UNUSED(tag); UET_UNUSED(ignore);
-	UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_recvmsg(struct fid_ep *ep,
-		const struct fi_msg_tagged *msg, uint64_t flags)
-{
-	UET_UNUSED(ep); UET_UNUSED(msg); UET_UNUSED(flags);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_send(struct fid_ep *ep, const void *buf,
-		size_t len, void *desc, fi_addr_t dest_addr, uint64_t tag,
-		void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(desc);
-	UET_UNUSED(dest_addr); UET_UNUSED(tag); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_sendv(struct fid_ep *ep, const struct iovec *iov,
-		void **desc, size_t count, fi_addr_t dest_addr, uint64_t tag,
-		void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(iov); UET_UNUSED(desc); UET_UNUSED(count);
-	UET_UNUSED(dest_addr); UET_UNUSED(tag); UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_sendmsg(struct fid_ep *ep,
-		const struct fi_msg_tagged *msg, uint64_t flags)
-{
-	UET_UNUSED(ep); UET_UNUSED(msg); UET_UNUSED(flags);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_inject(struct fid_ep *ep, const void *buf,
-		size_t len, fi_addr_t dest_addr, uint64_t tag)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len);
-	UET_UNUSED(dest_addr); UET_UNUSED(tag);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_senddata(struct fid_ep *ep, const void *buf,
-		size_t len, void *desc, uint64_t data, fi_addr_t dest_addr,
-		uint64_t tag, void *context)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(desc);
-	UET_UNUSED(data); UET_UNUSED(dest_addr); UET_UNUSED(tag);
-	UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-static ssize_t uet_no_tagged_injectdata(struct fid_ep *ep, const void *buf,
-		size_t len, uint64_t data, fi_addr_t dest_addr, uint64_t tag)
-{
-	UET_UNUSED(ep); UET_UNUSED(buf); UET_UNUSED(len); UET_UNUSED(data);
-	UET_UNUSED(dest_addr); UET_UNUSED(tag);
-	return -FI_ENOSYS;
-}
 
 static ssize_t uet_no_atomic_write(struct fid_ep *ep, const void *buf,
 		size_t count, void *desc, fi_addr_t dest_addr, uint64_t addr,
@@ -414,32 +263,6 @@ static ssize_t uet_no_collective_barrier2(struct fid_ep *ep,
 	UET_UNUSED(context);
 	return -FI_ENOSYS;
 }
-
-const struct fi_ops_msg uet_no_msg_ops = {
-	.size = sizeof(struct fi_ops_msg),
-	.recv = uet_no_msg_recv,
-	.recvv = uet_no_msg_recvv,
-	.recvmsg = uet_no_msg_recvmsg,
-	.send = uet_no_msg_send,
-	.sendv = uet_no_msg_sendv,
-	.sendmsg = uet_no_msg_sendmsg,
-	.inject = uet_no_msg_inject,
-	.senddata = uet_no_msg_senddata,
-	.injectdata = uet_no_msg_injectdata,
-};
-
-const struct fi_ops_tagged uet_no_tagged_ops = {
-	.size = sizeof(struct fi_ops_tagged),
-	.recv = uet_no_tagged_recv,
-	.recvv = uet_no_tagged_recvv,
-	.recvmsg = uet_no_tagged_recvmsg,
-	.send = uet_no_tagged_send,
-	.sendv = uet_no_tagged_sendv,
-	.sendmsg = uet_no_tagged_sendmsg,
-	.inject = uet_no_tagged_inject,
-	.senddata = uet_no_tagged_senddata,
-	.injectdata = uet_no_tagged_injectdata,
-};
 
 const struct fi_ops_atomic uet_no_atomic_ops = {
 	.size = sizeof(struct fi_ops_atomic),

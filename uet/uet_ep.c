@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * RDM endpoints: bindings (AV, CQs, counters, EQ), enable (one transport
- * engine per endpoint, its RI table and the regions it serves), names,
+ * engine per endpoint, its RI tables and the regions it serves), names,
  * options, cancel. Closing an endpoint releases what it holds, so any
  * order works; objects it is bound to refuse to close (-FI_EBUSY) first.
  */
@@ -144,6 +144,9 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->initiator = ep->src.initiator;
 	cfg->rto_init_ns = p->rto_ns;
 	cfg->max_retries = p->max_retries;
+	cfg->ordered = ep->ordered;
+	cfg->rdv = true;
+	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)
@@ -151,6 +154,7 @@ static int uet_ep_enable_locked(struct uet_ep *ep)
 	struct ses_ri_id id = { .job_id = ep->dom->job_id,
 				.pid_on_fep = ep->src.pid_on_fep,
 				.ri = ep->src.ri_base };
+	struct ses_ri_id msg = id;
 	struct uet_engine_cfg cfg;
 	int ret;
 
@@ -168,7 +172,11 @@ static int uet_ep_enable_locked(struct uet_ep *ep)
 			"load IFACE)" : "");
 		return ret;
 	}
+	msg.ri = (uint16_t)UET_RI_MSG(id.ri);
 	ret = ses_ri_add(uet_engine_ses(ep->eng), &id, 0);
+	if (!ret)
+		ret = ses_ri_add(uet_engine_ses(ep->eng), &msg,
+				 SES_RI_F_MSG | SES_RI_F_NO_GEN);
 	if (ret)
 		ret = ret == -ENOMEM ? -FI_ENOMEM : -FI_EINVAL;
 	else
@@ -290,6 +298,7 @@ static int uet_ep_close(struct fid *fid)
 	uet_domain_unlock(dom);
 	uet_ep_unbind(ep);
 	atomic_fetch_sub(&dom->ref, 1);
+	uet_msg_rx_fini(ep);
 	free(ep->peers);
 	free(ep->ops);
 	free(ep);
@@ -342,7 +351,7 @@ static ssize_t uet_ep_cancel(fid_t fid, void *context)
 	ssize_t ret = -FI_ENOENT;
 
 	uet_domain_lock(ep->dom);
-	/* Only operations still waiting for a fence can be taken back. */
+	/* Sends and RMA only while they wait for a fence; receives. */
 	uet_list_for_each(pos, &ep->fenced) {
 		op = container_of(pos, struct uet_op, link);
 		if (op->context == context) {
@@ -352,6 +361,8 @@ static ssize_t uet_ep_cancel(fid_t fid, void *context)
 			break;
 		}
 	}
+	if (ret)
+		ret = uet_msg_cancel(ep, context);
 	uet_domain_unlock(ep->dom);
 	return ret;
 }
@@ -359,15 +370,17 @@ static ssize_t uet_ep_cancel(fid_t fid, void *context)
 static int uet_ep_getopt(fid_t fid, int level, int optname, void *optval,
 			 size_t *optlen)
 {
-	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
-	return -FI_ENOPROTOOPT;
+	if (level != FI_OPT_ENDPOINT)
+		return -FI_ENOPROTOOPT;
+	return uet_msg_getopt(uet_ep_of(fid), optname, optval, optlen);
 }
 
 static int uet_ep_setopt(fid_t fid, int level, int optname,
 			 const void *optval, size_t optlen)
 {
-	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
-	return -FI_ENOPROTOOPT;
+	if (level != FI_OPT_ENDPOINT)
+		return -FI_ENOPROTOOPT;
+	return uet_msg_setopt(uet_ep_of(fid), optname, optval, optlen);
 }
 
 static ssize_t uet_ep_tx_size_left(struct fid_ep *ep_fid)
@@ -383,8 +396,13 @@ static ssize_t uet_ep_tx_size_left(struct fid_ep *ep_fid)
 
 static ssize_t uet_ep_rx_size_left(struct fid_ep *ep_fid)
 {
-	(void)ep_fid;
-	return UET_RX_SIZE;	/* RMA targets post nothing */
+	struct uet_ep *ep = container_of(ep_fid, struct uet_ep, ep_fid);
+	ssize_t n;
+
+	uet_domain_lock(ep->dom);
+	n = (ssize_t)(ep->rx.size - ep->rx.used);
+	uet_domain_unlock(ep->dom);
+	return n;
 }
 
 static const struct fi_ops uet_ep_fi_ops = {
@@ -427,16 +445,19 @@ static int uet_ep_init(struct uet_ep *ep, const struct fi_info *info)
 	const struct fi_tx_attr *tx = info->tx_attr;
 	const struct fi_rx_attr *rx = info->rx_attr;
 
+	uint64_t order = (tx ? tx->msg_order : 0) | (rx ? rx->msg_order : 0);
+
 	if ((info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
 	     info->ep_attr->type != FI_EP_UNSPEC) ||
-	    (tx && tx->size > UET_TX_SIZE))
+	    (tx && tx->size > UET_TX_SIZE) || (rx && rx->size > UET_RX_SIZE) ||
+	    (order & ~UET_MSG_ORDER))
 		return -FI_EINVAL;
-	if (info->caps & (FI_MSG | FI_TAGGED | FI_ATOMIC | FI_COLLECTIVE |
-			  FI_MULTICAST))
+	if (info->caps & (FI_ATOMIC | FI_COLLECTIVE | FI_MULTICAST))
 		return -FI_EOPNOTSUPP;
 	ep->caps = info->caps ? info->caps : UET_CAPS;
 	ep->tx_op_flags = tx ? tx->op_flags : 0;
 	ep->rx_op_flags = rx ? rx->op_flags : 0;
+	ep->ordered = order & FI_ORDER_SAS;
 	ep->src = ep->dom->src;
 	if (info->src_addr &&
 	    (uet_addr_decode(&ep->src, info->src_addr, info->src_addrlen) < 0 ||
@@ -452,7 +473,7 @@ static int uet_ep_init(struct uet_ep *ep, const struct fi_info *info)
 		ep->ops[i].ep = ep;
 		uet_list_add_tail(&ep->free_ops, &ep->ops[i].link);
 	}
-	return 0;
+	return uet_msg_rx_init(ep, rx && rx->size ? rx->size : UET_RX_SIZE);
 }
 
 int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
@@ -471,6 +492,7 @@ int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->dom = dom;
 	ret = uet_ep_init(ep, info);
 	if (ret) {
+		uet_msg_rx_fini(ep);
 		free(ep->ops);
 		free(ep);
 		return ret;
@@ -480,9 +502,9 @@ int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep_fid.fid.ops = (struct fi_ops *)&uet_ep_fi_ops;
 	ep->ep_fid.ops = (struct fi_ops_ep *)&uet_ep_ops;
 	ep->ep_fid.cm = (struct fi_ops_cm *)&uet_ep_cm_ops;
-	ep->ep_fid.msg = (struct fi_ops_msg *)&uet_no_msg_ops;
+	ep->ep_fid.msg = (struct fi_ops_msg *)&uet_msg_ops;
 	ep->ep_fid.rma = (struct fi_ops_rma *)&uet_rma_ops;
-	ep->ep_fid.tagged = (struct fi_ops_tagged *)&uet_no_tagged_ops;
+	ep->ep_fid.tagged = (struct fi_ops_tagged *)&uet_tagged_ops;
 	ep->ep_fid.atomic = (struct fi_ops_atomic *)&uet_no_atomic_ops;
 	ep->ep_fid.collective =
 		(struct fi_ops_collective *)&uet_no_collective_ops;

@@ -2,9 +2,10 @@
 /*
  * Manual progress (FI_PROGRESS_MANUAL): CQ and counter reads and the data
  * calls run every enabled endpoint's engine; the engine's upcalls turn
- * finished WREs into completions and landed WRITEs into remote CQ data
- * and FI_RMA_EVENT counters. Also the one table that maps UET return
- * codes to libfabric error numbers, and the sleeping of sread and wait.
+ * finished WREs into completions, landed WRITEs into remote CQ data and
+ * FI_RMA_EVENT counters, and hand receives to uet_msg_rx.c. Also the one
+ * table that maps UET return codes to libfabric error numbers, and the
+ * sleeping of sread and wait.
  */
 #include <errno.h>
 #include <poll.h>
@@ -73,7 +74,8 @@ const char *uet_rc_str(uint8_t rc)
 void uet_op_complete(struct uet_op *op, int status, uint8_t rc)
 {
 	struct uet_ep *ep = op->ep;
-	struct uet_cntr *c = ep->cntr[op->cq_flags & FI_READ ?
+	struct uet_cntr *c = ep->cntr[op->cq_flags & FI_SEND ? UET_CNTR_SEND :
+				      op->cq_flags & FI_READ ?
 				      UET_CNTR_READ : UET_CNTR_WRITE];
 	struct fi_cq_err_entry err;
 	struct uet_cq_entry e;
@@ -146,7 +148,7 @@ static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
 
 const struct uet_engine_ops uet_engine_ops = {
 	.tx_done = uet_ep_tx_done,
-	.recv_done = NULL,	/* receives arrive with issue 7 */
+	.recv_done = uet_msg_recv_done,
 	.rma_done = uet_ep_rma_done,
 };
 

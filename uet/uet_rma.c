@@ -61,11 +61,35 @@ static int uet_rma_check(const struct uet_ep *ep, const struct uet_rma_req *r,
 	return 0;
 }
 
+/* Points the WRE of |op| at |iov|, or at a copy of it with |inject|. */
+void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
+		    bool inject)
+{
+	struct ses_wre *w = &op->wre;
+	uint8_t *p = op->inject;
+
+	w->iov = op->iov;
+	if (inject) {
+		/* The caller's buffers are free once we return. */
+		for (size_t i = 0; i < cnt; i++) {
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		op->iov[0] = (struct ses_iov){ .base = op->inject,
+					       .len = (size_t)op->len };
+		w->iov_cnt = op->len ? 1 : 0;
+		return;
+	}
+	for (size_t i = 0; i < cnt; i++)
+		op->iov[i] = (struct ses_iov){ .base = iov[i].iov_base,
+					       .len = iov[i].iov_len };
+	w->iov_cnt = cnt;
+}
+
 static void uet_rma_wre(struct uet_op *op, const struct uet_rma_req *r,
 			uint64_t mkey, uint64_t offset, uint16_t ri)
 {
 	struct ses_wre *w = &op->wre;
-	uint8_t *p = op->inject;
 
 	memset(w, 0, sizeof(*w));
 	w->opcode = r->opcode;
@@ -74,23 +98,7 @@ static void uet_rma_wre(struct uet_op *op, const struct uet_rma_req *r,
 	w->mkey = mkey;
 	w->remote_offset = offset;
 	w->user_ctx = op;
-	w->iov = op->iov;
-	if (r->flags & FI_INJECT) {
-		/* The caller's buffers are free once we return. */
-		for (size_t i = 0; i < r->iov_cnt; i++) {
-			memcpy(p, r->iov[i].iov_base, r->iov[i].iov_len);
-			p += r->iov[i].iov_len;
-		}
-		op->iov[0] = (struct ses_iov){ .base = op->inject,
-					       .len = (size_t)op->len };
-		w->iov_cnt = op->len ? 1 : 0;
-	} else {
-		for (size_t i = 0; i < r->iov_cnt; i++)
-			op->iov[i] = (struct ses_iov){
-				.base = r->iov[i].iov_base,
-				.len = r->iov[i].iov_len };
-		w->iov_cnt = r->iov_cnt;
-	}
+	uet_op_set_iov(op, r->iov, r->iov_cnt, r->flags & FI_INJECT);
 	if (r->flags & FI_COMPLETION)
 		w->flags |= SES_WRE_F_COMPLETION;
 	if (r->flags & FI_DELIVERY_COMPLETE)
@@ -139,30 +147,62 @@ void uet_ep_fence_kick(struct uet_ep *ep)
 	ep->kicking = false;
 }
 
+/* A free operation (progress runs once when there is none), or NULL. */
+struct uet_op *uet_op_take(struct uet_ep *ep)
+{
+	struct uet_op *op;
+
+	if (uet_list_is_empty(&ep->free_ops)) {
+		uet_domain_progress(ep->dom);
+		if (uet_list_is_empty(&ep->free_ops))
+			return NULL;
+	}
+	op = container_of(ep->free_ops.next, struct uet_op, link);
+	uet_list_del(&op->link);
+	return op;
+}
+
+/*
+ * Starts |op|, or queues it behind a fence. On failure |op| goes back to
+ * the free list and nothing happened: -FI_EAGAIN, -FI_EMSGSIZE, -FI_EINVAL.
+ */
+ssize_t uet_op_submit(struct uet_op *op)
+{
+	struct uet_ep *ep = op->ep;
+	int ret;
+
+	if ((op->fence && ep->outstanding) || !uet_list_is_empty(&ep->fenced)) {
+		uet_list_add_tail(&ep->fenced, &op->link);
+		return 0;
+	}
+	ret = uet_op_start(op);
+	if (!ret)
+		return 0;
+	uet_list_add_tail(&ep->free_ops, &op->link);
+	return ret == -EAGAIN ? -FI_EAGAIN : ret == -EMSGSIZE ? -FI_EMSGSIZE :
+	       -FI_EINVAL;
+}
+
 static ssize_t uet_rma_post(struct uet_ep *ep, const struct uet_rma_req *r)
 {
 	uint64_t len, mkey, offset;
 	struct ses_addr dst;
 	struct uet_op *op;
 	uint16_t ri;
-	int ret;
+	ssize_t ret;
 
 	uet_domain_lock(ep->dom);
 	ret = uet_rma_check(ep, r, &len);
-	if (!ret && uet_list_is_empty(&ep->free_ops)) {
-		uet_domain_progress(ep->dom);
-		if (uet_list_is_empty(&ep->free_ops))
-			ret = -FI_EAGAIN;
-	}
 	if (!ret)
 		ret = uet_mr_key_to_wire(ep->dom, r->key, r->raddr, &mkey,
 					 &offset);
 	if (!ret)
 		ret = uet_ep_peer_dst(ep, r->addr, &dst, &ri);
-	if (ret)
+	op = ret ? NULL : uet_op_take(ep);
+	if (!op) {
+		ret = ret ? ret : -FI_EAGAIN;
 		goto out;
-	op = container_of(ep->free_ops.next, struct uet_op, link);
-	uet_list_del(&op->link);
+	}
 	op->dst = dst;
 	op->context = r->context;
 	op->len = len;
@@ -172,16 +212,7 @@ static ssize_t uet_rma_post(struct uet_ep *ep, const struct uet_rma_req *r)
 		      (!ep->tx_selective || (r->flags & FI_COMPLETION));
 	op->fence = r->flags & FI_FENCE;
 	uet_rma_wre(op, r, mkey, offset, ri);
-	if ((op->fence && ep->outstanding) || !uet_list_is_empty(&ep->fenced)) {
-		uet_list_add_tail(&ep->fenced, &op->link);
-		goto out;
-	}
-	ret = uet_op_start(op);
-	if (ret) {
-		uet_list_add_tail(&ep->free_ops, &op->link);
-		ret = ret == -EAGAIN ? -FI_EAGAIN : ret == -EMSGSIZE ?
-		      -FI_EMSGSIZE : -FI_EINVAL;
-	}
+	ret = uet_op_submit(op);
 out:
 	uet_domain_unlock(ep->dom);
 	return ret;
