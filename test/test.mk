@@ -46,3 +46,17 @@ $(B)/fi_rma_check: $(FI_RMA_CHECK_OBJS)
 all: $(B)/fi_rma_check
 E2E_TESTS	+= test/e2e_fi_rma.sh
 E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
+
+# Messaging of issue 7 (plain libfabric, so it runs over tcp too):
+# fi_msg_check's harness and cases, and the script that runs them between
+# two namespaces over uet (ordered and not) and tcp.
+FI_MSG_CHECK_OBJS := $(B)/test/fi_msg_check.o $(B)/test/fi_msg_check_util.o \
+		     $(B)/test/fi_msg_check_cases.o $(B)/test/fi_msg_check_recv.o \
+		     $(B)/examples/ex_common.o
+$(B)/fi_msg_check: $(FI_MSG_CHECK_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_msg_check
+E2E_TESTS	+= test/e2e_fi_msg.sh
+E2E_DEPS	+= $(B)/fi_msg_check $(B)/libuet-fi.so
