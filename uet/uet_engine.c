@@ -142,6 +142,14 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	 */
 	cfg.rto_init_ns = e->cfg.rto_init_ns ? e->cfg.rto_init_ns :
 					       UET_ENGINE_RTO_INIT_NS;
+	/*
+	 * PDC never resends a packet older than half of TIME_WAIT (so no copy
+	 * outlives the target's memory of it) and fails the PDC instead. On
+	 * shared cores a process may not run for hundreds of ms, and with the
+	 * 1 s default a live peer was declared dead under load and 5% loss
+	 * (test/e2e_fi_rma.sh, with two busy loops beside it): 10 s here.
+	 */
+	cfg.time_wait_ns = UET_ENGINE_TIME_WAIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
 	e->pdc_ops = ops;

@@ -13,6 +13,7 @@
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
+#define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 
 struct uet_engine_peer {
 	struct uet_fa fa;
