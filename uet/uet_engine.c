@@ -45,6 +45,9 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 {
 	uint64_t at = pdc_next_timeout(e->pdc), now = uet_engine_now_ns();
 
+	/* Frames wait for a kick (uet_engine_progress defers some). */
+	if (e->kick_deferred || uet_xsk_tx_needs_kick(e->xsk))
+		return 0;
 	if (at == UINT64_MAX)
 		return UINT64_MAX;
 	return at > now ? at - now : 0;
@@ -84,17 +87,22 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	ret = uet_nl_if_mac(e->ifindex, e->mac);
 	if (ret < 0)
 		return ret;
-	e->payload_mtu = e->cfg.payload_mtu;
-	if (!e->payload_mtu) {
-		ret = uet_frame_payload_mtu((unsigned int)mtu,
-					    e->cfg.local.is_v6);
-		if (ret < 0)
-			return ret;
-		e->payload_mtu = (uint32_t)ret;
-	}
+	/* The largest Payload MTU whose packets fit the interface MTU. */
+	ret = uet_frame_payload_mtu((unsigned int)mtu, e->cfg.local.is_v6);
+	if (ret < 0)
+		return ret;
+	if (e->cfg.payload_mtu > (uint32_t)ret)
+		return -EMSGSIZE;
+	e->payload_mtu = e->cfg.payload_mtu ? e->cfg.payload_mtu :
+					      (uint32_t)ret;
 	e->hdr_len = uet_frame_hdr_len(e->cfg.local.is_v6);
-	/* Jumbo frames span several UMEM chunks (XDP_USE_SG). */
-	xcfg.multi_buf = (size_t)mtu + UET_ETH_HDR_LEN > UET_XSK_CHUNK_LEN;
+	/*
+	 * Jumbo frames span several UMEM chunks (XDP_USE_SG). In copy mode a
+	 * received frame starts XDP_PACKET_HEADROOM into its chunk, and may
+	 * carry a VLAN tag.
+	 */
+	xcfg.multi_buf = (size_t)mtu + UET_ETH_HDR_LEN + UET_VLAN_HDR_LEN >
+			 UET_XSK_CHUNK_LEN - UET_XSK_RX_HEADROOM;
 	xcfg.ifindex = e->ifindex;
 	ret = uet_xdp_maps_open(e->cfg.ifname, &maps);
 	if (ret < 0)
@@ -215,6 +223,7 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 		errno = ENOMEM;
 		return NULL;
 	}
+	e->mirror.sock = -1;	/* destroy may run before it is opened */
 	e->cfg = *cfg;
 	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
 	e->ops = *ops;

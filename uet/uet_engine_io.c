@@ -38,7 +38,9 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 
 	if (req && pkt->hdr_len > 1 && (pkt->hdr[1] & UET_SES_F_EOM))
 		p.flags |= PDC_PKT_F_AR;
-	if (!e->nfree || pkt->iov_cnt > SES_IOV_MAX)
+	if (pkt->iov_cnt > SES_IOV_MAX)
+		return -EINVAL;
+	if (!e->nfree)
 		return -EAGAIN;
 	i = e->free_slots[--e->nfree];
 	s = &e->slots[i];
@@ -49,6 +51,8 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	s->iov_cnt = pkt->iov_cnt;
 	s->pay_off = pkt->pay_off;
 	s->pay_len = pkt->pay_len;
+	s->peer = pkt->peer;
+	s->epoch = e->peers[pkt->peer].epoch;
 	p.cookie = i;
 	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
@@ -69,6 +73,12 @@ int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 
 	if (len != (size_t)s->hdr_len + s->pay_len)
 		return -EINVAL;
+	/*
+	 * Its message was completed with an error (the peer failed) and the
+	 * application may have freed the buffer: never read it again.
+	 */
+	if (s->epoch != e->peers[s->peer].epoch)
+		return -ECANCELED;
 	memcpy(buf, s->hdr, s->hdr_len);
 	ses_pkt_payload_copy(&pkt, buf + s->hdr_len);
 	return 0;
@@ -85,18 +95,33 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
 	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len)
 		ses_rx_rsp(e->ses, &rsp);
-	else if (done->status < 0)
-		ses_peer_fail(e->ses, done->peer, done->status);
+	else if (done->status < 0 && done->status != -ECANCELED)
+		uet_engine_peer_fail(e, done->peer, done->status);
+}
+
+/*
+ * Everything in flight to |peer| completes with |status|. Its packets still
+ * held by PDC belong to an older epoch from now on, so PDC's fill never
+ * reads their (maybe freed) buffers again.
+ */
+void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status)
+{
+	if (peer >= e->npeers)
+		return;
+	e->peers[peer].epoch++;
+	ses_peer_fail(e->ses, peer, status);
 }
 
 void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
 {
 	struct uet_engine *e = ctx;
 
-	if (ev->type == PDC_EV_FAILED && ev->is_initiator)
-		ses_peer_fail(e->ses, ev->peer, ev->err ? ev->err : -EIO);
-	else if (ev->type == PDC_EV_PEER_RESTART)
+	if (ev->type == PDC_EV_FAILED && ev->is_initiator) {
+		uet_engine_peer_fail(e, ev->peer, ev->err ? ev->err : -EIO);
+	} else if (ev->type == PDC_EV_PEER_RESTART && ev->peer < e->npeers) {
+		e->peers[ev->peer].epoch++;
 		ses_peer_reset(e->ses, ev->peer);
+	}
 }
 
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
@@ -155,10 +180,11 @@ static struct uet_engine_gen *uet_engine_gen_slot(struct uet_engine *e,
 						  const struct ses_addr *dst,
 						  uint16_t ri, bool add)
 {
-	uint32_t key = 1 + ((dst->peer & 0xff) << 24 |
-			    (uint32_t)(dst->pid_on_fep & 0xfff) << 12 |
-			    (ri & 0xfffu));
-	uint32_t h = (key * 2654435761u) % UET_ENGINE_GEN_SLOTS;
+	/* Bit 63 marks a used slot; peer, PIDonFEP and RI fit below it. */
+	uint64_t key = 1ull << 63 | (uint64_t)dst->peer << 24 |
+		       (uint64_t)(dst->pid_on_fep & 0xfff) << 12 | (ri & 0xfffu);
+	uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) %
+		     UET_ENGINE_GEN_SLOTS;
 
 	for (uint32_t i = 0; i < UET_ENGINE_GEN_SLOTS; i++) {
 		struct uet_engine_gen *g =
@@ -340,9 +366,11 @@ int uet_engine_progress(struct uet_engine *e)
 	 */
 	if (rx > 0 && !e->kick_deferred) {
 		e->kick_deferred = true;
+		e->now_ns = 0;
 		return rx + tx;
 	}
 	e->kick_deferred = false;
 	ret = uet_xsk_tx_kick(e->xsk);
+	e->now_ns = 0;		/* outside progress, read the clock afresh */
 	return ret < 0 ? ret : rx + tx;
 }

@@ -18,6 +18,7 @@
 struct uet_engine_peer {
 	struct uet_fa fa;
 	uint8_t mac[6];
+	uint32_t epoch;		/* bumped when its messages are failed */
 };
 
 /* An SES packet handed to PDC: its header and where its payload is. */
@@ -29,11 +30,13 @@ struct uet_engine_slot {
 	size_t iov_cnt;
 	uint64_t pay_off;
 	uint32_t pay_len;
+	uint32_t peer;
+	uint32_t epoch;		/* the peer's epoch when it was sent */
 };
 
 /* The initiator's cached generation of (peer, pid_on_fep, ri). */
 struct uet_engine_gen {
-	uint32_t key;		/* 0: empty; else 1 + (peer, pid, ri) */
+	uint64_t key;		/* 0: empty; else bit 63 | (peer, pid, ri) */
 	uint8_t gen;
 };
 
@@ -64,6 +67,7 @@ struct uet_engine {
 };
 
 uint64_t uet_engine_now_ns(void);
+void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa);
 int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
 			const uint8_t mac[6]);

@@ -35,6 +35,8 @@ struct uet_xsk {
 	uint32_t tx_chunks;	/* size of the tx half */
 	uint32_t tx_in_flight;	/* chunks on the tx or completion ring */
 	bool tx_unkicked;	/* frames queued since the last good kick */
+	bool rx_discarding;	/* inside an oversized frame, dropping it */
+	uint64_t rx_oversized;	/* frames over UET_XSK_MAX_SEGS chunks */
 	uint64_t rx_frames, tx_frames;
 	uint64_t fill_lost;	/* chunks the fill ring had no room for */
 };
@@ -52,6 +54,11 @@ uint32_t uet_xsk_frame_max(const struct uet_xsk *x)
 uint32_t uet_xsk_tx_outstanding(const struct uet_xsk *x)
 {
 	return x->tx_in_flight;
+}
+
+bool uet_xsk_tx_needs_kick(const struct uet_xsk *x)
+{
+	return x->tx_unkicked;
 }
 
 /*
@@ -222,7 +229,8 @@ int uet_xsk_tx_alloc(struct uet_xsk *x, uint32_t len, struct uet_xsk_frame *f)
 		nsegs = 1;
 	if (x->tx_pool_cnt < nsegs)
 		uet_xsk_tx_reap(x);
-	if (x->tx_pool_cnt < nsegs)
+	/* Room in the ring too: a frame built but not queued would be lost. */
+	if (x->tx_pool_cnt < nsegs || xsk_prod_nb_free(&x->tx, nsegs) < nsegs)
 		return -EAGAIN;
 	f->len = len;
 	f->nsegs = nsegs;
@@ -315,18 +323,38 @@ int uet_xsk_tx_kick(struct uet_xsk *x)
 	return ret;
 }
 
-/* Descriptors of one frame starting at |idx|: its count, or 0 if cut. */
-static uint32_t uet_xsk_rx_frame_descs(struct uet_xsk *x, uint32_t idx,
-				       uint32_t avail)
+/*
+ * Descriptors of one frame starting at |idx|, |avail| peeked: its count;
+ * 0 when the frame is cut off by the end of |avail| (wait for the rest); or
+ * minus the count when it has more than UET_XSK_MAX_SEGS (the count then
+ * runs to its end, or to the end of |avail| when that comes first).
+ */
+static int uet_xsk_rx_frame_descs(struct uet_xsk *x, uint32_t idx,
+				  uint32_t avail)
 {
-	for (uint32_t i = 0; i < avail && i < UET_XSK_MAX_SEGS; i++) {
+	for (uint32_t i = 0; i < avail; i++) {
 		const struct xdp_desc *d =
 			xsk_ring_cons__rx_desc(&x->rx, idx + i);
 
 		if (!(d->options & XDP_PKT_CONTD))
-			return i + 1;
+			return i < UET_XSK_MAX_SEGS ? (int)i + 1 : -(int)(i + 1);
 	}
-	return 0;
+	return avail > UET_XSK_MAX_SEGS ? -(int)avail : 0;
+}
+
+/*
+ * Gives the chunks of |n| descriptors from |idx| back to the fill ring: a
+ * frame longer than we take (a peer may send any UDP datagram to the
+ * port), or the rest of one.
+ */
+static void uet_xsk_rx_discard(struct uet_xsk *x, uint32_t idx, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = xsk_ring_cons__rx_desc(&x->rx, idx + i)->addr &
+			     ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+
+		uet_xsk_fill(x, &a, 1);
+	}
 }
 
 uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
@@ -343,14 +371,29 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	}
 	while (n < max && used < avail) {
 		struct uet_xsk_frame *f = &frames[n];
-		uint32_t nd = uet_xsk_rx_frame_descs(x, idx + used,
-						     avail - used);
+		int nd;
 
+		if (x->rx_discarding) {	/* the tail of an oversized frame */
+			nd = uet_xsk_rx_frame_descs(x, idx + used, avail - used);
+			nd = nd ? (nd < 0 ? -nd : nd) : (int)(avail - used);
+			x->rx_discarding = !(nd > 0 &&
+				!(xsk_ring_cons__rx_desc(&x->rx, idx + used +
+					(uint32_t)nd - 1)->options & XDP_PKT_CONTD));
+			uet_xsk_rx_discard(x, idx + used, (uint32_t)nd);
+			used += (uint32_t)nd;
+			continue;
+		}
+		nd = uet_xsk_rx_frame_descs(x, idx + used, avail - used);
 		if (!nd)
 			break;
+		if (nd < 0) {
+			x->rx_oversized++;
+			x->rx_discarding = true;
+			continue;	/* discarded by the branch above */
+		}
 		f->len = 0;
-		f->nsegs = nd;
-		for (uint32_t i = 0; i < nd; i++) {
+		f->nsegs = (uint32_t)nd;
+		for (uint32_t i = 0; i < (uint32_t)nd; i++) {
 			const struct xdp_desc *d =
 				xsk_ring_cons__rx_desc(&x->rx, idx + used + i);
 
@@ -359,7 +402,7 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			f->seg_len[i] = d->len;
 			f->len += d->len;
 		}
-		used += nd;
+		used += (uint32_t)nd;
 		n++;
 	}
 	/* Give back what we peeked but did not take (a cut-off frame). */
@@ -402,6 +445,7 @@ int uet_xsk_stats_read(struct uet_xsk *x, struct uet_xsk_stats *st)
 	st->rx_frames = x->rx_frames;
 	st->tx_frames = x->tx_frames;
 	st->fill_lost = x->fill_lost;
+	st->rx_oversized = x->rx_oversized;
 	if (getsockopt(uet_xsk_fd(x), SOL_XDP, XDP_STATISTICS, &xs, &len) < 0)
 		return -errno;
 	st->rx_dropped = xs.rx_dropped;

@@ -21,6 +21,7 @@
 #endif
 
 #define UET_XSK_CHUNK_LEN	4096	/* larger chunks are refused (EINVAL) */
+#define UET_XSK_RX_HEADROOM	256	/* XDP_PACKET_HEADROOM, copy mode rx */
 #define UET_XSK_MAX_SEGS	4	/* chunks per frame: 16 KiB frames */
 #define UET_XSK_FRAME_MAX	(UET_XSK_MAX_SEGS * UET_XSK_CHUNK_LEN)
 
@@ -48,6 +49,7 @@ struct uet_xsk_frame {
 struct uet_xsk_stats {
 	uint64_t rx_frames, tx_frames;
 	uint64_t fill_lost;		/* engine bug guard; always 0 */
+	uint64_t rx_oversized;		/* frames too long for us, dropped */
 	uint64_t rx_dropped;		/* XDP_STATISTICS from here down */
 	uint64_t rx_invalid_descs;
 	uint64_t tx_invalid_descs;
@@ -74,7 +76,8 @@ uint32_t uet_xsk_frame_max(const struct uet_xsk *x);
 /*
  * uet_xsk_tx_alloc() takes free chunks for a frame of |len| bytes and
  * describes them in |f| (seg_len = room in each). Reaps completions when
- * the pool is low. Returns 0, -EAGAIN when no chunk is free now, or
+ * the pool is low. Returns 0, -EAGAIN when no chunk or no tx ring slot is
+ * free now (the frame could not be queued), or
  * -EMSGSIZE when |len| exceeds uet_xsk_frame_max().
  */
 int uet_xsk_tx_alloc(struct uet_xsk *x, uint32_t len, struct uet_xsk_frame *f);
@@ -102,8 +105,12 @@ int uet_xsk_tx_kick(struct uet_xsk *x);
 /* Frames queued or in flight on tx, not yet completed. */
 uint32_t uet_xsk_tx_outstanding(const struct uet_xsk *x);
 
+/* Frames were queued since the last kick that took them all. */
+bool uet_xsk_tx_needs_kick(const struct uet_xsk *x);
+
 /*
- * uet_xsk_rx_burst() takes up to |max| received frames into |frames|;
+ * uet_xsk_rx_burst() takes up to |max| received frames into |frames|
+ * (frames of more than UET_XSK_MAX_SEGS chunks are dropped and counted);
  * each must be returned with uet_xsk_rx_release() (in any batch) once read.
  * Returns the number of frames (0 if none).
  */
