@@ -33,6 +33,8 @@ int uetctl_fail(const char *verb, const char *ifname, int err)
 	case -EPERM:	why = "permission denied (run as root)"; break;
 	case -ENODEV:	why = "no such interface"; break;
 	case -EEXIST:	why = "already loaded (uetctl unload it first)"; break;
+	case -EBUSY:	why = "another XDP program holds the interface "
+			      "(and this kernel cannot share it)"; break;
 	case -ENOENT:	why = strcmp(verb, "load") ? "not loaded" :
 					strerror(ENOENT); break;
 	default:	why = strerror(-err); break;

@@ -25,6 +25,7 @@
 #include "uet/uet_xdp_ctl.h"
 
 struct uetctl_cap {
+	bool discard;		/* drop records (left from an earlier run) */
 	int mirror_fd;		/* engines' sent frames, or -1 */
 	pcap_t *pcap;
 	pcap_dumper_t *dump;
@@ -56,7 +57,8 @@ static int uetctl_cap_record(void *ctx, void *data, size_t size)
 	struct pcap_pkthdr ph;
 	uint64_t ts;
 
-	if (size < sizeof(h) || (c->max_frames && c->frames >= c->max_frames))
+	if (c->discard || size < sizeof(h) ||
+	    (c->max_frames && c->frames >= c->max_frames))
 		return 0;
 	memcpy(&h, data, sizeof(h));
 	if (h.cap_len > size - sizeof(h))
@@ -144,7 +146,10 @@ static int uetctl_cap_run(struct uet_xdp_maps *m, struct uetctl_cap *c,
 	if (!rb)
 		return -errno;
 	/* Records left from an earlier, interrupted capture are not ours. */
+	c->discard = true;
 	ring_buffer__consume(rb);
+	uetctl_cap_mirror_drain(c);
+	c->discard = false;
 	c->frames = 0;
 	cfg.capture = (uint32_t)getpid();
 	ret = uet_xdp_cfg_write(m, &cfg);

@@ -252,13 +252,20 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 	}
 	ret = uet_xdp_attach(skel, ifindex, mode);
 	uet_xdp__destroy(skel);
+	/*
+	 * "Already loaded" was ruled out above, so -EEXIST here is the kernel
+	 * refusing the attach (another program, or the other mode, holds the
+	 * interface): say busy, and undo the pins as for any failure.
+	 */
+	if (ret == -EEXIST)
+		ret = -EBUSY;
 	if (ret == 0)
 		ret = uet_xdp_maps_open(ifname, &m);
 	if (ret == 0) {
 		ret = uet_xdp_cfg_write(&m, &cfg);
 		uet_xdp_maps_close(&m);
 	}
-	if (ret < 0 && ret != -EEXIST) {
+	if (ret < 0) {
 		uet_xdp_unload(ifname);
 		uet_xdp_unpin(ifname);
 	}
@@ -285,7 +292,9 @@ int uet_xdp_unload(const char *ifname)
 		xdp_multiprog__close(mp);
 	if (!prog && uet_xdp_status_get(ifname, &st) == -ENOENT)
 		return -ENOENT;
-	uet_xdp_unpin(ifname);
+	/* A program still attached keeps its maps: only unpin when gone. */
+	if (ret == 0)
+		uet_xdp_unpin(ifname);
 	return ret;
 }
 
