@@ -189,6 +189,7 @@ struct ses_stats {
 	uint64_t rx_rejected;	/* answered with an error code */
 	uint64_t rx_stale_rsps;	/* responses for no outstanding message */
 	uint64_t rx_timeouts;	/* partial messages dropped when idle */
+	uint64_t rx_ux_full;	/* sends not taken: no receive, no room */
 	uint64_t gen_retries;	/* RC_BAD_GENERATION retries */
 };
 
@@ -220,8 +221,10 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre);
  * header to send back (next_hdr RESPONSE) into |rsp| (|rsp_len| >=
  * UET_SES_RSP_LEN). Returns the response length; -EBADMSG or
  * -EPROTONOSUPPORT when the packet does not parse (counted, not
- * answered); -EAGAIN when out of target state (NACK NO_SES_MSG_AVAIL and
- * let the sender retry); -ENOBUFS when |rsp_len| is too short.
+ * answered); -EAGAIN when out of target state, or for a send that no
+ * receive takes and the unexpected queue has no room for (NACK
+ * NO_SES_MSG_AVAIL and let the sender retry); -ENOBUFS when |rsp_len| is
+ * too short.
  */
 ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		   size_t rsp_len);

@@ -187,10 +187,15 @@ int ses_rx_send(struct ses *s, struct ses_rx_ctx *c)
 		if (!m)
 			return -EAGAIN;
 		if (ses_rxm_match_new(s, m, c) < 0) {
-			/* ref 3.5: RC_NO_MATCH, no receive and no room. */
-			s->st.rx_rejected++;
-			ses_rxm_free(s, m);
-			return ses_rx_fail(c, UET_SES_RC_NO_MATCH);
+			/*
+			 * No receive and no room: not taken, so the sender's
+			 * PDC sends it again (NACK) until receives make room.
+			 * Failing it (RC_NO_MATCH, ref 3.5) would lose a
+			 * message the application sent correctly.
+			 */
+			s->st.rx_ux_full++;
+			ses_rxm_forget(s, m);
+			return -EAGAIN;
 		}
 	}
 	ret = ses_blkmap_mark(&m->blk, c->off, c->pay_len);

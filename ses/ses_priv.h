@@ -273,6 +273,8 @@ void ses_rxm_took(struct ses *s, struct ses_rxm *m, const struct ses_rx_ctx *c);
 /* All packets are in: the id is finished, the state may live on. */
 void ses_rxm_finish(struct ses *s, struct ses_rxm *m);
 void ses_rxm_free(struct ses *s, struct ses_rxm *m);
+/* Drops new |m| as if its packet never came: the sender sends it again. */
+void ses_rxm_forget(struct ses *s, struct ses_rxm *m);
 /* Ends |m| early; its receive, if any, completes with |status|. */
 void ses_rxm_abort(struct ses *s, struct ses_rxm *m, int status, uint8_t rc);
 int ses_rxm_expire(struct ses *s, uint64_t now_ns);

@@ -88,9 +88,9 @@ int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c)
 		m->flags |= SES_RXM_F_DC;
 	m->recv = ses_recv_match(s, m);
 	if (!m->recv && ses_ux_add(s, m, c->pay_len) < 0) {
-		s->st.rx_rejected++;
-		ses_rxm_free(s, m);
-		return ses_rx_fail(c, UET_SES_RC_NO_MATCH);
+		s->st.rx_ux_full++;	/* sent again later, as ses_rx_send */
+		ses_rxm_forget(s, m);
+		return -EAGAIN;
 	}
 	if (m->recv)
 		ses_iov_write(m->recv->iov, m->recv->iov_cnt, 0, c->pay,

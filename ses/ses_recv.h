@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Receives at the target: untagged and tagged posted receives, directed
- * receive by initiator, a bounded unexpected-message queue, and
- * peek/claim/discard. Ordering (seeds/hw-tag-matching.md): a receive takes
+ * receive by initiator, a bounded unexpected-message queue (a send it has
+ * no room for is not taken: ses_rx_req says -EAGAIN and the sender's PDC
+ * retries), and peek/claim/discard. Ordering (seeds/hw-tag-matching.md): a receive takes
  * the earliest matching unexpected message, an arriving message takes the
  * earliest posted matching receive, and messages are matched in the order
  * their first packet arrives, which is send order on an ordered PDC (ROD,

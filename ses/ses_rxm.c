@@ -142,6 +142,17 @@ void ses_rxm_finish(struct ses *s, struct ses_rxm *m)
 	ses_rx_id_done(ses_pool_at(&s->peers, m->peer), m->msg_id);
 }
 
+void ses_rxm_forget(struct ses *s, struct ses_rxm *m)
+{
+	ses_map_del(&s->rxm_map, ses_rxm_key(m->peer, m->msg_id));
+	ses_list_del(&m->link);
+	ses_blkmap_fini(&m->blk);
+	free(m->rdv);
+	m->rdv = NULL;
+	m->flags = 0;
+	ses_pool_put(&s->rxms, m);
+}
+
 void ses_rxm_free(struct ses *s, struct ses_rxm *m)
 {
 	ses_rxm_finish(s, m);
