@@ -57,6 +57,14 @@
 #define UET_AV_DEF_SIZE		64
 #define UET_MR_CNT		4096	/* ses_config.max_mrs */
 #define UET_PEER_TIMEOUT_MS	3000	/* neighbour resolution on first use */
+/*
+ * Retransmissions of a packet before its PDC fails. A receiver with no
+ * room for an unexpected send refuses it for now (NACK) and the sender
+ * resends it: the budget must outlast a receiver slow to post, not only
+ * loss; PDC's half TIME_WAIT still bounds the time (the PDC default, 10,
+ * ran out in ~0.1 s at a 200 us RTO).
+ */
+#define UET_MAX_RETRIES		40
 #define UET_MR_HASH_SIZE	256
 /* FI_MR_VIRT_ADDR keys: region base in bits 63:16, rkey in 15:0. */
 #define UET_MR_VA_SHIFT		16

@@ -143,7 +143,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->pid_on_fep = ep->src.pid_on_fep;
 	cfg->initiator = ep->src.initiator;
 	cfg->rto_init_ns = p->rto_ns;
-	cfg->max_retries = p->max_retries;
+	cfg->max_retries = p->max_retries ? p->max_retries : UET_MAX_RETRIES;
 	cfg->ordered = ep->ordered;
 	cfg->rdv = true;
 	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);
