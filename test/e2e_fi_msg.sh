@@ -4,7 +4,8 @@
 # libfabric, over uet with FI_ORDER_SAS (ROD), over uet unordered (RUD),
 # over uet at MTU 1500 (payload MTU 1024: many packets per message), and
 # unchanged over tcp. Each run: tagged ping-pong 0 B to 16 MiB, iovecs,
-# inject and remote CQ data, unexpected messages of all sizes, send order,
+# inject and remote CQ data, unexpected messages of all sizes, 2000
+# unexpected ones (past uet's bound: flow control, none lost), send order,
 # peek/claim/discard, truncation, multi-receive buffers, directed receive,
 # cancel, selective completion, counters.
 source "$(dirname "$0")/e2e_lib.sh"

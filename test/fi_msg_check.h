@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fi_msg_check: FI_MSG and FI_TAGGED end to end between two processes, in
- * plain libfabric (any provider). The harness (fi_msg_check.c) sets up one
- * RDM endpoint per side and a TCP side channel; the helpers are in
- * fi_msg_check_util.c; the cases (fi_msg_check_cases.c, _recv.c) run in
- * lockstep on both sides.
+ * plain libfabric (any provider). fi_msg_check_setup.c sets up one RDM
+ * endpoint per side and a TCP side channel; fi_msg_check_util.c has the
+ * helpers; the cases (fi_msg_check_cases.c, _recv.c) run in lockstep on
+ * both sides (fi_msg_check.c). fi_msg_bench.c shares the set-up.
  */
 #ifndef FI_MSG_CHECK_H
 #define FI_MSG_CHECK_H
@@ -52,6 +52,14 @@ struct t {
 	uint64_t sends_ok, recvs_ok, recv_errs;
 	struct fi_cq_err_entry err;	/* the last receive error */
 };
+
+/*
+ * t_open() sets up |t| (t->server says which side), connects the side
+ * channel on |port| (the client to |node|) and swaps names: 0 or -1.
+ */
+int t_open(struct t *t, const char *node, const char *service, bool sas,
+	   int port);
+void t_close(struct t *t);
 
 /* Prints "fi_msg_check: FAIL ..." and returns -1 from the caller. */
 #define T_CHECK(cond, ...)						\
@@ -127,6 +135,7 @@ int t_case_pingpong(struct t *t);
 int t_case_iov(struct t *t);
 int t_case_inject_data(struct t *t);
 int t_case_unexpected(struct t *t);
+int t_case_flood(struct t *t);
 int t_case_order(struct t *t);
 int t_case_peek(struct t *t);
 int t_case_truncate(struct t *t);

@@ -231,6 +231,60 @@ int t_case_unexpected(struct t *t)
 	return 0;
 }
 
+#define T_FLOOD_N	2000
+#define T_FLOOD_LEN	64
+
+/*
+ * More unexpected messages than uet buffers (1024): those past the bound
+ * wait at the sender (flow control), none is lost or refused.
+ */
+int t_case_flood(struct t *t)
+{
+	static bool seen[T_FLOOD_N];
+	const uint64_t tag = T_TAG | 0xC800;
+	struct fi_cq_tagged_entry e;
+	uint8_t *p;
+	int k, ret;
+
+	if (!t->server) {
+		for (k = 0; k < T_FLOOD_N; k++) {
+			p = t->sbuf + (size_t)k * T_FLOOD_LEN;
+			t_fill(p, T_FLOOD_LEN, 1000 + (uint64_t)k);
+			T_RETRY(t, fi_tsenddata(t->ep, p, T_FLOOD_LEN, NULL,
+						(uint64_t)k, t->peer, tag,
+						NULL));
+			t->tx_posted++;
+			t->sends_ok++;
+		}
+		return t_sync(t) || t_tx_drain(t) || t_sync(t) ? -1 : 0;
+	}
+	memset(seen, 0, sizeof(seen));
+	if (t_sync(t))
+		return -1;
+	t_idle(t, 100);
+	for (k = 0; k < T_FLOOD_N; k++)
+		if (t_trecv(t, t->rbuf + (size_t)k * T_FLOOD_LEN, T_FLOOD_LEN,
+			    FI_ADDR_UNSPEC, tag, NULL))
+			return -1;
+	for (k = 0; k < T_FLOOD_N; k++) {
+		fi_addr_t src;
+
+		ret = t_rx_wait(t, &e, &src);
+		T_CHECK(!ret && e.data < T_FLOOD_N && !seen[e.data],
+			"message %d: %s, number %llu", k, fi_strerror(-ret),
+			(unsigned long long)e.data);
+		/* In send order, with FI_ORDER_SAS, into receive k. */
+		T_CHECK(!t->sas || (e.data == (uint64_t)k &&
+				    e.buf == t->rbuf + (size_t)k * T_FLOOD_LEN),
+			"receive %d got message %llu", k,
+			(unsigned long long)e.data);
+		seen[e.data] = true;
+		if (t_check_msg(t, &e, src, T_FLOOD_LEN, tag, 1000 + e.data))
+			return -1;
+	}
+	return t_sync(t) ? -1 : 0;
+}
+
 #define T_ORD_N		40
 #define T_ORD_SLOT	70000
 

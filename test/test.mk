@@ -50,9 +50,10 @@ E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
 # Messaging of issue 7 (plain libfabric, so it runs over tcp too):
 # fi_msg_check's harness and cases, and the script that runs them between
 # two namespaces over uet (ordered and not) and tcp.
-FI_MSG_CHECK_OBJS := $(B)/test/fi_msg_check.o $(B)/test/fi_msg_check_util.o \
-		     $(B)/test/fi_msg_check_cases.o $(B)/test/fi_msg_check_recv.o \
-		     $(B)/examples/ex_common.o
+FI_MSG_COMMON_OBJS := $(B)/test/fi_msg_check_setup.o \
+		      $(B)/test/fi_msg_check_util.o $(B)/examples/ex_common.o
+FI_MSG_CHECK_OBJS := $(B)/test/fi_msg_check.o $(B)/test/fi_msg_check_cases.o \
+		     $(B)/test/fi_msg_check_recv.o $(FI_MSG_COMMON_OBJS)
 $(B)/fi_msg_check: $(FI_MSG_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
@@ -60,3 +61,13 @@ $(B)/fi_msg_check: $(FI_MSG_CHECK_OBJS)
 all: $(B)/fi_msg_check
 E2E_TESTS	+= test/e2e_fi_msg.sh
 E2E_DEPS	+= $(B)/fi_msg_check $(B)/libuet-fi.so
+
+# Messaging benchmark: tagged latency and bandwidth, uet beside tcp and
+# udp;ofi_rxd (fi_msg_bench shares fi_msg_check's set-up).
+$(B)/fi_msg_bench: $(B)/test/fi_msg_bench.o $(FI_MSG_COMMON_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_msg_bench
+BENCH_SCRIPTS	+= test/bench_msg.sh
+BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/libuet-fi.so $(B)/uetctl
