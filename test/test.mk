@@ -71,3 +71,18 @@ $(B)/fi_msg_bench: $(B)/test/fi_msg_bench.o $(FI_MSG_COMMON_OBJS)
 all: $(B)/fi_msg_bench
 BENCH_SCRIPTS	+= test/bench_msg.sh
 BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/libuet-fi.so $(B)/uetctl
+
+# MPI over uet (issue 7): Open MPI's OFI MTL across namespaces. mpi_check
+# is built with Open MPI's mpicc (openmpi-bin, libopenmpi-dev: make deps),
+# only for the e2e test and the benchmark, so that a plain `make` needs no
+# MPI.
+MPICC		?= mpicc
+$(B)/mpi_check: test/mpi/mpi_check.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+E2E_TESTS	+= test/e2e_mpi.sh
+E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
+BENCH_SCRIPTS	+= test/bench_mpi.sh
+BENCH_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
