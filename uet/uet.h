@@ -33,7 +33,13 @@
 #define UET_PROV_VERSION	FI_VERSION(0, 1)
 #define UET_FI_VERSION		FI_VERSION(1, 17)
 
-#define UET_CAPS		(UET_TX_CAPS | UET_RX_CAPS | FI_REMOTE_COMM)
+/*
+ * FI_LOCAL_COMM: peers on the same host work when each has its own
+ * interface (network namespaces joined by veth, as MPI ranks run here); two
+ * endpoints cannot share one interface queue (one AF_XDP socket a queue).
+ */
+#define UET_CAPS		(UET_TX_CAPS | UET_RX_CAPS | FI_LOCAL_COMM | \
+				 FI_REMOTE_COMM)
 #define UET_TX_CAPS		(FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | \
 				 FI_READ | FI_WRITE)
 #define UET_RX_CAPS		(FI_MSG | FI_TAGGED | FI_RECV | FI_MULTI_RECV | \
