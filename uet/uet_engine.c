@@ -46,7 +46,7 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 	uint64_t at = pdc_next_timeout(e->pdc), now = uet_engine_now_ns();
 
 	/* Frames wait for a kick (uet_engine_progress defers some). */
-	if (e->kick_deferred || uet_xsk_tx_needs_kick(e->xsk))
+	if (e->kick_deferred || e->nheld || uet_xsk_tx_needs_kick(e->xsk))
 		return 0;
 	if (at == UINT64_MAX)
 		return UINT64_MAX;

@@ -302,6 +302,31 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 	uet_frame_encode(out, e->hdr_len, &src, &dst, pds_len);
 }
 
+static bool uet_engine_is_ack(const uint8_t *pds)
+{
+	uint8_t type = (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
+
+	return type == UET_PDS_TYPE_ACK || type == UET_PDS_TYPE_ACK_CC ||
+	       type == UET_PDS_TYPE_ACK_CCX;
+}
+
+/*
+ * Queues the held ACKs behind what was built since. In copy mode one kick
+ * sends the ring in order, each frame delivered to the peer before the
+ * next goes: an ACK ahead of the application's reply would delay it.
+ */
+static void uet_engine_tx_held(struct uet_engine *e)
+{
+	for (uint32_t i = 0; i < e->nheld; i++) {
+		if (uet_xsk_tx_submit(e->xsk, &e->held[i], e->held_len[i]) < 0) {
+			/* Ring full: the peer's PDC asks again. */
+			uet_xsk_tx_free(e->xsk, &e->held[i]);
+			e->stats.tx_no_frame++;
+		}
+	}
+	e->nheld = 0;
+}
+
 /* Builds and queues one frame; 1 when sent, 0 when nothing was due. */
 static int uet_engine_tx_one(struct uet_engine *e)
 {
@@ -331,6 +356,13 @@ static int uet_engine_tx_one(struct uet_engine *e)
 				 (uint32_t)(e->hdr_len + n));
 	if (f.nsegs > 1)
 		uet_xsk_frame_write(&f, 0, frame, (uint32_t)(e->hdr_len + n));
+	if (e->nheld < UET_ENGINE_ACK_HOLD &&
+	    uet_engine_is_ack(frame + e->hdr_len)) {
+		e->held[e->nheld] = f;
+		e->held_len[e->nheld++] = (uint32_t)(e->hdr_len + n);
+		e->stats.tx_frames++;
+		return 1;
+	}
 	if (uet_xsk_tx_submit(e->xsk, &f, (uint32_t)(e->hdr_len + n)) < 0) {
 		/* Ring full: PDC resends it when its timer fires. */
 		uet_xsk_tx_free(e->xsk, &f);
@@ -370,6 +402,7 @@ int uet_engine_progress(struct uet_engine *e)
 		return rx + tx;
 	}
 	e->kick_deferred = false;
+	uet_engine_tx_held(e);
 	ret = uet_xsk_tx_kick(e->xsk);
 	e->now_ns = 0;		/* outside progress, read the clock afresh */
 	return ret < 0 ? ret : rx + tx;

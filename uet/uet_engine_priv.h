@@ -12,6 +12,7 @@
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
+#define UET_ENGINE_ACK_HOLD	32	/* ACK frames queued behind requests */
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 
@@ -62,6 +63,10 @@ struct uet_engine {
 	uint8_t *bounce;	/* one frame, for frames over one chunk */
 	uint64_t now_ns;	/* of the current progress call */
 	bool kick_deferred;	/* frames built while receiving wait a call */
+	/* ACKs built, queued on the ring only just before the kick. */
+	struct uet_xsk_frame held[UET_ENGINE_ACK_HOLD];
+	uint32_t held_len[UET_ENGINE_ACK_HOLD];
+	uint32_t nheld;
 	struct uet_mirror mirror;	/* sent frames to a running capture */
 	struct uet_engine_stats stats;
 };
