@@ -21,8 +21,9 @@ struct ses;
 #define SES_IOV_MAX		4
 /* Message ids one initiator may have in flight to one peer (power of 2). */
 #define SES_MSG_WINDOW		1024
-/* Largest header block of an outgoing packet: standard + rendezvous. */
-#define SES_PKT_HDR_MAX		(UET_SES_STD_HDR_LEN + UET_SES_RDV_EXT_LEN)
+/* Largest header block of an outgoing packet: standard + compare-and-swap
+ * (longer than the rendezvous extension). */
+#define SES_PKT_HDR_MAX		(UET_SES_STD_HDR_LEN + UET_SES_CAS_EXT_LEN)
 /* Receives and peeks: accept any initiator. */
 #define SES_INITIATOR_ANY	UINT32_MAX
 /* ses_config.rdv_ri: no rendezvous (large sends go eager). */
@@ -56,7 +57,8 @@ struct ses_addr {
  * iov array and *dst) must stay valid until ses_ops.tx_done reports it.
  */
 struct ses_wre {
-	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, SEND, TAGGED_SEND */
+	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, SEND, TAGGED_SEND,
+				 * ATOMIC, FETCHING_ATOMIC */
 	uint32_t flags;		/* SES_WRE_F_* */
 	const struct ses_addr *dst;
 	uint16_t ri;		/* target resource index (12 bits) */
@@ -67,6 +69,17 @@ struct ses_wre {
 	uint64_t remote_offset;	/* buffer_offset, RMA */
 	uint64_t header_data;	/* with SES_WRE_F_HDR_DATA */
 	void *user_ctx;
+	/*
+	 * Atomics (ses_amo.h): one packet of whole elements of |amo_dt|, the
+	 * operands in |iov|. CSWAP..CSWAP_GT take one element, compared with
+	 * the |amo_compare| one. FETCHING_ATOMIC puts the old values in
+	 * |res_iov|, as long as |iov|.
+	 */
+	uint8_t amo_op;		/* enum uet_ses_amo_op */
+	uint8_t amo_dt;		/* enum uet_ses_amo_dt */
+	const void *amo_compare;
+	const struct ses_iov *res_iov;
+	size_t res_iov_cnt;
 };
 
 /* How a WRE ended. */
@@ -116,7 +129,7 @@ struct ses_recv_cpl {
 	uint64_t msg_len;	/* bytes sent */
 };
 
-/* A WRITE that completed at this target (for remote CQ data, counters). */
+/* A WRITE or atomic that completed at this target (CQ data, counters). */
 struct ses_rma_event {
 	uint32_t peer;
 	uint32_t job_id;

@@ -200,6 +200,8 @@ int ses_tx(struct ses *s, const struct ses_pkt *pkt)
 struct ses_rsp_job {
 	struct ses_list link;
 	struct ses_pkt pkt;
+	struct ses_iov iov;	/* a RESPONSE_DATA's payload: data[] */
+	uint8_t data[];
 };
 
 void ses_rsp_send_to(struct ses *s, uint32_t peer_id,
@@ -217,6 +219,31 @@ void ses_rsp_send_to(struct ses *s, uint32_t peer_id,
 	if (!job)
 		return;		/* the initiator's PDC will time out */
 	job->pkt = pkt;
+	ses_list_add_tail(&s->rsp_jobs, &job->link);
+}
+
+void ses_rsp_data_send_to(struct ses *s, uint32_t peer_id,
+			  const struct ses_rsp_data_hdr *h, const void *data,
+			  uint32_t len)
+{
+	struct ses_iov iov = { .base = (void *)data, .len = len };
+	struct ses_pkt pkt = { .peer = peer_id, .iov = &iov, .iov_cnt = 1,
+			       .pay_len = len,
+			       .next_hdr = UET_PDS_NEXT_HDR_RESPONSE_DATA };
+	struct ses_rsp_job *job;
+
+	pkt.hdr_len = (uint16_t)ses_rsp_data_hdr_encode(pkt.hdr,
+							sizeof(pkt.hdr), h);
+	if (ses_list_is_empty(&s->rsp_jobs) && ses_tx(s, &pkt) != -EAGAIN)
+		return;
+	/* The payload is the caller's only during this call: copied. */
+	job = malloc(sizeof(*job) + len);
+	if (!job)
+		return;		/* the initiator's PDC will time out */
+	job->pkt = pkt;
+	memcpy(job->data, data, len);
+	job->iov = (struct ses_iov){ .base = job->data, .len = len };
+	job->pkt.iov = &job->iov;
 	ses_list_add_tail(&s->rsp_jobs, &job->link);
 }
 

@@ -5,11 +5,18 @@
  * the message (RC_OK with modified_length, or an error code). READ data
  * arrives as RESPONSE_DATA packets, placed by message_offset in any order.
  * A message slot, and its id, stays taken until every packet sent has been
- * answered, so a late answer can never be taken for a newer message.
+ * answered, so a late answer can never be taken for a newer message. A
+ * fetching atomic gets its old values back as a READ gets its data.
  */
 #include <errno.h>
 
 #include "ses/ses_priv.h"
+
+/* A READ or a fetching atomic: it ends when its data is all in. */
+static bool ses_op_fetches(uint8_t op)
+{
+	return op == UET_SES_OP_READ || op == UET_SES_OP_FETCHING_ATOMIC;
+}
 
 void ses_msg_try_free(struct ses *s, struct ses_msg *m)
 {
@@ -84,7 +91,7 @@ static void ses_msg_on_rsp(struct ses *s, struct ses_msg *m,
 	    h->return_code == UET_SES_RC_NULL) {
 		/* A READ ends with its data; an empty one right here. */
 		if (h->opcode == UET_SES_RSP_RESPONSE &&
-		    (m->opcode != UET_SES_OP_READ || m->placed == m->len))
+		    (!ses_op_fetches(m->opcode) || m->placed == m->len))
 			ses_msg_complete(s, m, 0, UET_SES_RC_OK,
 					 h->modified_length);
 	} else if (h->return_code != UET_SES_RC_BAD_GENERATION ||
@@ -101,9 +108,10 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 			    const uint8_t *data, size_t data_len)
 {
 	const struct ses_wre *w = m->wre;
+	bool amo = m->opcode == UET_SES_OP_FETCHING_ATOMIC;
 	int ret;
 
-	if (m->opcode != UET_SES_OP_READ || (m->flags & SES_MSG_F_DONE))
+	if (!ses_op_fetches(m->opcode) || (m->flags & SES_MSG_F_DONE))
 		return;
 	if (h->return_code != UET_SES_RC_OK) {
 		ses_msg_complete(s, m, -EREMOTEIO, h->return_code, 0);
@@ -128,7 +136,8 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 		s->st.rx_malformed += ret < 0;
 		return;
 	}
-	ses_iov_write(w->iov, w->iov_cnt, h->message_offset, data, data_len);
+	ses_iov_write(amo ? w->res_iov : w->iov, amo ? w->res_iov_cnt :
+		      w->iov_cnt, h->message_offset, data, data_len);
 	m->placed += h->payload_length;
 	if (m->placed == m->len) {
 		ses_msg_complete(s, m, 0, UET_SES_RC_OK, m->len);

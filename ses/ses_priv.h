@@ -102,6 +102,8 @@ static inline uint64_t ses_ri_key(uint32_t job, uint16_t pid, uint16_t ri)
 struct ses_rx_ctx {
 	struct ses_std_hdr h;
 	struct ses_rdv_ext rdv;
+	struct ses_cas_ext amo;	/* ATOMIC, FETCHING_ATOMIC (atomic.* alone
+				 * unless amo_op is a CSWAP) */
 	const uint8_t *pay;
 	uint32_t pay_len;
 	uint32_t off;		/* message_offset */
@@ -220,6 +222,10 @@ int ses_tx(struct ses *s, const struct ses_pkt *pkt);
 /* Sends a RESPONSE outside an ACK (deferred), queueing it if refused. */
 void ses_rsp_send_to(struct ses *s, uint32_t peer_id,
 		     const struct ses_rsp_hdr *h);
+/* A RESPONSE_DATA carrying |len| bytes of |data| (copied if queued). */
+void ses_rsp_data_send_to(struct ses *s, uint32_t peer_id,
+			  const struct ses_rsp_data_hdr *h, const void *data,
+			  uint32_t len);
 /* The deferred RESPONSE that ends the message of |m|. */
 void ses_rsp_send(struct ses *s, const struct ses_rxm *m, uint8_t rc,
 		  uint32_t modified_len);
@@ -260,6 +266,17 @@ void ses_mr_del(struct ses *s, struct ses_region *r);
 /* ses_rx.c */
 int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, struct ses_rxm *m,
 		      int mark);
+/* Reports a WRITE or atomic of |len| bytes done here (ops.rma_done). */
+void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c, uint32_t len,
+		      bool hd, uint64_t header_data);
+
+/* ses_amo.c */
+/* Executes the atomic of |c| (checks of ses_rx.c passed) and answers. */
+int ses_rx_amo(struct ses *s, struct ses_rx_ctx *c);
+/* Adds the atomic (or CAS) extension of |m| to |pkt|, after its header. */
+void ses_amo_pkt_ext(const struct ses_msg *m, struct ses_pkt *pkt);
+/* Whether an initiator may send |w| (an atomic) with |mtu|. */
+bool ses_amo_wre_is_valid(const struct ses_wre *w, uint32_t mtu);
 
 /* ses_rxm.c: done window, target message state, READ serving */
 /* Whether |id| from |p| is finished; may slide the window up to |id|. */

@@ -2,12 +2,14 @@
 /*
  * Target: one request packet in, one response out. The checks of design
  * section 4 run in order before a byte lands; then the packet is placed
- * (WRITE), served (READ) or matched (sends). A packet that does not parse
+ * (WRITE), served (READ), executed (atomics: a WRITE's checks, and a
+ * READ's too when fetching) or matched (sends). A packet that does not parse
  * is counted and dropped; everything else gets an answer.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "ses/ses_amo.h"
 #include "ses/ses_priv.h"
 
 /* Bytes [off, off + len) lie inside a region of |region_len| bytes. */
@@ -30,6 +32,24 @@ static bool ses_op_is_rdv(uint8_t op)
 	       op == UET_SES_OP_RENDEZVOUS_TSEND;
 }
 
+static bool ses_op_is_amo(uint8_t op)
+{
+	return op == UET_SES_OP_ATOMIC || op == UET_SES_OP_FETCHING_ATOMIC;
+}
+
+/* The access a request needs in the region it names. */
+static uint32_t ses_op_access(uint8_t op)
+{
+	switch (op) {
+	case UET_SES_OP_READ:
+		return SES_ACCESS_REMOTE_READ;
+	case UET_SES_OP_FETCHING_ATOMIC:
+		return SES_ACCESS_REMOTE_READ | SES_ACCESS_REMOTE_WRITE;
+	default:
+		return SES_ACCESS_REMOTE_WRITE;
+	}
+}
+
 /* ref 5.4: the RKEY is bits 47:0, or 11:0 in the optimized format. */
 static uint64_t ses_mkey_rkey(uint64_t mkey)
 {
@@ -41,9 +61,13 @@ static uint64_t ses_mkey_rkey(uint64_t mkey)
 static uint8_t ses_rx_check_op(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
-	uint64_t need = h->opcode == UET_SES_OP_READ ?
-			SES_ACCESS_REMOTE_READ : SES_ACCESS_REMOTE_WRITE;
+	uint32_t need = ses_op_access(h->opcode);
 	struct ses_region *r;
+
+	/* An atomic READ only reads. */
+	if (ses_op_is_amo(h->opcode) &&
+	    c->amo.atomic.amo_op == UET_SES_AMO_READ)
+		need = SES_ACCESS_REMOTE_READ;
 
 	if (ses_op_is_msg(h->opcode)) {
 		if (!(c->tbl->flags & SES_RI_F_MSG))
@@ -52,13 +76,14 @@ static uint8_t ses_rx_check_op(struct ses *s, struct ses_rx_ctx *c)
 			return UET_SES_RC_UNSUPPORTED_SIZE;
 		return UET_SES_RC_OK;
 	}
-	if (h->opcode != UET_SES_OP_WRITE && h->opcode != UET_SES_OP_READ)
+	if (h->opcode != UET_SES_OP_WRITE && h->opcode != UET_SES_OP_READ &&
+	    !ses_op_is_amo(h->opcode))
 		return UET_SES_RC_UNSUPPORTED_OP;
 	r = ses_mr_find(s, c->tbl, ses_mkey_rkey(h->memory_key));
 	if (!r)
 		return UET_SES_RC_BAD_MKEY;
 	c->region = r;
-	if (!(r->access & need))
+	if ((r->access & need) != need)
 		return UET_SES_RC_PERM_VIOLATION;
 	/* The whole message, and so this packet, must fit the region. */
 	if (!ses_range_is_inside(h->buffer_offset, h->request_length, r->len) ||
@@ -76,6 +101,11 @@ static bool ses_rx_len_is_valid(const struct ses_rx_ctx *c)
 
 	if (h->opcode == UET_SES_OP_READ)
 		return h->f.som && h->f.eom && !c->pay_len;
+	/* An atomic is one packet; a CSWAP's operands are in its header. */
+	if (ses_op_is_amo(h->opcode))
+		return h->f.som && h->f.eom &&
+		       c->pay_len == (ses_amo_op_is_cswap(c->amo.atomic.amo_op) ?
+				      0 : h->request_length);
 	if (ses_op_is_rdv(h->opcode))
 		return h->f.som && h->f.eom &&
 		       c->rdv.pid_on_fep <= UET_SES_PID_ON_FEP_MAX &&
@@ -144,8 +174,8 @@ static bool ses_rx_is_same_msg(const struct ses_rx_ctx *c,
 	       h->resource_index == m->ri && h->initiator == m->initiator;
 }
 
-static void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c,
-			     uint32_t len, bool hd, uint64_t header_data)
+void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c, uint32_t len,
+		      bool hd, uint64_t header_data)
 {
 	struct ses_rma_event ev = {
 		.peer = c->peer->id, .job_id = c->job_id,
@@ -212,6 +242,9 @@ static int ses_rx_dispatch(struct ses *s, struct ses_rx_ctx *c)
 	case UET_SES_OP_RENDEZVOUS_SEND:
 	case UET_SES_OP_RENDEZVOUS_TSEND:
 		return ses_rx_rdv(s, c);
+	case UET_SES_OP_ATOMIC:
+	case UET_SES_OP_FETCHING_ATOMIC:
+		return ses_rx_amo(s, c);
 	default:
 		return ses_rx_send(s, c);
 	}
@@ -285,6 +318,15 @@ static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
 	if (ses_op_is_rdv(c->h.opcode)) {
 		e = ses_rdv_ext_decode(&c->rdv, pkt->buf + n,
 				       pkt->len - (size_t)n);
+		if (e < 0)
+			return (int)e;
+		n += e;
+	} else if (ses_op_is_amo(c->h.opcode)) {
+		e = ses_atomic_ext_decode(&c->amo.atomic, pkt->buf + n,
+					  pkt->len - (size_t)n);
+		if (e > 0 && ses_amo_op_is_cswap(c->amo.atomic.amo_op))
+			e = ses_cas_ext_decode(&c->amo, pkt->buf + n,
+					       pkt->len - (size_t)n);
 		if (e < 0)
 			return (int)e;
 		n += e;

@@ -25,6 +25,11 @@ static bool ses_op_is_rdv(uint8_t op)
 	       op == UET_SES_OP_RENDEZVOUS_TSEND;
 }
 
+static bool ses_op_is_amo(uint8_t op)
+{
+	return op == UET_SES_OP_ATOMIC || op == UET_SES_OP_FETCHING_ATOMIC;
+}
+
 static int ses_wre_check(const struct ses_wre *w)
 {
 	const struct ses_addr *d = w ? w->dst : NULL;
@@ -39,6 +44,8 @@ static int ses_wre_check(const struct ses_wre *w)
 	case UET_SES_OP_READ:
 	case UET_SES_OP_SEND:
 	case UET_SES_OP_TAGGED_SEND:
+	case UET_SES_OP_ATOMIC:
+	case UET_SES_OP_FETCHING_ATOMIC:
 		break;
 	default:
 		return -EINVAL;
@@ -55,6 +62,9 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre)
 
 	if (ret < 0)
 		return ret;
+	if (ses_op_is_amo(wre->opcode) &&
+	    !ses_amo_wre_is_valid(wre, s->cfg.payload_mtu))
+		return -EINVAL;
 	/*
 	 * A large send goes as a rendezvous so that, unexpected, it costs
 	 * the target a header rather than a buffer (seeds/hw-tag-matching).
@@ -113,8 +123,10 @@ static void ses_msg_fill(struct ses *s, struct ses_msg *m,
 	m->flags = in->flags;
 	m->rdv_mr = in->rdv_mr;
 	m->gen = ses_msg_gen(s, w, in->gen);
-	/* READ and rendezvous requests are one packet; data comes back. */
-	if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode))
+	/* READ and rendezvous requests are one packet; data comes back.
+	 * An atomic is one packet (ses_amo_wre_is_valid). */
+	if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode) ||
+	    ses_op_is_amo(m->opcode))
 		m->pkt_cnt = 1;
 	else
 		m->pkt_cnt = m->len ? (m->len + mtu - 1) / mtu : 1;
@@ -138,7 +150,8 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 	if (!m)
 		return -EAGAIN;
 	ses_msg_fill(s, m, w, in);
-	if (m->opcode == UET_SES_OP_READ &&
+	if ((m->opcode == UET_SES_OP_READ ||
+	     m->opcode == UET_SES_OP_FETCHING_ATOMIC) &&
 	    ses_blkmap_init(&m->blk, m->len) < 0) {
 		ret = -ENOMEM;
 		goto err_put;
@@ -212,6 +225,8 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	pkt->pay_len = pay;
 	if (ses_op_is_rdv(m->opcode))
 		ses_rdv_pkt_ext(s, m, pkt);
+	else if (ses_op_is_amo(m->opcode))
+		ses_amo_pkt_ext(m, pkt);
 }
 
 int ses_msg_pump(struct ses *s, struct ses_msg *m)

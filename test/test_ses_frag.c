@@ -371,7 +371,7 @@ Test(ses_frag, rejects_bad_wres)
 	struct ses_addr far = dst;
 
 	t_write_wre(&wr, &iov, buf, 8, 0);
-	wr.opcode = UET_SES_OP_ATOMIC;
+	wr.opcode = UET_SES_OP_DEFERRABLE_SEND;	/* not served */
 	cr_assert_eq(ses_wre_post(a.s, &wr), -EINVAL);
 	t_write_wre(&wr, &iov, buf, 8, 0);
 	wr.iov_cnt = SES_IOV_MAX + 1;

@@ -351,7 +351,7 @@ Test(ses_target, crafted_unsupported_op_initiator_err_op_violation)
 	static const uint8_t pay[2048] = { 1 };
 	struct ses_std_hdr h;
 
-	h = t_hdr(UET_SES_OP_ATOMIC, 10);
+	h = t_hdr(UET_SES_OP_TSEND_ATOMIC, 10);
 	h.request_length = 8;
 	cr_assert_eq(t_craft(&h, pay, 8), UET_SES_RC_UNSUPPORTED_OP);
 	h = t_hdr(UET_SES_OP_DEFERRABLE_SEND, 11);
