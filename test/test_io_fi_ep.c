@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <rdma/fi_atomic.h>
+#include <rdma/fi_collective.h>
 #include <rdma/fi_tagged.h>
 
 #include "t_fi.h"
@@ -177,8 +178,7 @@ Test(uet_ep, unserved_slots_say_enosys)
 {
 	uint8_t buf[8] = { 0 };
 
-	cr_assert_eq(fi_atomic(ep, buf, 1, NULL, 0, 0, 1, FI_UINT64, FI_SUM,
-			       NULL), -FI_ENOSYS);
+	cr_assert_eq(fi_barrier(ep, 0, NULL), -FI_ENOSYS);
 	cr_assert_eq(fi_connect(ep, buf, NULL, 0), -FI_ENOSYS);
 	cr_assert_eq(fi_shutdown(ep, 0), -FI_ENOSYS);
 	cr_assert_eq(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT), 0);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -41,10 +42,11 @@
 #define UET_CAPS		(UET_TX_CAPS | UET_RX_CAPS | FI_LOCAL_COMM | \
 				 FI_REMOTE_COMM)
 #define UET_TX_CAPS		(FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | \
-				 FI_READ | FI_WRITE)
+				 FI_ATOMIC | FI_READ | FI_WRITE)
 #define UET_RX_CAPS		(FI_MSG | FI_TAGGED | FI_RECV | FI_MULTI_RECV | \
 				 FI_DIRECTED_RECV | FI_SOURCE | FI_RMA | \
-				 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT)
+				 FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE | \
+				 FI_RMA_EVENT)
 /* The message order we can give: FI_ORDER_SAS, on ROD PDCs. */
 #define UET_MSG_ORDER		FI_ORDER_SAS
 #define UET_DOMAIN_CAPS		(FI_REMOTE_COMM)
@@ -192,8 +194,10 @@ struct uet_op {
 	struct ses_addr dst;
 	struct uet_ep *ep;
 	void *context;
-	uint64_t cq_flags;		/* FI_RMA | FI_WRITE / FI_READ, or
-					 * FI_SEND | FI_MSG / FI_TAGGED */
+	uint64_t cq_flags;		/* FI_RMA or FI_ATOMIC | FI_WRITE /
+					 * FI_READ, or FI_SEND | FI_MSG /
+					 * FI_TAGGED */
+	struct ses_iov res_iov[SES_IOV_MAX];	/* fetched values */
 	uint64_t len;
 	bool want_cq;			/* a success completion was asked for */
 	bool fence;
@@ -298,6 +302,11 @@ struct uet_mr *uet_mr_find(const struct uet_domain *dom, uint64_t rkey);
 int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
 		       uint64_t addr, uint64_t *mkey, uint64_t *offset);
 int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map);
+
+/* uet_atomic.c */
+extern const struct fi_ops_atomic uet_atomic_ops;
+int uet_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
+		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
 /* uet_rma.c */
 extern const struct fi_ops_rma uet_rma_ops;

@@ -72,7 +72,7 @@ static const struct fi_ops_domain uet_domain_ops = {
 	.poll_open = uet_no_poll_open,
 	.stx_ctx = uet_no_stx_ctx,
 	.srx_ctx = uet_no_srx_ctx,
-	.query_atomic = uet_no_query_atomic,
+	.query_atomic = uet_query_atomic,
 	.query_collective = uet_no_query_collective,
 	.endpoint2 = uet_endpoint2,
 };

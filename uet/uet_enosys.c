@@ -169,15 +169,6 @@ int uet_no_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 	return -FI_ENOSYS;
 }
 
-int uet_no_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
-			enum fi_op op, struct fi_atomic_attr *attr,
-			uint64_t flags)
-{
-	UET_UNUSED(domain), UET_UNUSED(datatype), UET_UNUSED(op);
-	UET_UNUSED(attr), UET_UNUSED(flags);
-	return -FI_ENOSYS;
-}
-
 int uet_no_query_collective(struct fid_domain *domain,
 			    enum fi_collective_op coll,
 			    struct fi_collective_attr *attr, uint64_t flags)

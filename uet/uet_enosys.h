@@ -14,7 +14,6 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_tagged.h>
 
-extern const struct fi_ops_atomic uet_no_atomic_ops;
 extern const struct fi_ops_collective uet_no_collective_ops;
 int uet_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int uet_no_control(struct fid *fid, int command, void *arg);
@@ -52,9 +51,6 @@ int uet_no_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
 		   struct fid_stx **stx, void *context);
 int uet_no_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 		   struct fid_ep **rx_ep, void *context);
-int uet_no_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
-			enum fi_op op, struct fi_atomic_attr *attr,
-			uint64_t flags);
 int uet_no_query_collective(struct fid_domain *domain,
 			    enum fi_collective_op coll,
 			    struct fi_collective_attr *attr, uint64_t flags);

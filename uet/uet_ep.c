@@ -452,7 +452,7 @@ static int uet_ep_init(struct uet_ep *ep, const struct fi_info *info)
 	    (tx && tx->size > UET_TX_SIZE) || (rx && rx->size > UET_RX_SIZE) ||
 	    (order & ~UET_MSG_ORDER))
 		return -FI_EINVAL;
-	if (info->caps & (FI_ATOMIC | FI_COLLECTIVE | FI_MULTICAST))
+	if (info->caps & (FI_COLLECTIVE | FI_MULTICAST))
 		return -FI_EOPNOTSUPP;
 	ep->caps = info->caps ? info->caps : UET_CAPS;
 	ep->tx_op_flags = tx ? tx->op_flags : 0;
@@ -505,7 +505,7 @@ int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep_fid.msg = (struct fi_ops_msg *)&uet_msg_ops;
 	ep->ep_fid.rma = (struct fi_ops_rma *)&uet_rma_ops;
 	ep->ep_fid.tagged = (struct fi_ops_tagged *)&uet_tagged_ops;
-	ep->ep_fid.atomic = (struct fi_ops_atomic *)&uet_no_atomic_ops;
+	ep->ep_fid.atomic = (struct fi_ops_atomic *)&uet_atomic_ops;
 	ep->ep_fid.collective =
 		(struct fi_ops_collective *)&uet_no_collective_ops;
 	atomic_fetch_add(&dom->ref, 1);
