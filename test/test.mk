@@ -86,3 +86,13 @@ E2E_TESTS	+= test/e2e_mpi.sh
 E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
 BENCH_SCRIPTS	+= test/bench_mpi.sh
 BENCH_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
+
+# Atomics of issue 7 (plain libfabric): every op and type against a
+# reference, over uet and tcp.
+$(B)/fi_atomic_check: $(B)/test/fi_atomic_check.o $(B)/examples/ex_common.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_atomic_check
+E2E_TESTS	+= test/e2e_fi_atomic.sh
+E2E_DEPS	+= $(B)/fi_atomic_check $(B)/libuet-fi.so
