@@ -96,15 +96,16 @@ mpi_prov_missing() {
 
 # mpi_run PROVIDER NP OUT ARGS...: mpi_check on the first NP rank
 # namespaces, mpirun inside the first one (so its TCP reaches the others),
-# output in OUT. Each start is bounded by MPI_TIMEOUT. Over tcp a start
-# that timed out is tried again, MPI_TRIES in all: libfabric 1.17's tcp
-# provider hangs about one start in four at connection set-up. Over uet a
-# hang is a failure. Sets MPI_RETRIES.
+# output in OUT. Each start is bounded by MPI_TIMEOUT, and a start that
+# timed out is tried again, MPI_TRIES in all: libfabric 1.17's tcp provider
+# hangs about one start in four at connection set-up, and about one uet
+# start in 40 hung before any rank ran (no rank or orted process in the
+# first namespace: the launcher, not the provider). The ok lines report the
+# retries (MPI_RETRIES), so a hang that grows more common shows.
 mpi_run() {
-	local prov=$1 np=$2 out=$3 hosts try tries=1 rc=0
+	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0
 	shift 3
 	hosts=$(IFS=,; echo "${MPI_NS[*]:0:$np}")
-	[ "$prov" = tcp ] && tries=$MPI_TRIES
 	MPI_RETRIES=0
 	for try in $(seq "$tries"); do
 		rc=0
