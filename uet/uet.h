@@ -329,6 +329,25 @@ const char *uet_rc_str(uint8_t rc);
 
 /* uet_enosys.c: uet_enosys.h */
 
+/*
+ * Sums the lengths of |cnt| iovecs into |*total|: -FI_EINVAL when there are
+ * more than SES_IOV_MAX, or a non-empty one has no base. Shared by the RMA
+ * and send paths, which check the same things first.
+ */
+static inline int uet_iov_total(const struct iovec *iov, size_t cnt,
+				uint64_t *total)
+{
+	*total = 0;
+	if (cnt > SES_IOV_MAX || (cnt && !iov))
+		return -FI_EINVAL;
+	for (size_t i = 0; i < cnt; i++) {
+		if (!iov[i].iov_base && iov[i].iov_len)
+			return -FI_EINVAL;
+		*total += iov[i].iov_len;
+	}
+	return 0;
+}
+
 static inline void uet_domain_lock(struct uet_domain *dom)
 {
 	pthread_mutex_lock(&dom->lock);

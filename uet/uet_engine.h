@@ -122,4 +122,7 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e);
 void uet_engine_stats_get(const struct uet_engine *e,
 			  struct uet_engine_stats *st);
 
+/* The engine's clock (CLOCK_MONOTONIC), in nanoseconds. */
+uint64_t uet_engine_now_ns(void);
+
 #endif /* UET_ENGINE_H */

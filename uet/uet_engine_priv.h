@@ -71,7 +71,6 @@ struct uet_engine {
 	struct uet_engine_stats stats;
 };
 
-uint64_t uet_engine_now_ns(void);
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa);
 int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,

@@ -172,24 +172,16 @@ void uet_domain_progress(struct uet_domain *dom)
 	}
 }
 
-static uint64_t uet_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t uet_deadline_ns(int timeout_ms)
 {
 	if (timeout_ms < 0)
 		return UINT64_MAX;
-	return uet_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	return uet_engine_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 }
 
 bool uet_deadline_passed(uint64_t deadline_ns)
 {
-	return deadline_ns != UINT64_MAX && uet_now_ns() >= deadline_ns;
+	return deadline_ns != UINT64_MAX && uet_engine_now_ns() >= deadline_ns;
 }
 
 #define UET_WAIT_FDS	16
@@ -204,7 +196,7 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		    uint64_t deadline_ns)
 {
 	struct pollfd fds[UET_WAIT_FDS];
-	uint64_t now = uet_now_ns(), wait_ns, t;
+	uint64_t now = uet_engine_now_ns(), wait_ns, t;
 	struct uet_list *pos;
 	struct uet_ep *ep;
 	int n = 0, ret;

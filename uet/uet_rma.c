@@ -37,17 +37,12 @@ static struct uet_ep *uet_rma_ep(struct fid_ep *ep_fid)
 static int uet_rma_check(const struct uet_ep *ep, const struct uet_rma_req *r,
 			 uint64_t *len)
 {
-	uint64_t total = 0;
+	uint64_t total;
 
 	if (r->flags & ~UET_RMA_FLAGS)
 		return -FI_EBADFLAGS;
-	if (r->iov_cnt > SES_IOV_MAX || (r->iov_cnt && !r->iov))
+	if (uet_iov_total(r->iov, r->iov_cnt, &total) < 0)
 		return -FI_EINVAL;
-	for (size_t i = 0; i < r->iov_cnt; i++) {
-		if (!r->iov[i].iov_base && r->iov[i].iov_len)
-			return -FI_EINVAL;
-		total += r->iov[i].iov_len;
-	}
 	if (total > UET_MAX_MSG_SIZE || r->rlen != total)
 		return -FI_EINVAL;
 	if (r->opcode == UET_SES_OP_READ &&
