@@ -53,7 +53,7 @@ cap=$!
 sleep 0.5
 e2e_in B "$U" status "$IF_B" | grep -q "capture on" || e2e_fail "tap not on"
 expect=$(e2e_in B "$U" capture "$IF_B" -w "$E2E_TMP/c3.pcap" 2>&1) && e2e_fail "second capture ran"
-echo "$expect" | grep -q "a capture is already running" || e2e_fail "second: $expect"
+grep -q "a capture is already running" <<< "$expect" || e2e_fail "second: $expect"
 kill -INT "$cap"
 wait "$cap" || e2e_fail "capture after SIGINT exited $?"
 grep -q "0 frames captured" "$E2E_TMP/cap2.out" || e2e_fail "$(cat "$E2E_TMP/cap2.out")"
@@ -120,10 +120,10 @@ e2e_ok "30% loss: $retx retransmissions in the capture"
 
 # 7. Error paths.
 out=$(e2e_in A "$U" capture nosuch0 -w "$E2E_TMP/x.pcap" 2>&1) && e2e_fail "no iface"
-echo "$out" | grep -q "nosuch0: no such interface" || e2e_fail "$out"
+grep -q "nosuch0: no such interface" <<< "$out" || e2e_fail "$out"
 e2e_in A "$U" unload "$IF_A" >/dev/null
 out=$(e2e_in A "$U" capture "$IF_A" -w "$E2E_TMP/x.pcap" 2>&1) && e2e_fail "not loaded"
-echo "$out" | grep -q "$IF_A: not loaded" || e2e_fail "$out"
+grep -q "$IF_A: not loaded" <<< "$out" || e2e_fail "$out"
 out=$(e2e_in B setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$U" capture "$IF_B" -w /tmp/uet-never.pcap 2>&1) && e2e_fail "not root"
 echo "$out" | grep -qi "permission denied" || e2e_fail "not root: $out"

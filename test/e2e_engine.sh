@@ -20,7 +20,7 @@ rma() {
 		"$len" "$count" 2>&1) || e2e_fail "MTU $1, $len bytes: $out"
 	touch "$E2E_TMP/done"
 	wait "$t" || e2e_fail "target: $(cat "$E2E_TMP/t.out")"
-	echo "$out" | grep -q "$count writes and reads of $len bytes, 0 bad" ||
+	grep -q "$count writes and reads of $len bytes, 0 bad" <<< "$out" ||
 		e2e_fail "$out"
 	grep -q "placed $(( len * count )) bytes" "$E2E_TMP/t.out" ||
 		e2e_fail "target: $(cat "$E2E_TMP/t.out")"

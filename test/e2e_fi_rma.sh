@@ -53,7 +53,7 @@ battery() {
 		"write past the end: error completion .* ok" \
 		"without FI_REMOTE_WRITE: error completion .* ok" \
 		"untouched ok" "server: 0 failed"; do
-		echo "$out" | grep -q "$want" ||
+		grep -q "$want" <<< "$out" ||
 			e2e_fail "$name: no '$want': $out"
 	done
 	echo "$out" | details "[^s]"
@@ -111,7 +111,7 @@ done
 fault 5
 t0=$(now_ms)
 out=$(pair uet "$IP_B" -m bulk -B 256) || e2e_fail "5% loss: $out"
-echo "$out" | grep -q "bulk: 256 MiB .* checked and read back" ||
+grep -q "bulk: 256 MiB .* checked and read back" <<< "$out" ||
 	e2e_fail "5% loss: $out"
 echo "$out" | details "bulk"
 # The loss was there: 2-10% of the UET frames each side saw (thousands).

@@ -29,10 +29,10 @@ expect_write() {	# expect_write PROVIDER BYTES ITERS [-d]
 	local out
 	out=$(app "$1" uet_write -n "$2" ${4:-} -- -n "$2" -i "$3" ${4:-}) ||
 		e2e_fail "uet_write over $1, $2 bytes: $out"
-	echo "$out" | grep -q "server: $2 bytes, checksum ok" ||
+	grep -q "server: $2 bytes, checksum ok" <<< "$out" ||
 		e2e_fail "uet_write over $1, $2 bytes: $out"
 	if [ -n "${4:-}" ]; then
-		echo "$out" | grep -q "remote CQ data 12 ok" || e2e_fail "CQ data: $out"
+		grep -q "remote CQ data 12 ok" <<< "$out" || e2e_fail "CQ data: $out"
 	fi
 }
 
@@ -54,13 +54,13 @@ expect_write tcp 16384 10 -d
 e2e_ok "the same program, unchanged, over tcp"
 
 out=$(app uet uet_pingpong -n 8 -i 200 -- -n 8 -i 200) || e2e_fail "pingpong: $out"
-echo "$out" | grep -q "median half round trip" || e2e_fail "pingpong: $out"
+grep -q "median half round trip" <<< "$out" || e2e_fail "pingpong: $out"
 out=$(app uet uet_bw -n 4096 -- -n 4096 -i 2000) || e2e_fail "bw: $out"
-echo "$out" | grep -q "MB/s" || e2e_fail "bw: $out"
+grep -q "MB/s" <<< "$out" || e2e_fail "bw: $out"
 e2e_ok "uet_pingpong and uet_bw over uet"
 
 out=$(app uet uet_write -n 4096 -- -n 4096 -K) && e2e_fail "a refused write succeeded: $out"
-echo "$out" | grep -q "completion error: .*(prov_errno [0-9]*: RC_" ||
+grep -q "completion error: .*(prov_errno [0-9]*: RC_" <<< "$out" ||
 	e2e_fail "no error completion with a UET code: $out"
 e2e_ok "a refused write: $(echo "$out" | grep -o 'prov_errno [0-9]*: RC_[A-Z_]*')"
 

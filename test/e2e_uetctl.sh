@@ -50,8 +50,8 @@ e2e_in A "$U" fault "$IF_A" --drop 2.5 >/dev/null
 e2e_in A "$U" status "$IF_A" | grep -q "fault drop 2.5%" || e2e_fail "fault"
 e2e_in A ping -c 2 -i 0.2 -W 2 "$IP_B" >/dev/null || e2e_fail "ping with XDP"
 stats=$(e2e_in A "$U" stats "$IF_A" --json)
-echo "$stats" | grep -q '"seen": [1-9]' || e2e_fail "stats: $stats"
-echo "$stats" | grep -q '"passed": [1-9]' || e2e_fail "stats: $stats"
+grep -q '"seen": [1-9]' <<< "$stats" || e2e_fail "stats: $stats"
+grep -q '"passed": [1-9]' <<< "$stats" || e2e_fail "stats: $stats"
 e2e_in A "$U" unload "$IF_A" >/dev/null
 e2e_in A ip link show "$IF_A" | grep -q xdp && e2e_fail "still attached"
 e2e_ok "load, status, fault, stats, unload"
