@@ -90,19 +90,45 @@ struct ses_tx_cpl {
 };
 
 /*
+ * How long the payload of an outgoing packet may be read (ses_pkt.pay_life).
+ * A lower layer that sends a packet again later (PDC retransmits) must obey
+ * it: reading past it reads memory that may be freed or reused.
+ *
+ * SES_PAY_CALL: during the tx call only: copy it before returning (a
+ *   fetching atomic's old values live on the target's stack).
+ * SES_PAY_MSG: the WRE's buffer, while ses_pkt_payload_live(msg_ref) is
+ *   true, i.e. until the message completes. After that the target either
+ *   holds every byte of the packet (the message succeeded, so a resend is a
+ *   duplicate it drops) or discards the message (it failed), so a resend
+ *   may carry any bytes, and must not read the buffer.
+ * SES_PAY_REGION: registered memory (a READ's data): valid until
+ *   ses_ops.pay_revoke names it, which happens before the region goes; copy
+ *   what you still hold of it then.
+ */
+enum ses_pay_life {
+	SES_PAY_CALL,
+	SES_PAY_MSG,
+	SES_PAY_REGION,
+};
+
+/*
  * An outgoing SES packet: |hdr| holds the SES header(s); the payload is
  * |pay_len| bytes starting |pay_off| bytes into the |iov| array (copy it
- * with ses_pkt_payload_copy). Everything is valid during the tx call only.
+ * with ses_pkt_payload_copy). The packet itself and the iov array are
+ * valid during the tx call only; the bytes the iov points to as long as
+ * |pay_life| says.
  */
 struct ses_pkt {
 	uint32_t peer;
 	uint8_t next_hdr;	/* enum uet_pds_next_hdr */
+	uint8_t pay_life;	/* enum ses_pay_life */
 	uint16_t hdr_len;
 	uint8_t hdr[SES_PKT_HDR_MAX];
 	const struct ses_iov *iov;
 	size_t iov_cnt;
 	uint64_t pay_off;
 	uint32_t pay_len;
+	uint64_t msg_ref;	/* SES_PAY_MSG: for ses_pkt_payload_live */
 };
 
 /* A received SES packet: next_hdr + SES header + payload, from |peer|. */
@@ -158,6 +184,12 @@ typedef uint8_t (*ses_ri_gen_get_fn)(void *ctx, const struct ses_addr *dst,
 				     uint16_t ri);
 typedef void (*ses_ri_gen_set_fn)(void *ctx, const struct ses_addr *dst,
 				  uint16_t ri, uint8_t gen);
+/*
+ * Registered memory [base, base + len) stops being readable when this
+ * returns: a packet handed to tx with SES_PAY_REGION whose payload lies in
+ * it must be copied now if it may be sent again.
+ */
+typedef void (*ses_pay_revoke_fn)(void *ctx, const void *base, uint64_t len);
 
 /*
  * Upcalls. tx and tx_done are required; the others are optional (NULL):
@@ -170,6 +202,7 @@ struct ses_ops {
 	ses_rma_done_fn rma_done;
 	ses_ri_gen_get_fn ri_gen_get;
 	ses_ri_gen_set_fn ri_gen_set;
+	ses_pay_revoke_fn pay_revoke;
 };
 
 struct ses_config {
@@ -267,6 +300,12 @@ int ses_peer_reset(struct ses *s, uint32_t peer);
 
 /* Copies the payload of |pkt| to |dst| (pkt->pay_len bytes); returns it. */
 size_t ses_pkt_payload_copy(const struct ses_pkt *pkt, void *dst);
+
+/*
+ * Whether the payload of a SES_PAY_MSG packet, identified by its msg_ref,
+ * may still be read: false once its message has completed.
+ */
+bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref);
 
 void ses_stats_get(const struct ses *s, struct ses_stats *st);
 

@@ -228,7 +228,7 @@ void ses_rsp_data_send_to(struct ses *s, uint32_t peer_id,
 {
 	struct ses_iov iov = { .base = (void *)data, .len = len };
 	struct ses_pkt pkt = { .peer = peer_id, .iov = &iov, .iov_cnt = 1,
-			       .pay_len = len,
+			       .pay_len = len, .pay_life = SES_PAY_CALL,
 			       .next_hdr = UET_PDS_NEXT_HDR_RESPONSE_DATA };
 	struct ses_rsp_job *job;
 

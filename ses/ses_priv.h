@@ -57,6 +57,7 @@ struct ses_msg {
 	uint32_t rsp_cnt;
 	uint32_t placed;	/* READ bytes placed */
 	uint32_t rdv_mr;	/* rendezvous: region index */
+	uint32_t seq;		/* s->msg_seq when taken: its msg_ref */
 	uint16_t msg_id;
 	uint8_t opcode;		/* on the wire */
 	uint8_t gen;
@@ -189,6 +190,7 @@ struct ses {
 
 	struct ses_pool msgs;
 	struct ses_map msg_map;		/* peer index << 16 | id -> index */
+	uint32_t msg_seq;		/* ses_msg.seq of the next one */
 	struct ses_list tx_pending;
 
 	struct ses_pool tbls;

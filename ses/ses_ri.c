@@ -230,6 +230,8 @@ void ses_mr_del(struct ses *s, struct ses_region *r)
 {
 	struct ses_ri_tbl *t = ses_pool_at(&s->tbls, r->tbl);
 
+	if (s->ops.pay_revoke)
+		s->ops.pay_revoke(s->ctx, r->base, r->len);
 	ses_map_del(&s->mr_map, ses_mr_key(r->tbl, r->rkey));
 	t->nregions--;
 	t->gen++;
@@ -278,6 +280,8 @@ int ses_mr_replace(struct ses *s, const struct ses_ri_id *id, uint64_t rkey,
 	r = ses_mr_find(s, t, rkey);
 	if (!r)
 		return -ENOENT;
+	if (s->ops.pay_revoke)
+		s->ops.pay_revoke(s->ctx, r->base, r->len);
 	r->base = base;
 	r->len = len;
 	r->access = access;

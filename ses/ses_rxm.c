@@ -221,7 +221,8 @@ static int ses_read_send(struct ses *s, struct ses_read_job *j)
 		.modified_length = j->len,
 	};
 	struct ses_pkt pkt = { .peer = j->peer_id, .iov_cnt = 1,
-			       .next_hdr = UET_PDS_NEXT_HDR_RESPONSE_DATA };
+			       .next_hdr = UET_PDS_NEXT_HDR_RESPONSE_DATA,
+			       .pay_life = SES_PAY_REGION };
 	struct ses_rsp_hdr eh = { .opcode = UET_SES_RSP_RESPONSE,
 				  .return_code = UET_SES_RC_BAD_MKEY,
 				  .message_id = j->msg_id,

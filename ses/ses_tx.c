@@ -161,6 +161,7 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 	if (ret < 0)
 		goto err_blk;
 	m->peer = pidx;
+	m->seq = ++s->msg_seq;
 	m->msg_id = ses_msg_id_take(p);
 	if (out)
 		*out = m;
@@ -223,6 +224,8 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	pkt->iov_cnt = w->iov_cnt;
 	pkt->pay_off = off;
 	pkt->pay_len = pay;
+	pkt->pay_life = SES_PAY_MSG;
+	pkt->msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
 	if (ses_op_is_rdv(m->opcode))
 		ses_rdv_pkt_ext(s, m, pkt);
 	else if (ses_op_is_amo(m->opcode))
@@ -283,6 +286,18 @@ void ses_msg_release(struct ses *s, struct ses_msg *m)
 	ses_list_del(&m->link);
 	m->wre = NULL;
 	ses_pool_put(&s->msgs, m);
+}
+
+bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref)
+{
+	uint32_t idx = (uint32_t)msg_ref;
+	const struct ses_msg *m;
+
+	if (idx >= s->msgs.cap)
+		return false;
+	m = ses_pool_at(&s->msgs, idx);
+	return m->wre && m->seq == (uint32_t)(msg_ref >> 32) &&
+	       !(m->flags & SES_MSG_F_DONE);
 }
 
 struct ses_msg *ses_msg_find(struct ses *s, uint32_t peer, uint16_t id)

@@ -56,9 +56,34 @@ static void t_push(struct t_pkt **arr, size_t *cnt, size_t *cap,
 	(*arr)[(*cnt)++] = *p;
 }
 
+/*
+ * Reads a lazy packet's payload now, obeying its pay_life as a lower layer
+ * must: a completed message's payload is not read (zeros go instead).
+ */
+static void t_pkt_materialize(struct t_pkt *p)
+{
+	struct ses_pkt pkt = { .iov = p->iov, .iov_cnt = p->iov_cnt,
+			       .pay_off = p->pay_off, .pay_len = p->pay_len };
+	uint8_t *pay = p->buf + (p->len - p->pay_len);
+
+	if (!p->lazy)
+		return;
+	p->lazy = false;
+	if (p->pay_life == SES_PAY_MSG &&
+	    !ses_pkt_payload_live(p->owner->s, p->msg_ref)) {
+		memset(pay, 0, p->pay_len);
+		p->owner->w->lazy_dead++;
+		return;
+	}
+	ses_pkt_payload_copy(&pkt, pay);
+}
+
+/* A copy of a packet whose payload was read (not lazy). */
 static struct t_pkt t_pkt_dup(const struct t_pkt *p)
 {
 	struct t_pkt c = *p;
+
+	cr_assert(!p->lazy);
 
 	c.buf = malloc(p->len ? p->len : 1);
 	cr_assert_not_null(c.buf);
@@ -71,6 +96,7 @@ static void t_send(struct t_wire *w, struct t_pkt *p)
 	struct t_pkt c;
 
 	if (w->capture) {
+		t_pkt_materialize(p);
 		c = t_pkt_dup(p);
 		t_push(&w->log, &w->log_cnt, &w->log_cap, &c);
 	}
@@ -95,10 +121,41 @@ static int t_tx(void *ctx, const struct ses_pkt *pkt)
 	p.buf = malloc(p.len);
 	cr_assert_not_null(p.buf);
 	memcpy(p.buf, pkt->hdr, pkt->hdr_len);
-	cr_assert_eq(ses_pkt_payload_copy(pkt, p.buf + pkt->hdr_len),
-		     pkt->pay_len);
+	if (w->lazy && pkt->pay_life != SES_PAY_CALL && pkt->pay_len) {
+		cr_assert_leq(pkt->iov_cnt, SES_IOV_MAX);
+		p.lazy = true;
+		p.owner = n;
+		memcpy(p.iov, pkt->iov, pkt->iov_cnt * sizeof(*pkt->iov));
+		p.iov_cnt = pkt->iov_cnt;
+		p.pay_off = pkt->pay_off;
+		p.pay_len = pkt->pay_len;
+		p.pay_life = pkt->pay_life;
+		p.msg_ref = pkt->msg_ref;
+	} else {
+		cr_assert_eq(ses_pkt_payload_copy(pkt, p.buf + pkt->hdr_len),
+			     pkt->pay_len);
+	}
 	t_send(w, &p);
 	return 0;
+}
+
+/* A region goes: lazy READ data that lies in it is read now. */
+static void t_pay_revoke(void *ctx, const void *base, uint64_t len)
+{
+	struct t_wire *w = ((struct t_node *)ctx)->w;
+	const uint8_t *b = base;
+
+	for (size_t i = 0; i < w->q_cnt; i++) {
+		struct t_pkt *p = &w->q[i];
+
+		for (size_t k = 0; p->lazy && k < p->iov_cnt; k++) {
+			const uint8_t *ib = p->iov[k].base;
+
+			if (p->pay_life == SES_PAY_REGION &&
+			    ib < b + len && b < ib + p->iov[k].len)
+				t_pkt_materialize(p);
+		}
+	}
 }
 
 static void t_tx_done(void *ctx, const struct ses_wre *wre,
@@ -148,7 +205,7 @@ static void t_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
 static const struct ses_ops t_ops = {
 	.tx = t_tx, .tx_done = t_tx_done, .recv_done = t_recv_done,
 	.rma_done = t_rma_done, .ri_gen_get = t_gen_get,
-	.ri_gen_set = t_gen_set,
+	.ri_gen_set = t_gen_set, .pay_revoke = t_pay_revoke,
 };
 
 void t_node_init(struct t_wire *w, struct t_node *n, uint32_t id,
@@ -240,6 +297,7 @@ struct t_pkt t_wire_take(struct t_wire *w, size_t i)
 {
 	struct t_pkt p = w->q[i];
 
+	t_pkt_materialize(&p);
 	memmove(&w->q[i], &w->q[i + 1], (w->q_cnt - i - 1) * sizeof(*w->q));
 	w->q_cnt--;
 	return p;

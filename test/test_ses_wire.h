@@ -50,6 +50,19 @@ struct t_pkt {
 	uint64_t seq;			/* identifies a request for its answer */
 	uint8_t *buf;
 	size_t len;
+	/*
+	 * With t_wire.lazy, as PDC does, the payload is read only when the
+	 * packet is delivered (or a region it lies in is revoked): |buf|
+	 * holds the header, and these say where the payload is.
+	 */
+	bool lazy;
+	struct t_node *owner;
+	struct ses_iov iov[SES_IOV_MAX];
+	size_t iov_cnt;
+	uint64_t pay_off;
+	uint32_t pay_len;
+	uint8_t pay_life;
+	uint64_t msg_ref;
 };
 
 struct t_wire {
@@ -70,6 +83,8 @@ struct t_wire {
 	long tx_budget;			/* < 0: unlimited; else -EAGAIN at 0 */
 	uint64_t now_ns;
 	unsigned eagain_cnt;		/* ses_rx_req said -EAGAIN */
+	bool lazy;			/* payloads read late, as PDC does */
+	unsigned lazy_dead;		/* late reads of completed messages */
 };
 
 void t_wire_init(struct t_wire *w, uint64_t seed);

@@ -174,6 +174,7 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 		.rma_done = uet_engine_ses_rma_done,
 		.ri_gen_get = uet_engine_gen_get,
 		.ri_gen_set = uet_engine_gen_set,
+		.pay_revoke = uet_engine_ses_pay_revoke,
 	};
 	struct ses_config cfg;
 
@@ -255,6 +256,8 @@ void uet_engine_destroy(struct uet_engine *e)
 		pdc_mgr_destroy(e->pdc);
 	uet_xsk_destroy(e->xsk);
 	uet_mirror_close(&e->mirror);
+	for (uint32_t i = 0; e->slots && i < e->nslots; i++)
+		free(e->slots[i].own);
 	free(e->slots);
 	free(e->free_slots);
 	free(e->bounce);

@@ -5,6 +5,7 @@
  * PDS frames out into UMEM frames behind Ethernet/IP/UDP headers.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pdc/pdc_hdr.h"
@@ -17,6 +18,42 @@ static bool uet_next_hdr_is_request(uint8_t next_hdr)
 	return next_hdr == UET_PDS_NEXT_HDR_REQUEST_STD ||
 	       next_hdr == UET_PDS_NEXT_HDR_REQUEST_SMALL ||
 	       next_hdr == UET_PDS_NEXT_HDR_REQUEST_MEDIUM;
+}
+
+/* Copies |s|'s payload into its own buffer; from now on it reads that. */
+static int uet_engine_slot_own(struct uet_engine_slot *s)
+{
+	struct ses_pkt pkt = {
+		.iov = s->iov, .iov_cnt = s->iov_cnt,
+		.pay_off = s->pay_off, .pay_len = s->pay_len,
+	};
+
+	if (s->own_cap < s->pay_len) {
+		uint8_t *own = realloc(s->own, s->pay_len);
+
+		if (!own)
+			return -ENOMEM;
+		s->own = own;
+		s->own_cap = s->pay_len;
+	}
+	ses_pkt_payload_copy(&pkt, s->own);
+	s->iov[0] = (struct ses_iov){ .base = s->own, .len = s->pay_len };
+	s->iov_cnt = 1;
+	s->pay_off = 0;
+	s->pay_life = SES_PAY_CALL;
+	return 0;
+}
+
+static bool uet_slot_overlaps(const struct uet_engine_slot *s,
+			      const uint8_t *base, uint64_t len)
+{
+	for (size_t i = 0; i < s->iov_cnt; i++) {
+		const uint8_t *b = s->iov[i].base;
+
+		if (b < base + len && base < b + s->iov[i].len)
+			return true;
+	}
+	return false;
 }
 
 int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
@@ -51,15 +88,49 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	s->iov_cnt = pkt->iov_cnt;
 	s->pay_off = pkt->pay_off;
 	s->pay_len = pkt->pay_len;
+	s->pay_life = pkt->pay_life;
+	s->msg_ref = pkt->msg_ref;
 	s->peer = pkt->peer;
 	s->epoch = e->peers[pkt->peer].epoch;
+	if (pkt->pay_life == SES_PAY_CALL && pkt->pay_len &&
+	    uet_engine_slot_own(s) < 0) {
+		e->free_slots[e->nfree++] = i;
+		return -ENOMEM;
+	}
 	p.cookie = i;
+	s->busy = true;
 	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
+		s->busy = false;
 		e->free_slots[e->nfree++] = i;
 		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
 	}
 	return 0;
+}
+
+/*
+ * A registered region is going: the READ data that PDC still holds of it
+ * is copied, so that a retransmission sends the bytes the first
+ * transmission sent instead of reading memory the application may free.
+ * If the copy cannot be made, the packet is sent again as zeros (counted
+ * in pay_lost) rather than read after the region is gone.
+ */
+void uet_engine_ses_pay_revoke(void *ctx, const void *base, uint64_t len)
+{
+	struct uet_engine *e = ctx;
+
+	for (uint32_t i = 0; i < e->nslots; i++) {
+		struct uet_engine_slot *s = &e->slots[i];
+
+		if (!s->busy || s->pay_life != SES_PAY_REGION || !s->pay_len ||
+		    !uet_slot_overlaps(s, base, len))
+			continue;
+		if (uet_engine_slot_own(s) < 0) {
+			s->iov_cnt = 0;
+			s->pay_life = SES_PAY_CALL;
+			e->stats.tx_pay_lost++;
+		}
+	}
 }
 
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
@@ -80,7 +151,16 @@ int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 	if (s->epoch != e->peers[s->peer].epoch)
 		return -ECANCELED;
 	memcpy(buf, s->hdr, s->hdr_len);
-	ses_pkt_payload_copy(&pkt, buf + s->hdr_len);
+	/*
+	 * A resend of a message that completed: its buffer is the
+	 * application's again, and no byte of it can matter (ses.h,
+	 * SES_PAY_MSG).
+	 */
+	if ((s->pay_life == SES_PAY_MSG &&
+	     !ses_pkt_payload_live(e->ses, s->msg_ref)) || !s->iov_cnt)
+		memset(buf + s->hdr_len, 0, s->pay_len);
+	else
+		ses_pkt_payload_copy(&pkt, buf + s->hdr_len);
 	return 0;
 }
 
@@ -92,6 +172,7 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 		.buf = done->resp, .len = done->resp_len, .now_ns = e->now_ns,
 	};
 
+	e->slots[done->cookie].busy = false;
 	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
 	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len)
 		ses_rx_rsp(e->ses, &rsp);

@@ -22,9 +22,16 @@ struct uet_engine_peer {
 	uint32_t epoch;		/* bumped when its messages are failed */
 };
 
-/* An SES packet handed to PDC: its header and where its payload is. */
+/*
+ * An SES packet handed to PDC: its header and where its payload is, for
+ * as long as PDC may ask for it again (ses.h, enum ses_pay_life). A
+ * payload SES lends only for the call, or one whose region goes while the
+ * packet is held, is copied into |own|, which the slot keeps for reuse.
+ */
 struct uet_engine_slot {
 	uint8_t next_hdr;
+	uint8_t pay_life;	/* enum ses_pay_life; CALL once copied */
+	bool busy;		/* held by PDC */
 	uint16_t hdr_len;
 	uint8_t hdr[SES_PKT_HDR_MAX];
 	struct ses_iov iov[SES_IOV_MAX];
@@ -33,6 +40,9 @@ struct uet_engine_slot {
 	uint32_t pay_len;
 	uint32_t peer;
 	uint32_t epoch;		/* the peer's epoch when it was sent */
+	uint64_t msg_ref;	/* SES_PAY_MSG */
+	uint8_t *own;		/* copied payload */
+	uint32_t own_cap;
 };
 
 /* The initiator's cached generation of (peer, pid_on_fep, ri). */
@@ -85,6 +95,7 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev);
 
 /* SES upcalls (uet_engine_io.c). */
 int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt);
+void uet_engine_ses_pay_revoke(void *ctx, const void *base, uint64_t len);
 void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
 			    const struct ses_tx_cpl *cpl);
 void uet_engine_ses_recv_done(void *ctx, const struct ses_recv_cpl *cpl);
