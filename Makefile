@@ -51,8 +51,8 @@ FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
 		   pdc_ctl pdc_hdr ses_std_hdr ses_small_hdr ses_medium_hdr \
 		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
 		   ses_rsp_data_hdr ses_rsp_data_small_hdr
-include pdc/pdc.mk ses/ses.mk bpf/bpf.mk uet/uet.mk tools/tools.mk \
-		  test/test.mk examples/examples.mk
+include pdc/pdc.mk ses/ses.mk bpf/bpf.mk dev/dev.mk engine/engine.mk \
+		  uet/uet.mk tools/tools.mk test/test.mk examples/examples.mk
 CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
 CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
 

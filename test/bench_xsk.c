@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * One-way AF_XDP throughput between two namespaces, through the engine
- * (uet/uet_xsk.c) or through a bare loop on libxdp's ring helpers, so the
+ * (dev/uet_xsk.c) or through a bare loop on libxdp's ring helpers, so the
  * engine's overhead shows against the same substrate in the same run.
  *   bench_xsk rx IFACE SECONDS engine|bare
  *   bench_xsk tx IFACE DST_IP SECONDS PAYLOAD engine|bare
@@ -23,10 +23,10 @@
 #include <bpf/libbpf.h>
 
 #include "pdc/pdc_hdr.h"
-#include "uet/uet_frame.h"
-#include "uet/uet_nl.h"
-#include "uet/uet_xdp_ctl.h"
-#include "uet/uet_xsk.h"
+#include "dev/uet_frame.h"
+#include "dev/uet_nl.h"
+#include "dev/uet_xdp_ctl.h"
+#include "dev/uet_xsk.h"
 
 #define BATCH		64
 #define FRAMES		4096

@@ -43,7 +43,7 @@ e2e_setup() {
 	e2e_require_root
 	trap e2e_cleanup EXIT
 	# A bpffs of our own: `ip netns exec` hides /sys/fs/bpf (see
-	# uet/uet_xdp_ctl.h), and our pins then vanish with the test.
+	# dev/uet_xdp_ctl.h), and our pins then vanish with the test.
 	mkdir -p "$E2E_TMP/bpffs"
 	mount -t bpf bpf "$E2E_TMP/bpffs"
 	export UET_BPFFS="$E2E_TMP/bpffs" LIBXDP_BPFFS="$E2E_TMP/bpffs"

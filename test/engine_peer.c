@@ -21,7 +21,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "uet/uet_engine.h"
+#include "engine/uet_engine.h"
 
 #define PEER_JOB	101
 #define PEER_TGT_PID	2

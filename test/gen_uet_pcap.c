@@ -11,7 +11,7 @@
 
 #include "pdc/pdc_hdr.h"
 #include "ses/ses_hdr.h"
-#include "uet/uet_frame.h"
+#include "dev/uet_frame.h"
 #include "uet_wire.h"
 
 #define T_MTU		8192			/* Payload MTU of the seed */

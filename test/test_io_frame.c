@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "uet/uet_frame.h"
+#include "dev/uet_frame.h"
 
 static struct uet_frame_addr t_v4(const char *ip, uint8_t mac_lo,
 				  uint16_t port)

@@ -19,9 +19,9 @@
 
 #include "pdc/pdc_hdr.h"
 #include "test/t_priv.h"
-#include "uet/uet_frame.h"
-#include "uet/uet_xdp_ctl.h"
-#include "uet/uet_xsk.h"
+#include "dev/uet_frame.h"
+#include "dev/uet_xdp_ctl.h"
+#include "dev/uet_xsk.h"
 #include "uet_xdp.skel.h"
 
 struct t_xdp {

@@ -21,10 +21,10 @@
 #include <bpf/libbpf.h>
 
 #include "pdc/pdc_hdr.h"
-#include "uet/uet_frame.h"
-#include "uet/uet_nl.h"
-#include "uet/uet_xdp_ctl.h"
-#include "uet/uet_xsk.h"
+#include "dev/uet_frame.h"
+#include "dev/uet_nl.h"
+#include "dev/uet_xdp_ctl.h"
+#include "dev/uet_xsk.h"
 #include "uet_wire.h"
 
 #define PEER_BATCH	64

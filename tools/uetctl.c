@@ -16,7 +16,7 @@
 #include <xdp/libxdp.h>
 
 #include "tools/uetctl.h"
-#include "uet/uet_xdp_ctl.h"
+#include "dev/uet_xdp_ctl.h"
 #include "uet_wire.h"
 
 struct uetctl_verb {

@@ -3,7 +3,7 @@
  * uetctl capture: record the UET frames the XDP program steers to AF_XDP
  * (which tcpdump cannot see) into a pcap file, through the program's
  * capture tap, and the frames engines send, which they mirror to us (see
- * uet/uet_mirror.h); both are switched on only while a capture runs.
+ * dev/uet_mirror.h); both are switched on only while a capture runs.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,8 +21,8 @@
 #include <bpf/libbpf.h>
 
 #include "tools/uetctl.h"
-#include "uet/uet_mirror.h"
-#include "uet/uet_xdp_ctl.h"
+#include "dev/uet_mirror.h"
+#include "dev/uet_xdp_ctl.h"
 
 struct uetctl_cap {
 	bool discard;		/* drop records (left from an earlier run) */

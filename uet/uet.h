@@ -25,7 +25,7 @@
 #include <rdma/providers/fi_prov.h>
 
 #include "uet/uet_addr.h"
-#include "uet/uet_engine.h"
+#include "engine/uet_engine.h"
 #include "uet/uet_enosys.h"
 #include "uet/uet_list.h"
 #include "uet/uet_msg.h"

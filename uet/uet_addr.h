@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "uet/uet_engine.h"
+#include "engine/uet_engine.h"
 
 /*
  * Layout (offsets in bytes):

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <xdp/xsk.h>
 
-#include "uet/uet_xsk.h"
+#include "dev/uet_xsk.h"
 
 #define UET_XSK_DEF_FRAMES	4096
 #define UET_XSK_DEF_RING	1024

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "uet/uet_frame.h"
+#include "dev/uet_frame.h"
 #include "uet_codec.h"
 
 #define ETH_P_IPV4	0x0800

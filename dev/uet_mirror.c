@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "uet/uet_mirror.h"
+#include "dev/uet_mirror.h"
 
 int uet_mirror_sock_name(struct sockaddr_un *addr, socklen_t *len,
 			 const char *ifname)

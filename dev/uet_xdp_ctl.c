@@ -21,7 +21,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
-#include "uet/uet_xdp_ctl.h"
+#include "dev/uet_xdp_ctl.h"
 #include "uet_xdp.skel.h"
 
 #define UET_XDP_BPFFS	"/sys/fs/bpf"

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "uet/uet_engine.h"
-#include "uet/uet_engine_priv.h"
-#include "uet/uet_nl.h"
-#include "uet/uet_xdp_ctl.h"
+#include "engine/uet_engine.h"
+#include "engine/uet_engine_priv.h"
+#include "dev/uet_nl.h"
+#include "dev/uet_xdp_ctl.h"
 
 uint64_t uet_engine_now_ns(void)
 {

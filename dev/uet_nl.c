@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "uet/uet_nl.h"
+#include "dev/uet_nl.h"
 
 #define UET_NL_POLL_NS	(5 * 1000 * 1000)
 

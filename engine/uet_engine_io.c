@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pdc/pdc_hdr.h"
-#include "uet/uet_engine_priv.h"
+#include "engine/uet_engine_priv.h"
 
 /* ---- SES packets held for PDC ------------------------------------------- */
 

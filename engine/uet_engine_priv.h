@@ -3,10 +3,10 @@
 #ifndef UET_ENGINE_PRIV_H
 #define UET_ENGINE_PRIV_H
 
-#include "uet/uet_engine.h"
-#include "uet/uet_frame.h"
-#include "uet/uet_mirror.h"
-#include "uet/uet_xsk.h"
+#include "engine/uet_engine.h"
+#include "dev/uet_frame.h"
+#include "dev/uet_mirror.h"
+#include "dev/uet_xsk.h"
 
 #define UET_ENGINE_MAX_PEERS	256
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */

@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# engine/: the transport engine of one endpoint: SES over PDC over the
+# AF_XDP device; independent of libfabric.
+ENGINE_SRCS	:= engine/uet_engine.c engine/uet_engine_io.c
