@@ -26,7 +26,7 @@ const volatile __u16 uet_udp_port = UET_UDP_PORT;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, UET_XDP_MAX_QUEUES);
+	__uint(max_entries, UET_XDP_MAX_EPS);
 	__type(key, __u32);
 	__type(value, __u32);
 } uet_xdp_xsks SEC(".maps");

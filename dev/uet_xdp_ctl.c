@@ -36,6 +36,7 @@ static const char *const uet_xdp_counter_names[UET_XDP_CNT_MAX] = {
 	[UET_XDP_CNT_FAULT_DROPPED] = "fault_dropped",
 	[UET_XDP_CNT_CAPTURED] = "captured",
 	[UET_XDP_CNT_CAPTURE_LOST] = "capture_lost",
+	[UET_XDP_CNT_TO_SERVICE] = "to_service",
 };
 
 const char *uet_xdp_counter_name(unsigned int id)

@@ -8,8 +8,25 @@
 
 #include <linux/types.h>
 
-/* XSKMAP entries: one per rx queue. */
-#define UET_XDP_MAX_QUEUES		64
+#include "uet_fep.h"
+
+/*
+ * XSKMAP entries: one per endpoint index (uet_fep.h); entry 0 is the
+ * device service's own socket, the one that owns the fill and completion
+ * rings of the shared UMEM. All are bound to the service's rx queue.
+ */
+#define UET_XDP_MAX_EPS			UET_FEP_MAX_EPS
+
+/* The PIDonFEP table: one entry per PIDonFEP (12 bits). */
+#define UET_XDP_MAX_PIDS		4096
+
+/* uet_xdp_pids value: which endpoint holds a PIDonFEP, for which JobID. */
+struct uet_xdp_pid_ent {
+	__u32 job_id;		/* 24 bits */
+	__u8 ep;		/* endpoint index; 0: none holds it */
+	__u8 pad[3];
+};
+_Static_assert(sizeof(struct uet_xdp_pid_ent) == 8, "uet_xdp_pid_ent layout");
 
 /* Per-CPU counters, indexed by these ids. */
 #define UET_XDP_CNT_SEEN		0	/* every frame the program saw */
@@ -20,7 +37,9 @@
 #define UET_XDP_CNT_FAULT_DROPPED	5	/* dropped by the fault injector */
 #define UET_XDP_CNT_CAPTURED		6	/* copies sent to the capture tap */
 #define UET_XDP_CNT_CAPTURE_LOST	7	/* capture ring full */
-#define UET_XDP_CNT_MAX			8
+#define UET_XDP_CNT_TO_SERVICE		8	/* UET, no endpoint for it: to
+						 * the service's socket */
+#define UET_XDP_CNT_MAX			9
 
 /*
  * Run-time settings (one array entry, key 0). Both debug features are off
@@ -32,8 +51,9 @@ struct uet_xdp_cfg {
 	__u16 udp_port;		/* for status only: the program uses rodata */
 	__u8 mode;		/* for status only: enum uet_xdp_mode */
 	__u8 pad;
+	__u32 queue_id;		/* the rx queue the sockets are bound to */
 };
-_Static_assert(sizeof(struct uet_xdp_cfg) == 12, "uet_xdp_cfg layout");
+_Static_assert(sizeof(struct uet_xdp_cfg) == 16, "uet_xdp_cfg layout");
 
 /* Capture tap: ring buffer records of a header and up to SNAPLEN bytes. */
 #define UET_XDP_CAPTURE_SNAPLEN		512

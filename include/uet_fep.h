@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The interface as a UET Fabric End Point (issue 12): one device service per
+ * interface serves many endpoints, each an AF_XDP socket of its own on the
+ * shared UMEM, in any process. The XDP program finds a packet's endpoint
+ * without per-flow state, from identifiers the endpoint itself chose:
+ *
+ * - requests (RUD/ROD/UUD with an SES request header): the SES destination,
+ *   PIDonFEP (and JobID when relative), looked up in the PIDonFEP table;
+ * - everything else of an established PDC (ACK, NACK, CONTROL, requests
+ *   carrying responses): the destination PDCID, whose high UET_FEP_EP_BITS
+ *   bits are the endpoint index of the PDC's local end (each endpoint's PDC
+ *   manager allocates its ids under its own prefix);
+ * - responses with data on a PDC the target opens, while SYN is still set
+ *   and there is no DPDCID yet: the echoed message_id, whose high
+ *   UET_FEP_EP_BITS bits are the initiator's endpoint index (each
+ *   endpoint's SES allocates its message ids under its own prefix).
+ *
+ * Anything else, and anything for an index or PIDonFEP no endpoint holds,
+ * goes to the service's own socket (index 0), which answers for absent
+ * destinations or drops and counts. The UEC reference provider's VPP plugin
+ * demultiplexes processes the same way (a process namespace in the high
+ * PDC id bits).
+ */
+#ifndef UET_FEP_H
+#define UET_FEP_H
+
+/* Endpoint index bits at the top of PDCIDs and message_ids. */
+#define UET_FEP_EP_BITS		6
+#define UET_FEP_MAX_EPS		(1u << UET_FEP_EP_BITS)	/* 64 */
+#define UET_FEP_EP_SERVICE	0	/* index 0: the service itself */
+#define UET_FEP_ID_SHIFT	(16 - UET_FEP_EP_BITS)
+
+/* The endpoint index in a PDCID or a message_id. */
+#define UET_FEP_ID_EP(id)	(((id) & 0xFFFFu) >> UET_FEP_ID_SHIFT)
+
+#endif /* UET_FEP_H */
