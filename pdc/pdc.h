@@ -70,6 +70,19 @@ struct pdc_cfg {
 				 * memory of the PDC */
 	uint32_t resp_pool_cnt;	/* stored SES responses, whole manager */
 	uint32_t max_payload_len;	/* longest SES part of one packet */
+	/*
+	 * Every local PDCID is pdcid_prefix << (16 - pdcid_prefix_bits) |
+	 * local, so that a shared interface can steer by DPDCID alone (the
+	 * endpoint index of include/uet_fep.h). local is a random generation
+	 * over the slot, gen << log2(max_pdcs) | slot; the generation keeps at
+	 * least 1 bit: max_pdcs <= 2^(15 - pdcid_prefix_bits). It is never 0
+	 * under prefix 0, where it would make the id 0, so prefix 0 wants 2
+	 * bits or more for it to vary. pdcid_prefix_bits <= 8 and
+	 * pdcid_prefix < 2^pdcid_prefix_bits; 0 bits (the default): no prefix.
+	 * An incoming DPDCID under another prefix is an unknown PDC.
+	 */
+	uint16_t pdcid_prefix;
+	uint8_t pdcid_prefix_bits;
 };
 
 /* A request that arrived for SES. */

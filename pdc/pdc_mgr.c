@@ -12,6 +12,8 @@
 #include "pdc/pdc_priv.h"
 
 #define PDC_MAX_PDCS		4096	/* leaves >= 4 random bits in a PDCID */
+#define PDC_MAX_PREFIX_BITS	8
+#define PDC_MIN_GEN_BITS	1	/* under a prefix, see struct pdc_cfg */
 #define PDC_MAX_WINDOW		4096	/* the SYN psn_offset is 12 bits */
 #define PDC_MIN_WINDOW		64	/* one SACK bitmap */
 #define PDC_START_PSN_GAP	(1u << 16)	/* ref 2.9 */
@@ -44,9 +46,19 @@ static bool pdc_is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
+/* The prefix fits its bits and leaves the generation room over the slot. */
+static bool pdc_cfg_prefix_is_valid(const struct pdc_cfg *c)
+{
+	uint32_t bits = c->pdcid_prefix_bits;
+
+	return bits <= PDC_MAX_PREFIX_BITS && c->pdcid_prefix < (1u << bits) &&
+	       c->max_pdcs <= (1u << (16 - bits - PDC_MIN_GEN_BITS));
+}
+
 static bool pdc_cfg_is_valid(const struct pdc_cfg *c)
 {
-	return pdc_is_pow2(c->max_pdcs) && c->max_pdcs >= 2 &&
+	return pdc_cfg_prefix_is_valid(c) &&
+	       pdc_is_pow2(c->max_pdcs) && c->max_pdcs >= 2 &&
 	       c->max_pdcs <= PDC_MAX_PDCS && pdc_is_pow2(c->window) &&
 	       c->window >= PDC_MIN_WINDOW && c->window <= PDC_MAX_WINDOW &&
 	       c->cwnd_min >= 1 && c->cwnd_min <= c->cwnd_init &&
@@ -102,6 +114,9 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 	mgr->resp_free_cnt = c->resp_pool_cnt;
 	while ((1u << mgr->id_bits) < c->max_pdcs)
 		mgr->id_bits++;
+	mgr->gen_bits = 16 - c->pdcid_prefix_bits - mgr->id_bits;
+	mgr->id_prefix = c->pdcid_prefix_bits ?
+		(uint16_t)(c->pdcid_prefix << (16 - c->pdcid_prefix_bits)) : 0;
 	return 0;
 }
 
@@ -213,13 +228,18 @@ void pdc_hash_del(struct pdc_mgr *mgr, struct pdc *pdc)
 	pdc->hnext = 0;
 }
 
-/* A PDCID is a random generation over the slot, never 0 (ref 2.9). */
+/*
+ * A PDCID is the endpoint prefix over a random generation over the slot,
+ * never 0 (ref 2.9). Under a non-zero prefix the generation may be 0 too:
+ * the id cannot be, and one more value keeps a small generation varied.
+ */
 static uint16_t pdc_new_id(struct pdc_mgr *mgr, uint16_t slot)
 {
-	uint32_t gen_max = (1u << (16 - mgr->id_bits)) - 1;
-	uint32_t gen = 1 + pdc_rand32(mgr) % gen_max;
+	uint32_t gen_cnt = 1u << mgr->gen_bits;
+	uint32_t gen = mgr->id_prefix ? pdc_rand32(mgr) % gen_cnt :
+					1 + pdc_rand32(mgr) % (gen_cnt - 1);
 
-	return (uint16_t)(gen << mgr->id_bits | slot);
+	return (uint16_t)(mgr->id_prefix | gen << mgr->id_bits | slot);
 }
 
 /*

@@ -102,7 +102,7 @@ struct pdc {
 	uint64_t wake_ns;	/* heap key; never after the real deadline */
 	struct pdc *ready_next;
 	uint32_t peer;
-	uint16_t id;		/* local PDCID: gen << id_bits | slot */
+	uint16_t id;		/* local PDCID: prefix | gen << id_bits | slot */
 	uint16_t rid;		/* the other end's PDCID; 0 unknown */
 	uint32_t win_mask;	/* cfg.window - 1 */
 	uint8_t role, mode, state;
@@ -141,7 +141,9 @@ struct pdc_mgr {
 	void *ctx;
 	uint64_t rng;
 	uint32_t last_start_psn;
-	uint32_t id_bits;
+	uint32_t id_bits;	/* slot bits of a PDCID: log2(max_pdcs) */
+	uint32_t gen_bits;	/* generation bits, between slot and prefix */
+	uint16_t id_prefix;	/* cfg.pdcid_prefix in place in a PDCID */
 	struct pdc **tbl;	/* by slot */
 	uint16_t *free_slot;
 	uint32_t free_cnt;
@@ -162,6 +164,10 @@ struct pdc_mgr {
 
 /* ---- small hot helpers ----------------------------------------------- */
 
+/*
+ * The slot is in the low bits; comparing the whole id turns away another
+ * generation and another endpoint's prefix alike.
+ */
 static inline struct pdc *pdc_by_id(const struct pdc_mgr *mgr, uint16_t id)
 {
 	struct pdc *pdc = mgr->tbl[id & ((1u << mgr->id_bits) - 1)];

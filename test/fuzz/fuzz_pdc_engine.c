@@ -13,6 +13,8 @@
  * A completes without error was delivered. In the second mode forged frames
  * reach both ends as the real peers: PDS has no authentication, so a forged
  * NACK may legitimately cause a resend, and only the first checks apply.
+ * The first byte also puts A and B under PDCID prefixes of 0 to 7 bits;
+ * every SPDCID either sends is then checked to carry its own.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +49,8 @@ struct f_state {
 	bool chaos;
 	uint64_t now;
 	struct pdc_mgr *a, *b;
+	uint16_t prefix_a, prefix_b;	/* in place in a PDCID */
+	uint16_t prefix_mask;
 	uint32_t sent;
 	uint8_t sent_mode[F_MSGS];
 	uint8_t delivered[F_MSGS];	/* through genuine frames */
@@ -157,6 +161,40 @@ static void f_rx(struct f_state *f, int to, int from, const uint8_t *buf,
 	f->cur = NULL;
 }
 
+/* A PDCID the sender chose carries its prefix (0 in a NACK: no PDC). */
+static void f_check_prefix(const struct f_state *f, int from,
+			   const uint8_t *buf, size_t len)
+{
+	uint16_t prefix = from == F_PEER_A ? f->prefix_a : f->prefix_b;
+	uint16_t spdcid;
+	struct pdc_hdr h;
+
+	if (pdc_hdr_decode(&h, buf, len) < 0)
+		abort();	/* we built it */
+	switch (h.pro.type) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+		spdcid = h.req.spdcid;
+		break;
+	case UET_PDS_TYPE_ACK:
+	case UET_PDS_TYPE_ACK_CC:
+	case UET_PDS_TYPE_ACK_CCX:
+		spdcid = h.ack.spdcid;
+		break;
+	case UET_PDS_TYPE_NACK:
+	case UET_PDS_TYPE_NACK_CCX:
+		spdcid = h.nack.spdcid;
+		break;
+	case UET_PDS_TYPE_CONTROL:
+		spdcid = h.ctl.spdcid;
+		break;
+	default:
+		return;
+	}
+	if (spdcid && (spdcid & f->prefix_mask) != prefix)
+		abort();
+}
+
 /* Every frame |from| has: deliver, drop, duplicate or hold it. */
 static void f_pump(struct f_state *f, int from)
 {
@@ -169,6 +207,7 @@ static void f_pump(struct f_state *f, int from)
 	while ((n = pdc_tx_build(mgr, buf, sizeof(buf), &peer, f->now)) > 0) {
 		uint8_t how = f_byte(f);
 
+		f_check_prefix(f, from, buf, (size_t)n);
 		if (peer != (uint32_t)to)
 			continue;	/* to the forger: nobody there */
 		if ((how & 3) == 1)
@@ -292,16 +331,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct f_state *f = calloc(1, sizeof(*f));
 	struct pdc_cfg cfg;
+	uint8_t mode;
+	uint16_t pfx;
 
 	if (!f)
 		return 0;
 	f->in = data;
 	f->in_len = size;
-	f->chaos = f_byte(f) & 1;
+	mode = f_byte(f);
+	f->chaos = mode & 1;
 	f->now = 1000;
 	f_cfg(&cfg, 1 + f_byte(f));
+	cfg.pdcid_prefix_bits = (mode >> 1) & 7;
+	pfx = (uint16_t)((1u << cfg.pdcid_prefix_bits) - 1);
+	f->prefix_mask = (uint16_t)(pfx << (16 - cfg.pdcid_prefix_bits));
+	cfg.pdcid_prefix = (mode >> 4) & pfx;
+	f->prefix_a = (uint16_t)(cfg.pdcid_prefix << (16 -
+						      cfg.pdcid_prefix_bits));
 	f->a = pdc_mgr_create(&cfg, &f_ops, f);
 	cfg.seed += 1000;
+	cfg.pdcid_prefix = (cfg.pdcid_prefix + 1) & pfx;
+	f->prefix_b = (uint16_t)(cfg.pdcid_prefix << (16 -
+						      cfg.pdcid_prefix_bits));
 	f->b = pdc_mgr_create(&cfg, &f_ops, f);
 	if (!f->a || !f->b)
 		abort();
