@@ -261,6 +261,15 @@ uint64_t pdc_next_timeout(const struct pdc_mgr *mgr);
 int pdc_close(struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 	      uint64_t now_ns);
 
+/*
+ * pdc_local_peer() tells the peer of our PDC |pdcid| (an initiator one when
+ * |initiator|, else a target one): a caller that demultiplexes peers by
+ * more than their address finds the peer of an ACK or NACK by its DPDCID.
+ * Returns 0 or -ENOENT.
+ */
+int pdc_local_peer(const struct pdc_mgr *mgr, uint16_t pdcid, bool initiator,
+		   uint32_t *peer);
+
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);
 

@@ -20,3 +20,6 @@ $(B)/fuzz/fuzz_pdc_engine: test/fuzz/fuzz_pdc_engine.c $(PDC_FUZZ_OBJS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $< $(PDC_FUZZ_OBJS)
+
+# Which peer a local PDC belongs to (the engine demultiplexes by it).
+PDC_SRCS	+= pdc/pdc_peer.c
