@@ -9,3 +9,5 @@ DEV_SRCS	:= dev/uet_frame.c dev/uet_nl.c dev/uet_xsk.c dev/uet_xdp_ctl.c \
 # uet_xdp_ctl.c includes the skeleton.
 $(B)/dev/uet_xdp_ctl.o: $(B)/uet_xdp.skel.h
 $(B)/dev/uet_xdp_ctl.o: CPPFLAGS += -I$(B)
+DEV_SRCS	+= dev/uet_dev_shm.c
+DEV_SRCS	+= dev/uet_dev_client.c

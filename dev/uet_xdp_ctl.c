@@ -148,14 +148,14 @@ static int uet_xdp_pin_mkdirs(const char *ifname)
 static void uet_xdp_unpin(const char *ifname)
 {
 	struct uet_xdp *skel = uet_xdp_names_open();
-	struct bpf_map *maps[4];
+	struct bpf_map *map;
 	char path[PATH_MAX];
 
 	if (skel) {
-		uet_xdp_skel_maps(skel, maps);
-		for (int i = 0; i < 4; i++)
-			if (!uet_xdp_pin_path(path, sizeof(path), ifname,
-					      bpf_map__name(maps[i])))
+		bpf_object__for_each_map(map, skel->obj)
+			if (!bpf_map__is_internal(map) &&
+			    !uet_xdp_pin_path(path, sizeof(path), ifname,
+					      bpf_map__name(map)))
 				unlink(path);
 		uet_xdp__destroy(skel);
 	}
@@ -220,7 +220,7 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 	struct uet_xdp_cfg cfg = { .udp_port = udp_port, .mode = mode };
 	struct uet_xdp_maps m;
 	struct uet_xdp *skel;
-	struct bpf_map *maps[4];
+	struct bpf_map *map;
 	char path[PATH_MAX];
 	struct stat sb;
 	int ret;
@@ -245,11 +245,13 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 		return ret;
 	}
 	skel->rodata->uet_udp_port = udp_port;
-	uet_xdp_skel_maps(skel, maps);
-	for (int i = 0; i < 4; i++) {
+	/* Every map of the program, so that tools and the service reach it. */
+	bpf_object__for_each_map(map, skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
 		uet_xdp_pin_path(path, sizeof(path), ifname,
-				 bpf_map__name(maps[i]));
-		bpf_map__set_pin_path(maps[i], path);
+				 bpf_map__name(map));
+		bpf_map__set_pin_path(map, path);
 	}
 	ret = uet_xdp_attach(skel, ifindex, mode);
 	uet_xdp__destroy(skel);
@@ -355,6 +357,17 @@ int uet_xdp_maps_open(const char *ifname, struct uet_xdp_maps *m)
 	if (ret < 0)
 		uet_xdp_maps_close(m);
 	return ret;
+}
+
+int uet_xdp_map_open(const char *ifname, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, ret = uet_xdp_pin_path(path, sizeof(path), ifname, name);
+
+	if (ret < 0)
+		return ret;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
 }
 
 void uet_xdp_maps_close(struct uet_xdp_maps *m)

@@ -72,6 +72,9 @@ int uet_xdp_status_get(const char *ifname, struct uet_xdp_status *st);
 int uet_xdp_maps_open(const char *ifname, struct uet_xdp_maps *m);
 void uet_xdp_maps_close(struct uet_xdp_maps *m);
 
+/* Opens the pinned map |name| of |ifname|: its fd, or -errno. */
+int uet_xdp_map_open(const char *ifname, const char *name);
+
 /* Sums the per-CPU counters into |cnt| (UET_XDP_CNT_MAX entries). */
 int uet_xdp_counters_read(const struct uet_xdp_maps *m, uint64_t *cnt);
 

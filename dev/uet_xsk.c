@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <xdp/xsk.h>
 
+#include "dev/uet_dev_proto.h"
+#include "dev/uet_dev_shm.h"
 #include "dev/uet_xsk.h"
 
 #define UET_XSK_DEF_FRAMES	4096
@@ -39,11 +41,37 @@ struct uet_xsk {
 	uint64_t rx_oversized;	/* frames over UET_XSK_MAX_SEGS chunks */
 	uint64_t rx_frames, tx_frames;
 	uint64_t fill_lost;	/* chunks the fill ring had no room for */
+	/* Attached to a service's interface (uet_xsk_attach): */
+	int fd;			/* the socket, not libxdp's */
+	struct uet_dev_shm *shm;	/* fill and completion under its lock */
+	size_t shm_len;
+	uint32_t ep;
+	uint64_t tx_lo, tx_hi;	/* our transmit chunks' addresses */
+	uint64_t rx_end;	/* receive chunks are below */
+	void *map[4];		/* rx, tx, fill, completion */
+	size_t map_len[4];
 };
 
 int uet_xsk_fd(const struct uet_xsk *x)
 {
-	return xsk_socket__fd(x->sock);
+	return x->sock ? xsk_socket__fd(x->sock) : x->fd;
+}
+
+/*
+ * Shared rings move under other processes too: take their indices afresh
+ * before producing or consuming (libxdp's cached ones are ours alone).
+ */
+static void uet_xsk_prod_sync(struct xsk_ring_prod *r)
+{
+	r->cached_prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+	r->cached_cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE) +
+			 r->size;
+}
+
+static void uet_xsk_cons_sync(struct xsk_ring_cons *r)
+{
+	r->cached_cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);
+	r->cached_prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 }
 
 uint32_t uet_xsk_frame_max(const struct uet_xsk *x)
@@ -70,13 +98,22 @@ static void uet_xsk_fill(struct uet_xsk *x, const uint64_t *addrs, uint32_t n)
 {
 	uint32_t idx = 0;
 
+	if (x->shm) {
+		if (uet_dev_shm_lock(x->shm) < 0) {
+			x->fill_lost += n;
+			return;
+		}
+		uet_xsk_prod_sync(&x->fill);
+	}
 	if (xsk_ring_prod__reserve(&x->fill, n, &idx) != n) {
 		x->fill_lost += n;
-		return;
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
+		xsk_ring_prod__submit(&x->fill, n);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
-	xsk_ring_prod__submit(&x->fill, n);
+	if (x->shm)
+		uet_dev_shm_unlock(x->shm);
 }
 
 static int uet_xsk_umem_setup(struct uet_xsk *x, uint32_t frames)
@@ -199,10 +236,55 @@ void uet_xsk_destroy(struct uet_xsk *x)
 		xsk_socket__delete(x->sock);
 	if (x->umem)
 		xsk_umem__delete(x->umem);
+	for (int i = 0; i < 4; i++)
+		if (x->map[i])
+			munmap(x->map[i], x->map_len[i]);
+	if (x->fd > 0)
+		close(x->fd);
+	if (x->shm)
+		munmap(x->shm, x->shm_len);
 	if (x->area)
 		munmap(x->area, x->area_len);
 	free(x->tx_pool);
 	free(x);
+}
+
+/*
+ * The shared completion ring returns every endpoint's chunks: ours go back
+ * to the pool, the others' to their owner's mailbox; then our mailbox.
+ */
+static void uet_xsk_tx_reap_shared(struct uet_xsk *x)
+{
+	struct uet_dev_shm *s = x->shm;
+	struct uet_dev_shm_slot *sl = &s->slot[x->ep];
+	uint64_t *mbox = uet_dev_shm_mbox(s, x->ep);
+	uint32_t idx = 0, n;
+
+	if (uet_dev_shm_lock(s) < 0)
+		return;
+	uet_xsk_cons_sync(&x->comp);
+	n = xsk_ring_cons__peek(&x->comp, x->comp.size, &idx);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&x->comp, idx + i);
+
+		if (a >= x->tx_lo && a < x->tx_hi) {
+			x->tx_pool[x->tx_pool_cnt++] = a;
+			x->tx_in_flight--;
+		} else if (a >= x->rx_end) {
+			uet_dev_shm_mbox_put(s, (uint32_t)((a - x->rx_end) /
+				((uint64_t)s->tx_chunks * UET_XSK_CHUNK_LEN)), a);
+		} else {
+			s->comp_orphans++;
+		}
+	}
+	if (n)
+		xsk_ring_cons__release(&x->comp, n);
+	while (sl->mbox_tail != sl->mbox_head) {
+		x->tx_pool[x->tx_pool_cnt++] = mbox[sl->mbox_tail % s->tx_chunks];
+		sl->mbox_tail++;
+		x->tx_in_flight--;
+	}
+	uet_dev_shm_unlock(s);
 }
 
 /* Moves completed tx chunks back to the pool. */
@@ -210,6 +292,10 @@ static void uet_xsk_tx_reap(struct uet_xsk *x)
 {
 	uint32_t idx = 0, n;
 
+	if (x->shm) {
+		uet_xsk_tx_reap_shared(x);
+		return;
+	}
 	n = xsk_ring_cons__peek(&x->comp, x->tx_chunks, &idx);
 	for (uint32_t i = 0; i < n; i++)
 		x->tx_pool[x->tx_pool_cnt++] =
@@ -455,4 +541,149 @@ int uet_xsk_stats_read(struct uet_xsk *x, struct uet_xsk_stats *st)
 	st->rx_fill_ring_empty_descs = xs.rx_fill_ring_empty_descs;
 	st->tx_ring_empty_descs = xs.tx_ring_empty_descs;
 	return 0;
+}
+
+/* ---- an endpoint on a service's interface (uet_xsk_attach) ---------------- */
+
+#ifndef XDP_UMEM_PGOFF_FILL_RING
+#define XDP_UMEM_PGOFF_FILL_RING	0x100000000ULL
+#define XDP_UMEM_PGOFF_COMPLETION_RING	0x180000000ULL
+#endif
+
+/* Maps ring |i| (rx, tx, fill, completion) of |x|'s socket. */
+static void *uet_xsk_map_ring(struct uet_xsk *x, int i, uint64_t pgoff,
+			      const struct xdp_ring_offset *off, uint32_t n,
+			      size_t desc_len)
+{
+	x->map_len[i] = off->desc + (size_t)n * desc_len;
+	x->map[i] = mmap(NULL, x->map_len[i], PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, x->fd, (off_t)pgoff);
+	if (x->map[i] == MAP_FAILED) {
+		x->map[i] = NULL;
+		return NULL;
+	}
+	return x->map[i];
+}
+
+#define UET_XSK_RING_INIT(r, base, off, n) do {				\
+	(r)->producer = (void *)((uint8_t *)(base) + (off)->producer);	\
+	(r)->consumer = (void *)((uint8_t *)(base) + (off)->consumer);	\
+	(r)->flags = (void *)((uint8_t *)(base) + (off)->flags);	\
+	(r)->ring = (uint8_t *)(base) + (off)->desc;			\
+	(r)->mask = (n) - 1;						\
+	(r)->size = (n);						\
+} while (0)
+
+static int uet_xsk_attach_rings(struct uet_xsk *x,
+				const struct uet_dev_layout *l)
+{
+	uint32_t comp_n = l->max_eps * l->tx_chunks;
+	struct xdp_mmap_offsets off;
+	socklen_t optlen = sizeof(off);
+	void *m;
+
+	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) < 0)
+		return -errno;
+	m = uet_xsk_map_ring(x, 0, XDP_PGOFF_RX_RING, &off.rx, l->ring_size,
+			     sizeof(struct xdp_desc));
+	if (!m)
+		return -errno;
+	UET_XSK_RING_INIT(&x->rx, m, &off.rx, l->ring_size);
+	m = uet_xsk_map_ring(x, 1, XDP_PGOFF_TX_RING, &off.tx, l->ring_size,
+			     sizeof(struct xdp_desc));
+	if (!m)
+		return -errno;
+	UET_XSK_RING_INIT(&x->tx, m, &off.tx, l->ring_size);
+	x->tx.cached_cons = l->ring_size;
+	/* A bound socket's shared rings: mappable from Linux 6.4 on. */
+	m = uet_xsk_map_ring(x, 2, XDP_UMEM_PGOFF_FILL_RING, &off.fr,
+			     l->rx_chunks, sizeof(uint64_t));
+	if (!m)
+		return -EOPNOTSUPP;
+	UET_XSK_RING_INIT(&x->fill, m, &off.fr, l->rx_chunks);
+	m = uet_xsk_map_ring(x, 3, XDP_UMEM_PGOFF_COMPLETION_RING, &off.cr,
+			     comp_n, sizeof(uint64_t));
+	if (!m)
+		return -EOPNOTSUPP;
+	UET_XSK_RING_INIT(&x->comp, m, &off.cr, comp_n);
+	return 0;
+}
+
+static bool uet_dev_layout_is_sane(const struct uet_dev_layout *l,
+				   uint32_t ep)
+{
+	return l->chunk_len == UET_XSK_CHUNK_LEN && l->max_eps &&
+	       ep < l->max_eps && l->tx_chunks &&
+	       !(l->ring_size & (l->ring_size - 1)) && l->ring_size &&
+	       !(l->rx_chunks & (l->rx_chunks - 1)) && l->rx_chunks &&
+	       !((l->max_eps * l->tx_chunks) & (l->max_eps * l->tx_chunks - 1)) &&
+	       l->chunks == l->rx_chunks + l->max_eps * l->tx_chunks;
+}
+
+struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh)
+{
+	const struct uet_dev_layout *l = sh->layout;
+	struct uet_xsk *x = calloc(1, sizeof(*x));
+	int ret = 0;
+
+	if (!x) {
+		close(sh->xsk_fd);
+		close(sh->umem_fd);
+		close(sh->shm_fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	x->fd = sh->xsk_fd;
+	x->ep = sh->ep;
+	if (!uet_dev_layout_is_sane(l, sh->ep))
+		ret = -EPROTO;
+	if (ret == 0) {
+		x->area_len = (size_t)l->chunks * UET_XSK_CHUNK_LEN;
+		x->area = mmap(NULL, x->area_len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_POPULATE, sh->umem_fd, 0);
+		if (x->area == MAP_FAILED) {
+			x->area = NULL;
+			ret = -errno;
+		}
+	}
+	if (ret == 0) {
+		x->shm_len = uet_dev_shm_len(l->max_eps, l->tx_chunks);
+		x->shm = mmap(NULL, x->shm_len, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, sh->shm_fd, 0);
+		if (x->shm == MAP_FAILED) {
+			x->shm = NULL;
+			ret = -errno;
+		} else if (x->shm->magic != UET_DEV_SHM_MAGIC ||
+			   x->shm->max_eps != l->max_eps ||
+			   x->shm->tx_chunks != l->tx_chunks) {
+			ret = -EPROTO;
+		}
+	}
+	if (ret == 0)
+		ret = uet_xsk_attach_rings(x, l);
+	if (ret == 0) {
+		x->frame_max = l->multi_buf ? UET_XSK_FRAME_MAX :
+					      UET_XSK_CHUNK_LEN;
+		x->rx_end = (uint64_t)l->rx_chunks * UET_XSK_CHUNK_LEN;
+		x->tx_lo = x->rx_end +
+			   (uint64_t)sh->ep * l->tx_chunks * UET_XSK_CHUNK_LEN;
+		x->tx_hi = x->tx_lo + (uint64_t)l->tx_chunks * UET_XSK_CHUNK_LEN;
+		x->tx_chunks = l->tx_chunks;
+		x->tx_pool = calloc(x->tx_chunks, sizeof(*x->tx_pool));
+		if (!x->tx_pool)
+			ret = -ENOMEM;
+	}
+	if (ret == 0) {
+		for (uint32_t i = 0; i < x->tx_chunks; i++)
+			x->tx_pool[i] = x->tx_lo + (uint64_t)i * UET_XSK_CHUNK_LEN;
+		x->tx_pool_cnt = x->tx_chunks;
+	}
+	close(sh->umem_fd);
+	close(sh->shm_fd);
+	if (ret < 0) {
+		uet_xsk_destroy(x);
+		errno = -ret;
+		return NULL;
+	}
+	return x;
 }

@@ -26,6 +26,7 @@
 #define UET_XSK_FRAME_MAX	(UET_XSK_MAX_SEGS * UET_XSK_CHUNK_LEN)
 
 struct uet_xsk;
+struct uet_dev_layout;
 
 struct uet_xsk_cfg {
 	int ifindex;
@@ -65,6 +66,29 @@ struct uet_xsk_stats {
  * or NULL with errno set.
  */
 struct uet_xsk *uet_xsk_create(const struct uet_xsk_cfg *cfg);
+
+/*
+ * An endpoint's share of an interface that the device service owns
+ * (dev/uet_dev_proto.h): its socket, bound by the service with
+ * XDP_SHARED_UMEM, the UMEM and the shared control block, as fds.
+ */
+struct uet_xsk_shared {
+	int xsk_fd;
+	int umem_fd;
+	int shm_fd;
+	uint32_t ep;		/* its index: it sends from its chunks only */
+	const struct uet_dev_layout *layout;
+};
+
+/*
+ * uet_xsk_attach() maps the shared UMEM, the socket's own rx and tx rings
+ * and the queue's fill and completion rings, which it then uses under the
+ * control block's lock. Takes the three fds (closed on failure too).
+ * Returns NULL with errno: EOPNOTSUPP when the kernel cannot map the fill
+ * and completion rings of a socket bound to a shared UMEM (before Linux
+ * 6.4, "xsk: allow remap of fill and/or completion rings").
+ */
+struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh);
 void uet_xsk_destroy(struct uet_xsk *x);
 
 /* uet_xsk_fd() is the socket's fd, for poll(). */

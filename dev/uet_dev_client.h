@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Talking to the device service of an interface (dev/uet_dev_proto.h):
+ * opening an endpoint (an AF_XDP socket of its own on the shared UMEM),
+ * asking for the statistics or the program's maps, stopping the service.
+ * Needs no privilege: the service decides what a caller may do.
+ */
+#ifndef UET_DEV_CLIENT_H
+#define UET_DEV_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dev/uet_dev_proto.h"
+
+struct uet_xsk;
+
+/* An open endpoint: it lives while |conn| is open. */
+struct uet_dev_ep {
+	int conn;
+	struct uet_dev_open_rep rep;
+	struct uet_xsk *xsk;
+};
+
+/*
+ * uet_dev_connect() connects to the service of |ifname| in this network
+ * namespace. Returns the socket, or -ENOENT when no service runs there
+ * (nobody ran `uetctl load IFACE`), or another -errno.
+ */
+int uet_dev_connect(const char *ifname);
+
+/*
+ * uet_dev_call() sends |req| on |conn| and receives the reply into |rep|
+ * (|rep_len| bytes at most) and up to |nfds| fds into |fds| (-1 where none
+ * came). Returns the reply's length or -errno.
+ */
+ssize_t uet_dev_call(int conn, const struct uet_dev_req *req, void *rep,
+		     size_t rep_len, int *fds, int nfds);
+
+/*
+ * uet_dev_ep_open() asks the service of |ifname| for an endpoint of JobID
+ * |job_id| with PIDonFEP |pid_on_fep| (UET_DEV_PID_ANY: any free one), and
+ * attaches to its socket. Returns 0, or -errno with the service's reason
+ * in |why| (EADDRINUSE: PIDonFEP taken or resting; EACCES: JobID not
+ * allowed for this user; ENOSPC: no endpoint index free; ENOENT: no
+ * service; EOPNOTSUPP: kernel too old to share the rings).
+ */
+int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
+		    struct uet_dev_ep *ep, char *why, size_t why_len);
+void uet_dev_ep_close(struct uet_dev_ep *ep);
+
+#endif /* UET_DEV_CLIENT_H */

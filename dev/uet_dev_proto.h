@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The device service's control protocol (issue 12). One service (uetd) per
+ * interface and network namespace owns the XDP program's attachment, the
+ * UMEM, the fill and completion rings of the interface queue and the
+ * steering maps. Applications (any user) reach it on an abstract unix
+ * socket named after the interface, which belongs to the network namespace
+ * it was bound in and needs no filesystem: "\0uet-dev/IFACE".
+ *
+ * SOCK_SEQPACKET, one fixed-size message each way per request. An endpoint
+ * is one connection: the service answers UET_DEV_OPEN with the endpoint's
+ * AF_XDP socket, the UMEM and the shared control block (SCM_RIGHTS), and
+ * the endpoint lives as long as the connection (closing it, or the
+ * process dying, frees its index, its steering entries and its PIDonFEP).
+ */
+#ifndef UET_DEV_PROTO_H
+#define UET_DEV_PROTO_H
+
+#include <stdint.h>
+
+#define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
+#define UET_DEV_PROTO_VERSION	1
+
+enum uet_dev_req_type {
+	UET_DEV_OPEN = 1,	/* an endpoint: reply + 3 fds */
+	UET_DEV_STATS = 2,	/* counters and endpoints, as JSON text */
+	UET_DEV_STOP = 3,	/* detach and exit (root or the loader) */
+	UET_DEV_MAPS = 4,	/* the program's maps (root): reply + 4 fds */
+};
+
+/* UET_DEV_OPEN: PIDonFEP wanted, or this for any free one. */
+#define UET_DEV_PID_ANY		0xFFFFu
+
+struct uet_dev_req {
+	uint32_t version;	/* UET_DEV_PROTO_VERSION */
+	uint32_t type;		/* enum uet_dev_req_type */
+	uint32_t job_id;	/* OPEN: 24 bits */
+	uint16_t pid_on_fep;	/* OPEN: 0..4095 or UET_DEV_PID_ANY */
+	uint16_t pad;
+};
+
+/*
+ * The layout of the shared UMEM, identical for every endpoint: chunks
+ * [0, rx_chunks) circulate through the fill ring (rx_chunks entries); then
+ * each endpoint index i (0, the service, to max_eps - 1) owns the tx_chunks
+ * chunks from rx_chunks + i * tx_chunks for its transmissions. The
+ * completion ring has max_eps * tx_chunks entries, so it never overflows.
+ */
+struct uet_dev_layout {
+	uint32_t chunk_len;	/* UET_XSK_CHUNK_LEN */
+	uint32_t chunks;	/* all of them */
+	uint32_t rx_chunks;
+	uint32_t tx_chunks;	/* per endpoint index */
+	uint32_t max_eps;	/* indices 0..max_eps-1 */
+	uint32_t ring_size;	/* fill/completion: rx_chunks; rx/tx: this */
+	uint32_t multi_buf;	/* frames span chunks (XDP_USE_SG) */
+	uint32_t pad;
+};
+
+struct uet_dev_open_rep {
+	int32_t status;		/* 0 or -errno (EADDRINUSE, EACCES, ...) */
+	uint32_t ep;		/* endpoint index, 1..max_eps-1 */
+	uint16_t pid_on_fep;	/* the one allocated */
+	uint16_t udp_port;
+	uint32_t job_id;
+	uint32_t ifindex;
+	uint32_t queue_id;
+	struct uet_dev_layout layout;
+	char msg[128];		/* with a non-zero status: why, for logs */
+};
+
+/* UET_DEV_STATS: status, then up to this many bytes of JSON text. */
+#define UET_DEV_STATS_MAX	16384
+
+#endif /* UET_DEV_PROTO_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The control block the device service shares with every endpoint of an
+ * interface (a memfd, mapped by all). Sockets bound to one queue share one
+ * fill ring and one completion ring (kernel af_xdp.rst, XDP_SHARED_UMEM);
+ * the rings are single-producer/single-consumer, so every process that
+ * touches them holds |lock|, a robust process-shared mutex: a process
+ * killed while holding it hands it over (EOWNERDEAD) instead of locking
+ * the interface up. Everything else here is also touched under |lock|.
+ *
+ * Transmit chunks belong to endpoint indices (uet_dev_proto.h, layout);
+ * the completion ring returns everybody's. Whoever reaps it keeps its own
+ * and puts the others' in their owner's mailbox; owners empty their
+ * mailbox when they reap. Completions of an index that is not in use
+ * (its endpoint died) are dropped and counted.
+ */
+#ifndef UET_DEV_SHM_H
+#define UET_DEV_SHM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UET_DEV_SHM_MAGIC	0x55455444u	/* "UETD" */
+
+enum uet_dev_slot_state {
+	UET_DEV_SLOT_FREE = 0,
+	UET_DEV_SLOT_ACTIVE = 1,
+	UET_DEV_SLOT_QUARANTINE = 2,	/* owner gone; its chunks settle */
+};
+
+struct uet_dev_shm_slot {
+	uint32_t state;		/* enum uet_dev_slot_state */
+	uint32_t mbox_head;	/* next to write (reapers) */
+	uint32_t mbox_tail;	/* next to read (the owner) */
+	uint32_t pad;
+	uint64_t tx_frames;	/* the owner's, for stats */
+	uint64_t rx_frames;
+};
+
+struct uet_dev_shm {
+	uint32_t magic;
+	uint32_t max_eps;
+	uint32_t tx_chunks;	/* mailbox entries per index */
+	uint32_t pad;
+	pthread_mutex_t lock;
+	uint64_t comp_orphans;	/* completions of an index not in use */
+	uint64_t fill_lost;	/* chunks the fill ring had no room for */
+	struct uet_dev_shm_slot slot[];	/* max_eps, then the mailboxes */
+};
+
+/* Bytes of a control block for |max_eps| indices of |tx_chunks| each. */
+static inline size_t uet_dev_shm_len(uint32_t max_eps, uint32_t tx_chunks)
+{
+	return sizeof(struct uet_dev_shm) +
+	       max_eps * sizeof(struct uet_dev_shm_slot) +
+	       (size_t)max_eps * tx_chunks * sizeof(uint64_t);
+}
+
+/* The mailbox of index |ep|: tx_chunks chunk addresses. */
+static inline uint64_t *uet_dev_shm_mbox(struct uet_dev_shm *s, uint32_t ep)
+{
+	uint64_t *base = (uint64_t *)&s->slot[s->max_eps];
+
+	return base + (size_t)ep * s->tx_chunks;
+}
+
+/* Initialises a new block (the service). 0 or -errno. */
+int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,
+		     uint32_t tx_chunks);
+
+/* Takes |lock|, repairing it when its holder died. 0 or -errno. */
+int uet_dev_shm_lock(struct uet_dev_shm *s);
+void uet_dev_shm_unlock(struct uet_dev_shm *s);
+
+/* Under the lock: queues |addr| for index |ep|; false if not in use. */
+bool uet_dev_shm_mbox_put(struct uet_dev_shm *s, uint32_t ep, uint64_t addr);
+
+#endif /* UET_DEV_SHM_H */
