@@ -15,7 +15,9 @@
 
 #include "engine/uet_engine.h"
 #include "engine/uet_engine_priv.h"
+#include "dev/uet_dev_client.h"
 #include "dev/uet_nl.h"
+#include "uet_fep.h"
 #include "dev/uet_xdp_ctl.h"
 
 uint64_t uet_engine_now_ns(void)
@@ -68,13 +70,41 @@ int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
 
 /* ---- setup ---------------------------------------------------------------- */
 
+static __thread char uet_engine_why[200];
+
+const char *uet_engine_last_error(void)
+{
+	return uet_engine_why;
+}
+
+/*
+ * An endpoint of the interface's device service: its own AF_XDP socket on
+ * the shared UMEM, its endpoint index (the prefix of its PDCIDs and
+ * message_ids) and its PIDonFEP, the one asked for or one the service
+ * chose.
+ */
+static int uet_engine_dev_open(struct uet_engine *e)
+{
+	uint16_t want = e->cfg.pid_on_fep ? e->cfg.pid_on_fep :
+					    UET_DEV_PID_ANY;
+	int ret;
+
+	ret = uet_dev_ep_open(e->cfg.ifname, e->cfg.job_id, want, &e->dev,
+			      uet_engine_why, sizeof(uet_engine_why));
+	if (ret < 0)
+		return ret;
+	e->xsk = e->dev.xsk;
+	e->ep_index = e->dev.rep.ep;
+	e->cfg.pid_on_fep = e->dev.rep.pid_on_fep;
+	e->cfg.initiator = (e->cfg.initiator & ~(uint32_t)0xFFF) |
+			   e->cfg.pid_on_fep;
+	e->cfg.queue_id = e->dev.rep.queue_id;
+	e->cfg.udp_port = e->dev.rep.udp_port;
+	return 0;
+}
+
 static int uet_engine_io_setup(struct uet_engine *e)
 {
-	struct uet_xsk_cfg xcfg = {
-		.queue_id = e->cfg.queue_id,
-		.ring_size = e->cfg.ring_size,
-		.frame_cnt = e->cfg.frame_cnt,
-	};
 	struct uet_xdp_maps maps;
 	int mtu, ret;
 
@@ -96,27 +126,30 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	e->payload_mtu = e->cfg.payload_mtu ? e->cfg.payload_mtu :
 					      (uint32_t)ret;
 	e->hdr_len = uet_frame_hdr_len(e->cfg.local.is_v6);
-	/*
-	 * Jumbo frames span several UMEM chunks (XDP_USE_SG). In copy mode a
-	 * received frame starts XDP_PACKET_HEADROOM into its chunk, and may
-	 * carry a VLAN tag.
-	 */
-	xcfg.multi_buf = (size_t)mtu + UET_ETH_HDR_LEN + UET_VLAN_HDR_LEN >
-			 UET_XSK_CHUNK_LEN - UET_XSK_RX_HEADROOM;
-	xcfg.ifindex = e->ifindex;
-	ret = uet_xdp_maps_open(e->cfg.ifname, &maps);
+	ret = uet_engine_dev_open(e);
 	if (ret < 0)
 		return ret;
-	xcfg.xsks_map_fd = maps.xsks;
-	e->xsk = uet_xsk_create(&xcfg);
-	ret = e->xsk ? 0 : -errno;
-	/* Without the mirror only the receive side can be captured. */
-	if (ret == 0 && uet_mirror_open(&e->mirror, e->cfg.ifname, e->ifindex,
-					maps.config) < 0 &&
-	    getenv("UET_ENGINE_DEBUG"))
-		fprintf(stderr, "uet engine: no capture mirror: %m\n");
-	uet_xdp_maps_close(&maps);
-	return ret;
+	/* Jumbo frames need the service's UMEM to span chunks. */
+	if ((uint32_t)mtu + UET_ETH_HDR_LEN + UET_VLAN_HDR_LEN >
+	    uet_xsk_frame_max(e->xsk)) {
+		snprintf(uet_engine_why, sizeof(uet_engine_why), "MTU %d of %s "
+			 "is larger than the service's frames (%u): uetctl "
+			 "unload and load it again", mtu, e->cfg.ifname,
+			 uet_xsk_frame_max(e->xsk));
+		return -EMSGSIZE;
+	}
+	/*
+	 * Without the mirror only the receive side can be captured; it needs
+	 * the program's settings, which only root reaches (through the pins).
+	 */
+	if (uet_xdp_maps_open(e->cfg.ifname, &maps) == 0) {
+		if (uet_mirror_open(&e->mirror, e->cfg.ifname, e->ifindex,
+				    maps.config) < 0 &&
+		    getenv("UET_ENGINE_DEBUG"))
+			fprintf(stderr, "uet engine: no capture mirror: %m\n");
+		uet_xdp_maps_close(&maps);
+	}
+	return 0;
 }
 
 /* PDC's notes on rare events, to stderr when UET_ENGINE_DEBUG is set. */
@@ -141,6 +174,9 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	if (getrandom(&cfg.seed, sizeof(cfg.seed), 0) != sizeof(cfg.seed))
 		cfg.seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
 	cfg.max_payload_len = SES_PKT_HDR_MAX + e->payload_mtu;
+	/* Our index in every PDCID: the XDP program steers by it. */
+	cfg.pdcid_prefix = (uint16_t)e->ep_index;
+	cfg.pdcid_prefix_bits = UET_FEP_EP_BITS;
 	/*
 	 * The spec's 1 ms initial RTO (ref 2.9) is too short for a software
 	 * target sharing two cores: a burst of a window's packets waits for
@@ -225,6 +261,8 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 		return NULL;
 	}
 	e->mirror.sock = -1;	/* destroy may run before it is opened */
+	e->dev.conn = -1;
+	uet_engine_why[0] = '\0';
 	e->cfg = *cfg;
 	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
 	e->ops = *ops;
@@ -254,7 +292,7 @@ void uet_engine_destroy(struct uet_engine *e)
 		ses_destroy(e->ses);
 	if (e->pdc)
 		pdc_mgr_destroy(e->pdc);
-	uet_xsk_destroy(e->xsk);
+	uet_dev_ep_close(&e->dev);	/* and its socket, e->xsk */
 	uet_mirror_close(&e->mirror);
 	for (uint32_t i = 0; e->slots && i < e->nslots; i++)
 		free(e->slots[i].own);
@@ -274,16 +312,17 @@ static bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
 			  a->v4.s_addr == b->v4.s_addr;
 }
 
-int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa)
+int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
+			 uint32_t tag)
 {
 	for (uint32_t i = 0; i < e->npeers; i++)
-		if (uet_fa_equal(&e->peers[i].fa, fa))
+		if (e->peers[i].tag == tag && uet_fa_equal(&e->peers[i].fa, fa))
 			return (int)i;
 	return -ENOENT;
 }
 
 int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
-			const uint8_t mac[6])
+			uint32_t tag, const uint8_t mac[6])
 {
 	struct uet_engine_peer *p;
 
@@ -291,15 +330,17 @@ int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
 		return -ENOSPC;
 	p = &e->peers[e->npeers];
 	p->fa = *fa;
+	p->tag = tag;
 	memcpy(p->mac, mac, 6);
 	return (int)e->npeers++;
 }
 
 int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
-			int timeout_ms)
+			uint16_t pid_on_fep, int timeout_ms)
 {
+	uint32_t tag = UET_ENGINE_TAG_PID | pid_on_fep;
 	struct uet_nl_route rt;
-	int id = uet_engine_peer_find(e, fa), ret;
+	int id = uet_engine_peer_find(e, fa, tag), ret;
 
 	if (id >= 0)
 		return id;
@@ -310,7 +351,7 @@ int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
 		return ret;
 	if (rt.ifindex != e->ifindex)
 		return -ENETUNREACH;	/* not reachable through our socket */
-	return uet_engine_peer_add(e, fa, rt.mac);
+	return uet_engine_peer_add(e, fa, tag, rt.mac);
 }
 
 int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
@@ -320,4 +361,9 @@ int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
 		return -ENOENT;
 	*fa = e->peers[peer].fa;
 	return 0;
+}
+
+uint16_t uet_engine_pid_on_fep(const struct uet_engine *e)
+{
+	return e->cfg.pid_on_fep;
 }

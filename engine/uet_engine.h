@@ -39,8 +39,8 @@ struct uet_engine_cfg {
 	uint16_t udp_port;		/* UET port, normally 4793 */
 	uint32_t payload_mtu;		/* 0: chosen from the interface MTU */
 	uint32_t job_id;
-	uint16_t pid_on_fep;
-	uint32_t initiator;
+	uint16_t pid_on_fep;		/* 0: any, the service chooses */
+	uint32_t initiator;		/* its low 12 bits: the PIDonFEP */
 	uint64_t rto_init_ns;		/* 0: 5 ms */
 	uint32_t max_retries;		/* 0: pdc default */
 	uint32_t ring_size;		/* 0: 1024 */
@@ -84,6 +84,16 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 				     void *ctx);
 void uet_engine_destroy(struct uet_engine *e);
 
+/*
+ * Why the last uet_engine_create() of this thread failed, when the device
+ * service said (no service on the interface, PIDonFEP in use, JobID not
+ * allowed, ...); "" otherwise.
+ */
+const char *uet_engine_last_error(void);
+
+/* The PIDonFEP the service gave the endpoint (cfg: 0 lets it choose). */
+uint16_t uet_engine_pid_on_fep(const struct uet_engine *e);
+
 /* The SES engine, for RI tables (ses_ri.h) and receives (ses_recv.h). */
 struct ses *uet_engine_ses(struct uet_engine *e);
 
@@ -91,13 +101,15 @@ struct ses *uet_engine_ses(struct uet_engine *e);
 uint32_t uet_engine_payload_mtu(const struct uet_engine *e);
 
 /*
- * uet_engine_peer_get() returns the peer id of |fa|, adding it (and
- * resolving its next hop through the kernel, waiting up to |timeout_ms|)
- * when new. Returns the id (>= 0), or -EHOSTUNREACH / -ENETUNREACH /
- * -EAFNOSUPPORT (family differs from ours) / -ENOSPC.
+ * uet_engine_peer_get() returns the peer id of the endpoint |pid_on_fep|
+ * at |fa|, adding it (and resolving its next hop through the kernel,
+ * waiting up to |timeout_ms|) when new. A host serves many endpoints, each
+ * a peer of its own with PDCs of its own. Returns the id (>= 0), or
+ * -EHOSTUNREACH / -ENETUNREACH / -EAFNOSUPPORT (family differs from ours)
+ * / -ENOSPC.
  */
 int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
-			int timeout_ms);
+			uint16_t pid_on_fep, int timeout_ms);
 /* The address of peer |peer|; 0 or -ENOENT. */
 int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
 		       struct uet_fa *fa);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pdc/pdc_hdr.h"
+#include "uet_fep.h"
 #include "engine/uet_engine_priv.h"
 
 /* ---- SES packets held for PDC ------------------------------------------- */
@@ -313,6 +314,47 @@ static bool uet_engine_is_ours(const struct uet_engine *e,
 			  info->dst.v4.s_addr == l->v4.s_addr;
 }
 
+/*
+ * The peer a PDS frame comes from. ACKs and NACKs answer one of our
+ * initiator PDCs: its peer, found by the DPDCID. Requests and control
+ * packets come from a remote initiator PDC whose SPDCID carries its
+ * endpoint's index: the peer (address, index), added on first contact so
+ * that the target can answer anyone. 0 or more, or -errno.
+ */
+static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
+			      const uint8_t mac[6], const uint8_t *pds,
+			      size_t len)
+{
+	uint8_t type;
+	uint32_t peer;
+	uint32_t tag;
+	int id;
+
+	if (len < UET_PDS_PROLOGUE_LEN + 10)
+		return -EBADMSG;
+	type = (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
+	switch (type) {
+	case UET_PDS_TYPE_ACK:
+	case UET_PDS_TYPE_ACK_CC:
+	case UET_PDS_TYPE_ACK_CCX:
+	case UET_PDS_TYPE_NACK:
+	case UET_PDS_TYPE_NACK_CCX:
+		if (pdc_local_peer(e->pdc, (uint16_t)(pds[10] << 8 | pds[11]),
+				   true, &peer) == 0)
+			return (int)peer;
+		/* A NACK for a PDC we no longer have: PDC counts it. */
+		tag = UET_ENGINE_TAG_EP | UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
+		break;
+	default:	/* requests and control: SPDCID at 8 */
+		tag = UET_ENGINE_TAG_EP | UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
+		break;
+	}
+	id = uet_engine_peer_find(e, src, tag);
+	if (id < 0)	/* a new initiator: answer it where it came from */
+		id = uet_engine_peer_add(e, src, tag, mac);
+	return id;
+}
+
 static void uet_engine_rx_frame(struct uet_engine *e,
 				const struct uet_xsk_frame *f)
 {
@@ -340,9 +382,8 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	src.v6 = info.src.v6;
 	if (!src.is_v6)
 		src.v4 = info.src.v4;
-	peer = uet_engine_peer_find(e, &src);
-	if (peer < 0)	/* a new initiator: answer it where it came from */
-		peer = uet_engine_peer_add(e, &src, info.src.mac);
+	peer = uet_engine_rx_peer(e, &src, info.src.mac, buf + info.hdr_len,
+				  info.payload_len);
 	if (peer < 0) {
 		e->stats.rx_bad++;
 		return;

@@ -4,6 +4,7 @@
 #define UET_ENGINE_PRIV_H
 
 #include "engine/uet_engine.h"
+#include "dev/uet_dev_client.h"
 #include "dev/uet_frame.h"
 #include "dev/uet_mirror.h"
 #include "dev/uet_xsk.h"
@@ -16,8 +17,19 @@
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 
+/*
+ * A peer is one remote endpoint: an address and a tag. Those we send to
+ * first are named by their PIDonFEP; those that send to us first, by the
+ * endpoint index in their PDCIDs (uet_fep.h), which is all a request's
+ * PDS header tells. One remote process may so be two peers, one for each
+ * direction's PDCs: each direction is steered on its own.
+ */
+#define UET_ENGINE_TAG_PID	0x10000u	/* | PIDonFEP */
+#define UET_ENGINE_TAG_EP	0x20000u	/* | endpoint index */
+
 struct uet_engine_peer {
 	struct uet_fa fa;
+	uint32_t tag;
 	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */
 };
@@ -55,7 +67,9 @@ struct uet_engine {
 	struct uet_engine_cfg cfg;
 	struct uet_engine_ops ops;
 	void *ctx;
-	struct uet_xsk *xsk;
+	struct uet_dev_ep dev;	/* our endpoint of the device service */
+	struct uet_xsk *xsk;	/* its socket */
+	uint32_t ep_index;	/* its index: our PDCID/message_id prefix */
 	struct pdc_mgr *pdc;
 	struct pdc_ops pdc_ops;
 	struct ses *ses;
@@ -82,9 +96,10 @@ struct uet_engine {
 };
 
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
-int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa);
+int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
+			 uint32_t tag);
 int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
-			const uint8_t mac[6]);
+			uint32_t tag, const uint8_t mac[6]);
 
 /* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,

@@ -204,7 +204,7 @@ static int peer_write(char **argv)
 	inet_pton(fa.is_v6 ? AF_INET6 : AF_INET, argv[4], &fa.v6);
 	if (!fa.is_v6)
 		inet_pton(AF_INET, argv[4], &fa.v4);
-	peer = uet_engine_peer_get(e, &fa, 5000);
+	peer = uet_engine_peer_get(e, &fa, PEER_TGT_PID, 5000);
 	if (peer < 0) {
 		fprintf(stderr, "engine_peer: peer: %s\n", strerror(-peer));
 		return 1;

@@ -1,9 +1,21 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tools/: uetctl, the command-line tool for the XDP program.
-UETCTL_OBJS	:= $(B)/tools/uetctl.o $(B)/tools/uetctl_capture.o
+UETCTL_OBJS	:= $(B)/tools/uetctl.o $(B)/tools/uetctl_capture.o \
+		   $(B)/tools/uetctl_svc.o
 
 $(B)/uetctl: $(UETCTL_OBJS) $(B)/libuet_io.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS) -lpcap
 
 all: $(B)/uetctl
+
+# uetd: the device service of an interface (issue 12); uetctl load starts it.
+UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
+		   $(B)/tools/uetd_absent.o
+
+$(B)/uetd: $(UETD_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS) -lpthread
+
+all: $(B)/uetd
+E2E_DEPS	+= $(B)/uetd

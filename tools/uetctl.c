@@ -11,6 +11,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <limits.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -61,6 +62,8 @@ static const struct option uetctl_opts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "duration", required_argument, NULL, 'D' },
 	{ "decode", no_argument, NULL, 'x' },
+	{ "endpoints", required_argument, NULL, 'e' },
+	{ "no-service", no_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -69,7 +72,8 @@ struct uetctl_args {
 	const char *ifname;
 	enum uet_xdp_mode mode;
 	long port;
-	bool json, off, has_drop, decode;
+	bool json, off, has_drop, decode, no_service;
+	long endpoints;
 	double drop_pct;
 	const char *file;
 	long count;
@@ -113,6 +117,14 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 					"--port is 1..65535");
 			break;
 		case 'j': a->json = true; break;
+		case 'n': a->no_service = true; break;
+		case 'e':
+			a->endpoints = strtol(optarg, &end, 10);
+			if (*end || a->endpoints < 2 || a->endpoints > 64 ||
+			    (a->endpoints & (a->endpoints - 1)))
+				return uetctl_usage_error(uetctl_cur,
+					"--endpoints is a power of 2, 2..64");
+			break;
 		case 'x': a->decode = true; break;
 		case 'w': a->file = optarg; break;
 		case 'c':
@@ -148,18 +160,44 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 	return 0;
 }
 
+/*
+ * load: the device service (uetd), which attaches the program and serves
+ * endpoints; --no-service attaches the bare program for a single AF_XDP
+ * socket of one's own (test/xsk_peer, bench_xsk).
+ */
 static int uetctl_load(int argc, char **argv)
 {
+	const char *mode;
 	struct uetctl_args a;
-	int ret = uetctl_parse(argc, argv, "mp", true, &a);
+	char why[200] = "";
+	int ret = uetctl_parse(argc, argv, "mpen", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
-	ret = uet_xdp_load(a.ifname, a.mode, (uint16_t)a.port);
-	if (ret < 0)
+	mode = a.mode == UET_XDP_MODE_SKB ? "skb" : "native";
+	if (a.no_service) {
+		ret = uet_xdp_load(a.ifname, a.mode, (uint16_t)a.port);
+		if (ret < 0)
+			return uetctl_fail("load", a.ifname, ret);
+		printf("uetctl: loaded on %s (%s mode, UDP port %ld, no "
+		       "service)\n", a.ifname, mode, a.port);
+		return 0;
+	}
+	if (geteuid() != 0)
+		return uetctl_fail("load", a.ifname, -EPERM);
+	if (!if_nametoindex(a.ifname))
+		return uetctl_fail("load", a.ifname, -ENODEV);
+	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, why,
+			       sizeof(why));
+	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
+	if (ret < 0) {
+		fprintf(stderr, "uetctl load: %s: %s\n", a.ifname,
+			why[0] ? why : strerror(-ret));
+		return 1;
+	}
 	printf("uetctl: loaded on %s (%s mode, UDP port %ld)\n", a.ifname,
-	       a.mode == UET_XDP_MODE_SKB ? "skb" : "native", a.port);
+	       mode, a.port);
 	return 0;
 }
 
@@ -170,7 +208,12 @@ static int uetctl_unload(int argc, char **argv)
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
-	ret = uet_xdp_unload(a.ifname);
+	if (geteuid() != 0)
+		return uetctl_fail("unload", a.ifname, -EPERM);
+	ret = uetctl_svc_stop(a.ifname);
+	/* No service: a bare program (--no-service), or one left behind. */
+	if (ret == -ENOENT)
+		ret = uet_xdp_unload(a.ifname);
 	if (ret < 0)
 		return uetctl_fail("unload", a.ifname, ret);
 	printf("uetctl: unloaded from %s\n", a.ifname);
@@ -234,6 +277,10 @@ static int uetctl_stats(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("stats", a.ifname, -ENODEV);
+	/* From the service, which any shell of the namespace can reach. */
+	ret = uetctl_svc_stats(a.ifname, a.json);
+	if (ret != -ENOENT)
+		return ret < 0 ? uetctl_fail("stats", a.ifname, ret) : 0;
 	ret = uet_xdp_maps_open(a.ifname, &m);
 	if (ret == 0)
 		ret = uet_xdp_counters_read(&m, cnt);
@@ -300,16 +347,22 @@ static int uetctl_capture_verb(int argc, char **argv)
 }
 
 static const struct uetctl_verb uetctl_verbs[] = {
-	{ "load", "uetctl load IFACE [--mode native|skb] [--port N]\n"
-		  "  attach the UET XDP program (default native mode, port "
-		  "4793)\n", uetctl_load },
+	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
+		  "[--endpoints N] [--no-service]\n"
+		  "  start the interface's device service (uetd), which "
+		  "attaches the UET XDP\n  program (default native mode, "
+		  "port 4793) and serves up to N-1 endpoints\n  (default "
+		  "32); --no-service: the bare program, for one AF_XDP "
+		  "socket\n", uetctl_load },
 	{ "unload", "uetctl unload IFACE\n"
-		    "  detach it and remove its pinned maps\n", uetctl_unload },
+		    "  stop the service, detach the program, remove its "
+		    "pinned maps\n", uetctl_unload },
 	{ "status", "uetctl status [IFACE]\n"
 		    "  where it is loaded, mode, port, debug settings\n",
 	  uetctl_status },
 	{ "stats", "uetctl stats IFACE [--json]\n"
-		   "  the program's counters, summed over CPUs\n",
+		   "  the program's counters, summed over CPUs, and the "
+		   "service's endpoints\n",
 	  uetctl_stats },
 	{ "fault", "uetctl fault IFACE --drop PERCENT | --off\n"
 		   "  drop a fraction of UET frames (for loss tests)\n",

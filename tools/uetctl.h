@@ -4,6 +4,7 @@
 #define UETCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Prints "uetctl VERB: IFACE: why" for |err| (-errno); returns 1. */
 int uetctl_fail(const char *verb, const char *ifname, int err);
@@ -15,5 +16,16 @@ int uetctl_fail(const char *verb, const char *ifname, int err);
  */
 int uetctl_capture(const char *ifname, const char *path, long count,
 		   double duration_s, bool decode);
+
+/*
+ * The device service (uetctl_svc.c). start: runs uetd for |ifname| and
+ * waits until it serves (0) or fails (-errno, reason in |why|); stop:
+ * asks it to stop and waits (-ENOENT: none runs); stats: prints its
+ * figures (-ENOENT: none runs).
+ */
+int uetctl_svc_start(const char *ifname, const char *mode, long port,
+		     long endpoints, char *why, size_t why_len);
+int uetctl_svc_stop(const char *ifname);
+int uetctl_svc_stats(const char *ifname, bool json);
 
 #endif /* UETCTL_H */

@@ -165,12 +165,21 @@ static int uet_ep_enable_locked(struct uet_ep *ep)
 	uet_ep_engine_cfg(ep, &cfg);
 	ep->eng = uet_engine_create(&cfg, &uet_engine_ops, ep);
 	if (!ep->eng) {
+		const char *why = uet_engine_last_error();
+
+		/* FI_E* equal the errnos: EADDRINUSE, EACCES, ENOSPC, ... */
 		ret = errno == ENOENT ? -FI_ENODEV : -errno;
-		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
-			"no engine on %s: %s%s\n", cfg.ifname, strerror(errno),
-			errno == ENOENT ? " (load the XDP program: uetctl "
-			"load IFACE)" : "");
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "no endpoint on %s: %s\n",
+			cfg.ifname, *why ? why : strerror(errno));
 		return ret;
+	}
+	/* PIDonFEP 0 asked for none: the one the service gave is ours. */
+	if (ep->src.pid_on_fep != uet_engine_pid_on_fep(ep->eng)) {
+		ep->src.pid_on_fep = uet_engine_pid_on_fep(ep->eng);
+		ep->src.initiator = uet_addr_initiator(&ep->src.fa,
+						       ep->src.pid_on_fep);
+		id.pid_on_fep = ep->src.pid_on_fep;
+		msg.pid_on_fep = ep->src.pid_on_fep;
 	}
 	msg.ri = (uint16_t)UET_RI_MSG(id.ri);
 	ret = ses_ri_add(uet_engine_ses(ep->eng), &id, 0);
@@ -256,6 +265,7 @@ int uet_ep_peer_dst(struct uet_ep *ep, fi_addr_t addr, struct ses_addr *dst,
 	p = &ep->peers[addr];
 	if (p->gen != e->gen) {
 		id = uet_engine_peer_get(ep->eng, &e->addr.fa,
+					 e->addr.pid_on_fep,
 					 UET_PEER_TIMEOUT_MS);
 		if (id < 0)
 			return id;	/* FI_E* equal the errnos here */

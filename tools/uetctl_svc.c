@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetctl's side of the device service: `load` starts uetd (found beside
+ * uetctl, else on PATH) and waits until it serves or says why not;
+ * `unload` asks it to stop and waits until it has; `stats` asks it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dev/uet_dev_client.h"
+#include "tools/uetctl.h"
+
+/* uetd beside our own binary, else the name alone (PATH). */
+static void uetctl_uetd_path(char *buf, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(buf, len, "%s/uetd", dirname(self));
+		if (access(buf, X_OK) == 0)
+			return;
+	}
+	snprintf(buf, len, "uetd");
+}
+
+int uetctl_svc_start(const char *ifname, const char *mode, long port,
+		     long endpoints, char *why, size_t why_len)
+{
+	char path[PATH_MAX], rfd[16], sport[16], seps[16], buf[200] = "";
+	struct pollfd pfd;
+	int p[2], status, err;
+	size_t got = 0;
+	pid_t child;
+
+	uetctl_uetd_path(path, sizeof(path));
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	child = fork();
+	if (child < 0) {
+		err = errno;
+		close(p[0]);
+		close(p[1]);
+		return -err;
+	}
+	if (child == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		/* A service of its own: no terminal, its own session. */
+		setsid();
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		fcntl(p[1], F_SETFD, 0);
+		snprintf(rfd, sizeof(rfd), "%d", p[1]);
+		snprintf(sport, sizeof(sport), "%ld", port);
+		snprintf(seps, sizeof(seps), "%ld", endpoints);
+		if (endpoints)
+			execlp(path, "uetd", ifname, "--mode", mode, "--port",
+			       sport, "--endpoints", seps, "--ready-fd", rfd,
+			       (char *)NULL);
+		else
+			execlp(path, "uetd", ifname, "--mode", mode, "--port",
+			       sport, "--ready-fd", rfd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	pfd = (struct pollfd){ p[0], POLLIN, 0 };
+	/* Set-up takes well under a second; give it ten. */
+	while (got < sizeof(buf) - 1 && poll(&pfd, 1, 10000) > 0) {
+		ssize_t n = read(p[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(p[0]);
+	buf[got] = '\0';
+	if (!got) {
+		/* It died before saying anything (exec failed?). */
+		if (waitpid(child, &status, WNOHANG) == child &&
+		    WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+			snprintf(why, why_len, "cannot run %s", path);
+			return -ENOENT;
+		}
+		snprintf(why, why_len, "the service did not start");
+		return -EIO;
+	}
+	err = (int)strtol(buf, NULL, 10);
+	if (err < 0) {
+		const char *msg = strchr(buf, ' ');
+
+		snprintf(why, why_len, "%s", msg ? msg + 1 : "");
+		waitpid(child, &status, 0);
+		return err;
+	}
+	return 0;
+}
+
+int uetctl_svc_stop(const char *ifname)
+{
+	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
+				   .type = UET_DEV_STOP };
+	int32_t st = 0;
+	int conn = uet_dev_connect(ifname);
+	ssize_t n;
+
+	if (conn < 0)
+		return conn;
+	n = uet_dev_call(conn, &req, &st, sizeof(st), NULL, 0);
+	close(conn);
+	if (n < 0)
+		return (int)n;
+	if (st < 0)
+		return st;
+	/* Gone when its name is free again: up to 5 s. */
+	for (int i = 0; i < 500; i++) {
+		conn = uet_dev_connect(ifname);
+		if (conn < 0)
+			return 0;
+		close(conn);
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+int uetctl_svc_stats(const char *ifname, bool json)
+{
+	static char buf[UET_DEV_STATS_MAX + 1];
+	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
+				   .type = UET_DEV_STATS };
+	int conn = uet_dev_connect(ifname);
+	ssize_t n;
+
+	if (conn < 0)
+		return conn;
+	n = uet_dev_call(conn, &req, buf, sizeof(buf) - 1, NULL, 0);
+	close(conn);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	if (json) {
+		fputs(buf, stdout);
+		return 0;
+	}
+	/* The same figures, one per line: "name value". */
+	for (char *s = buf; *s; s++) {
+		if (*s == '{' || *s == '}' || *s == '"' || *s == '[' ||
+		    *s == ']')
+			continue;
+		if (*s == ',') {
+			putchar('\n');
+			while (s[1] == ' ')
+				s++;
+			continue;
+		}
+		putchar(*s == ':' ? ' ' : *s);
+	}
+	return 0;
+}

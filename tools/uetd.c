@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--endpoints N]
+ *            [--foreground] [--ready-fd FD]
+ *
+ * The device service of one interface (tools/uetd.h). `uetctl load IFACE`
+ * starts it and waits until it serves; `uetctl unload IFACE` stops it. Run
+ * with --foreground under a service manager (systemd: tools/uetd@.service).
+ * Without it, it detaches once ready and logs to syslog.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "tools/uetd.h"
+#include "uet_wire.h"
+
+static volatile sig_atomic_t uetd_signalled;
+
+uint64_t uetd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void uetd_log(struct uetd *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (d->foreground) {
+		fprintf(stderr, "uetd %s: ", d->ifname);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(LOG_INFO, fmt, ap);
+	}
+	va_end(ap);
+}
+
+int uetd_send(int conn, const void *buf, size_t len, const int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(8 * sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (nfds > 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	}
+	return sendmsg(conn, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+static int uetd_listen(struct uetd *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, n;
+
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		     UET_DEV_SOCK_FMT, d->ifname);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) <
+	    0 || listen(fd, 64) < 0) {
+		int err = errno;
+
+		close(fd);
+		return err == EADDRINUSE ? -EEXIST : -err;
+	}
+	d->lsock = fd;
+	return 0;
+}
+
+/* Only root (or the user who started us) may stop the service. */
+static bool uetd_may_stop(int conn)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+	       (cred.uid == 0 || cred.uid == geteuid());
+}
+
+/* One request on a connection that holds no endpoint; false: close it. */
+static bool uetd_request(struct uetd *d, int conn)
+{
+	struct uet_dev_req req;
+	ssize_t n = recv(conn, &req, sizeof(req), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n != sizeof(req) || req.version != UET_DEV_PROTO_VERSION)
+		return false;
+	switch (req.type) {
+	case UET_DEV_OPEN:
+		uetd_ep_open(d, conn, &req);
+		return true;	/* the endpoint (if any) holds it now */
+	case UET_DEV_STATS:
+		uetd_stats_reply(d, conn);
+		return true;
+	case UET_DEV_STOP: {
+		int32_t st = uetd_may_stop(conn) ? 0 : -EPERM;
+
+		uetd_send(conn, &st, sizeof(st), NULL, 0);
+		if (st == 0)
+			d->stop = true;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+#define UETD_MAX_CONNS	256
+
+struct uetd_conns {
+	int fd[UETD_MAX_CONNS];
+	int n;
+};
+
+static int uetd_conn_ep(const struct uetd *d, int fd)
+{
+	for (uint32_t i = 1; i < d->layout.max_eps; i++)
+		if (d->eps[i].conn == fd)
+			return (int)i;
+	return -1;
+}
+
+static void uetd_loop(struct uetd *d)
+{
+	static struct pollfd pfd[UETD_MAX_CONNS + 2];
+	struct uetd_conns c = { .n = 0 };
+
+	while (!d->stop && !uetd_signalled) {
+		int n = 0, ready;
+
+		pfd[n++] = (struct pollfd){ d->lsock, POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ uetd_dev_fd(d), POLLIN, 0 };
+		for (int i = 0; i < c.n; i++)
+			pfd[n++] = (struct pollfd){ c.fd[i], POLLIN, 0 };
+		ready = poll(pfd, (nfds_t)n, 100);
+		uetd_dev_rx(d);
+		uetd_ep_tick(d);
+		if (ready <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			int fd = accept4(d->lsock, NULL, NULL,
+					 SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+			if (fd >= 0 && c.n < UETD_MAX_CONNS)
+				c.fd[c.n++] = fd;
+			else if (fd >= 0)
+				close(fd);
+		}
+		for (int i = 2; i < n; i++) {
+			int fd = pfd[i].fd, ep = uetd_conn_ep(d, fd);
+			bool keep = true;
+
+			if (!pfd[i].revents)
+				continue;
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				keep = false;
+			else if (ep < 0)
+				keep = uetd_request(d, fd);
+			else	/* an endpoint says nothing more: EOF ends it */
+				keep = recv(fd, &ready, sizeof(ready),
+					    MSG_DONTWAIT) < 0 &&
+				       errno == EAGAIN;
+			if (keep)
+				continue;
+			if (ep >= 0)
+				uetd_ep_close(d, (uint32_t)ep);
+			else
+				close(fd);
+			for (int k = 0; k < c.n; k++)
+				if (c.fd[k] == fd)
+					c.fd[k] = c.fd[--c.n];
+		}
+	}
+	for (uint32_t i = 1; i < d->layout.max_eps; i++)
+		uetd_ep_close(d, i);
+	for (int k = 0; k < c.n; k++)
+		if (uetd_conn_ep(d, c.fd[k]) < 0)
+			close(c.fd[k]);
+}
+
+static void uetd_on_signal(int sig)
+{
+	(void)sig;
+	uetd_signalled = 1;
+}
+
+static int uetd_silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+static int uetd_silent_xdp(enum libxdp_print_level l, const char *f,
+			   va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+static void uetd_usage(void)
+{
+	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
+		"[--queue Q] [--endpoints N] [--foreground] [--ready-fd FD]\n");
+}
+
+/* Tells the starter (uetctl load) how set-up went: 0 or -errno, text. */
+static void uetd_ready(int fd, int err, const char *msg)
+{
+	char buf[160];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "%d %s", err, msg ? msg : "");
+	if (write(fd, buf, (size_t)n) < 0) {
+		/* the starter went away; nothing to tell */
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "queue", required_argument, NULL, 'q' },
+		{ "endpoints", required_argument, NULL, 'e' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "ready-fd", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct uetd d;
+	int ready_fd = -1, c, ret;
+	long v;
+
+	d.mode = UET_XDP_MODE_NATIVE;
+	d.udp_port = UET_UDP_PORT;
+	d.umem_fd = d.shm_fd = d.pids_map = d.lsock = -1;
+	d.next_auto_pid = UETD_FIRST_AUTO_PID;
+	for (uint32_t i = 0; i < UET_FEP_MAX_EPS; i++)
+		d.eps[i].conn = -1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			d.mode = !strcmp(optarg, "skb") ? UET_XDP_MODE_SKB :
+				 UET_XDP_MODE_NATIVE;
+			break;
+		case 'p':
+			v = strtol(optarg, NULL, 10);
+			if (v < 1 || v > 65535)
+				return uetd_usage(), 2;
+			d.udp_port = (uint16_t)v;
+			break;
+		case 'q':
+			d.queue_id = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'e':
+			v = strtol(optarg, NULL, 10);
+			/* Indices 1..N-1 for endpoints; a power of two. */
+			if (v < 2 || v > UET_FEP_MAX_EPS || (v & (v - 1)))
+				return uetd_usage(), 2;
+			d.layout.max_eps = (uint32_t)v;
+			break;
+		case 'f': d.foreground = true; break;
+		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
+		default: return uetd_usage(), 2;
+		}
+	}
+	if (optind + 1 != argc || strlen(argv[optind]) >= IF_NAMESIZE)
+		return uetd_usage(), 2;
+	strcpy(d.ifname, argv[optind]);
+	libbpf_set_print(uetd_silent);
+	libxdp_set_print(uetd_silent_xdp);
+	if (!d.foreground)
+		openlog("uetd", LOG_PID, LOG_DAEMON);
+	d.ifindex = (int)if_nametoindex(d.ifname);
+	ret = d.ifindex ? 0 : -ENODEV;
+	/* The socket first: it is also the lock against a second service. */
+	if (ret == 0)
+		ret = uetd_listen(&d);
+	if (ret == 0 && geteuid() != 0)
+		ret = -EPERM;
+	if (ret == 0)
+		ret = uetd_dev_setup(&d);
+	if (ret < 0) {
+		uetd_ready(ready_fd, ret, strerror(-ret));
+		if (d.foreground || ready_fd < 0)
+			fprintf(stderr, "uetd %s: %s\n", d.ifname,
+				ret == -EEXIST ? "already served (uetctl "
+				"unload it first)" : strerror(-ret));
+		if (ret != -EEXIST)
+			uetd_dev_teardown(&d);
+		return 1;
+	}
+	signal(SIGTERM, uetd_on_signal);
+	signal(SIGINT, uetd_on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	uetd_log(&d, "serving %s: queue %u, UDP port %u, %u endpoints, "
+		 "%u MiB UMEM", d.ifname, d.queue_id, d.udp_port,
+		 d.layout.max_eps - 1,
+		 (unsigned)((uint64_t)d.layout.chunks * 4096 >> 20));
+	uetd_ready(ready_fd, 0, "ok");
+	uetd_loop(&d);
+	uetd_log(&d, "stopping");
+	uetd_dev_teardown(&d);
+	return 0;
+}

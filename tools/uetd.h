@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetd: the device service of one interface (issue 12). It owns the XDP
+ * program's attachment, the UMEM, the fill and completion rings of the
+ * interface queue and the steering maps; it hands each endpoint an AF_XDP
+ * socket of its own over a unix socket, allocates PIDonFEPs, decides which
+ * users may use which JobIDs, and answers for absent destinations. It keeps
+ * no per-packet protocol state: SES and PDC run in the applications.
+ */
+#ifndef UETD_H
+#define UETD_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <xdp/xsk.h>
+
+#include "dev/uet_dev_proto.h"
+#include "dev/uet_dev_shm.h"
+#include "dev/uet_xdp_ctl.h"
+#include "uet_fep.h"
+
+#define UETD_PIDS		4096
+#define UETD_PID_REST_NS	(30ull * 1000000000ull)	/* PIDonFEP quarantine */
+#define UETD_SLOT_REST_NS	(2ull * 1000000000ull)	/* chunks settle */
+#define UETD_FIRST_AUTO_PID	256	/* "any" PIDonFEPs start here */
+
+struct uetd_ep {
+	int conn;		/* -1: index not in use */
+	pid_t pid;		/* of the process, from SO_PEERCRED */
+	uid_t uid;
+	gid_t gid;
+	uint32_t job_id;
+	uint16_t pid_on_fep;
+	uint64_t rest_until;	/* index resting after its owner left */
+};
+
+struct uetd {
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	uint32_t queue_id;
+	uint16_t udp_port;
+	enum uet_xdp_mode mode;
+	bool foreground;
+	struct uet_dev_layout layout;
+	/* The UMEM and the control block, shared with the endpoints. */
+	int umem_fd, shm_fd;
+	void *area;
+	struct uet_dev_shm *shm;
+	size_t shm_len;
+	/* The first socket: its fill and completion rings are everybody's. */
+	struct xsk_umem *umem;
+	struct xsk_socket *sock;
+	struct xsk_ring_prod fill, tx;
+	struct xsk_ring_cons comp, rx;
+	struct uet_xdp_maps maps;
+	int pids_map;		/* uet_xdp_pids */
+	int lsock;
+	bool stop;
+	struct uetd_ep eps[UET_FEP_MAX_EPS];
+	uint64_t pid_rest_until[UETD_PIDS];
+	uint16_t next_auto_pid;
+	/* Counters of the service itself. */
+	uint64_t absent_rx, absent_answered, opens, refusals, ep_closed;
+	/* Our own transmissions (answers): index 0's chunks. */
+	uint64_t *tx_pool;
+	uint32_t tx_pool_cnt;
+	uint32_t tx_reserved_idx;
+	bool tx_reserved;	/* a tx ring slot reserved, not yet used */
+	bool tx_unkicked;
+};
+
+/* uetd_dev.c: the UMEM, the first socket, endpoint sockets. */
+int uetd_dev_setup(struct uetd *d);
+void uetd_dev_teardown(struct uetd *d);
+/* A socket for endpoint index |ep| bound to the shared UMEM; fd or -errno. */
+int uetd_dev_ep_socket(struct uetd *d, uint32_t ep);
+/* Frames that reached the service's own socket: answered or recycled. */
+void uetd_dev_rx(struct uetd *d);
+/* The epoll/poll fd of the service's socket. */
+int uetd_dev_fd(const struct uetd *d);
+
+/* uetd_absent.c: answers a request for an absent destination in |in|. */
+void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);
+
+/* uetd_ep.c: endpoints, PIDonFEPs, the JobID policy, stats. */
+void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
+void uetd_ep_close(struct uetd *d, uint32_t ep);
+void uetd_ep_tick(struct uetd *d);
+void uetd_stats_reply(struct uetd *d, int conn);
+
+/* uetd.c */
+uint64_t uetd_now_ns(void);
+void uetd_log(struct uetd *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int uetd_send(int conn, const void *buf, size_t len, const int *fds, int nfds);
+
+#endif /* UETD_H */

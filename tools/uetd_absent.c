@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The FEP answers for destinations that do not exist (issue 12, item 6).
+ * The XDP program sends the service every request for a PIDonFEP no
+ * endpoint holds, or held by another JobID. A UET target answers those
+ * with a response whose return code is RC_BAD_JOB_ID (no endpoint of that
+ * JobID here) or RC_BAD_PID (none with that PIDonFEP in it), carried in
+ * the ACK of the request's PSN: the initiator then fails the operation
+ * within a round trip instead of retrying for seconds.
+ *
+ * The ACK must claim no PSN it did not see, so its cumulative PSN is the
+ * PDC's start PSN - 1. A SYN request tells the start (psn - psn_offset);
+ * the initiator's later packets on the PDC this ACK established carry the
+ * DPDCID we gave it, which indexes a small table of those starts. A
+ * request for a PDC the table forgot is answered with NACK INV_DPDCID (the
+ * PDC restarts with SYN). Everything else sent here is dropped and
+ * counted.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dev/uet_frame.h"
+#include "dev/uet_xsk.h"
+#include "pdc/pdc_hdr.h"
+#include "ses/ses_hdr.h"
+#include "tools/uetd.h"
+#include "uet_wire.h"
+
+/* Our PDCIDs carry the service's index, 0, in their high bits. */
+#define UETD_ABSENT_PDCS	256
+
+struct uetd_absent_pdc {
+	struct uet_frame_addr peer;
+	uint16_t spdcid;	/* theirs */
+	uint32_t start_psn;
+	uint64_t used_ns;
+};
+
+static struct uetd_absent_pdc uetd_absent[UETD_ABSENT_PDCS];
+
+static bool uetd_addr_eq(const struct uet_frame_addr *a,
+			 const struct uet_frame_addr *b)
+{
+	return a->is_v6 == b->is_v6 &&
+	       (a->is_v6 ? !memcmp(&a->v6, &b->v6, sizeof(a->v6)) :
+			   a->v4.s_addr == b->v4.s_addr);
+}
+
+/* The table entry of (peer, spdcid): found, or the oldest taken for it. */
+static uint16_t uetd_absent_pdc(const struct uet_frame_addr *peer,
+				uint16_t spdcid, uint32_t start_psn,
+				bool syn, uint64_t now, uint32_t *start)
+{
+	uint32_t oldest = 1;
+
+	for (uint32_t i = 1; i < UETD_ABSENT_PDCS; i++) {
+		struct uetd_absent_pdc *p = &uetd_absent[i];
+
+		if (p->used_ns && p->spdcid == spdcid &&
+		    uetd_addr_eq(&p->peer, peer)) {
+			if (syn)
+				p->start_psn = start_psn;
+			p->used_ns = now;
+			*start = p->start_psn;
+			return (uint16_t)i;
+		}
+		if (p->used_ns < uetd_absent[oldest].used_ns)
+			oldest = i;
+	}
+	if (!syn)
+		return 0;
+	uetd_absent[oldest] = (struct uetd_absent_pdc){
+		.peer = *peer, .spdcid = spdcid, .start_psn = start_psn,
+		.used_ns = now };
+	*start = start_psn;
+	return (uint16_t)oldest;
+}
+
+/* Why no endpoint takes |job|/|pid|: the return code a target gives. */
+static uint8_t uetd_absent_rc(const struct uetd *d, const struct ses_std_hdr *h)
+{
+	bool job_known = false;
+
+	for (uint32_t i = 1; i < d->layout.max_eps; i++)
+		if (d->eps[i].conn >= 0 && d->eps[i].job_id == h->job_id)
+			job_known = true;
+	return h->f.rel && !job_known ? UET_SES_RC_BAD_JOB_ID :
+					 UET_SES_RC_BAD_PID;
+}
+
+/* Builds the answer to the request in |in| into |out|; its length or 0. */
+static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
+				uint8_t *out, size_t out_len)
+{
+	struct uet_frame_info info;
+	struct pdc_req req;
+	struct ses_std_hdr sh;
+	const uint8_t *pds;
+	uint8_t pdsbuf[UET_PDS_HDR_MAX_LEN + UET_SES_RSP_LEN];
+	uint16_t local;
+	uint32_t start = 0;
+	ssize_t n, m;
+	size_t hl;
+
+	if (uet_frame_decode(&info, in, len, len) < 0)
+		return 0;
+	pds = in + info.hdr_len;
+	n = pdc_req_decode(&req, pds, info.payload_len);
+	if (n < 0 || req.pro.next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD ||
+	    ses_std_hdr_decode(&sh, pds + n, info.payload_len - (size_t)n) < 0)
+		return 0;
+	local = req.pro.flags & UET_PDS_F_REQ_SYN ?
+		uetd_absent_pdc(&info.src, req.spdcid,
+				req.psn - req.psn_offset, true, uetd_now_ns(),
+				&start) :
+		(req.dpdcid >> UET_FEP_ID_SHIFT) == UET_FEP_EP_SERVICE ?
+		uetd_absent_pdc(&info.src, req.spdcid, 0, false,
+				uetd_now_ns(), &start) : 0;
+	if (local && !(req.pro.flags & UET_PDS_F_REQ_SYN) && local != req.dpdcid)
+		local = 0;
+	if (!local) {
+		struct pdc_nack nk = {
+			.pro = { .type = UET_PDS_TYPE_NACK,
+				 .next_hdr = UET_PDS_NEXT_HDR_NONE },
+			.nack_code = UET_PDS_NACK_INV_DPDCID,
+			.nack_psn = req.psn, .dpdcid = req.spdcid,
+		};
+
+		n = pdc_nack_encode(pdsbuf, sizeof(pdsbuf), &nk);
+	} else {
+		struct pdc_ack ack = {
+			.pro = { .type = UET_PDS_TYPE_ACK,
+				 .next_hdr = UET_PDS_NEXT_HDR_RESPONSE },
+			.cack_psn = start - 1,
+			.ack_psn_offset = (int16_t)(req.psn - (start - 1)),
+			.spdcid = local, .dpdcid = req.spdcid,
+		};
+		struct ses_rsp_hdr rsp = {
+			.opcode = UET_SES_RSP_RESPONSE,
+			.return_code = uetd_absent_rc(d, &sh),
+			.message_id = sh.message_id, .job_id = sh.job_id,
+		};
+
+		/* Only within the offset's reach of the start: else NACK. */
+		if ((uint32_t)(req.psn - start) >= 0x7FFF)
+			return 0;
+		n = pdc_ack_encode(pdsbuf, sizeof(pdsbuf), &ack);
+		m = n < 0 ? -1 : ses_rsp_hdr_encode(pdsbuf + n,
+						     sizeof(pdsbuf) - (size_t)n,
+						     &rsp);
+		n = m < 0 ? -1 : n + m;
+	}
+	if (n < 0)
+		return 0;
+	hl = uet_frame_hdr_len(info.src.is_v6);
+	if (hl + (size_t)n > out_len)
+		return 0;
+	info.dst.port = d->udp_port;
+	info.src.port = d->udp_port;	/* ours is no entropy of a PDC */
+	if (uet_frame_encode(out, hl, &info.dst, &info.src, (size_t)n) < 0)
+		return 0;
+	memcpy(out + hl, pdsbuf, (size_t)n);
+	return hl + (size_t)n;
+}
+
+void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len)
+{
+	uint8_t *out;
+	uint64_t addr;
+	uint32_t idx = 0;
+	size_t n;
+
+	if (!d->tx_pool_cnt)
+		return;
+	if (d->tx_reserved)
+		idx = d->tx_reserved_idx;
+	else if (xsk_ring_prod__reserve(&d->tx, 1, &idx) != 1)
+		return;
+	d->tx_reserved = false;
+	d->tx_reserved_idx = idx;
+	addr = d->tx_pool[--d->tx_pool_cnt];
+	out = xsk_umem__get_data(d->area, addr);
+	n = uetd_absent_build(d, in, len, out, UET_XSK_CHUNK_LEN);
+	if (!n) {
+		d->tx_pool[d->tx_pool_cnt++] = addr;
+		/* The slot stays reserved: the next answer writes it. */
+		d->tx_reserved = true;
+		return;
+	}
+	xsk_ring_prod__tx_desc(&d->tx, idx)->addr = addr;
+	xsk_ring_prod__tx_desc(&d->tx, idx)->len = (uint32_t)n;
+	xsk_ring_prod__tx_desc(&d->tx, idx)->options = 0;
+	xsk_ring_prod__submit(&d->tx, 1);
+	d->absent_answered++;
+	d->tx_unkicked = true;
+}

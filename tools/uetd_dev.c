@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetd's device: the UMEM (a memfd, so that endpoints map the same pages),
+ * the control block, the first socket on the queue (whose fill and
+ * completion rings every endpoint shares), the XDP program, and a socket of
+ * its own for each endpoint, bound with XDP_SHARED_UMEM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/if_xdp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "dev/uet_frame.h"
+#include "dev/uet_nl.h"
+#include "dev/uet_xsk.h"
+#include "tools/uetd.h"
+#include "uet_wire.h"
+
+#ifndef XDP_USE_SG
+#define XDP_USE_SG		(1 << 4)
+#endif
+
+static int uetd_memfd(const char *name, size_t len, void **map)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)len) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*map == MAP_FAILED) {
+		int err = errno;
+
+		close(fd);
+		*map = NULL;
+		return -err;
+	}
+	return fd;
+}
+
+/* Every receive chunk goes to the fill ring at the start. */
+static void uetd_fill_all(struct uetd *d)
+{
+	uint32_t idx = 0, n = d->layout.rx_chunks;
+
+	if (xsk_ring_prod__reserve(&d->fill, n, &idx) != n)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&d->fill, idx + i) =
+			(uint64_t)i * UET_XSK_CHUNK_LEN;
+	xsk_ring_prod__submit(&d->fill, n);
+}
+
+static int uetd_first_socket(struct uetd *d)
+{
+	const struct uet_dev_layout *l = &d->layout;
+	struct xsk_umem_config ucfg = {
+		.fill_size = l->rx_chunks,
+		.comp_size = l->max_eps * l->tx_chunks,
+		.frame_size = UET_XSK_CHUNK_LEN,
+	};
+	struct xsk_socket_config scfg = {
+		.rx_size = l->ring_size,
+		.tx_size = l->ring_size,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP | XDP_COPY |
+			      (l->multi_buf ? XDP_USE_SG : 0),
+	};
+	size_t len = (size_t)l->chunks * UET_XSK_CHUNK_LEN;
+	int ret;
+
+	ret = xsk_umem__create(&d->umem, d->area, len, &d->fill, &d->comp,
+			       &ucfg);
+	if (ret < 0)
+		return ret;
+	ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id, d->umem,
+				 &d->rx, &d->tx, &scfg);
+	if (ret < 0)
+		return ret;
+	uetd_fill_all(d);
+	return 0;
+}
+
+static void uetd_layout_init(struct uetd *d, int mtu)
+{
+	struct uet_dev_layout *l = &d->layout;
+
+	l->chunk_len = UET_XSK_CHUNK_LEN;
+	if (!l->max_eps)
+		l->max_eps = 32;
+	l->tx_chunks = 512;
+	l->rx_chunks = 8192;
+	l->ring_size = 1024;
+	l->chunks = l->rx_chunks + l->max_eps * l->tx_chunks;
+	/* As the engine decides it: a frame, a VLAN tag and the headroom. */
+	l->multi_buf = (size_t)mtu + UET_ETH_HDR_LEN + UET_VLAN_HDR_LEN >
+		       UET_XSK_CHUNK_LEN - UET_XSK_RX_HEADROOM;
+}
+
+int uetd_dev_setup(struct uetd *d)
+{
+	struct uet_xdp_cfg cfg;
+	uint32_t key = 0;
+	int mtu, fd, ret;
+
+	mtu = uet_nl_if_mtu(d->ifindex);
+	if (mtu < 0)
+		return mtu;
+	uetd_layout_init(d, mtu);
+	d->umem_fd = uetd_memfd("uet-umem", (size_t)d->layout.chunks *
+				UET_XSK_CHUNK_LEN, &d->area);
+	if (d->umem_fd < 0)
+		return d->umem_fd;
+	d->shm_len = uet_dev_shm_len(d->layout.max_eps, d->layout.tx_chunks);
+	d->shm_fd = uetd_memfd("uet-ctl", d->shm_len, (void **)&d->shm);
+	if (d->shm_fd < 0)
+		return d->shm_fd;
+	ret = uet_dev_shm_init(d->shm, d->layout.max_eps, d->layout.tx_chunks);
+	if (ret < 0)
+		return ret;
+	d->shm->slot[UET_FEP_EP_SERVICE].state = UET_DEV_SLOT_ACTIVE;
+	ret = uet_xdp_load(d->ifname, d->mode, d->udp_port);
+	if (ret == -EEXIST || ret == -EBUSY) {
+		struct uet_xdp_status st;
+
+		/*
+		 * We hold the service's socket name, so no service runs
+		 * here: a program of ours still attached was left by one
+		 * that died. Take it away and start afresh.
+		 */
+		if (uet_xdp_status_get(d->ifname, &st) == 0 && st.attached) {
+			uetd_log(d, "removing the uet program left on %s by a "
+				 "service that died", d->ifname);
+			uet_xdp_unload(d->ifname);
+			ret = uet_xdp_load(d->ifname, d->mode, d->udp_port);
+		}
+	}
+	if (ret < 0)
+		return ret;
+	ret = uet_xdp_maps_open(d->ifname, &d->maps);
+	if (ret < 0)
+		return ret;
+	d->pids_map = uet_xdp_map_open(d->ifname, "uet_xdp_pids");
+	ret = uet_xdp_cfg_read(&d->maps, &cfg);
+	if (ret == 0) {
+		cfg.queue_id = d->queue_id;
+		ret = uet_xdp_cfg_write(&d->maps, &cfg);
+	}
+	if (ret < 0)
+		return ret;
+	ret = uetd_first_socket(d);
+	if (ret < 0)
+		return ret;
+	d->tx_pool = calloc(d->layout.tx_chunks, sizeof(*d->tx_pool));
+	if (!d->tx_pool)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->layout.tx_chunks; i++)
+		d->tx_pool[d->tx_pool_cnt++] =
+			(uint64_t)(d->layout.rx_chunks + i) * UET_XSK_CHUNK_LEN;
+	fd = xsk_socket__fd(d->sock);
+	key = UET_FEP_EP_SERVICE;
+	if (bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+void uetd_dev_teardown(struct uetd *d)
+{
+	if (d->sock)
+		xsk_socket__delete(d->sock);
+	if (d->umem)
+		xsk_umem__delete(d->umem);
+	d->sock = NULL;
+	d->umem = NULL;
+	free(d->tx_pool);
+	d->tx_pool = NULL;
+	uet_xdp_maps_close(&d->maps);
+	if (d->pids_map >= 0)
+		close(d->pids_map);
+	d->pids_map = -1;
+	uet_xdp_unload(d->ifname);
+	if (d->area)
+		munmap(d->area, (size_t)d->layout.chunks * UET_XSK_CHUNK_LEN);
+	if (d->shm)
+		munmap(d->shm, d->shm_len);
+	if (d->umem_fd >= 0)
+		close(d->umem_fd);
+	if (d->shm_fd >= 0)
+		close(d->shm_fd);
+	d->area = NULL;
+	d->shm = NULL;
+	d->umem_fd = d->shm_fd = -1;
+}
+
+int uetd_dev_fd(const struct uetd *d)
+{
+	return xsk_socket__fd(d->sock);
+}
+
+int uetd_dev_ep_socket(struct uetd *d, uint32_t ep)
+{
+	struct sockaddr_xdp sxdp = {
+		.sxdp_family = AF_XDP,
+		.sxdp_ifindex = (uint32_t)d->ifindex,
+		.sxdp_queue_id = d->queue_id,
+		.sxdp_flags = XDP_SHARED_UMEM,
+		.sxdp_shared_umem_fd = (uint32_t)xsk_umem__fd(d->umem),
+	};
+	int ring = (int)d->layout.ring_size;
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	uint32_t key = ep;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring, sizeof(ring)) < 0 ||
+	    setsockopt(fd, SOL_XDP, XDP_TX_RING, &ring, sizeof(ring)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) < 0 ||
+	    bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/*
+ * The completion ring under the shared lock: our chunks back to our pool,
+ * the endpoints' to their mailboxes (as dev/uet_xsk.c does), then ours.
+ */
+static void uetd_dev_reap(struct uetd *d)
+{
+	struct uet_dev_shm *s = d->shm;
+	struct uet_dev_shm_slot *sl = &s->slot[UET_FEP_EP_SERVICE];
+	uint64_t *mbox = uet_dev_shm_mbox(s, UET_FEP_EP_SERVICE);
+	uint64_t lo = (uint64_t)d->layout.rx_chunks * UET_XSK_CHUNK_LEN;
+	uint64_t span = (uint64_t)d->layout.tx_chunks * UET_XSK_CHUNK_LEN;
+	uint32_t idx = 0, n;
+
+	if (uet_dev_shm_lock(s) < 0)
+		return;
+	d->comp.cached_cons = __atomic_load_n(d->comp.consumer,
+					      __ATOMIC_ACQUIRE);
+	d->comp.cached_prod = __atomic_load_n(d->comp.producer,
+					      __ATOMIC_ACQUIRE);
+	n = xsk_ring_cons__peek(&d->comp, d->comp.size, &idx);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&d->comp, idx + i);
+
+		if (a >= lo && a < lo + span)
+			d->tx_pool[d->tx_pool_cnt++] = a;
+		else if (a >= lo)
+			uet_dev_shm_mbox_put(s, (uint32_t)((a - lo) / span), a);
+		else
+			s->comp_orphans++;
+	}
+	if (n)
+		xsk_ring_cons__release(&d->comp, n);
+	while (sl->mbox_tail != sl->mbox_head) {
+		d->tx_pool[d->tx_pool_cnt++] = mbox[sl->mbox_tail %
+						    s->tx_chunks];
+		sl->mbox_tail++;
+	}
+	uet_dev_shm_unlock(s);
+}
+
+/*
+ * Frames for no endpoint: requests for an absent destination answered
+ * (uetd_absent.c), the rest counted; their chunks go back to the fill
+ * ring under the shared lock (the endpoints produce into it too).
+ */
+void uetd_dev_rx(struct uetd *d)
+{
+	uint64_t addrs[64];
+	uint32_t idx = 0, n, fidx = 0;
+
+	uetd_dev_reap(d);
+	n = xsk_ring_cons__peek(&d->rx, 64, &idx);
+	if (!n) {
+		if (xsk_ring_prod__needs_wakeup(&d->fill))
+			recvfrom(uetd_dev_fd(d), NULL, 0, MSG_DONTWAIT, NULL,
+				 NULL);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&d->rx,
+								     idx + i);
+
+		addrs[i] = desc->addr & ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+		if (desc->options & 1)	/* XDP_PKT_CONTD: not the whole */
+			continue;
+		d->absent_rx++;
+		uetd_absent_answer(d, xsk_umem__get_data(d->area, desc->addr),
+				   desc->len);
+	}
+	xsk_ring_cons__release(&d->rx, n);
+	if (d->tx_unkicked) {
+		sendto(uetd_dev_fd(d), NULL, 0, MSG_DONTWAIT, NULL, 0);
+		d->tx_unkicked = false;
+	}
+	if (uet_dev_shm_lock(d->shm) < 0)
+		return;
+	d->fill.cached_prod = __atomic_load_n(d->fill.producer,
+					      __ATOMIC_ACQUIRE);
+	d->fill.cached_cons = __atomic_load_n(d->fill.consumer,
+					      __ATOMIC_ACQUIRE) + d->fill.size;
+	if (xsk_ring_prod__reserve(&d->fill, n, &fidx) == n) {
+		for (uint32_t i = 0; i < n; i++)
+			*xsk_ring_prod__fill_addr(&d->fill, fidx + i) = addrs[i];
+		xsk_ring_prod__submit(&d->fill, n);
+	} else {
+		d->shm->fill_lost += n;
+	}
+	uet_dev_shm_unlock(d->shm);
+}

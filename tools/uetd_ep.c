@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetd's endpoints: an index and a socket per endpoint, PIDonFEPs (asked
+ * for or free, never two holders, resting after use so that late packets
+ * cannot reach a newcomer), the JobID policy, the steering entries, and
+ * the statistics that `uetctl stats` prints.
+ *
+ * JobID policy (the default; no policy file yet): a JobID belongs to the
+ * user who opened its first endpoint, for as long as any endpoint of it is
+ * open; root may join any. Another user's endpoint of it is refused with
+ * EACCES, so one user's job cannot be joined, or its endpoints addressed
+ * as members, by another's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "tools/uetd.h"
+#include "uet_wire.h"
+#include "uet_xdp_shared.h"
+
+static void uetd_refuse(struct uetd *d, int conn, int err, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+
+static void uetd_refuse(struct uetd *d, int conn, int err, const char *fmt,
+			...)
+{
+	struct uet_dev_open_rep rep = { .status = -err };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rep.msg, sizeof(rep.msg), fmt, ap);
+	va_end(ap);
+	d->refusals++;
+	uetd_log(d, "refused an endpoint: %s", rep.msg);
+	uetd_send(conn, &rep, sizeof(rep), NULL, 0);
+}
+
+/* Whether |uid| may open an endpoint of |job|. */
+static bool uetd_job_allowed(const struct uetd *d, uint32_t job, uid_t uid,
+			     uid_t *owner)
+{
+	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
+		const struct uetd_ep *e = &d->eps[i];
+
+		if (e->conn >= 0 && e->job_id == job && e->uid != 0) {
+			*owner = e->uid;
+			return uid == 0 || e->uid == uid;
+		}
+	}
+	return true;
+}
+
+static int uetd_pid_holder(const struct uetd *d, uint16_t pid)
+{
+	for (uint32_t i = 1; i < d->layout.max_eps; i++)
+		if (d->eps[i].conn >= 0 && d->eps[i].pid_on_fep == pid)
+			return (int)i;
+	return -1;
+}
+
+/* A free PIDonFEP, round robin from UETD_FIRST_AUTO_PID; -1 if none. */
+static int uetd_pid_alloc(struct uetd *d, uint64_t now)
+{
+	for (uint32_t n = 0; n < UETD_PIDS - UETD_FIRST_AUTO_PID; n++) {
+		uint16_t pid = d->next_auto_pid;
+
+		d->next_auto_pid = pid + 1 >= UETD_PIDS ? UETD_FIRST_AUTO_PID :
+							  pid + 1;
+		if (uetd_pid_holder(d, pid) < 0 &&
+		    d->pid_rest_until[pid] <= now)
+			return pid;
+	}
+	return -1;
+}
+
+static int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job,
+			  uint8_t ep)
+{
+	struct uet_xdp_pid_ent ent = { .job_id = job, .ep = ep };
+	uint32_t key = pid;
+
+	if (d->pids_map < 0)
+		return -ENOENT;
+	return bpf_map_update_elem(d->pids_map, &key, &ent, BPF_ANY) < 0 ?
+	       -errno : 0;
+}
+
+void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
+{
+	struct uet_dev_open_rep rep = { 0 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	uint64_t now = uetd_now_ns();
+	uid_t owner = 0;
+	uint32_t ep = 0;
+	int pid, fd, ret, fds[3];
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return uetd_refuse(d, conn, errno, "no peer credentials");
+	if (req->job_id > UET_SES_JOB_ID_MAX)
+		return uetd_refuse(d, conn, EINVAL, "JobID %u is over 24 bits",
+				   req->job_id);
+	if (req->pid_on_fep != UET_DEV_PID_ANY &&
+	    req->pid_on_fep > UET_SES_PID_ON_FEP_MAX)
+		return uetd_refuse(d, conn, EINVAL, "PIDonFEP %u is over 12 "
+				   "bits", req->pid_on_fep);
+	if (!uetd_job_allowed(d, req->job_id, cred.uid, &owner))
+		return uetd_refuse(d, conn, EACCES, "JobID %u belongs to uid "
+				   "%u; uid %u (pid %d) may not join it",
+				   req->job_id, owner, cred.uid, cred.pid);
+	if (req->pid_on_fep == UET_DEV_PID_ANY) {
+		pid = uetd_pid_alloc(d, now);
+		if (pid < 0)
+			return uetd_refuse(d, conn, EADDRINUSE,
+					   "no free PIDonFEP");
+	} else {
+		int h;
+
+		pid = req->pid_on_fep;
+		h = uetd_pid_holder(d, (uint16_t)pid);
+		if (h >= 0)
+			return uetd_refuse(d, conn, EADDRINUSE, "PIDonFEP %d "
+					   "is in use (process %d)", pid,
+					   d->eps[h].pid);
+		if (d->pid_rest_until[pid] > now)
+			return uetd_refuse(d, conn, EADDRINUSE, "PIDonFEP %d "
+					   "was freed %.1f s ago and rests "
+					   "%.0f s", pid,
+					   (double)(now + UETD_PID_REST_NS -
+					   d->pid_rest_until[pid]) / 1e9,
+					   UETD_PID_REST_NS / 1e9);
+	}
+	for (uint32_t i = 1; i < d->layout.max_eps && !ep; i++)
+		if (d->eps[i].conn < 0 && d->eps[i].rest_until <= now &&
+		    d->shm->slot[i].state != UET_DEV_SLOT_ACTIVE)
+			ep = i;
+	if (!ep)
+		return uetd_refuse(d, conn, ENOSPC, "all %u endpoint indices "
+				   "of %s are in use", d->layout.max_eps - 1,
+				   d->ifname);
+	fd = uetd_dev_ep_socket(d, ep);
+	if (fd < 0)
+		return uetd_refuse(d, conn, -fd, "endpoint socket: %s",
+				   strerror(-fd));
+	ret = uetd_steer_set(d, (uint16_t)pid, req->job_id, (uint8_t)ep);
+	if (ret < 0) {
+		close(fd);
+		return uetd_refuse(d, conn, -ret, "steering entry: %s",
+				   strerror(-ret));
+	}
+	if (uet_dev_shm_lock(d->shm) == 0) {
+		struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
+
+		sl->mbox_head = sl->mbox_tail = 0;
+		sl->tx_frames = sl->rx_frames = 0;
+		sl->state = UET_DEV_SLOT_ACTIVE;
+		uet_dev_shm_unlock(d->shm);
+	}
+	d->eps[ep] = (struct uetd_ep){ .conn = conn, .pid = cred.pid,
+				       .uid = cred.uid, .gid = cred.gid,
+				       .job_id = req->job_id,
+				       .pid_on_fep = (uint16_t)pid };
+	rep.ep = ep;
+	rep.pid_on_fep = (uint16_t)pid;
+	rep.udp_port = d->udp_port;
+	rep.job_id = req->job_id;
+	rep.ifindex = (uint32_t)d->ifindex;
+	rep.queue_id = d->queue_id;
+	rep.layout = d->layout;
+	fds[0] = fd;
+	fds[1] = d->umem_fd;
+	fds[2] = d->shm_fd;
+	ret = uetd_send(conn, &rep, sizeof(rep), fds, 3);
+	/*
+	 * Our copy goes: the socket then lives exactly as long as the
+	 * endpoint's process holds it, and the kernel takes it out of the
+	 * XSKMAP when it closes.
+	 */
+	close(fd);
+	d->opens++;
+	uetd_log(d, "endpoint %u: PIDonFEP %d, JobID %u, process %d, uid %u",
+		 ep, pid, req->job_id, cred.pid, cred.uid);
+	if (ret < 0)
+		uetd_ep_close(d, ep);
+}
+
+void uetd_ep_close(struct uetd *d, uint32_t ep)
+{
+	struct uetd_ep *e = &d->eps[ep];
+	uint64_t now = uetd_now_ns();
+	uint32_t key = ep;
+
+	if (e->conn < 0)
+		return;
+	/* Steering first: from now on its packets go to the service. */
+	uetd_steer_set(d, e->pid_on_fep, 0, 0);
+	bpf_map_delete_elem(d->maps.xsks, &key);
+	d->pid_rest_until[e->pid_on_fep] = now + UETD_PID_REST_NS;
+	if (uet_dev_shm_lock(d->shm) == 0) {
+		d->shm->slot[ep].state = UET_DEV_SLOT_QUARANTINE;
+		uet_dev_shm_unlock(d->shm);
+	}
+	e->rest_until = now + UETD_SLOT_REST_NS;
+	uetd_log(d, "endpoint %u closed: PIDonFEP %u (process %d) rests %.0f s",
+		 ep, e->pid_on_fep, e->pid, UETD_PID_REST_NS / 1e9);
+	close(e->conn);
+	e->conn = -1;
+	d->ep_closed++;
+}
+
+/* Indices whose owner left long enough ago become free. */
+void uetd_ep_tick(struct uetd *d)
+{
+	uint64_t now = uetd_now_ns();
+
+	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
+		if (d->eps[i].conn >= 0 || d->eps[i].rest_until > now ||
+		    d->shm->slot[i].state != UET_DEV_SLOT_QUARANTINE)
+			continue;
+		if (uet_dev_shm_lock(d->shm) == 0) {
+			d->shm->slot[i].state = UET_DEV_SLOT_FREE;
+			uet_dev_shm_unlock(d->shm);
+		}
+	}
+}
+
+/* Appends to |buf| at |*off| (bounded; the end is cut when it is full). */
+static void uetd_cat(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void uetd_cat(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n < len - *off ? (size_t)n : len - *off - 1;
+}
+
+void uetd_stats_reply(struct uetd *d, int conn)
+{
+	static char buf[UET_DEV_STATS_MAX];
+	uint64_t cnt[UET_XDP_CNT_MAX] = { 0 };
+	size_t off = 0;
+	bool first = true;
+
+	uet_xdp_counters_read(&d->maps, cnt);
+	uetd_cat(buf, sizeof(buf), &off, "{\"iface\": \"%s\"", d->ifname);
+	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++)
+		uetd_cat(buf, sizeof(buf), &off, ", \"%s\": %llu",
+			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
+	uetd_cat(buf, sizeof(buf), &off, ", \"service\": {\"pid\": %d, "
+		 "\"queue\": %u, \"endpoints_max\": %u, \"opened\": %llu, "
+		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
+		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
+		 "\"fill_lost\": %llu}, \"endpoints\": [", getpid(),
+		 d->queue_id, d->layout.max_eps - 1,
+		 (unsigned long long)d->opens,
+		 (unsigned long long)d->refusals,
+		 (unsigned long long)d->ep_closed,
+		 (unsigned long long)d->absent_rx,
+		 (unsigned long long)d->absent_answered,
+		 (unsigned long long)d->shm->comp_orphans,
+		 (unsigned long long)d->shm->fill_lost);
+	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
+		const struct uetd_ep *e = &d->eps[i];
+		const struct uet_dev_shm_slot *sl = &d->shm->slot[i];
+
+		if (e->conn < 0)
+			continue;
+		uetd_cat(buf, sizeof(buf), &off, "%s{\"index\": %u, \"pid\": "
+			 "%d, \"uid\": %u, \"job_id\": %u, \"pid_on_fep\": "
+			 "%u, \"rx_frames\": %llu, \"tx_frames\": %llu}",
+			 first ? "" : ", ", i, e->pid, e->uid, e->job_id,
+			 e->pid_on_fep,
+			 (unsigned long long)__atomic_load_n(&sl->rx_frames,
+							      __ATOMIC_RELAXED),
+			 (unsigned long long)__atomic_load_n(&sl->tx_frames,
+							      __ATOMIC_RELAXED));
+		first = false;
+	}
+	uetd_cat(buf, sizeof(buf), &off, "]}\n");
+	uetd_send(conn, buf, off, NULL, 0);
+}
