@@ -36,14 +36,26 @@ run() {
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 key() { echo "$1" | tr ';' '_' | sed 's/ofi_//'; }
 
+# reload [--no-service]: the program again on both ends, with the device
+# service (the providers) or bare (one socket of bench_xsk's own).
+reload() {
+	for side in A B; do
+		ifc=IF_$side
+		e2e_in "$side" "$B/uetctl" unload "${!ifc}" >/dev/null
+		e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb "$@" >/dev/null
+	done
+}
+
 # bare_bw: MB/s of payload through the bare ring loop, 8192-byte payloads.
 bare_bw() {
 	local out="$E2E_TMP/bare.rx" rx
+	reload --no-service
 	e2e_in B "$B/bench_xsk" rx "$IF_B" 2 bare > "$out" &
 	rx=$!
 	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
 	e2e_in A "$B/bench_xsk" tx "$IF_A" "$IP_B" 4 8192 bare || true
 	wait "$rx"
+	reload
 	awk '/^rx/ { if ($4 > 0) printf "%.1f\n", $2 * 8192 * 1e3 / $4 }' "$out"
 }
 

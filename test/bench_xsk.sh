@@ -11,7 +11,7 @@ SECS=${SECS:-2}
 e2e_setup 9000
 for side in A B; do
 	ifc=IF_$side
-	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb >/dev/null
+	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb --no-service >/dev/null
 done
 
 # run MODE PAYLOAD: prints "MPPS GBPS" of payload bytes for one run.

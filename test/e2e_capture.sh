@@ -13,7 +13,7 @@ U="$(cd "$(dirname "$B/uetctl")" && pwd)/uetctl"
 e2e_setup
 for side in A B; do
 	ifc=IF_$side
-	e2e_in "$side" "$U" load "${!ifc}" --mode skb >/dev/null
+	e2e_in "$side" "$U" load "${!ifc}" --mode skb --no-service >/dev/null
 done
 
 recv_bg() {	# recv_bg COUNT: a receiving engine in B, so frames are steered

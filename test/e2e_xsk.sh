@@ -27,7 +27,7 @@ uet_flow() {
 e2e_setup 9000
 for side in A B; do
 	ifc=IF_$side
-	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb >/dev/null
+	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb --no-service >/dev/null
 done
 
 # 1. Bytes arrive identical, IPv4 and IPv6, small and jumbo frames.
