@@ -191,8 +191,10 @@ static uint16_t t_other_prefix(uint16_t id)
 Test(pdc_prefix, another_prefix_is_unknown)
 {
 	struct t_sim *s = t_prefix_run(T_PFX_A, T_PFX_B, 0, 10, 64);
-	struct pdc_req h = { .pro = { .type = UET_PDS_TYPE_RUD_REQ,
-				      .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD } };
+	struct pdc_req h = {
+		.pro = { .type = UET_PDS_TYPE_RUD_REQ,
+			 .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD },
+	};
 	struct pdc_ack ack = { .pro = { .type = UET_PDS_TYPE_ACK } };
 	struct pdc_stats a0, a1;
 	uint8_t buf[T_FRAME_MAX];
