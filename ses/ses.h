@@ -19,7 +19,10 @@ struct ses;
 
 /* Most iov entries in one WRE or receive (libfabric's iov_limit). */
 #define SES_IOV_MAX		4
-/* Message ids one initiator may have in flight to one peer (power of 2). */
+/*
+ * Message ids one initiator may have in flight to one peer (power of 2);
+ * under a message_id prefix of n bits, at most 2^(15 - n) (ses_config).
+ */
 #define SES_MSG_WINDOW		1024
 /* Largest header block of an outgoing packet: standard + compare-and-swap
  * (longer than the rendezvous extension). */
@@ -223,6 +226,19 @@ struct ses_config {
 	uint64_t max_unexpected_len;	/* bytes buffered for them */
 	uint32_t max_msg_len;	/* largest send accepted as a target */
 	uint64_t rx_idle_ns;	/* partial message idle time-out */
+	/*
+	 * With msg_id_prefix_bits = n > 0 (at most 8), every message_id this
+	 * engine allocates as initiator is msg_id_prefix << (16 - n) | seq
+	 * (msg_id_prefix < 2^n), so that a shared interface can steer the
+	 * responses by it (include/uet_fep.h). seq counts per peer from 1 in
+	 * the low 16 - n bits and wraps there; at most SES_MSG_WINDOW and
+	 * 2^(15 - n) ids are in flight to one peer. As a target, the engine
+	 * takes every peer to use the same n: the high bits of a peer's first
+	 * request fix its prefix, and a request under another prefix is
+	 * malformed. 0 bits (the default): ids use all 16 bits.
+	 */
+	uint16_t msg_id_prefix;
+	uint8_t msg_id_prefix_bits;
 };
 
 /* Counters; ses reports through them instead of logging. */
@@ -230,7 +246,8 @@ struct ses_stats {
 	uint64_t tx_pkts;
 	uint64_t rx_reqs;
 	uint64_t rx_rsps;
-	uint64_t rx_malformed;	/* dropped: did not parse */
+	uint64_t rx_malformed;	/* dropped: did not parse, or a request
+				 * under another prefix than its peer's */
 	uint64_t rx_dups;	/* request packets already placed */
 	uint64_t rx_rejected;	/* answered with an error code */
 	uint64_t rx_stale_rsps;	/* responses for no outstanding message */
@@ -256,8 +273,9 @@ void ses_destroy(struct ses *s);
  * Starts |wre|: fragments it into packets of at most the Payload MTU, each
  * carrying the same new message_id, and offers them to ops.tx. Returns 0
  * (tx_done follows, possibly from inside this call), -EINVAL (bad WRE),
- * -EMSGSIZE (longer than 2^32 - 1), or -EAGAIN (no message slot, or
- * SES_MSG_WINDOW ids in flight to that peer: retry after completions).
+ * -EMSGSIZE (longer than 2^32 - 1), or -EAGAIN (no message slot, or the
+ * message window (SES_MSG_WINDOW, less under a message_id prefix) in
+ * flight to that peer: retry after completions).
  */
 int ses_wre_post(struct ses *s, const struct ses_wre *wre);
 

@@ -226,7 +226,7 @@ int ses_rx_amo(struct ses *s, struct ses_rx_ctx *c)
 	uint8_t rc;
 
 	/* Once only: a late copy of this request is a duplicate. */
-	ses_rx_id_done(c->peer, h->message_id);
+	ses_rx_id_done(s, c->peer, h->message_id);
 	rc = ses_amo_exec(c, fetch ? old : NULL);
 	if (rc != UET_SES_RC_OK) {
 		s->st.rx_rejected++;

@@ -10,6 +10,7 @@
 #include "ses/ses_priv.h"
 
 #define SES_NS_PER_S		1000000000ull
+#define SES_MAX_PREFIX_BITS	8	/* leaves 2^7 ids in flight per peer */
 
 void ses_config_init(struct ses_config *cfg)
 {
@@ -41,7 +42,28 @@ static bool ses_config_is_valid(const struct ses_config *c)
 	       (c->rdv_ri <= UET_SES_RI_MAX || c->rdv_ri == SES_RI_NONE) &&
 	       c->rdv_eager_len <= mtu && c->rdv_eager_len <= c->rdv_threshold &&
 	       c->max_msgs && c->max_peers && c->max_rx_msgs && c->max_recvs &&
-	       c->max_ri_tables && c->max_mrs && c->max_ri_tables < 0xFFFF;
+	       c->max_ri_tables && c->max_mrs && c->max_ri_tables < 0xFFFF &&
+	       c->msg_id_prefix_bits <= SES_MAX_PREFIX_BITS &&
+	       c->msg_id_prefix < (1u << c->msg_id_prefix_bits);
+}
+
+static uint32_t ses_min(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The id arithmetic of a prefix of n bits: sequences of 16 - n bits, of
+ * which half at most in flight (ses_priv.h).
+ */
+static void ses_init_ids(struct ses *s)
+{
+	uint32_t seq_bits = 16u - s->cfg.msg_id_prefix_bits;
+
+	s->id_prefix = (uint16_t)(s->cfg.msg_id_prefix << seq_bits);
+	s->id_seq_mask = (uint16_t)((1u << seq_bits) - 1);
+	s->msg_window = ses_min(SES_MSG_WINDOW, 1u << (seq_bits - 1));
+	s->rx_check = ses_min(SES_RX_WINDOW, 1u << (seq_bits - 1));
 }
 
 static int ses_init_state(struct ses *s)
@@ -92,6 +114,7 @@ struct ses *ses_create(const struct ses_config *cfg,
 	s->cfg = *cfg;
 	s->ops = *ops;
 	s->ctx = ctx;
+	ses_init_ids(s);
 	if (ses_init_state(s) < 0)
 		goto err_destroy;
 	if (cfg->rdv_ri != SES_RI_NONE) {
@@ -360,6 +383,7 @@ int ses_peer_reset(struct ses *s, uint32_t peer)
 	p->tx_next = 1;
 	p->tx_base = 1;
 	p->rx_init = false;
+	p->rx_prefix_set = false;
 	memset(p->rx_done, 0, sizeof(p->rx_done));
 	return 0;
 }

@@ -16,23 +16,39 @@
 #include "ses/ses_util.h"
 
 /* ---- peers ---------------------------------------------------------------
- * Initiator: ids are allocated consecutively; tx_busy marks the ones in
- * flight (bit id % SES_MSG_WINDOW) and allocation stops when the next id is
- * SES_MSG_WINDOW ahead of the oldest one in flight, so no id in flight is
- * ever reused. Target: rx_done marks ids finished (bit id % SES_RX_WINDOW);
- * ids before rx_floor are finished. A conforming initiator's ids in flight
- * span less than SES_MSG_WINDOW, so twice that covers them wherever the
- * first one seen falls.
+ * A message_id is a prefix (cfg.msg_id_prefix, possibly none) over a
+ * sequence number in the low bits (s->id_seq_mask), and all arithmetic on
+ * ids is done on the sequence, modulo its space S.
+ *
+ * Initiator: sequences are allocated consecutively; tx_busy marks the ones
+ * in flight (bit seq % SES_MSG_WINDOW) and allocation stops when the next
+ * one is s->msg_window (W <= S / 2) ahead of the oldest in flight, so no id
+ * in flight is ever reused, and one is freed only once every packet of it
+ * has been answered.
+ *
+ * Target: peers number the same way (our own prefix bits). rx_high is the
+ * highest sequence seen from the peer. The s->rx_check (>= W) sequences up
+ * to it have a bit in rx_done (seq % SES_RX_WINDOW; set: finished); the
+ * S / 2 after it are new, and one arriving there moves rx_high up; the
+ * rest, older still, are finished. A conforming initiator only sends seq
+ * with rx_high - W < seq <= rx_high + W, wherever the first one seen
+ * falls, so every id it has in flight is either checked by its bit or new.
+ * Under a prefix of 4 bits or more nothing is older still (rx_check is
+ * S / 2): a copy of a request answered an S / 2 ids ago would pass for new.
+ * PDC keeps such copies from arriving, as it keeps them from arriving from
+ * 2^15 ids ago without a prefix.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
 
 struct ses_peer {
 	uint32_t id;
 	uint32_t tx_cnt;
-	uint16_t tx_next;
+	uint16_t tx_next;	/* sequences, as all four */
 	uint16_t tx_base;
-	uint16_t rx_floor;
-	bool rx_init;
+	uint16_t rx_high;
+	uint16_t rx_prefix;	/* in place, once rx_prefix_set */
+	bool rx_init;		/* rx_high and rx_done are set up */
+	bool rx_prefix_set;
 	uint64_t tx_busy[SES_MSG_WINDOW / 64];
 	uint64_t rx_done[SES_RX_WINDOW / 64];
 };
@@ -188,6 +204,11 @@ struct ses {
 	struct ses_map peer_map;	/* peer id -> index */
 	struct ses_peer *last_peer;	/* lookup cache */
 
+	uint16_t id_prefix;		/* cfg.msg_id_prefix in place */
+	uint16_t id_seq_mask;		/* the sequence bits of an id */
+	uint32_t msg_window;		/* sequences in flight to one peer */
+	uint32_t rx_check;		/* sequences a done bit remembers */
+
 	struct ses_pool msgs;
 	struct ses_map msg_map;		/* peer index << 16 | id -> index */
 	uint32_t msg_seq;		/* ses_msg.seq of the next one */
@@ -281,9 +302,12 @@ void ses_amo_pkt_ext(const struct ses_msg *m, struct ses_pkt *pkt);
 bool ses_amo_wre_is_valid(const struct ses_wre *w, uint32_t mtu);
 
 /* ses_rxm.c: done window, target message state, READ serving */
-/* Whether |id| from |p| is finished; may slide the window up to |id|. */
-bool ses_rx_id_is_done(struct ses_peer *p, uint16_t id);
-void ses_rx_id_done(struct ses_peer *p, uint16_t id);
+/* Whether |id| from |p| is finished; may move the window up to |id|. */
+bool ses_rx_id_is_done(const struct ses *s, struct ses_peer *p, uint16_t id);
+void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
+/* Whether |id| carries the prefix of |p|; the first one fixes it. */
+bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
+			    uint16_t id);
 struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id);
 /* New state for the message of |c| (NULL when out of state). */
 struct ses_rxm *ses_rxm_new(struct ses *s, const struct ses_rx_ctx *c);

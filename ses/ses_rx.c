@@ -200,7 +200,7 @@ static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
 	if (!m && h->f.som && h->f.eom) {
 		if (c->pay_len)
 			memcpy(dst, c->pay, c->pay_len);
-		ses_rx_id_done(c->peer, h->message_id);
+		ses_rx_id_done(s, c->peer, h->message_id);
 		ses_rx_rma_event(s, c, c->pay_len, h->f.hd, h->header_data);
 		return ses_rx_ok(c, UET_SES_RSP_RESPONSE, c->pay_len);
 	}
@@ -224,7 +224,7 @@ static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
 
 static int ses_rx_read(struct ses *s, struct ses_rx_ctx *c)
 {
-	ses_rx_id_done(c->peer, c->h.message_id);
+	ses_rx_id_done(s, c->peer, c->h.message_id);
 	ses_read_serve(s, c);
 	/* The data follows in RESPONSE_DATA packets; an empty READ is done. */
 	if (c->h.request_length)
@@ -273,7 +273,7 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 	 * must agree with it (ses_rx_is_same_msg) or be refused.
 	 */
 	c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
-	if (!c->rxm && ses_rx_id_is_done(c->peer, h->message_id)) {
+	if (!c->rxm && ses_rx_id_is_done(s, c->peer, h->message_id)) {
 		/* Answered before; placing it again could undo later writes. */
 		s->st.rx_dups++;
 		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
@@ -287,7 +287,7 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 	if (c->rxm)
 		ses_rxm_abort(s, c->rxm, -EIO, rc);
 	else
-		ses_rx_id_done(c->peer, h->message_id);
+		ses_rx_id_done(s, c->peer, h->message_id);
 	return ses_rx_fail(c, rc);
 }
 
@@ -358,6 +358,10 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	c.peer = ses_peer_get(s, pkt->peer);
 	if (!c.peer)
 		return -EAGAIN;
+	if (!ses_rx_id_prefix_is_ok(s, c.peer, c.h.message_id)) {
+		s->st.rx_malformed++;
+		return -EBADMSG;
+	}
 	c.pidx = ses_pool_idx(&s->peers, c.peer);
 	c.job_id = c.h.job_id;
 	ret = ses_rx_one(s, &c);

@@ -11,59 +11,74 @@
 
 #include "ses/ses_priv.h"
 
-#define SES_RX_WORD(id)		((id) % SES_RX_WINDOW / 64)
-#define SES_RX_BIT(id)		(1ull << ((id) % 64))
+#define SES_RX_WORD(seq)	((seq) % SES_RX_WINDOW / 64)
+#define SES_RX_BIT(seq)		(1ull << ((seq) % 64))
 
 /*
- * Fits |id| into the window of |p|: the first id seen opens it so that any
- * id a conforming initiator has in flight fits; an id past its end slides
- * it up. Returns false when |id| lies before the window (finished).
+ * Fits sequence |seq| into the window of |p| (ses_priv.h): the first one
+ * seen opens it; one among the S / 2 past rx_high moves rx_high up to it,
+ * clearing the bits of the sequences it passes, which were never seen or
+ * belong to the previous turn of the space (an initiator may pass over ids
+ * it gave up on). Returns false when |seq| lies before the window
+ * (finished).
  */
-static bool ses_rx_window_fit(struct ses_peer *p, uint16_t id)
+static bool ses_rx_window_fit(const struct ses *s, struct ses_peer *p,
+			      uint16_t seq)
 {
-	uint16_t d, new_floor;
+	uint32_t mask = s->id_seq_mask, ahead = (seq - p->rx_high) & mask;
 
 	if (!p->rx_init) {
 		p->rx_init = true;
-		p->rx_floor = (uint16_t)(id - (SES_MSG_WINDOW - 1));
+		p->rx_high = seq;
 		memset(p->rx_done, 0, sizeof(p->rx_done));
 		return true;
 	}
-	d = (uint16_t)(id - p->rx_floor);
-	if (d >= 0x8000)
-		return false;
-	if (d < SES_RX_WINDOW)
-		return true;
-	/* Ids passed over were never seen: their initiator gave up on them. */
-	new_floor = (uint16_t)(id - (SES_RX_WINDOW - 1));
-	if ((uint16_t)(new_floor - p->rx_floor) >= SES_RX_WINDOW) {
+	if (!ahead || ahead > mask / 2 + 1)
+		return ((p->rx_high - seq) & mask) < s->rx_check;
+	if (ahead >= s->rx_check) {
 		memset(p->rx_done, 0, sizeof(p->rx_done));
-		p->rx_floor = new_floor;
+		p->rx_high = seq;
 		return true;
 	}
-	while (p->rx_floor != new_floor) {
-		p->rx_done[SES_RX_WORD(p->rx_floor)] &= ~SES_RX_BIT(p->rx_floor);
-		p->rx_floor++;
+	while (p->rx_high != seq) {
+		p->rx_high = (uint16_t)((p->rx_high + 1) & mask);
+		p->rx_done[SES_RX_WORD(p->rx_high)] &= ~SES_RX_BIT(p->rx_high);
 	}
 	return true;
 }
 
-bool ses_rx_id_is_done(struct ses_peer *p, uint16_t id)
+bool ses_rx_id_is_done(const struct ses *s, struct ses_peer *p, uint16_t id)
 {
-	if (!ses_rx_window_fit(p, id))
+	uint16_t seq = id & s->id_seq_mask;
+
+	if (!ses_rx_window_fit(s, p, seq))
 		return true;
-	return p->rx_done[SES_RX_WORD(id)] & SES_RX_BIT(id);
+	return p->rx_done[SES_RX_WORD(seq)] & SES_RX_BIT(seq);
 }
 
-void ses_rx_id_done(struct ses_peer *p, uint16_t id)
+void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id)
 {
-	if (!ses_rx_window_fit(p, id))
-		return;
-	p->rx_done[SES_RX_WORD(id)] |= SES_RX_BIT(id);
-	while (p->rx_done[SES_RX_WORD(p->rx_floor)] & SES_RX_BIT(p->rx_floor)) {
-		p->rx_done[SES_RX_WORD(p->rx_floor)] &= ~SES_RX_BIT(p->rx_floor);
-		p->rx_floor++;
+	uint16_t seq = id & s->id_seq_mask;
+
+	if (ses_rx_window_fit(s, p, seq))
+		p->rx_done[SES_RX_WORD(seq)] |= SES_RX_BIT(seq);
+}
+
+/*
+ * A peer's ids carry its prefix in the bits above our own sequence bits
+ * (every endpoint uses the same number); another prefix is not the peer
+ * that opened the window.
+ */
+bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
+			    uint16_t id)
+{
+	uint16_t prefix = id & (uint16_t)~s->id_seq_mask;
+
+	if (!p->rx_prefix_set) {
+		p->rx_prefix_set = true;
+		p->rx_prefix = prefix;
 	}
+	return prefix == p->rx_prefix;
 }
 
 static uint64_t ses_rxm_key(uint32_t pidx, uint16_t id)
@@ -139,7 +154,7 @@ void ses_rxm_finish(struct ses *s, struct ses_rxm *m)
 	ses_map_del(&s->rxm_map, ses_rxm_key(m->peer, m->msg_id));
 	ses_list_del(&m->link);
 	m->flags &= ~SES_RXM_F_INMAP;
-	ses_rx_id_done(ses_pool_at(&s->peers, m->peer), m->msg_id);
+	ses_rx_id_done(s, ses_pool_at(&s->peers, m->peer), m->msg_id);
 }
 
 void ses_rxm_forget(struct ses *s, struct ses_rxm *m)

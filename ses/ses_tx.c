@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Initiator: WRE validation, message_id allocation, and fragmentation of a
- * message into standard-header packets of at most the Payload MTU (ref 4).
- * Packets the lower layer refuses wait on tx_pending, in post order.
+ * Initiator: WRE validation, message_id allocation (under the engine's
+ * prefix, see ses_priv.h), and fragmentation of a message into
+ * standard-header packets of at most the Payload MTU (ref 4). Packets the
+ * lower layer refuses wait on tx_pending, in post order.
  */
 #include <assert.h>
 #include <errno.h>
@@ -84,27 +85,36 @@ static uint8_t ses_msg_gen(struct ses *s, const struct ses_wre *w, int gen)
 	return s->ops.ri_gen_get ? s->ops.ri_gen_get(s->ctx, w->dst, w->ri) : 0;
 }
 
-/*
- * Takes the next id to |p|. The caller checked that it is less than
- * SES_MSG_WINDOW ahead of the oldest in flight, so it is not in flight.
- */
-static uint16_t ses_msg_id_take(struct ses_peer *p)
+/* The id of sequence |seq|: our prefix over it. */
+static uint16_t ses_msg_id(const struct ses *s, uint16_t seq)
 {
-	uint16_t id = p->tx_next++;
-
-	p->tx_busy[id % SES_MSG_WINDOW / 64] |= 1ull << (id % 64);
-	p->tx_cnt++;
-	return id;
+	return s->id_prefix | seq;
 }
 
-static void ses_msg_id_free(struct ses_peer *p, uint16_t id)
+/*
+ * Takes the next id to |p|. The caller checked that its sequence is less
+ * than s->msg_window ahead of the oldest in flight, so it is not in flight.
+ */
+static uint16_t ses_msg_id_take(struct ses *s, struct ses_peer *p)
 {
-	p->tx_busy[id % SES_MSG_WINDOW / 64] &= ~(1ull << (id % 64));
+	uint16_t seq = p->tx_next;
+
+	p->tx_next = (uint16_t)((seq + 1) & s->id_seq_mask);
+	p->tx_busy[seq % SES_MSG_WINDOW / 64] |= 1ull << (seq % 64);
+	p->tx_cnt++;
+	return ses_msg_id(s, seq);
+}
+
+static void ses_msg_id_free(struct ses *s, struct ses_peer *p, uint16_t id)
+{
+	uint16_t seq = id & s->id_seq_mask;
+
+	p->tx_busy[seq % SES_MSG_WINDOW / 64] &= ~(1ull << (seq % 64));
 	p->tx_cnt--;
 	while (p->tx_base != p->tx_next &&
 	       !(p->tx_busy[p->tx_base % SES_MSG_WINDOW / 64] &
 		 (1ull << (p->tx_base % 64))))
-		p->tx_base++;
+		p->tx_base = (uint16_t)((p->tx_base + 1) & s->id_seq_mask);
 }
 
 static uint64_t ses_msg_key(uint32_t pidx, uint16_t id)
@@ -144,7 +154,7 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 	if (!p)
 		return -EAGAIN;
 	pidx = ses_pool_idx(&s->peers, p);
-	if ((uint16_t)(p->tx_next - p->tx_base) >= SES_MSG_WINDOW)
+	if (((p->tx_next - p->tx_base) & s->id_seq_mask) >= s->msg_window)
 		return -EAGAIN;
 	m = ses_pool_get(&s->msgs);
 	if (!m)
@@ -156,13 +166,14 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 		ret = -ENOMEM;
 		goto err_put;
 	}
-	ret = ses_map_put(&s->msg_map, ses_msg_key(pidx, p->tx_next),
+	ret = ses_map_put(&s->msg_map,
+			  ses_msg_key(pidx, ses_msg_id(s, p->tx_next)),
 			  ses_pool_idx(&s->msgs, m));
 	if (ret < 0)
 		goto err_blk;
 	m->peer = pidx;
 	m->seq = ++s->msg_seq;
-	m->msg_id = ses_msg_id_take(p);
+	m->msg_id = ses_msg_id_take(s, p);
 	if (out)
 		*out = m;
 	/* Behind earlier messages still waiting, to keep post order. */
@@ -281,7 +292,7 @@ void ses_msg_release(struct ses *s, struct ses_msg *m)
 	struct ses_peer *p = ses_pool_at(&s->peers, m->peer);
 
 	ses_map_del(&s->msg_map, ses_msg_key(m->peer, m->msg_id));
-	ses_msg_id_free(p, m->msg_id);
+	ses_msg_id_free(s, p, m->msg_id);
 	ses_blkmap_fini(&m->blk);
 	ses_list_del(&m->link);
 	m->wre = NULL;

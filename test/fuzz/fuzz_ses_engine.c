@@ -6,7 +6,9 @@
  * After every step it checks that no byte of the arena outside the
  * registered regions and posted receives changed, that the read-only
  * region never changed, and that every payload sent out was read from a
- * readable region.
+ * readable region. The first byte puts the engine's message_ids under a
+ * prefix of 1 to 8 bits in half the runs: every request it sends must carry
+ * it, and requests come under varying prefixes.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -44,6 +46,7 @@ static const struct f_range f_ranges[] = {
 static uint8_t f_arena[F_ARENA_LEN];
 static uint8_t f_ro_snap[1024];
 static int f_tx_refuse;
+static uint16_t f_id_prefix, f_id_prefix_mask;	/* in place */
 
 static const uint8_t f_canary_run[F_ARENA_LEN] = { [0 ... F_ARENA_LEN - 1] =
 							F_CANARY };
@@ -87,6 +90,14 @@ static int f_tx(void *ctx, const struct ses_pkt *pkt)
 	}
 	if (pkt->hdr_len > SES_PKT_HDR_MAX || pkt->pay_len > 16383)
 		abort();
+	/* Our requests carry our prefix. */
+	if (pkt->next_hdr == UET_PDS_NEXT_HDR_REQUEST_STD) {
+		struct ses_std_hdr h;
+
+		if (ses_std_hdr_decode(&h, pkt->hdr, pkt->hdr_len) < 0 ||
+		    (h.message_id & f_id_prefix_mask) != f_id_prefix)
+			abort();
+	}
 	/* Response data must come from a readable region. */
 	if (pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA) {
 		if (pkt->iov_cnt != 1 || off > pkt->iov[0].len ||
@@ -152,7 +163,7 @@ static void f_post_recv(struct ses *s, unsigned which, bool tagged,
 	ses_recv_post(s, &ra);
 }
 
-static struct ses *f_setup(void)
+static struct ses *f_setup(uint8_t mode)
 {
 	struct ses_ri_id ri1 = { F_JOB, F_PID, 1 }, ri2 = { F_JOB, F_PID, 2 };
 	struct ses_ri_id ri3 = { F_JOB, F_PID, 3 };
@@ -173,6 +184,12 @@ static struct ses *f_setup(void)
 	cfg.max_recvs = 8;
 	cfg.max_ri_tables = 8;
 	cfg.max_mrs = 16;
+	cfg.msg_id_prefix_bits = mode & 0x8 ? (mode & 7) + 1 : 0;
+	cfg.msg_id_prefix = (uint16_t)((mode >> 4) &
+				       ((1u << cfg.msg_id_prefix_bits) - 1));
+	f_id_prefix_mask = (uint16_t)(0xFFFF0000u >> cfg.msg_id_prefix_bits);
+	f_id_prefix = (uint16_t)(cfg.msg_id_prefix <<
+				 (16 - cfg.msg_id_prefix_bits));
 	s = ses_create(&cfg, &f_ops, NULL);
 	if (!s)
 		abort();
@@ -236,7 +253,7 @@ static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
 	h.f.rel = !(sel & 0x20);
 	h.f.dc = sel & 0x40;
 	h.f.hd = h.f.som && (sel & 0x80);
-	h.message_id = (uint16_t)f_take(in, 1);
+	h.message_id = (uint16_t)f_take(in, sel2 & 4 ? 2 : 1);
 	h.ri_generation = (uint8_t)(f_take(in, 1) & 3);
 	h.job_id = F_JOB + (uint32_t)(f_take(in, 1) % 8 == 0);
 	h.pid_on_fep = F_PID;
@@ -353,7 +370,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f_tx_refuse = 0;
 	memset(&f_last, 0, sizeof(f_last));
 	f_last.opcode = UET_SES_OP_WRITE;
-	s = f_setup();
+	s = f_setup((uint8_t)f_take(&in, 1));
 	/* Outstanding messages of ours, for stray responses to meet. */
 	ses_wre_post(s, &rd);
 	while (in.n)
