@@ -223,6 +223,10 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	if (e->cfg.rdv_threshold)
 		cfg.rdv_threshold = e->cfg.rdv_threshold;
 	cfg.max_peers = UET_ENGINE_MAX_PEERS;
+	/* Our index in every message_id: responses on a PDC the target
+	 * opens are steered by it while that PDC's SYN is set. */
+	cfg.msg_id_prefix = (uint16_t)e->ep_index;
+	cfg.msg_id_prefix_bits = UET_FEP_EP_BITS;
 	/* Receives take any length; unexpected bytes are bounded apart. */
 	cfg.max_msg_len = UINT32_MAX;
 	e->ses_ops = ops;
