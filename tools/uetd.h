@@ -60,6 +60,7 @@ struct uetd {
 	bool stop;
 	struct uetd_ep eps[UET_FEP_MAX_EPS];
 	uint64_t pid_rest_until[UETD_PIDS];
+	uid_t pid_last_uid[UETD_PIDS];	/* who held a resting PIDonFEP */
 	uint16_t next_auto_pid;
 	/* Counters of the service itself. */
 	uint64_t absent_rx, absent_answered, opens, refusals, ep_closed;

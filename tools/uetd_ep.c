@@ -2,8 +2,9 @@
 /*
  * uetd's endpoints: an index and a socket per endpoint, PIDonFEPs (asked
  * for or free, never two holders, resting after use so that late packets
- * cannot reach a newcomer), the JobID policy, the steering entries, and
- * the statistics that `uetctl stats` prints.
+ * cannot reach another user's newcomer; "any" never picks a resting one),
+ * the JobID policy, the steering entries, and the statistics that
+ * `uetctl stats` prints.
  *
  * JobID policy (the default; no policy file yet): a JobID belongs to the
  * user who opened its first endpoint, for as long as any endpoint of it is
@@ -128,10 +129,18 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 			return uetd_refuse(d, conn, EADDRINUSE, "PIDonFEP %d "
 					   "is in use (process %d)", pid,
 					   d->eps[h].pid);
-		if (d->pid_rest_until[pid] > now)
+		/*
+		 * Resting: never for another user, whose endpoint late
+		 * packets of the old one could reach. The same user may
+		 * restart a server on its PIDonFEP at once: its PDCs are
+		 * new (fresh PDCIDs and start PSNs), so the old one's late
+		 * packets find no PDC there.
+		 */
+		if (d->pid_rest_until[pid] > now &&
+		    d->pid_last_uid[pid] != cred.uid)
 			return uetd_refuse(d, conn, EADDRINUSE, "PIDonFEP %d "
-					   "was freed %.1f s ago and rests "
-					   "%.0f s", pid,
+					   "was freed %.1f s ago by another "
+					   "user and rests %.0f s", pid,
 					   (double)(now + UETD_PID_REST_NS -
 					   d->pid_rest_until[pid]) / 1e9,
 					   UETD_PID_REST_NS / 1e9);
@@ -202,6 +211,7 @@ void uetd_ep_close(struct uetd *d, uint32_t ep)
 	uetd_steer_set(d, e->pid_on_fep, 0, 0);
 	bpf_map_delete_elem(d->maps.xsks, &key);
 	d->pid_rest_until[e->pid_on_fep] = now + UETD_PID_REST_NS;
+	d->pid_last_uid[e->pid_on_fep] = e->uid;
 	if (uet_dev_shm_lock(d->shm) == 0) {
 		d->shm->slot[ep].state = UET_DEV_SLOT_QUARANTINE;
 		uet_dev_shm_unlock(d->shm);
