@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * XDP fast path: steer UET frames (UDP to the UET port with a sane PDS
- * prologue) to the AF_XDP socket of their rx queue; pass everything else to
- * the kernel untouched. Optional capture tap and fault injector for tools.
+ * XDP fast path: steer each UET frame (UDP to the UET port with a sane PDS
+ * header) to the AF_XDP socket of its endpoint (include/uet_fep.h), or to
+ * the device service's; pass everything else to the kernel untouched.
+ * Optional capture tap and fault injector for tools.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -21,6 +22,19 @@
 #define IP_MF		0x2000
 #define IP_OFFSET	0x1FFF
 
+/*
+ * Wire offsets the steering reads (ref = ../shared/reference/
+ * uet-wire-format.md), from the start of the PDS header or of the SES header
+ * that follows it; test_io_xdp.c builds its frames with the codecs.
+ */
+#define UET_XDP_PDS_DPDCID_OFF	10	/* ref 2.4: RUD/ROD req (no SYN), ACK*,
+					 * NACK*, CONTROL (no SYN) */
+#define UET_XDP_SES_FLAGS_OFF	1	/* ref 3.1: dc ie rel hd eom som */
+#define UET_XDP_SES_JOB_ID_OFF	5	/* ref 3.1: 24 bits */
+#define UET_XDP_SES_PID_OFF	8	/* ref 3.1: 12 low bits */
+#define UET_XDP_RSP_MSG_ID_OFF	2	/* ref 3.5: RESPONSE message_id */
+#define UET_XDP_RSP_DATA_MSG_ID_OFF 8	/* ref 3.5: read_request_message_id */
+
 /* Load-time setting, through the skeleton's rodata. */
 const volatile __u16 uet_udp_port = UET_UDP_PORT;
 
@@ -30,6 +44,21 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } uet_xdp_xsks SEC(".maps");
+
+/* Written by the device service: which endpoint holds each PIDonFEP. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UET_XDP_MAX_PIDS);
+	__type(key, __u32);
+	__type(value, struct uet_xdp_pid_ent);
+} uet_xdp_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UET_XDP_EP_RX_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u64);
+} uet_xdp_ep_rx SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -58,13 +87,15 @@ struct {
 	__uint(XDP_PASS, 1);
 } XDP_RUN_CONFIG(uet_xdp_prog);
 
-static __always_inline void uet_xdp_count(__u32 id)
+static __always_inline void uet_xdp_count_in(void *map, __u32 id)
 {
-	__u64 *v = bpf_map_lookup_elem(&uet_xdp_counters, &id);
+	__u64 *v = bpf_map_lookup_elem(map, &id);
 
 	if (v)
 		*v += 1;
 }
+
+#define uet_xdp_count(id)	uet_xdp_count_in(&uet_xdp_counters, (id))
 
 /* Ethernet and one optional VLAN tag; returns the L3 protocol or 0. */
 static __always_inline __u16 uet_xdp_parse_eth(void **pos, void *end)
@@ -149,6 +180,131 @@ static __always_inline int uet_xdp_pds_is_sane(__u8 *pds, void *end)
 	return len && (void *)(pds + len) <= end;
 }
 
+/* Big-endian 16 bits at |p|; the caller has checked the bounds. */
+static __always_inline __u32 uet_xdp_be16(const __u8 *p)
+{
+	return (__u32)p[0] << 8 | p[1];
+}
+
+/* An established PDC's endpoint: the index bits of the DPDCID. */
+static __always_inline __u32 uet_xdp_ep_of_dpdcid(__u8 *pds, void *end)
+{
+	if ((void *)(pds + UET_XDP_PDS_DPDCID_OFF + 2) > end)
+		return UET_FEP_EP_SERVICE;
+	return UET_FEP_ID_EP(uet_xdp_be16(pds + UET_XDP_PDS_DPDCID_OFF));
+}
+
+/*
+ * A request's endpoint from its SES standard header: the holder of the
+ * PIDonFEP, if it holds it for the packet's JobID or the request uses
+ * absolute addressing (rel = 0). A header cut short goes to the service,
+ * which drops and counts it.
+ */
+static __always_inline __u32 uet_xdp_ep_of_std(__u8 *ses, void *end)
+{
+	struct uet_xdp_pid_ent *ent;
+	__u32 pid, job_id;
+
+	if ((void *)(ses + UET_SES_STD_HDR_LEN) > end)
+		return UET_FEP_EP_SERVICE;
+	pid = uet_xdp_be16(ses + UET_XDP_SES_PID_OFF) & UET_SES_PID_ON_FEP_MAX;
+	ent = bpf_map_lookup_elem(&uet_xdp_pids, &pid);
+	if (!ent || ent->ep == UET_FEP_EP_SERVICE)
+		return UET_FEP_EP_SERVICE;
+	job_id = (__u32)ses[UET_XDP_SES_JOB_ID_OFF] << 16 |
+		 uet_xdp_be16(ses + UET_XDP_SES_JOB_ID_OFF + 1);
+	if ((ses[UET_XDP_SES_FLAGS_OFF] & UET_SES_F_REL) &&
+	    ent->job_id != job_id)
+		return UET_FEP_EP_SERVICE;
+	return ent->ep;
+}
+
+/*
+ * A RUD/ROD request (PDS header of |pds_len| bytes) by the SES header it
+ * carries. Responses on an established PDC go by DPDCID. While SYN is set
+ * the target has no DPDCID yet: a response then goes by the initiator's
+ * message id it echoes. In RESPONSE that is message_id; in RESPONSE_DATA it
+ * is read_request_message_id (ref 3.5; the spec lets the target put a
+ * response message id of its own in the message_id slot, and our SES
+ * matches data to its request by read_request_message_id, ses_cpl.c).
+ * RESPONSE_DATA_SMALL echoes none: the service.
+ */
+static __always_inline __u32 uet_xdp_ep_of_req(__u8 *pds, void *end,
+					       __u32 pds_len, __u32 next_hdr,
+					       __u32 flags)
+{
+	__u8 *ses = pds + pds_len;
+	__u32 syn = flags & UET_PDS_F_REQ_SYN;
+
+	switch (next_hdr) {
+	case UET_PDS_NEXT_HDR_REQUEST_STD:
+		return uet_xdp_ep_of_std(ses, end);
+	case UET_PDS_NEXT_HDR_RESPONSE:
+		if ((void *)(ses + UET_SES_RSP_LEN) > end)
+			return UET_FEP_EP_SERVICE;
+		if (!syn)
+			return uet_xdp_ep_of_dpdcid(pds, end);
+		return UET_FEP_ID_EP(uet_xdp_be16(ses +
+						  UET_XDP_RSP_MSG_ID_OFF));
+	case UET_PDS_NEXT_HDR_RESPONSE_DATA:
+		if ((void *)(ses + UET_SES_RSP_DATA_LEN) > end)
+			return UET_FEP_EP_SERVICE;
+		if (!syn)
+			return uet_xdp_ep_of_dpdcid(pds, end);
+		return UET_FEP_ID_EP(uet_xdp_be16(ses +
+						  UET_XDP_RSP_DATA_MSG_ID_OFF));
+	case UET_PDS_NEXT_HDR_RESPONSE_DATA_SMALL:
+		if ((void *)(ses + UET_SES_RSP_DATA_SMALL_LEN) > end || syn)
+			return UET_FEP_EP_SERVICE;
+		return uet_xdp_ep_of_dpdcid(pds, end);
+	default:	/* none, small and medium request headers */
+		return UET_FEP_EP_SERVICE;
+	}
+}
+
+/*
+ * The endpoint index a sane UET frame is for (include/uet_fep.h);
+ * UET_FEP_EP_SERVICE for anything no endpoint can be named for: RUDI, UUD
+ * without a standard request, CONTROL with SYN.
+ */
+static __always_inline __u32 uet_xdp_steer(__u8 *pds, void *end)
+{
+	__u32 pro, type, next_hdr, flags;
+
+	if ((void *)(pds + UET_PDS_PROLOGUE_LEN) > end)
+		return UET_FEP_EP_SERVICE;
+	pro = uet_xdp_be16(pds);
+	type = pro >> UET_PDS_TYPE_SHIFT & UET_PDS_TYPE_MASK;
+	next_hdr = pro >> UET_PDS_NEXT_HDR_SHIFT & UET_PDS_NEXT_HDR_MASK;
+	flags = pro & UET_PDS_FLAGS_MASK;
+	switch (type) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+		return uet_xdp_ep_of_req(pds, end, UET_PDS_RUD_REQ_LEN,
+					 next_hdr, flags);
+	case UET_PDS_TYPE_RUD_CC_REQ:
+	case UET_PDS_TYPE_ROD_CC_REQ:
+		return uet_xdp_ep_of_req(pds, end, UET_PDS_CC_REQ_LEN,
+					 next_hdr, flags);
+	case UET_PDS_TYPE_UUD_REQ:
+		if (next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD)
+			return UET_FEP_EP_SERVICE;
+		return uet_xdp_ep_of_std(pds + UET_PDS_UUD_LEN, end);
+	case UET_PDS_TYPE_ACK:
+	case UET_PDS_TYPE_ACK_CC:
+	case UET_PDS_TYPE_ACK_CCX:
+	case UET_PDS_TYPE_NACK:
+	case UET_PDS_TYPE_NACK_CCX:
+		return uet_xdp_ep_of_dpdcid(pds, end);
+	case UET_PDS_TYPE_CONTROL:
+		if (flags & UET_PDS_F_CTL_SYN)
+			return UET_FEP_EP_SERVICE;
+		return uet_xdp_ep_of_dpdcid(pds, end);
+	default:
+		return UET_FEP_EP_SERVICE;
+	}
+}
+
 static __always_inline void uet_xdp_capture_frame(struct xdp_md *ctx)
 {
 	struct uet_xdp_capture_hdr *rec;
@@ -188,7 +344,7 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	void *pos = (void *)(long)ctx->data;
 	struct uet_xdp_cfg *cfg;
 	struct udphdr *udp;
-	__u32 key = 0, qid = ctx->rx_queue_index;
+	__u32 key = 0, ep;
 	__u16 proto;
 
 	uet_xdp_count(UET_XDP_CNT_SEEN);
@@ -208,14 +364,29 @@ int uet_xdp_prog(struct xdp_md *ctx)
 		uet_xdp_count(UET_XDP_CNT_FAULT_DROPPED);
 		return XDP_DROP;
 	}
-	if (!bpf_map_lookup_elem(&uet_xdp_xsks, &qid)) {
+	/* The kernel redirects only to sockets bound to the arrival queue. */
+	if (!cfg || ctx->rx_queue_index != cfg->queue_id) {
 		uet_xdp_count(UET_XDP_CNT_NO_SOCKET);
 		return XDP_PASS;
 	}
-	if (cfg && cfg->capture)
+	ep = uet_xdp_steer((__u8 *)(udp + 1), end);
+	if (ep != UET_FEP_EP_SERVICE &&
+	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep))
+		ep = UET_FEP_EP_SERVICE;
+	if (ep == UET_FEP_EP_SERVICE &&
+	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep)) {
+		uet_xdp_count(UET_XDP_CNT_NO_SOCKET);
+		return XDP_PASS;
+	}
+	if (cfg->capture)
 		uet_xdp_capture_frame(ctx);
-	uet_xdp_count(UET_XDP_CNT_REDIRECTED);
-	return bpf_redirect_map(&uet_xdp_xsks, qid, XDP_PASS);
+	if (ep == UET_FEP_EP_SERVICE) {
+		uet_xdp_count(UET_XDP_CNT_TO_SERVICE);
+	} else {
+		uet_xdp_count(UET_XDP_CNT_REDIRECTED);
+		uet_xdp_count_in(&uet_xdp_ep_rx, ep);
+	}
+	return bpf_redirect_map(&uet_xdp_xsks, ep, XDP_PASS);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -77,4 +77,18 @@ struct uet_xdp_capture_hdr {
 _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
 	       "uet_xdp_capture_hdr layout");
 
+/*
+ * Steering (issue 12). The device service writes uet_xdp_pids (key: the
+ * PIDonFEP; value: struct uet_xdp_pid_ent) and puts each endpoint's socket
+ * at its index in uet_xdp_xsks. The counters then mean: REDIRECTED, frames
+ * sent to an endpoint (index > 0); TO_SERVICE, frames sent to the service's
+ * socket (index 0) because they name no endpoint or one without a socket;
+ * NO_SOCKET, frames that arrived on another rx queue than the settings'
+ * queue_id, or found no service socket either (both passed to the kernel).
+ *
+ * uet_xdp_ep_rx: per-CPU __u64 per endpoint index, the frames redirected to
+ * that endpoint (entry 0 stays zero: see TO_SERVICE).
+ */
+#define UET_XDP_EP_RX_ENTRIES		UET_XDP_MAX_EPS
+
 #endif /* UET_XDP_SHARED_H */
