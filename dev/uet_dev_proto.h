@@ -36,8 +36,10 @@ struct uet_dev_req {
 	uint32_t type;		/* enum uet_dev_req_type */
 	uint32_t job_id;	/* OPEN: 24 bits */
 	uint16_t pid_on_fep;	/* OPEN: 0..4095 or UET_DEV_PID_ANY */
-	uint16_t pad;
+	uint16_t flags;		/* UET_DEV_F_* */
 };
+
+#define UET_DEV_F_TEXT		0x1	/* STATS: lines for people, not JSON */
 
 /*
  * The layout of the shared UMEM, identical for every endpoint: chunks

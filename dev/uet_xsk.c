@@ -381,6 +381,9 @@ int uet_xsk_tx_submit(struct uet_xsk *x, struct uet_xsk_frame *f,
 	x->tx_unkicked = true;
 	x->tx_in_flight += f->nsegs;
 	x->tx_frames++;
+	if (x->shm)	/* for the service's stats; only we write it */
+		__atomic_store_n(&x->shm->slot[x->ep].tx_frames, x->tx_frames,
+				 __ATOMIC_RELAXED);
 	f->nsegs = 0;
 	return 0;
 }
@@ -497,6 +500,9 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	if (used)
 		xsk_ring_cons__release(&x->rx, used);
 	x->rx_frames += n;
+	if (x->shm && n)
+		__atomic_store_n(&x->shm->slot[x->ep].rx_frames, x->rx_frames,
+				 __ATOMIC_RELAXED);
 	return n;
 }
 

@@ -308,14 +308,6 @@ void uet_engine_destroy(struct uet_engine *e)
 
 /* ---- peers ---------------------------------------------------------------- */
 
-static bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
-{
-	if (a->is_v6 != b->is_v6)
-		return false;
-	return a->is_v6 ? !memcmp(&a->v6, &b->v6, sizeof(a->v6)) :
-			  a->v4.s_addr == b->v4.s_addr;
-}
-
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
 			 uint32_t tag)
 {
@@ -335,6 +327,8 @@ int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
 	p = &e->peers[e->npeers];
 	p->fa = *fa;
 	p->tag = tag;
+	p->remote_ep = -1;
+	p->resp_peer = -1;
 	memcpy(p->mac, mac, 6);
 	return (int)e->npeers++;
 }

@@ -206,6 +206,54 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
 	}
 }
 
+/*
+ * The peer a response from |from| answers. Responses that ride a PDC the
+ * remote endpoint opened arrive from its index peer; the message went to
+ * its PIDonFEP peer: the one at the same address whose ACKs named that
+ * index, else the one with message |id| outstanding (before any ACK came
+ * back: READ data may overtake it).
+ */
+static uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
+				     uint16_t id)
+{
+	struct uet_engine_peer *p = &e->peers[from];
+	int32_t ep = (int32_t)(p->tag & ~UET_ENGINE_TAG_EP);
+	uint32_t i;
+
+	if (!(p->tag & UET_ENGINE_TAG_EP))
+		return from;
+	if (p->resp_peer >= 0)
+		return (uint32_t)p->resp_peer;
+	for (i = 0; i < e->npeers; i++) {
+		const struct uet_engine_peer *q = &e->peers[i];
+
+		if ((q->tag & UET_ENGINE_TAG_PID) && q->remote_ep == ep &&
+		    uet_fa_equal(&q->fa, &p->fa)) {
+			p->resp_peer = (int32_t)i;
+			return i;
+		}
+	}
+	for (i = 0; i < e->npeers; i++) {
+		const struct uet_engine_peer *q = &e->peers[i];
+
+		if ((q->tag & UET_ENGINE_TAG_PID) && q->remote_ep < 0 &&
+		    uet_fa_equal(&q->fa, &p->fa) &&
+		    ses_msg_is_outstanding(e->ses, i, id))
+			return i;
+	}
+	return from;
+}
+
+/* The message id a response echoes (0 when it has none). */
+static uint16_t uet_engine_resp_id(const struct pdc_rx_pkt *pkt)
+{
+	size_t off = pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA ? 8 : 2;
+
+	if (pkt->len < off + 2)
+		return 0;
+	return (uint16_t)(pkt->buf[off] << 8 | pkt->buf[off + 1]);
+}
+
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 			   struct pdc_resp *resp)
 {
@@ -219,7 +267,10 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 	resp->next_hdr = UET_PDS_NEXT_HDR_NONE;
 	resp->len = 0;
 	if (!uet_next_hdr_is_request(pkt->next_hdr)) {
-		ses_rx_rsp(e->ses, &in);	/* READ data coming back */
+		/* READ data coming back, on a PDC the target opened */
+		in.peer = uet_engine_resp_peer(e, pkt->peer,
+					       uet_engine_resp_id(pkt));
+		ses_rx_rsp(e->ses, &in);
 		return 0;
 	}
 	n = ses_rx_req(e->ses, &in, resp->buf, sizeof(resp->buf));
@@ -340,8 +391,11 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 	case UET_PDS_TYPE_NACK:
 	case UET_PDS_TYPE_NACK_CCX:
 		if (pdc_local_peer(e->pdc, (uint16_t)(pds[10] << 8 | pds[11]),
-				   true, &peer) == 0)
+				   true, &peer) == 0) {
+			e->peers[peer].remote_ep =
+				(int32_t)UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
 			return (int)peer;
+		}
 		/* A NACK for a PDC we no longer have: PDC counts it. */
 		tag = UET_ENGINE_TAG_EP | UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
 		break;

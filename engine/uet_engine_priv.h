@@ -30,6 +30,14 @@
 struct uet_engine_peer {
 	struct uet_fa fa;
 	uint32_t tag;
+	/*
+	 * The two peers of one remote endpoint: a PIDonFEP peer learns the
+	 * endpoint index from the SPDCID of its ACKs; an index peer, through
+	 * which responses on the PDCs the remote opens arrive, finds the
+	 * PIDonFEP peer its messages went to (uet_engine_resp_peer).
+	 */
+	int32_t remote_ep;	/* PIDonFEP peer: -1 until an ACK says */
+	int32_t resp_peer;	/* index peer: -1 until found */
 	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */
 };
@@ -94,6 +102,14 @@ struct uet_engine {
 	struct uet_mirror mirror;	/* sent frames to a running capture */
 	struct uet_engine_stats stats;
 };
+
+static inline bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
+{
+	if (a->is_v6 != b->is_v6)
+		return false;
+	return a->is_v6 ? !memcmp(&a->v6, &b->v6, sizeof(a->v6)) :
+			  a->v4.s_addr == b->v4.s_addr;
+}
 
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,

@@ -325,6 +325,13 @@ size_t ses_pkt_payload_copy(const struct ses_pkt *pkt, void *dst);
  */
 bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref);
 
+/*
+ * Whether message |id| to |peer| is outstanding (an answer for it would be
+ * taken): for a lower layer that must tell which of its peers a response
+ * arriving on another path answers.
+ */
+bool ses_msg_is_outstanding(struct ses *s, uint32_t peer, uint16_t id);
+
 void ses_stats_get(const struct ses *s, struct ses_stats *st);
 
 /* Bytes of engine state per outstanding message and per peer. */

@@ -311,6 +311,11 @@ bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref)
 	       !(m->flags & SES_MSG_F_DONE);
 }
 
+bool ses_msg_is_outstanding(struct ses *s, uint32_t peer, uint16_t id)
+{
+	return ses_msg_find(s, peer, id) != NULL;
+}
+
 struct ses_msg *ses_msg_find(struct ses *s, uint32_t peer, uint16_t id)
 {
 	struct ses_peer *p = ses_peer_find(s, peer);

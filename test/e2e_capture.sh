@@ -69,7 +69,13 @@ t1=$(date +%s%N)
 [ $(( (t1 - t0) / 1000000 )) -lt 5000 ] || e2e_fail "duration ignored"
 e2e_ok "duration limit"
 
-# 5. The seed example, both directions in one capture on the initiator.
+# 5. The seed example, both directions in one capture on the initiator,
+# between engines: they are endpoints of the device service.
+for side in A B; do
+	ifc=IF_$side
+	e2e_in "$side" "$U" unload "${!ifc}" >/dev/null
+	e2e_in "$side" "$U" load "${!ifc}" --mode skb >/dev/null
+done
 seed_capture() {	# seed_capture FILE [COUNT]: capture on A around 16 KiB writes
 	rm -f "$E2E_TMP/ready" "$E2E_TMP/done"
 	ip netns exec "$NS_A" "$U" capture "$IF_A" -w "$1" > "$E2E_TMP/cs.out" &

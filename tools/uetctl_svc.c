@@ -141,7 +141,8 @@ int uetctl_svc_stats(const char *ifname, bool json)
 {
 	static char buf[UET_DEV_STATS_MAX + 1];
 	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
-				   .type = UET_DEV_STATS };
+				   .type = UET_DEV_STATS,
+				   .flags = json ? 0 : UET_DEV_F_TEXT };
 	int conn = uet_dev_connect(ifname);
 	ssize_t n;
 
@@ -152,22 +153,6 @@ int uetctl_svc_stats(const char *ifname, bool json)
 	if (n < 0)
 		return (int)n;
 	buf[n] = '\0';
-	if (json) {
-		fputs(buf, stdout);
-		return 0;
-	}
-	/* The same figures, one per line: "name value". */
-	for (char *s = buf; *s; s++) {
-		if (*s == '{' || *s == '}' || *s == '"' || *s == '[' ||
-		    *s == ']')
-			continue;
-		if (*s == ',') {
-			putchar('\n');
-			while (s[1] == ' ')
-				s++;
-			continue;
-		}
-		putchar(*s == ':' ? ' ' : *s);
-	}
+	fputs(buf, stdout);
 	return 0;
 }

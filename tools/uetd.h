@@ -40,6 +40,7 @@ struct uetd {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	uint32_t queue_id;
+	int mtu;		/* when we started */
 	uint16_t udp_port;
 	enum uet_xdp_mode mode;
 	bool foreground;
@@ -89,7 +90,7 @@ void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);
 void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
 void uetd_ep_close(struct uetd *d, uint32_t ep);
 void uetd_ep_tick(struct uetd *d);
-void uetd_stats_reply(struct uetd *d, int conn);
+void uetd_stats_reply(struct uetd *d, int conn, bool text);
 
 /* uetd.c */
 uint64_t uetd_now_ns(void);

@@ -86,6 +86,15 @@ static int uetd_first_socket(struct uetd *d)
 		return ret;
 	ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id, d->umem,
 				 &d->rx, &d->tx, &scfg);
+	if (ret == -EINVAL && l->multi_buf && d->mtu + UET_ETH_HDR_LEN +
+	    UET_VLAN_HDR_LEN <= UET_XSK_CHUNK_LEN - UET_XSK_RX_HEADROOM) {
+		uetd_log(d, "no AF_XDP multi-buffer here (Linux 6.6): frames "
+			 "up to one %u-byte chunk only", UET_XSK_CHUNK_LEN);
+		d->layout.multi_buf = 0;
+		scfg.bind_flags &= (uint16_t)~XDP_USE_SG;
+		ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id,
+					 d->umem, &d->rx, &d->tx, &scfg);
+	}
 	if (ret < 0)
 		return ret;
 	uetd_fill_all(d);
@@ -103,9 +112,14 @@ static void uetd_layout_init(struct uetd *d, int mtu)
 	l->rx_chunks = 8192;
 	l->ring_size = 1024;
 	l->chunks = l->rx_chunks + l->max_eps * l->tx_chunks;
-	/* As the engine decides it: a frame, a VLAN tag and the headroom. */
-	l->multi_buf = (size_t)mtu + UET_ETH_HDR_LEN + UET_VLAN_HDR_LEN >
-		       UET_XSK_CHUNK_LEN - UET_XSK_RX_HEADROOM;
+	/*
+	 * Frames may span chunks whatever the MTU is now: it may be raised
+	 * while we serve (a frame, a VLAN tag and the headroom must fit).
+	 * Kernels without AF_XDP multi-buffer (before 6.6) refuse the bind;
+	 * uetd_first_socket() then falls back to what the MTU needs now.
+	 */
+	(void)mtu;
+	l->multi_buf = 1;
 }
 
 int uetd_dev_setup(struct uetd *d)
@@ -117,6 +131,7 @@ int uetd_dev_setup(struct uetd *d)
 	mtu = uet_nl_if_mtu(d->ifindex);
 	if (mtu < 0)
 		return mtu;
+	d->mtu = mtu;
 	uetd_layout_init(d, mtu);
 	d->umem_fd = uetd_memfd("uet-umem", (size_t)d->layout.chunks *
 				UET_XSK_CHUNK_LEN, &d->area);

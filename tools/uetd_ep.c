@@ -258,7 +258,41 @@ static void uetd_cat(char *buf, size_t len, size_t *off, const char *fmt, ...)
 		*off += (size_t)n < len - *off ? (size_t)n : len - *off - 1;
 }
 
-void uetd_stats_reply(struct uetd *d, int conn)
+/* The same figures as uetd_stats_json(), a line each, for people. */
+static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
+			      const uint64_t *cnt)
+{
+	size_t off = 0;
+
+	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++)
+		uetd_cat(buf, len, &off, "%-14s %llu\n",
+			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
+	uetd_cat(buf, len, &off, "service: pid %d, queue %u, %u endpoints "
+		 "at most; opened %llu, refused %llu, closed %llu; absent "
+		 "destinations: %llu frames, %llu answered\n", getpid(),
+		 d->queue_id, d->layout.max_eps - 1,
+		 (unsigned long long)d->opens, (unsigned long long)d->refusals,
+		 (unsigned long long)d->ep_closed,
+		 (unsigned long long)d->absent_rx,
+		 (unsigned long long)d->absent_answered);
+	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
+		const struct uetd_ep *e = &d->eps[i];
+		const struct uet_dev_shm_slot *sl = &d->shm->slot[i];
+
+		if (e->conn < 0)
+			continue;
+		uetd_cat(buf, len, &off, "endpoint %u: process %d, uid %u, "
+			 "JobID %u, PIDonFEP %u, %llu frames in, %llu out\n",
+			 i, e->pid, e->uid, e->job_id, e->pid_on_fep,
+			 (unsigned long long)__atomic_load_n(&sl->rx_frames,
+							      __ATOMIC_RELAXED),
+			 (unsigned long long)__atomic_load_n(&sl->tx_frames,
+							      __ATOMIC_RELAXED));
+	}
+	return off;
+}
+
+void uetd_stats_reply(struct uetd *d, int conn, bool text)
 {
 	static char buf[UET_DEV_STATS_MAX];
 	uint64_t cnt[UET_XDP_CNT_MAX] = { 0 };
@@ -266,6 +300,11 @@ void uetd_stats_reply(struct uetd *d, int conn)
 	bool first = true;
 
 	uet_xdp_counters_read(&d->maps, cnt);
+	if (text) {
+		off = uetd_stats_text(d, buf, sizeof(buf), cnt);
+		uetd_send(conn, buf, off, NULL, 0);
+		return;
+	}
 	uetd_cat(buf, sizeof(buf), &off, "{\"iface\": \"%s\"", d->ifname);
 	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++)
 		uetd_cat(buf, sizeof(buf), &off, ", \"%s\": %llu",
