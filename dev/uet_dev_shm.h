@@ -30,13 +30,25 @@ enum uet_dev_slot_state {
 	UET_DEV_SLOT_QUARANTINE = 2,	/* owner gone; its chunks settle */
 };
 
+/* Receive chunks an endpoint may hold between two releases. */
+#define UET_DEV_HELD_MAX	256
+
 struct uet_dev_shm_slot {
 	uint32_t state;		/* enum uet_dev_slot_state */
 	uint32_t mbox_head;	/* next to write (reapers) */
 	uint32_t mbox_tail;	/* next to read (the owner) */
-	uint32_t pad;
+	/*
+	 * Receive chunks the owner took off its rx ring and has not given
+	 * back to the fill ring: written by the owner before it releases
+	 * them from the ring, cleared (under the lock) before it publishes
+	 * them in the fill ring. When the owner dies, the service gives back
+	 * these and what is left in its rx ring, each chunk once: a chunk is
+	 * lost rather than ever put in the fill ring twice.
+	 */
+	uint32_t held_cnt;
 	uint64_t tx_frames;	/* the owner's, for stats */
 	uint64_t rx_frames;
+	uint64_t held[UET_DEV_HELD_MAX];
 };
 
 struct uet_dev_shm {

@@ -50,6 +50,8 @@ struct uet_xsk {
 	uint64_t rx_end;	/* receive chunks are below */
 	void *map[4];		/* rx, tx, fill, completion */
 	size_t map_len[4];
+	uint64_t discard[UET_DEV_HELD_MAX];	/* oversized, to give back */
+	uint32_t ndiscard;
 };
 
 int uet_xsk_fd(const struct uet_xsk *x)
@@ -442,16 +444,65 @@ static void uet_xsk_rx_discard(struct uet_xsk *x, uint32_t idx, uint32_t n)
 		uint64_t a = xsk_ring_cons__rx_desc(&x->rx, idx + i)->addr &
 			     ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
 
-		uet_xsk_fill(x, &a, 1);
+		/* Shared: held until the release, like the frames taken. */
+		if (x->shm)
+			x->discard[x->ndiscard++] = a;
+		else
+			uet_xsk_fill(x, &a, 1);
 	}
+}
+
+/* Shared: the |n| descriptors from |idx| are held now (uet_dev_shm.h). */
+static void uet_xsk_rx_hold(struct uet_xsk *x, uint32_t idx, uint32_t n)
+{
+	struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
+	uint32_t cnt = sl->held_cnt;
+
+	for (uint32_t i = 0; i < n && cnt < UET_DEV_HELD_MAX; i++)
+		sl->held[cnt++] = xsk_ring_cons__rx_desc(&x->rx, idx + i)->addr &
+				  ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+	__atomic_store_n(&sl->held_cnt, cnt, __ATOMIC_RELEASE);
+}
+
+/*
+ * Shared: every held chunk back to the fill ring in one critical section,
+ * the held list emptied before the ring publishes them.
+ */
+static void uet_xsk_rx_return(struct uet_xsk *x, const uint64_t *addrs,
+			      uint32_t n)
+{
+	struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
+	uint32_t idx = 0;
+
+	if (uet_dev_shm_lock(x->shm) < 0) {
+		x->fill_lost += n;
+		return;
+	}
+	uet_xsk_prod_sync(&x->fill);
+	if (xsk_ring_prod__reserve(&x->fill, n, &idx) != n) {
+		x->fill_lost += n;
+		__atomic_store_n(&sl->held_cnt, 0, __ATOMIC_RELEASE);
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
+		__atomic_store_n(&sl->held_cnt, 0, __ATOMIC_RELEASE);
+		xsk_ring_prod__submit(&x->fill, n);
+	}
+	uet_dev_shm_unlock(x->shm);
 }
 
 uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			  uint32_t max)
 {
-	uint32_t idx = 0, avail, used = 0, n = 0;
+	uint32_t idx = 0, avail, used = 0, n = 0, want = max * UET_XSK_MAX_SEGS;
 
-	avail = xsk_ring_cons__peek(&x->rx, max * UET_XSK_MAX_SEGS, &idx);
+	/* Shared: no more than the held list can name. */
+	if (x->shm) {
+		uint32_t room = UET_DEV_HELD_MAX - x->shm->slot[x->ep].held_cnt;
+
+		want = want < room ? want : room;
+	}
+	avail = xsk_ring_cons__peek(&x->rx, want, &idx);
 	if (!avail) {
 		if (xsk_ring_prod__needs_wakeup(&x->fill))
 			recvfrom(uet_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL,
@@ -497,6 +548,8 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	/* Give back what we peeked but did not take (a cut-off frame). */
 	if (used < avail)
 		xsk_ring_cons__cancel(&x->rx, avail - used);
+	if (used && x->shm)
+		uet_xsk_rx_hold(x, idx, used);
 	if (used)
 		xsk_ring_cons__release(&x->rx, used);
 	x->rx_frames += n;
@@ -506,12 +559,58 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	return n;
 }
 
+/* Shared: the chunks of |frames| and the discards, back in one go. */
+static void uet_xsk_rx_release_shared(struct uet_xsk *x,
+				      struct uet_xsk_frame *frames, uint32_t n)
+{
+	struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
+	uint64_t addrs[UET_DEV_HELD_MAX];
+	uint32_t cnt = 0, keep = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t s = 0; s < frames[i].nsegs &&
+		     cnt < UET_DEV_HELD_MAX; s++)
+			addrs[cnt++] = frames[i].addr[s] &
+				       ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+		frames[i].nsegs = 0;
+	}
+	for (uint32_t i = 0; i < x->ndiscard && cnt < UET_DEV_HELD_MAX; i++)
+		addrs[cnt++] = x->discard[i];
+	x->ndiscard = 0;
+	if (!cnt)
+		return;
+	/*
+	 * A part of what is held: the rest stays named in the list. Only
+	 * when the caller returns frames in several batches.
+	 */
+	if (cnt != sl->held_cnt) {
+		for (uint32_t h = 0; h < sl->held_cnt; h++) {
+			bool back = false;
+
+			for (uint32_t i = 0; i < cnt && !back; i++)
+				back = sl->held[h] == addrs[i];
+			if (!back && cnt + keep < UET_DEV_HELD_MAX)
+				addrs[cnt + keep++] = sl->held[h];
+		}
+	}
+	uet_xsk_rx_return(x, addrs, cnt);
+	/* Those not returned are held again (never past the list's end). */
+	for (uint32_t i = 0; i < keep; i++)
+		sl->held[i] = addrs[cnt + i];
+	if (keep)
+		__atomic_store_n(&sl->held_cnt, keep, __ATOMIC_RELEASE);
+}
+
 void uet_xsk_rx_release(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			uint32_t n)
 {
 	uint64_t addrs[UET_XSK_BATCH];
 	uint32_t cnt = 0;
 
+	if (x->shm) {
+		uet_xsk_rx_release_shared(x, frames, n);
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		for (uint32_t s = 0; s < frames[i].nsegs; s++) {
 			/* Chunk-aligned mode: the kernel may add an offset. */

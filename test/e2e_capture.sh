@@ -100,16 +100,19 @@ for side in A B; do
 	e2e_in "$side" ip link set "${!ifc}" mtu 9000
 done
 seed_capture "$E2E_TMP/seed.pcap"
+# The seed's first message_id, 1, under the endpoint's index (the first
+# endpoint of a fresh service is index 1): 1 << 10 | 1 (include/uet_fep.h).
+MID=1025
 want=$'1\t0\t0\t8192\t16384\t101\t2\t0x000a\t0x00000000000acce5\t1
 0\t1\t8192\t8192\t16384\t101\t2\t0x000a\t0x00000000000acce5\t1'
-got=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.ses.opcode == 1 && uet.ses.message_id == 1" \
+got=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.ses.opcode == 1 && uet.ses.message_id == $MID" \
 	-T fields -e uet.ses.som -e uet.ses.eom -e uet.ses.message_offset \
 	-e uet.ses.payload_length -e uet.ses.request_length -e uet.ses.job_id \
 	-e uet.ses.pid_on_fep -e uet.ses.resource_index -e uet.ses.memory_key \
 	-e uet.ses.rel)
 [ "$got" = "$want" ] || e2e_fail "seed packets decoded as:
 $got"
-rsp=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.pds.type == 7 && uet.ses.message_id == 1 && uet.ses.rsp_opcode == 1" \
+rsp=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.pds.type == 7 && uet.ses.message_id == $MID && uet.ses.rsp_opcode == 1" \
 	-T fields -e ip.src -e uet.ses.return_code -e uet.ses.modified_length)
 [ "$rsp" = "$IP_B	0x01	16384" ] || e2e_fail "the RESPONSE in the ACK: '$rsp'"
 e2e_ok "seed write captured on the initiator: both packets and the response"

@@ -34,6 +34,10 @@ struct uetd_ep {
 	uint32_t job_id;
 	uint16_t pid_on_fep;
 	uint64_t rest_until;	/* index resting after its owner left */
+	/* Its rx ring, mapped by us: what is left there when it dies. */
+	void *rx_map;
+	size_t rx_map_len;
+	struct xsk_ring_cons rx;
 };
 
 struct uetd {
@@ -65,6 +69,7 @@ struct uetd {
 	uint16_t next_auto_pid;
 	/* Counters of the service itself. */
 	uint64_t absent_rx, absent_answered, opens, refusals, ep_closed;
+	uint64_t rx_recovered;	/* chunks given back for dead endpoints */
 	/* Our own transmissions (answers): index 0's chunks. */
 	uint64_t *tx_pool;
 	uint32_t tx_pool_cnt;
@@ -76,8 +81,17 @@ struct uetd {
 /* uetd_dev.c: the UMEM, the first socket, endpoint sockets. */
 int uetd_dev_setup(struct uetd *d);
 void uetd_dev_teardown(struct uetd *d);
-/* A socket for endpoint index |ep| bound to the shared UMEM; fd or -errno. */
+/*
+ * A socket for endpoint index |ep| bound to the shared UMEM; fd or -errno.
+ * Its rx ring stays mapped here until uetd_dev_ep_recover().
+ */
 int uetd_dev_ep_socket(struct uetd *d, uint32_t ep);
+/*
+ * After endpoint |ep|'s socket is gone: the receive chunks it held and
+ * those left in its rx ring go back to the fill ring, each once. Returns
+ * how many.
+ */
+uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep);
 /* Frames that reached the service's own socket: answered or recycled. */
 void uetd_dev_rx(struct uetd *d);
 /* The epoll/poll fd of the service's socket. */

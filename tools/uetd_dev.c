@@ -234,20 +234,103 @@ int uetd_dev_ep_socket(struct uetd *d, uint32_t ep)
 	};
 	int ring = (int)d->layout.ring_size;
 	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	struct uetd_ep *e = &d->eps[ep];
+	struct xdp_mmap_offsets off;
+	socklen_t optlen = sizeof(off);
 	uint32_t key = ep;
 
 	if (fd < 0)
 		return -errno;
 	if (setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring, sizeof(ring)) < 0 ||
 	    setsockopt(fd, SOL_XDP, XDP_TX_RING, &ring, sizeof(ring)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) < 0 ||
-	    bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0) {
+	    getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) < 0)
+		goto err;
+	/*
+	 * Its rx ring, mapped before bind (every kernel allows that) and
+	 * kept: when the endpoint dies, what the kernel put there and it
+	 * never took is ours to give back.
+	 */
+	e->rx_map_len = off.rx.desc + (size_t)ring * sizeof(struct xdp_desc);
+	e->rx_map = mmap(NULL, e->rx_map_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, fd, XDP_PGOFF_RX_RING);
+	if (e->rx_map == MAP_FAILED) {
+		e->rx_map = NULL;
+		goto err;
+	}
+	e->rx.producer = (void *)((uint8_t *)e->rx_map + off.rx.producer);
+	e->rx.consumer = (void *)((uint8_t *)e->rx_map + off.rx.consumer);
+	e->rx.ring = (uint8_t *)e->rx_map + off.rx.desc;
+	e->rx.mask = (uint32_t)ring - 1;
+	e->rx.size = (uint32_t)ring;
+	if (bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) < 0 ||
+	    bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0)
+		goto err;
+	return fd;
+err:
+	{
 		int err = errno;
 
+		if (e->rx_map)
+			munmap(e->rx_map, e->rx_map_len);
+		e->rx_map = NULL;
 		close(fd);
 		return -err;
 	}
-	return fd;
+}
+
+static int uetd_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
+{
+	struct uetd_ep *e = &d->eps[ep];
+	struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
+	uint64_t *addrs;
+	uint32_t n = 0, cons, prod, uniq = 0, idx = 0;
+
+	if (!e->rx_map)
+		return 0;
+	addrs = calloc(UET_DEV_HELD_MAX + e->rx.size, sizeof(*addrs));
+	if (addrs && uet_dev_shm_lock(d->shm) == 0) {
+		cons = __atomic_load_n(e->rx.consumer, __ATOMIC_ACQUIRE);
+		prod = __atomic_load_n(e->rx.producer, __ATOMIC_ACQUIRE);
+		for (uint32_t i = cons; i != prod && n < e->rx.size; i++)
+			addrs[n++] = xsk_ring_cons__rx_desc(&e->rx, i)->addr &
+				     ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+		for (uint32_t i = 0; i < sl->held_cnt && i < UET_DEV_HELD_MAX;
+		     i++)
+			addrs[n++] = sl->held[i];
+		sl->held_cnt = 0;
+		/* A chunk named twice (it died between the two) goes once. */
+		qsort(addrs, n, sizeof(*addrs), uetd_u64_cmp);
+		for (uint32_t i = 0; i < n; i++)
+			if (!i || addrs[i] != addrs[i - 1])
+				addrs[uniq++] = addrs[i];
+		d->fill.cached_prod = __atomic_load_n(d->fill.producer,
+						      __ATOMIC_ACQUIRE);
+		d->fill.cached_cons = __atomic_load_n(d->fill.consumer,
+						      __ATOMIC_ACQUIRE) +
+				      d->fill.size;
+		if (uniq && xsk_ring_prod__reserve(&d->fill, uniq, &idx) ==
+		    uniq) {
+			for (uint32_t i = 0; i < uniq; i++)
+				*xsk_ring_prod__fill_addr(&d->fill, idx + i) =
+					addrs[i];
+			xsk_ring_prod__submit(&d->fill, uniq);
+		} else if (uniq) {
+			d->shm->fill_lost += uniq;
+			uniq = 0;
+		}
+		uet_dev_shm_unlock(d->shm);
+	}
+	free(addrs);
+	munmap(e->rx_map, e->rx_map_len);
+	e->rx_map = NULL;
+	return uniq;
 }
 
 /*

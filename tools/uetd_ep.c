@@ -233,6 +233,8 @@ void uetd_ep_tick(struct uetd *d)
 		if (d->eps[i].conn >= 0 || d->eps[i].rest_until > now ||
 		    d->shm->slot[i].state != UET_DEV_SLOT_QUARANTINE)
 			continue;
+		/* Its socket is long gone: nothing writes its ring now. */
+		d->rx_recovered += uetd_dev_ep_recover(d, i);
 		if (uet_dev_shm_lock(d->shm) == 0) {
 			d->shm->slot[i].state = UET_DEV_SLOT_FREE;
 			uet_dev_shm_unlock(d->shm);
@@ -313,7 +315,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 "\"queue\": %u, \"endpoints_max\": %u, \"opened\": %llu, "
 		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
 		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
-		 "\"fill_lost\": %llu}, \"endpoints\": [", getpid(),
+		 "\"fill_lost\": %llu, \"rx_recovered\": %llu}, "
+		 "\"endpoints\": [", getpid(),
 		 d->queue_id, d->layout.max_eps - 1,
 		 (unsigned long long)d->opens,
 		 (unsigned long long)d->refusals,
@@ -321,7 +324,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 (unsigned long long)d->absent_rx,
 		 (unsigned long long)d->absent_answered,
 		 (unsigned long long)d->shm->comp_orphans,
-		 (unsigned long long)d->shm->fill_lost);
+		 (unsigned long long)d->shm->fill_lost,
+		 (unsigned long long)d->rx_recovered);
 	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
 		const struct uetd_ep *e = &d->eps[i];
 		const struct uet_dev_shm_slot *sl = &d->shm->slot[i];
