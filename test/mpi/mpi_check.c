@@ -4,12 +4,17 @@
 // MPI_Alltoall with every element checked, then the 8-byte ping-pong half
 // round trip between ranks 0 and 1 (median of many). Rank 0 prints
 // "mpi_check: ok" when everything matched; any mismatch aborts the job.
-// Usage: mpirun ... mpi_check [LATENCY_ITERATIONS]
+// It also says how the ranks spread over network namespaces, and with -u
+// checks that every rank and the process that started it (mpirun or orted)
+// run as user UID with no capability (issue 12: unprivileged jobs).
+// Usage: mpirun ... mpi_check [-u UID] [LATENCY_ITERATIONS]
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +179,102 @@ static void check_alltoall(int count)
 	free(rbuf);
 }
 
+// Whether process |pid| runs as |uid| (real, effective, saved and file
+// system) with no capability permitted, effective, inheritable or ambient.
+static bool unprivileged(long pid, unsigned uid, char *why, size_t len)
+{
+	char path[64], line[256];
+	unsigned u[4];
+	unsigned long long caps;
+	int uids = 0, zero_caps = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return snprintf(why, len, "cannot read %s", path), false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2],
+			   &u[3]) == 4) {
+			uids = u[0] == uid && u[1] == uid && u[2] == uid &&
+			       u[3] == uid ? 1 : -1;
+			if (uids < 0)
+				snprintf(why, len, "process %ld: Uid %u %u %u "
+					 "%u", pid, u[0], u[1], u[2], u[3]);
+		} else if ((sscanf(line, "CapInh: %llx", &caps) == 1 ||
+			    sscanf(line, "CapPrm: %llx", &caps) == 1 ||
+			    sscanf(line, "CapEff: %llx", &caps) == 1 ||
+			    sscanf(line, "CapAmb: %llx", &caps) == 1)) {
+			if (caps == 0)
+				zero_caps++;
+			else
+				snprintf(why, len, "process %ld: %.*s", pid,
+					 (int)strcspn(line, "\n"), line);
+		}
+	}
+	fclose(f);
+	if (uids == 0)
+		snprintf(why, len, "process %ld: no Uid line", pid);
+	return uids == 1 && zero_caps == 4;
+}
+
+static void check_unprivileged(unsigned uid)
+{
+	char why[160] = "";
+
+	if (!unprivileged((long)getpid(), uid, why, sizeof(why)) ||
+	    !unprivileged((long)getppid(), uid, why, sizeof(why))) {
+		fprintf(stderr, "mpi_check: rank %d: FAIL: not unprivileged "
+			"as uid %u: %s\n", rank, uid, why);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	idle_barrier();
+	if (rank == 0)
+		printf("mpi_check: every rank and its launcher run as uid %u "
+		       "with no capability ok\n", uid);
+}
+
+// Rank 0 says how many network namespaces hold the ranks, and how many
+// ranks each (in order of first rank): "8 ranks in 2 network namespaces
+// (4 4)".
+static void report_netns(void)
+{
+	struct stat st;
+	uint64_t ino = 0, *all = NULL;
+	int *count = NULL, n = 0;
+
+	if (stat("/proc/self/ns/net", &st) == 0)
+		ino = (uint64_t)st.st_ino;
+	if (rank == 0) {
+		all = calloc((size_t)nranks, sizeof(*all));
+		count = calloc((size_t)nranks, sizeof(*count));
+		if (!all || !count)
+			check_fail("malloc", (size_t)nranks, 0);
+	}
+	MPI_Gather(&ino, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0,
+		   MPI_COMM_WORLD);
+	if (rank != 0)
+		return;
+	for (int r = 0; r < nranks; r++) {
+		int k = 0;
+
+		while (k < r && all[k] != all[r])
+			k++;
+		if (k == r)
+			n++;
+		count[k]++;
+	}
+	printf("mpi_check: %d ranks in %d network namespaces (", nranks, n);
+	for (int r = 0, first = 1; r < nranks; r++)
+		if (count[r]) {
+			printf("%s%d", first ? "" : " ", count[r]);
+			first = 0;
+		}
+	printf(")\n");
+	free(all);
+	free(count);
+}
+
 static double now_us(void)
 {
 	struct timespec ts;
@@ -230,18 +331,30 @@ static double latency8_us(int iters)
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 5000;
+	int iters = 5000, opt;
+	long uid = -1;
 	double lat;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	if (nranks < 2 || iters < 1) {
+	while ((opt = getopt(argc, argv, "u:")) != -1)
+		if (opt == 'u')
+			uid = strtol(optarg, NULL, 10);
+		else
+			iters = -1;
+	if (optind < argc)
+		iters = atoi(argv[optind]);
+	if (nranks < 2 || iters < 1 || optind + 1 < argc || uid < -1) {
 		if (rank == 0)
 			fprintf(stderr, "mpi_check: needs 2 or more ranks and "
-				"a positive iteration count\n");
+				"a positive iteration count (usage: mpi_check "
+				"[-u UID] [LATENCY_ITERATIONS])\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
+	report_netns();
+	if (uid >= 0)
+		check_unprivileged((unsigned)uid);
 	check_pingpong();
 	if (rank == 0)
 		printf("mpi_check: %d ranks: ping-pong 0 B to 1 MiB with rank 0, "
