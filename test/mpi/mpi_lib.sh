@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Shared by e2e_mpi.sh and bench_mpi.sh: rank namespaces for Open MPI (one
-# rank each, since a uet endpoint owns its interface's rx queue), the XDP
-# program on each, and mpirun launching into them through
-# tools/uet-netns-agent (host name = namespace name). Source after
-# e2e_lib.sh, then mpi_net_init bridge|pair and mpi_rank_add per rank.
+# Shared by e2e_mpi.sh and bench_mpi.sh: rank namespaces for Open MPI, the
+# device service (uetctl load) on each, and mpirun launching into them
+# through tools/uet-netns-agent (host name = namespace name). Source after
+# e2e_lib.sh, then mpi_net_init bridge|pair and mpi_rank_add per namespace.
+# A namespace holds MPI_PPN ranks of a job (1 unless set): one interface
+# serves the endpoints of many processes (issue 12). After mpi_user_init,
+# mpirun and every rank run as an unprivileged user.
 
 MPI_IF=uetm0		# every rank's interface has this name, so one
 			# FI_UET_IFACE / FI_TCP_IFACE fits all of them
@@ -14,6 +16,8 @@ MPI_NET="10.79.$(( $$ % 200 + 20 ))"
 MPI_AGENT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)/uet-netns-agent"
 MPI_TIMEOUT=${MPI_TIMEOUT:-30}
 MPI_TRIES=${MPI_TRIES:-3}
+MPI_PPN=${MPI_PPN:-1}	# ranks per namespace in mpi_run
+MPI_UDIR=""		# set by mpi_user_init: the unprivileged user's files
 # What Open MPI 4.1's OFI MTL asks fi_getinfo for (seen in its hints).
 MPI_MTL_CAPS="FI_TAGGED FI_LOCAL_COMM FI_REMOTE_COMM FI_DIRECTED_RECV"
 
@@ -26,6 +30,7 @@ mpi_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
+	[ -z "$MPI_UDIR" ] || rm -rf "$MPI_UDIR"
 	e2e_cleanup
 }
 
@@ -38,8 +43,8 @@ mpi_net_init() {
 	command -v mpirun >/dev/null ||
 		e2e_fail "mpirun not found (make deps installs openmpi-bin)"
 	trap mpi_cleanup EXIT
-	# ip netns exec hides /sys/fs/bpf: a bpffs of our own, which every
-	# rank sees through UET_BPFFS (forwarded by mpirun -x).
+	# ip netns exec hides /sys/fs/bpf: a bpffs of our own for uetctl and
+	# the services (the ranks need none: mpi_run hides UET_BPFFS).
 	mkdir -p "$E2E_TMP/bpffs"
 	mount -t bpf bpf "$E2E_TMP/bpffs"
 	export UET_BPFFS="$E2E_TMP/bpffs" LIBXDP_BPFFS="$E2E_TMP/bpffs"
@@ -53,7 +58,8 @@ mpi_net_init() {
 	fi
 }
 
-# mpi_rank_add: one more rank namespace, addressed, XDP program loaded.
+# mpi_rank_add: one more rank namespace, addressed, its device service
+# started (uetctl load).
 mpi_rank_add() {
 	local i=$(( ${#MPI_NS[@]} + 1 )) ns
 	ns="uet-t$E2E_ID-r$i"
@@ -73,11 +79,52 @@ mpi_rank_add() {
 	mpi_rank_up "$i"
 }
 
-mpi_rank_up() {	# mpi_rank_up I: address, link up and XDP program of rank I
+mpi_rank_up() {	# mpi_rank_up I: address, link up, service of namespace I
 	local ns=${MPI_NS[$1 - 1]}
 	ip -n "$ns" addr add "$MPI_NET.$1/24" dev "$MPI_IF"
 	ip -n "$ns" link set "$MPI_IF" up
 	ip netns exec "$ns" "$B/uetctl" load "$MPI_IF" --mode skb >/dev/null
+}
+
+# mpi_user_init [USER]: from now on mpi_run starts mpirun, and so every
+# rank, as USER (default nobody), with no capability and no supplementary
+# group: setpriv drops root, then a copy of nsenter with the file
+# capability cap_sys_admin, executable by USER's group only, joins the first
+# namespace and execs mpirun, which has none (file capabilities do not pass
+# across exec); tools/uet-netns-agent enters the other namespaces through
+# the same copy (UET_NETNS_NSENTER). USER's HOME and TMPDIR (Open MPI's
+# session directory) are a directory of ours. All of it goes at exit.
+mpi_user_init() {
+	local user=${1:-nobody}
+	command -v setcap >/dev/null ||
+		e2e_fail "setcap not found (package libcap2-bin)"
+	command -v setpriv >/dev/null || e2e_fail "setpriv not found"
+	MPI_UID=$(id -u "$user") && MPI_GID=$(id -g "$user") ||
+		e2e_fail "no user $user"
+	[ "$MPI_UID" != 0 ] || e2e_fail "user $user is root"
+	MPI_UDIR=$(mktemp -d /tmp/uet-mpi-user.XXXXXX)
+	chmod 0755 "$MPI_UDIR"
+	MPI_NSENTER="$MPI_UDIR/nsenter"
+	cp "$(command -v nsenter)" "$MPI_NSENTER"
+	chown "root:$MPI_GID" "$MPI_NSENTER"
+	chmod 0750 "$MPI_NSENTER"
+	setcap cap_sys_admin+ep "$MPI_NSENTER"
+	mkdir -m 0700 "$MPI_UDIR/home"
+	chown "$MPI_UID:$MPI_GID" "$MPI_UDIR/home"
+	# What the user must reach, and that the copy lets it in.
+	mpi_as_user "${MPI_NS[0]}"
+	"${MPI_AS[@]}" sh -c "test -x '$B/mpi_check' &&
+		test -r '$FI_PROVIDER_PATH/libuet-fi.so' && test -x '$MPI_AGENT'" ||
+		e2e_fail "user $user cannot reach $B or $MPI_AGENT"
+}
+
+# mpi_as_user NS: MPI_AS becomes the command prefix that runs a command as
+# the unprivileged user in namespace NS, without UET_BPFFS.
+mpi_as_user() {
+	MPI_AS=(setpriv --reuid="$MPI_UID" --regid="$MPI_GID" --clear-groups
+		-- "$MPI_NSENTER" --net="/run/netns/$1" --
+		env -u UET_BPFFS -u LIBXDP_BPFFS HOME="$MPI_UDIR/home"
+		TMPDIR="$MPI_UDIR/home" UET_NETNS_NSENTER="$MPI_NSENTER")
 }
 
 # mpi_prov_missing PROVIDER: the caps of MPI_MTL_CAPS that fi_info, in the
@@ -94,40 +141,62 @@ mpi_prov_missing() {
 	done
 }
 
-# mpi_run PROVIDER NP OUT ARGS...: mpi_check on the first NP rank
-# namespaces, mpirun inside the first one (so its TCP reaches the others),
-# output in OUT. Each start is bounded by MPI_TIMEOUT, and a start that
-# timed out is tried again, MPI_TRIES in all: libfabric 1.17's tcp provider
-# hangs about one start in four at connection set-up, and about one uet
-# start in 40 hung before any rank ran (no rank or orted process in the
-# first namespace: the launcher, not the provider). The ok lines report the
-# retries (MPI_RETRIES), so a hang that grows more common shows.
+# mpi_run PROVIDER NP OUT ARGS...: mpi_check ARGS with NP ranks, MPI_PPN
+# in each of the first rank namespaces, mpirun inside the first one (so
+# its TCP reaches the others), as root or, after mpi_user_init, as the
+# unprivileged user; output in OUT. Each start is bounded by MPI_TIMEOUT,
+# and a start that timed out is tried again, MPI_TRIES in all: libfabric
+# 1.17's tcp provider hangs about one start in four at connection set-up,
+# and about one uet start in 40 hung before any rank ran (no rank or orted
+# process in the first namespace: the launcher, not the provider). The ok
+# lines report the retries (MPI_RETRIES), so a hang that grows more common
+# shows. MPI_PROG names another program than mpi_check.
 mpi_run() {
-	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0
+	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i
+	local -a launch
 	shift 3
-	hosts=$(IFS=,; echo "${MPI_NS[*]:0:$np}")
+	hosts=""
+	for (( i = 0; i * MPI_PPN < np; i++ )); do
+		hosts+="${hosts:+,}${MPI_NS[i]}:$MPI_PPN"
+	done
+	if [ -n "$MPI_UDIR" ]; then
+		mpi_as_user "${MPI_NS[0]}"
+		launch=("${MPI_AS[@]}" mpirun)
+	else
+		launch=(ip netns exec "${MPI_NS[0]}" env -u UET_BPFFS
+			-u LIBXDP_BPFFS mpirun --allow-run-as-root)
+	fi
 	MPI_RETRIES=0
 	for try in $(seq "$tries"); do
 		rc=0
-		ip netns exec "${MPI_NS[0]}" timeout -k 5 "$MPI_TIMEOUT" \
-			mpirun --allow-run-as-root --host "$hosts" -np "$np" \
+		timeout -k 5 "$MPI_TIMEOUT" "${launch[@]}" \
+			--host "$hosts" -np "$np" \
 			--mca plm_rsh_agent "$MPI_AGENT" \
 			--mca plm_rsh_no_tree_spawn 1 \
 			--mca oob_tcp_if_include "$MPI_NET.0/24" \
 			--bind-to none --mca btl self \
 			--mca pml cm --mca mtl ofi \
 			--mca mtl_ofi_provider_include "$prov" \
-			-x FI_PROVIDER="$prov" -x FI_PROVIDER_PATH -x UET_BPFFS \
+			-x FI_PROVIDER="$prov" -x FI_PROVIDER_PATH \
 			-x FI_UET_IFACE="$MPI_IF" -x FI_TCP_IFACE="$MPI_IF" \
-			"$B/mpi_check" "$@" > "$out" 2>&1 || rc=$?
+			"${MPI_PROG:-$B/mpi_check}" "$@" > "$out" 2>&1 || rc=$?
 		[ $rc = 124 ] || [ $rc = 137 ] || break
 		MPI_RETRIES=$try
-		# Whatever the killed job left behind in the namespaces goes.
-		for ns in "${MPI_NS[@]}"; do
-			ip netns pids "$ns" | xargs -r kill -9 2>/dev/null || true
-		done
+		mpi_kill_jobs
 	done
 	return $rc
+}
+
+# mpi_kill_jobs: whatever a killed job left behind in the namespaces goes,
+# but not their device services (uetd), which outlive jobs.
+mpi_kill_jobs() {
+	local ns pid
+	for ns in "${MPI_NS[@]}"; do
+		for pid in $(ip netns pids "$ns"); do
+			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = uetd ] ||
+				kill -9 "$pid" 2>/dev/null || true
+		done
+	done
 }
 
 # mpi_lat OUT: the 8-byte half round trip (us) mpi_check printed.
