@@ -76,8 +76,14 @@ BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/libuet-fi.so $(B)/uetctl
 # is built with Open MPI's mpicc (openmpi-bin, libopenmpi-dev: make deps),
 # only for the e2e test and the benchmark, so that a plain `make` needs no
 # MPI.
+# mpi_rate is the message rate of pairs of ranks, for the benchmark.
 MPICC		?= mpicc
 $(B)/mpi_check: test/mpi/mpi_check.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+$(B)/mpi_rate: test/mpi/mpi_rate.c
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
@@ -85,7 +91,8 @@ $(B)/mpi_check: test/mpi/mpi_check.c
 E2E_TESTS	+= test/e2e_mpi.sh
 E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
 BENCH_SCRIPTS	+= test/bench_mpi.sh
-BENCH_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
+BENCH_DEPS	+= $(B)/mpi_check $(B)/mpi_rate $(B)/libuet-fi.so \
+		   $(B)/uetctl $(B)/uetd
 
 # Atomics of issue 7 (plain libfabric): every op and type against a
 # reference, over uet and tcp.
