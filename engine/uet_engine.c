@@ -271,8 +271,11 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
 	e->ops = *ops;
 	e->ctx = ctx;
-	/* A stable, non-zero entropy value per engine (ref 1.4). */
-	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7fff));
+	/*
+	 * A stable, non-zero entropy value per engine (ref 1.4); its low bit
+	 * is set per peer kind (uet_engine_frame_hdr).
+	 */
+	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7ffe));
 	ret = uet_engine_io_setup(e);
 	if (ret == 0)
 		ret = uet_engine_slots_setup(e);
@@ -288,10 +291,48 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	return e;
 }
 
+/* With UET_ENGINE_DEBUG: the counters of an engine that goes. */
+static void uet_engine_debug_stats(const struct uet_engine *e)
+{
+	struct uet_engine_stats st;
+
+	uet_engine_stats_get(e, &st);
+	fprintf(stderr, "uet engine %u: rx %llu (bad %llu, not ours %llu) tx "
+		"%llu (no frame %llu); pdc req %llu retx %llu ack %llu nack "
+		"%llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
+		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
+		"%llu rejected %llu stale rsp %llu ux_full %llu\n",
+		e->ep_index, (unsigned long long)st.rx_frames,
+		(unsigned long long)st.rx_bad,
+		(unsigned long long)st.rx_not_uet,
+		(unsigned long long)st.tx_frames,
+		(unsigned long long)st.tx_no_frame,
+		(unsigned long long)st.pdc.tx_req,
+		(unsigned long long)st.pdc.tx_retx,
+		(unsigned long long)st.pdc.tx_ack,
+		(unsigned long long)st.pdc.tx_nack,
+		(unsigned long long)st.pdc.rx_req,
+		(unsigned long long)st.pdc.rx_dup,
+		(unsigned long long)st.pdc.rx_ack,
+		(unsigned long long)st.pdc.rx_nack,
+		(unsigned long long)st.pdc.rx_bad,
+		(unsigned long long)st.pdc.rx_stale,
+		(unsigned long long)st.pdc.rx_dropped,
+		(unsigned long long)st.ses.tx_pkts,
+		(unsigned long long)st.ses.rx_reqs,
+		(unsigned long long)st.ses.rx_rsps,
+		(unsigned long long)st.ses.rx_malformed,
+		(unsigned long long)st.ses.rx_rejected,
+		(unsigned long long)st.ses.rx_stale_rsps,
+		(unsigned long long)st.ses.rx_ux_full);
+}
+
 void uet_engine_destroy(struct uet_engine *e)
 {
 	if (!e)
 		return;
+	if (e->ses && e->pdc && getenv("UET_ENGINE_DEBUG"))
+		uet_engine_debug_stats(e);
 	if (e->ses)
 		ses_destroy(e->ses);
 	if (e->pdc)
@@ -328,7 +369,6 @@ int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
 	p->fa = *fa;
 	p->tag = tag;
 	p->remote_ep = -1;
-	p->resp_peer = -1;
 	memcpy(p->mac, mac, 6);
 	return (int)e->npeers++;
 }

@@ -5,6 +5,7 @@
  * PDS frames out into UMEM frames behind Ethernet/IP/UDP headers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,9 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	s->busy = true;
 	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
+		if (getenv("UET_ENGINE_DEBUG") && ret != -EAGAIN)
+			fprintf(stderr, "uet engine: pdc_send to peer %u: %s\n",
+				pkt->peer, strerror(-ret));
 		s->busy = false;
 		e->free_slots[e->nfree++] = i;
 		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
@@ -208,38 +212,33 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
 
 /*
  * The peer a response from |from| answers. Responses that ride a PDC the
- * remote endpoint opened arrive from its index peer; the message went to
- * its PIDonFEP peer: the one at the same address whose ACKs named that
- * index, else the one with message |id| outstanding (before any ACK came
- * back: READ data may overtake it).
+ * remote endpoint opened arrive from its index peer. The message went
+ * there (a rendezvous pull answers the peer the send came from), or to
+ * the remote's PIDonFEP peer: the one at the same address whose ACKs
+ * named that index, else one that has heard no ACK yet (READ data may
+ * overtake the ACK of its request), with message |id| outstanding.
  */
 static uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 				     uint16_t id)
 {
-	struct uet_engine_peer *p = &e->peers[from];
-	int32_t ep = (int32_t)(p->tag & ~UET_ENGINE_TAG_EP);
-	uint32_t i;
+	const struct uet_engine_peer *p = &e->peers[from];
+	int32_t ep = UET_ENGINE_TAG_EP_IDX(p->tag);
 
-	if (!(p->tag & UET_ENGINE_TAG_EP))
+	if (!(p->tag & UET_ENGINE_TAG_EP) ||
+	    ses_msg_is_outstanding(e->ses, from, id))
 		return from;
-	if (p->resp_peer >= 0)
-		return (uint32_t)p->resp_peer;
-	for (i = 0; i < e->npeers; i++) {
-		const struct uet_engine_peer *q = &e->peers[i];
+	/* Another peer of the same remote endpoint; then one not yet known. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < e->npeers; i++) {
+			const struct uet_engine_peer *q = &e->peers[i];
+			bool same = q->tag & UET_ENGINE_TAG_EP ?
+				    !pass && UET_ENGINE_TAG_EP_IDX(q->tag) == ep :
+				    q->remote_ep == (pass ? -1 : ep);
 
-		if ((q->tag & UET_ENGINE_TAG_PID) && q->remote_ep == ep &&
-		    uet_fa_equal(&q->fa, &p->fa)) {
-			p->resp_peer = (int32_t)i;
-			return i;
+			if (i != from && same && uet_fa_equal(&q->fa, &p->fa) &&
+			    ses_msg_is_outstanding(e->ses, i, id))
+				return i;
 		}
-	}
-	for (i = 0; i < e->npeers; i++) {
-		const struct uet_engine_peer *q = &e->peers[i];
-
-		if ((q->tag & UET_ENGINE_TAG_PID) && q->remote_ep < 0 &&
-		    uet_fa_equal(&q->fa, &p->fa) &&
-		    ses_msg_is_outstanding(e->ses, i, id))
-			return i;
 	}
 	return from;
 }
@@ -373,9 +372,10 @@ static bool uet_engine_is_ours(const struct uet_engine *e,
  * that the target can answer anyone. 0 or more, or -errno.
  */
 static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
-			      const uint8_t mac[6], const uint8_t *pds,
-			      size_t len)
+			      const uint8_t mac[6], uint16_t sport,
+			      const uint8_t *pds, size_t len)
 {
+	uint32_t kind = sport & 1 ? UET_ENGINE_TAG_KIND : 0;
 	uint8_t type;
 	uint32_t peer;
 	uint32_t tag;
@@ -397,10 +397,12 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 			return (int)peer;
 		}
 		/* A NACK for a PDC we no longer have: PDC counts it. */
-		tag = UET_ENGINE_TAG_EP | UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
+		tag = UET_ENGINE_TAG_EP | kind |
+		      UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
 		break;
 	default:	/* requests and control: SPDCID at 8 */
-		tag = UET_ENGINE_TAG_EP | UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
+		tag = UET_ENGINE_TAG_EP | kind |
+		      UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
 		break;
 	}
 	id = uet_engine_peer_find(e, src, tag);
@@ -436,8 +438,8 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	src.v6 = info.src.v6;
 	if (!src.is_v6)
 		src.v4 = info.src.v4;
-	peer = uet_engine_rx_peer(e, &src, info.src.mac, buf + info.hdr_len,
-				  info.payload_len);
+	peer = uet_engine_rx_peer(e, &src, info.src.mac, info.src.port,
+				  buf + info.hdr_len, info.payload_len);
 	if (peer < 0) {
 		e->stats.rx_bad++;
 		return;
@@ -466,8 +468,11 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 				 uint32_t peer, size_t pds_len)
 {
 	const struct uet_engine_peer *p = &e->peers[peer];
-	struct uet_frame_addr src = { .is_v6 = e->cfg.local.is_v6,
-				      .port = e->entropy };
+	struct uet_frame_addr src = {
+		.is_v6 = e->cfg.local.is_v6,
+		/* The kind of our peer, for the receiver's (engine_priv.h) */
+		.port = e->entropy | (p->tag & UET_ENGINE_TAG_EP ? 1 : 0),
+	};
 	struct uet_frame_addr dst = { .is_v6 = p->fa.is_v6,
 				      .port = e->cfg.udp_port };
 

@@ -18,26 +18,31 @@
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 
 /*
- * A peer is one remote endpoint: an address and a tag. Those we send to
- * first are named by their PIDonFEP; those that send to us first, by the
- * endpoint index in their PDCIDs (uet_fep.h), which is all a request's
- * PDS header tells. One remote process may so be two peers, one for each
- * direction's PDCs: each direction is steered on its own.
+ * A peer is one remote endpoint as one of its SES peers sees us: an
+ * address and a tag. Those we send to first are named by their PIDonFEP;
+ * those that send to us first, by the endpoint index in their PDCIDs
+ * (uet_fep.h), which is all a request's PDS header tells, and by the kind
+ * of the remote's own peer for us, which it puts in the low bit of the
+ * UDP source port (its entropy): a remote endpoint reaches us through at
+ * most two peers of its own (one it sent to first, one that sent to it
+ * first), each with its own message_id sequence, and SES must keep the
+ * two sequences apart.
  */
 #define UET_ENGINE_TAG_PID	0x10000u	/* | PIDonFEP */
-#define UET_ENGINE_TAG_EP	0x20000u	/* | endpoint index */
+#define UET_ENGINE_TAG_EP	0x20000u	/* | kind << 8 | endpoint index */
+#define UET_ENGINE_TAG_KIND	0x100u
+#define UET_ENGINE_TAG_EP_IDX(t)	((int32_t)((t) & 0xFFu))
 
 struct uet_engine_peer {
 	struct uet_fa fa;
 	uint32_t tag;
 	/*
 	 * The two peers of one remote endpoint: a PIDonFEP peer learns the
-	 * endpoint index from the SPDCID of its ACKs; an index peer, through
-	 * which responses on the PDCs the remote opens arrive, finds the
-	 * PIDonFEP peer its messages went to (uet_engine_resp_peer).
+	 * endpoint index from the SPDCID of its ACKs, so that responses
+	 * arriving through the index peer find the PIDonFEP peer their
+	 * message went to (uet_engine_resp_peer).
 	 */
 	int32_t remote_ep;	/* PIDonFEP peer: -1 until an ACK says */
-	int32_t resp_peer;	/* index peer: -1 until found */
 	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */
 };

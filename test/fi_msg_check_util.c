@@ -216,7 +216,7 @@ int t_expect(struct t *t, void *ctx, size_t len, uint64_t tag, uint64_t seed)
 	fi_addr_t src;
 	int ret = t_rx_wait(t, &e, &src);
 
-	T_CHECK(!ret, "receive: %s", fi_strerror(-ret));
+	T_CHECK(!ret, "receive of %zu: %s", len, fi_strerror(-ret));
 	T_CHECK(e.op_context == ctx, "context %p, want %p", e.op_context, ctx);
 	return t_check_msg(t, &e, src, len, tag, seed);
 }
