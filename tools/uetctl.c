@@ -229,6 +229,15 @@ static int uetctl_status_one(const char *ifname, bool quiet_if_absent)
 		return 0;
 	if (ret < 0)
 		return uetctl_fail("status", ifname, ret);
+	/* Pins out of sight (another ip netns exec): what netlink tells. */
+	if (st.attached && !st.pinned) {
+		printf("%s: loaded, %s mode, prog id %u, %d other XDP "
+		       "program(s)\n", ifname,
+		       st.mode == UET_XDP_MODE_SKB ? "skb" : "native",
+		       st.prog_id, st.other_progs);
+		uetctl_svc_status(ifname);
+		return 0;
+	}
 	printf("%s: %s, %s mode, UDP port %u, prog id %u, %d other XDP "
 	       "program(s), fault drop %.4g%%, capture %s%s\n", ifname,
 	       st.attached ? "loaded" : "NOT attached (stale pins)",
@@ -236,33 +245,38 @@ static int uetctl_status_one(const char *ifname, bool quiet_if_absent)
 	       st.prog_id, st.other_progs, st.cfg.drop_ppm / 10000.0,
 	       st.cfg.capture ? "on" : "off",
 	       st.pinned ? "" : ", maps not pinned");
+	if (st.attached)
+		uetctl_svc_status(ifname);
 	return 0;
 }
 
+/*
+ * Without IFACE: every interface of the namespace that has the program
+ * (pins may be out of sight: `ip netns exec` hides /sys/fs/bpf).
+ */
 static int uetctl_status(int argc, char **argv)
 {
-	char pin_dir[PATH_MAX];
+	struct if_nameindex *ifs, *i;
+	struct uet_xdp_status st;
 	struct uetctl_args a;
-	struct dirent *de;
-	DIR *dir;
-	int ret = uetctl_parse(argc, argv, "", false, &a);
+	int ret = uetctl_parse(argc, argv, "", false, &a), shown = 0;
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	if (a.ifname)
 		return uetctl_status_one(a.ifname, false);
-	ret = uet_xdp_pin_dir(pin_dir, sizeof(pin_dir));
-	if (ret < 0)
-		return uetctl_fail("status", NULL, ret);
-	dir = opendir(pin_dir);
-	if (!dir) {
-		printf("uetctl: not loaded on any interface\n");
-		return 0;
+	ifs = if_nameindex();
+	if (!ifs)
+		return uetctl_fail("status", NULL, -errno);
+	for (i = ifs; i->if_index; i++) {
+		if (uet_xdp_status_get(i->if_name, &st) < 0)
+			continue;
+		ret |= uetctl_status_one(i->if_name, true);
+		shown++;
 	}
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			ret |= uetctl_status_one(de->d_name, true);
-	closedir(dir);
+	if_freenameindex(ifs);
+	if (!shown)
+		printf("uetctl: not loaded on any interface\n");
 	return ret;
 }
 

@@ -27,5 +27,7 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		     long endpoints, char *why, size_t why_len);
 int uetctl_svc_stop(const char *ifname);
 int uetctl_svc_stats(const char *ifname, bool json);
+/* Prints the service's own lines (itself, its endpoints) for status. */
+void uetctl_svc_status(const char *ifname);
 
 #endif /* UETCTL_H */

@@ -137,9 +137,10 @@ int uetctl_svc_stop(const char *ifname)
 	return -ETIMEDOUT;
 }
 
-int uetctl_svc_stats(const char *ifname, bool json)
+/* The service's figures as text or JSON into |buf|; length or -errno. */
+static ssize_t uetctl_svc_ask(const char *ifname, bool json, char *buf,
+			      size_t len)
 {
-	static char buf[UET_DEV_STATS_MAX + 1];
 	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
 				   .type = UET_DEV_STATS,
 				   .flags = json ? 0 : UET_DEV_F_TEXT };
@@ -148,11 +149,38 @@ int uetctl_svc_stats(const char *ifname, bool json)
 
 	if (conn < 0)
 		return conn;
-	n = uet_dev_call(conn, &req, buf, sizeof(buf) - 1, NULL, 0);
+	n = uet_dev_call(conn, &req, buf, len - 1, NULL, 0);
 	close(conn);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+int uetctl_svc_stats(const char *ifname, bool json)
+{
+	static char buf[UET_DEV_STATS_MAX + 1];
+	ssize_t n = uetctl_svc_ask(ifname, json, buf, sizeof(buf));
+
 	if (n < 0)
 		return (int)n;
-	buf[n] = '\0';
 	fputs(buf, stdout);
 	return 0;
+}
+
+void uetctl_svc_status(const char *ifname)
+{
+	static char buf[UET_DEV_STATS_MAX + 1];
+	char *line, *save = NULL;
+
+	if (uetctl_svc_ask(ifname, false, buf, sizeof(buf)) < 0) {
+		printf("  no device service (applications cannot open "
+		       "endpoints)\n");
+		return;
+	}
+	/* Its own lines: the service and its endpoints. */
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "service:", 8) ||
+		    !strncmp(line, "endpoint ", 9))
+			printf("  %s\n", line);
 }

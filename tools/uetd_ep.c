@@ -269,10 +269,10 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++)
 		uetd_cat(buf, len, &off, "%-14s %llu\n",
 			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
-	uetd_cat(buf, len, &off, "service: pid %d, queue %u, %u endpoints "
-		 "at most; opened %llu, refused %llu, closed %llu; absent "
-		 "destinations: %llu frames, %llu answered\n", getpid(),
-		 d->queue_id, d->layout.max_eps - 1,
+	uetd_cat(buf, len, &off, "service: pid %d, queue %u, UDP port %u, %u "
+		 "endpoints at most; opened %llu, refused %llu, closed %llu; "
+		 "absent destinations: %llu frames, %llu answered\n", getpid(),
+		 d->queue_id, d->udp_port, d->layout.max_eps - 1,
 		 (unsigned long long)d->opens, (unsigned long long)d->refusals,
 		 (unsigned long long)d->ep_closed,
 		 (unsigned long long)d->absent_rx,
