@@ -76,6 +76,7 @@ struct uetd {
 	uint32_t tx_reserved_idx;
 	bool tx_reserved;	/* a tx ring slot reserved, not yet used */
 	bool tx_unkicked;
+	bool rx_mid_frame;	/* the last chunk taken had more after it */
 };
 
 /* uetd_dev.c: the UMEM, the first socket, endpoint sockets. */

@@ -102,8 +102,12 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 	ssize_t n, m;
 	size_t hl;
 
-	if (uet_frame_decode(&info, in, len, len) < 0)
+	/* |in| may be a frame's first chunk only: its headers are there. */
+	if (uet_frame_decode(&info, in, len, len) < 0 &&
+	    uet_frame_decode(&info, in, len, UET_XSK_FRAME_MAX) < 0)
 		return 0;
+	if (info.hdr_len + (size_t)info.payload_len > len)
+		info.payload_len = (uint16_t)(len - info.hdr_len);
 	pds = in + info.hdr_len;
 	n = pdc_req_decode(&req, pds, info.payload_len);
 	if (n < 0 || req.pro.next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD ||

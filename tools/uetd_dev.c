@@ -396,11 +396,17 @@ void uetd_dev_rx(struct uetd *d)
 								     idx + i);
 
 		addrs[i] = desc->addr & ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
-		if (desc->options & 1)	/* XDP_PKT_CONTD: not the whole */
-			continue;
-		d->absent_rx++;
-		uetd_absent_answer(d, xsk_umem__get_data(d->area, desc->addr),
-				   desc->len);
+		/*
+		 * The first chunk of a frame holds all its headers: answer
+		 * on it (XDP_PKT_CONTD marks chunks that more follow).
+		 */
+		if (!d->rx_mid_frame) {
+			d->absent_rx++;
+			uetd_absent_answer(d, xsk_umem__get_data(d->area,
+								 desc->addr),
+					   desc->len);
+		}
+		d->rx_mid_frame = desc->options & 1;
 	}
 	xsk_ring_cons__release(&d->rx, n);
 	if (d->tx_unkicked) {
