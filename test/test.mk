@@ -114,3 +114,12 @@ $(B)/fi_amo_window: $(B)/test/fi_amo_window.o $(B)/examples/ex_common.o
 all: $(B)/fi_amo_window
 E2E_TESTS	+= test/e2e_fi_amo_window.sh
 E2E_DEPS	+= $(B)/fi_amo_window $(B)/libuet-fi.so $(B)/uetctl
+
+# The host as a FEP (issue 12, plain libfabric): many endpoints of one
+# process on one interface, every byte and message checked at its own
+# endpoint; expected failures, a peer that goes away, endpoints held open.
+$(B)/fi_fep_check: $(B)/test/fi_fep_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_fep_check
