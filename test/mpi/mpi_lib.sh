@@ -111,8 +111,10 @@ mpi_user_init() {
 	setcap cap_sys_admin+ep "$MPI_NSENTER"
 	mkdir -m 0700 "$MPI_UDIR/home"
 	chown "$MPI_UID:$MPI_GID" "$MPI_UDIR/home"
-	# What the user must reach, and that the copy lets it in.
+	# That the copy lets the user in, and what the user must reach.
 	mpi_as_user "${MPI_NS[0]}"
+	"${MPI_AS[@]}" true || e2e_fail "user $user cannot join a namespace" \
+		"through $MPI_NSENTER (file capabilities ignored: nosuid?)"
 	"${MPI_AS[@]}" sh -c "test -x '$B/mpi_check' &&
 		test -r '$FI_PROVIDER_PATH/libuet-fi.so' && test -x '$MPI_AGENT'" ||
 		e2e_fail "user $user cannot reach $B or $MPI_AGENT"
