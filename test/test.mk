@@ -123,3 +123,8 @@ $(B)/fi_fep_check: $(B)/test/fi_fep_check.o
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_fep_check
+# Between namespaces: 16 endpoints a side, jobs kept apart, unprivileged
+# users, the service's list of endpoints, one of 4 servers killed, and the
+# service's clean failures.
+E2E_TESTS	+= test/e2e_fep.sh
+E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd
