@@ -11,3 +11,4 @@ $(B)/dev/uet_xdp_ctl.o: $(B)/uet_xdp.skel.h
 $(B)/dev/uet_xdp_ctl.o: CPPFLAGS += -I$(B)
 DEV_SRCS	+= dev/uet_dev_shm.c
 DEV_SRCS	+= dev/uet_dev_client.c
+DEV_SRCS	+= dev/uet_fep_steer.c

@@ -32,6 +32,20 @@ enum uet_dev_slot_state {
 
 /* Receive chunks an endpoint may hold between two releases. */
 #define UET_DEV_HELD_MAX	256
+/* Chunks other endpoints of the interface may have queued for one. */
+#define UET_DEV_LOCAL_RING	512
+
+/*
+ * A chunk of a frame sent to us by another endpoint of the interface
+ * (uet_fep_steer.h): in the sender's transmit chunks, which go back to the
+ * sender's mailbox once read.
+ */
+struct uet_dev_local_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t contd;		/* more chunks of the frame follow */
+	uint16_t from;		/* the sender's index */
+};
 
 struct uet_dev_shm_slot {
 	uint32_t state;		/* enum uet_dev_slot_state */
@@ -49,6 +63,9 @@ struct uet_dev_shm_slot {
 	uint64_t tx_frames;	/* the owner's, for stats */
 	uint64_t rx_frames;
 	uint64_t held[UET_DEV_HELD_MAX];
+	/* Local frames for the owner: others write under the lock. */
+	uint32_t local_head, local_tail;
+	struct uet_dev_local_desc local[UET_DEV_LOCAL_RING];
 };
 
 struct uet_dev_shm {
@@ -59,6 +76,11 @@ struct uet_dev_shm {
 	pthread_mutex_t lock;
 	uint64_t comp_orphans;	/* completions of an index not in use */
 	uint64_t fill_lost;	/* chunks the fill ring had no room for */
+	uint64_t local_dropped;	/* local frames no endpoint took */
+	/* The PIDonFEP table the XDP program steers by, mirrored for
+	 * local frames (the service writes both). */
+	uint8_t pid_ep[4096];
+	uint32_t pid_job[4096];
 	struct uet_dev_shm_slot slot[];	/* max_eps, then the mailboxes */
 };
 

@@ -16,6 +16,7 @@
 
 #include "dev/uet_dev_proto.h"
 #include "dev/uet_dev_shm.h"
+#include "dev/uet_fep_steer.h"
 #include "dev/uet_xsk.h"
 
 #define UET_XSK_DEF_FRAMES	4096
@@ -52,7 +53,115 @@ struct uet_xsk {
 	size_t map_len[4];
 	uint64_t discard[UET_DEV_HELD_MAX];	/* oversized, to give back */
 	uint32_t ndiscard;
+	uint8_t local_mac[6];	/* frames to it stay on the interface */
+	bool has_local_mac;
 };
+
+void uet_xsk_set_local_mac(struct uet_xsk *x, const uint8_t mac[6])
+{
+	memcpy(x->local_mac, mac, 6);
+	x->has_local_mac = x->shm != NULL;
+}
+
+/*
+ * A frame for another endpoint of the interface: its chunks go on that
+ * endpoint's local ring (they come back to us through our mailbox once it
+ * read them, as completions do). A frame no endpoint takes is dropped and
+ * counted: its sender retries, as with a loss.
+ */
+static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
+			    uint32_t len)
+{
+	struct uet_dev_shm *s = x->shm;
+	uint32_t need = (len + UET_XSK_CHUNK_LEN - 1) / UET_XSK_CHUNK_LEN;
+	const uint8_t *frame = f->seg[0];
+	uint8_t bounce[UET_XSK_FRAME_MAX];
+	struct uet_dev_shm_slot *sl;
+	uint32_t left = len;
+	int ep;
+
+	if (f->nsegs > 1) {	/* steering reads the whole header block */
+		uint32_t off = 0;
+
+		for (uint32_t i = 0; i < f->nsegs && off < len; i++) {
+			uint32_t n = len - off < UET_XSK_CHUNK_LEN ?
+				     len - off : UET_XSK_CHUNK_LEN;
+
+			memcpy(bounce + off, f->seg[i], n);
+			off += n;
+		}
+		frame = bounce;
+	}
+	ep = uet_fep_steer(s, frame, len);
+	if (uet_dev_shm_lock(s) < 0)
+		return -EAGAIN;
+	if (ep <= 0 || (uint32_t)ep >= s->max_eps ||
+	    s->slot[ep].state != UET_DEV_SLOT_ACTIVE) {
+		s->local_dropped++;
+		uet_dev_shm_unlock(s);
+		uet_xsk_tx_free(x, f);
+		return 0;
+	}
+	sl = &s->slot[ep];
+	if (UET_DEV_LOCAL_RING - (sl->local_head - sl->local_tail) < need) {
+		uet_dev_shm_unlock(s);
+		return -EAGAIN;
+	}
+	while (f->nsegs > need)
+		x->tx_pool[x->tx_pool_cnt++] = f->addr[--f->nsegs];
+	for (uint32_t i = 0; i < f->nsegs; i++) {
+		struct uet_dev_local_desc *d =
+			&sl->local[sl->local_head++ % UET_DEV_LOCAL_RING];
+		uint32_t n = left < UET_XSK_CHUNK_LEN ? left : UET_XSK_CHUNK_LEN;
+
+		*d = (struct uet_dev_local_desc){
+			.addr = f->addr[i], .len = n,
+			.contd = i + 1 < f->nsegs, .from = (uint16_t)x->ep };
+		left -= n;
+	}
+	uet_dev_shm_unlock(s);
+	x->tx_in_flight += f->nsegs;
+	x->tx_frames++;
+	f->nsegs = 0;
+	return 0;
+}
+
+/* Frames other endpoints queued for us (uet_xsk_tx_local): whole ones. */
+static uint32_t uet_xsk_rx_local(struct uet_xsk *x, struct uet_xsk_frame *fr,
+				 uint32_t max)
+{
+	struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
+	uint32_t n = 0;
+
+	if (__atomic_load_n(&sl->local_head, __ATOMIC_ACQUIRE) ==
+	    sl->local_tail || uet_dev_shm_lock(x->shm) < 0)
+		return 0;
+	while (n < max && sl->local_tail != sl->local_head) {
+		struct uet_xsk_frame *f = &fr[n];
+		uint32_t t = sl->local_tail;
+
+		f->len = 0;
+		f->nsegs = 0;
+		do {
+			const struct uet_dev_local_desc *d =
+				&sl->local[t++ % UET_DEV_LOCAL_RING];
+
+			if (f->nsegs < UET_XSK_MAX_SEGS) {
+				f->addr[f->nsegs] = d->addr;
+				f->seg[f->nsegs] = x->area + d->addr;
+				f->seg_len[f->nsegs++] = d->len;
+				f->len += d->len;
+			}
+			f->origin = (uint16_t)(d->from + 1);
+			if (!d->contd)
+				break;
+		} while (t != sl->local_head);
+		sl->local_tail = t;
+		n++;
+	}
+	uet_dev_shm_unlock(x->shm);
+	return n;
+}
 
 int uet_xsk_fd(const struct uet_xsk *x)
 {
@@ -365,6 +474,8 @@ int uet_xsk_tx_submit(struct uet_xsk *x, struct uet_xsk_frame *f,
 
 	if (len > f->nsegs * UET_XSK_CHUNK_LEN || len == 0)
 		return -EINVAL;
+	if (x->has_local_mac && !memcmp(f->seg[0], x->local_mac, 6))
+		return uet_xsk_tx_local(x, f, len);
 	if (xsk_ring_prod__reserve(&x->tx, need, &idx) != need)
 		return -EAGAIN;
 	/* Allocated for a longer frame: give back the chunks not used. */
@@ -507,7 +618,7 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 		if (xsk_ring_prod__needs_wakeup(&x->fill))
 			recvfrom(uet_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL,
 				 NULL);
-		return 0;
+		return x->shm ? uet_xsk_rx_local(x, frames, max) : 0;
 	}
 	while (n < max && used < avail) {
 		struct uet_xsk_frame *f = &frames[n];
@@ -532,6 +643,7 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			continue;	/* discarded by the branch above */
 		}
 		f->len = 0;
+		f->origin = 0;
 		f->nsegs = (uint32_t)nd;
 		for (uint32_t i = 0; i < (uint32_t)nd; i++) {
 			const struct xdp_desc *d =
@@ -556,6 +668,8 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	if (x->shm && n)
 		__atomic_store_n(&x->shm->slot[x->ep].rx_frames, x->rx_frames,
 				 __ATOMIC_RELAXED);
+	if (x->shm && n < max)
+		n += uet_xsk_rx_local(x, frames + n, max - n);
 	return n;
 }
 
@@ -566,7 +680,23 @@ static void uet_xsk_rx_release_shared(struct uet_xsk *x,
 	struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
 	uint64_t addrs[UET_DEV_HELD_MAX];
 	uint32_t cnt = 0, keep = 0;
+	bool local = false;
 
+	for (uint32_t i = 0; i < n; i++)
+		local |= frames[i].origin != 0;
+	/* Chunks another endpoint sent us: back to it, as completions. */
+	if (local && uet_dev_shm_lock(x->shm) == 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			for (uint32_t s = 0; frames[i].origin &&
+			     s < frames[i].nsegs; s++)
+				uet_dev_shm_mbox_put(x->shm,
+						     frames[i].origin - 1u,
+						     frames[i].addr[s]);
+			if (frames[i].origin)
+				frames[i].nsegs = 0;
+		}
+		uet_dev_shm_unlock(x->shm);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		for (uint32_t s = 0; s < frames[i].nsegs &&
 		     cnt < UET_DEV_HELD_MAX; s++)

@@ -45,6 +45,8 @@ struct uet_xsk_frame {
 	uint8_t *seg[UET_XSK_MAX_SEGS];
 	uint32_t seg_len[UET_XSK_MAX_SEGS];	/* rx: bytes; tx: room */
 	uint64_t addr[UET_XSK_MAX_SEGS];	/* UMEM addresses */
+	uint16_t origin;	/* rx: 0 from the wire, else 1 + the index of
+				 * the endpoint of this interface that sent it */
 };
 
 struct uet_xsk_stats {
@@ -142,6 +144,13 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			  uint32_t max);
 void uet_xsk_rx_release(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			uint32_t n);
+
+/*
+ * uet_xsk_set_local_mac() tells an attached socket the interface's MAC:
+ * frames it sends to that MAC are for another endpoint of the interface,
+ * which the wire would never bring back, and go to it directly.
+ */
+void uet_xsk_set_local_mac(struct uet_xsk *x, const uint8_t mac[6]);
 
 /* Engine counters plus the socket's XDP_STATISTICS; 0 or -errno. */
 int uet_xsk_stats_read(struct uet_xsk *x, struct uet_xsk_stats *st);

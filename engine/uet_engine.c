@@ -129,6 +129,7 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	ret = uet_engine_dev_open(e);
 	if (ret < 0)
 		return ret;
+	uet_xsk_set_local_mac(e->xsk, e->mac);
 	/* Jumbo frames need the service's UMEM to span chunks. */
 	if ((uint32_t)mtu + UET_ETH_HDR_LEN + UET_VLAN_HDR_LEN >
 	    uet_xsk_frame_max(e->xsk)) {
@@ -384,6 +385,10 @@ int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
 		return id;
 	if (fa->is_v6 != e->cfg.local.is_v6)
 		return -EAFNOSUPPORT;
+	/* Another endpoint of our interface: frames to our own MAC stay on
+	 * it (dev/uet_xsk.c delivers them), the kernel has no route. */
+	if (uet_fa_equal(fa, &e->cfg.local))
+		return uet_engine_peer_add(e, fa, tag, e->mac);
 	ret = uet_nl_resolve(&fa->v6, fa->is_v6, timeout_ms, &rt);
 	if (ret < 0)
 		return ret;

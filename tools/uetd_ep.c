@@ -86,6 +86,12 @@ static int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job,
 	struct uet_xdp_pid_ent ent = { .job_id = job, .ep = ep };
 	uint32_t key = pid;
 
+	/* The copy local frames are steered by (dev/uet_fep_steer.h). */
+	if (uet_dev_shm_lock(d->shm) == 0) {
+		d->shm->pid_job[pid] = job;
+		d->shm->pid_ep[pid] = ep;
+		uet_dev_shm_unlock(d->shm);
+	}
 	if (d->pids_map < 0)
 		return -ENOENT;
 	return bpf_map_update_elem(d->pids_map, &key, &ent, BPF_ANY) < 0 ?
