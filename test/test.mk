@@ -128,3 +128,7 @@ all: $(B)/fi_fep_check
 # service's clean failures.
 E2E_TESTS	+= test/e2e_fep.sh
 E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd
+
+# Endpoints of one interface talking to each other (issue 12).
+E2E_TESTS	+= test/e2e_local.sh
+E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/libuet-fi.so $(B)/uetd
