@@ -91,6 +91,22 @@ alive() {
 	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
+# ep_rows: the endpoints of stats' JSON on stdin, "pid uid job_id
+# pid_on_fep" a line (no jq: `make deps` does not install it).
+ep_rows() {
+	local obj
+	sed -n 's/.*"endpoints": *\[\(.*\)\].*/\1/p' | tr '}' '\n' |
+	while IFS= read -r obj; do
+		[[ $obj == *'"pid_on_fep"'* ]] || continue
+		echo "$(json_num pid <<< "$obj") $(json_num uid <<< "$obj")" \
+		     "$(json_num job_id <<< "$obj")" \
+		     "$(json_num pid_on_fep <<< "$obj")"
+	done
+}
+
+# json_num NAME: the number named NAME in the JSON object on stdin.
+json_num() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" | head -1; }
+
 load() {
 	local ifc=IF_$1
 	e2e_in "$1" "$UETCTL" load "${!ifc}" --mode skb
@@ -268,15 +284,12 @@ check_d() {
 	json=$(stats B) || e2e_fail "d: uetctl stats from a fresh shell: $json"
 	want=$(printf '%s\n' "$pr 0 500 60" "$pr 0 500 61" "$pr 0 500 62" \
 		"$pu $UID_U 310 41" | sort)
-	got=$(jq -r --argjson a "$pr" --argjson b "$pu" '.endpoints[] |
-		select(.pid == $a or .pid == $b) |
-		"\(.pid) \(.uid) \(.job_id) \(.pid_on_fep)"' <<< "$json" | sort)
+	got=$(ep_rows <<< "$json" | awk -v a="$pr" -v b="$pu" \
+		'$1 == a || $1 == b' | sort)
 	[ "$got" = "$want" ] ||
 		e2e_fail "d: stats lists (pid uid job_id pid_on_fep) [$got]," \
 			 "not [$want]: $json"
-	jq -c --argjson a "$pr" --argjson b "$pu" \
-		'.endpoints[] | select(.pid == $a or .pid == $b)' <<< "$json" |
-		details
+	details <<< "$got"
 	e2e_ok "d: uetctl stats --json in a fresh shell lists the 4" \
 		"endpoints of a root and a user process (pid, uid, job_id," \
 		"pid_on_fep)"
@@ -325,8 +338,7 @@ check_e() {
 	# The service saw the death at once: its endpoint is gone.
 	sleep 0.5
 	json=$(stats B)
-	n=$(jq --argjson v "$victim" \
-		'[.endpoints[] | select(.pid == $v)] | length' <<< "$json")
+	n=$(ep_rows <<< "$json" | awk -v v="$victim" '$1 == v' | wc -l)
 	if [ "$n" = 0 ]; then
 		e2e_ok "e: 0.5 s after kill -9 of 1 of 4 servers" \
 			"mid-transfer, uetctl stats no longer lists it"
@@ -382,7 +394,7 @@ check_f() {
 		"the service still serves ($(( $(now_ms) - t0 )) ms)"
 	t0=$(now_ms)
 
-	uetd=$(stats B | jq '.service.pid')
+	uetd=$(stats B | sed -n 's/.*"service": *{ *"pid": *\([0-9]*\).*/\1/p')
 	[ -n "$uetd" ] && [ "$uetd" -gt 0 ] || e2e_fail "f: no service pid"
 	kill -9 "$uetd"
 	for _ in $(seq 50); do
@@ -394,8 +406,8 @@ check_f() {
 			 "processes in B: $(ip netns pids "$NS_B" |
 			 xargs -r ps -o pid=,stat=,args= -p)"
 	json=$(stats B)
-	[ "$(jq '.endpoints | length' <<< "$json")" = 0 ] &&
-		[ "$(jq '.service.pid' <<< "$json")" != "$uetd" ] ||
+	[ -z "$(ep_rows <<< "$json")" ] &&
+		! grep -q "\"service\": *{ *\"pid\": *$uetd," <<< "$json" ||
 		e2e_fail "f: the new service: $json"
 	pair "f: after the service was killed and loaded again" uet \
 		"-e 2" "-e 2"
