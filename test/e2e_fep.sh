@@ -439,7 +439,7 @@ USERS=()
 fep_cleanup() {
 	e2e_cleanup
 	for u in "${USERS[@]}"; do
-		userdel "$u" >/dev/null 2>&1
+		userdel -f "$u" >/dev/null 2>&1	# -f: its processes may be exiting
 	done
 }
 
