@@ -43,6 +43,7 @@ void t_wire_fini(struct t_wire *w)
 	free(w->q);
 	free(w->log);
 	free(w->answered);
+	free(w->answered_at);
 }
 
 static void t_push(struct t_pkt **arr, size_t *cnt, size_t *cap,
@@ -164,6 +165,10 @@ static void t_tx_done(void *ctx, const struct ses_wre *wre,
 	struct t_node *n = ctx;
 
 	n->tx_total++;
+	if (n->tx_hook) {
+		n->tx_hook(n, wre, cpl);
+		return;
+	}
 	if (n->tx_cnt < T_MAX_CPL) {
 		n->tx[n->tx_cnt].wre = wre;
 		n->tx[n->tx_cnt++].cpl = *cpl;
@@ -174,6 +179,10 @@ static void t_recv_done(void *ctx, const struct ses_recv_cpl *cpl)
 {
 	struct t_node *n = ctx;
 
+	if (n->rx_hook) {
+		n->rx_hook(n, cpl);
+		return;
+	}
 	cr_assert_lt(n->rx_cnt, T_MAX_CPL);
 	n->rx[n->rx_cnt++] = *cpl;
 }
@@ -251,13 +260,59 @@ static bool t_answered(struct t_wire *w, uint64_t seq)
 		while (seq >= cap)
 			cap = cap ? 2 * cap : 1024;
 		w->answered = realloc(w->answered, cap);
-		cr_assert_not_null(w->answered);
+		w->answered_at = realloc(w->answered_at,
+					 cap * sizeof(*w->answered_at));
+		cr_assert(w->answered && w->answered_at);
 		memset(w->answered + w->answered_cap, 0, cap - w->answered_cap);
 		w->answered_cap = cap;
 	}
 	was = w->answered[seq];
+	if (!was)
+		w->answered_at[seq] = w->next_seq;
 	w->answered[seq] = 1;
 	return was;
+}
+
+/* Under w->copy_ttl, whether |p| is a copy too late to arrive. */
+static bool t_copy_is_late(const struct t_wire *w, const struct t_pkt *p)
+{
+	return w->copy_ttl && p->seq < w->answered_cap &&
+	       w->answered[p->seq] &&
+	       w->next_seq - w->answered_at[p->seq] > w->copy_ttl;
+}
+
+/*
+ * A request not taken goes to the end of the queue, once: as PDC resends
+ * a packet NACKed, not every copy of it the wire made. Under w->rod,
+ * every later request from its source to its destination follows it
+ * there, in the order they were queued.
+ */
+static void t_requeue(struct t_wire *w, const struct t_pkt *p)
+{
+	struct t_pkt c, *later = NULL;
+	size_t i, k = 0, n = 0;
+
+	for (i = 0; i < w->q_cnt; i++)
+		if (w->q[i].is_req && w->q[i].seq == p->seq)
+			return;		/* a copy of it is on its way */
+	c = t_pkt_dup(p);
+	if (w->rod) {
+		later = malloc((w->q_cnt ? w->q_cnt : 1) * sizeof(*later));
+		cr_assert_not_null(later);
+		for (i = 0; i < w->q_cnt; i++) {
+			struct t_pkt *q = &w->q[i];
+
+			if (q->is_req && q->src == p->src && q->dst == p->dst)
+				later[n++] = *q;
+			else
+				w->q[k++] = *q;
+		}
+		w->q_cnt = k;
+	}
+	t_push(&w->q, &w->q_cnt, &w->q_cap, &c);
+	for (i = 0; i < n; i++)
+		t_push(&w->q, &w->q_cnt, &w->q_cap, &later[i]);
+	free(later);
 }
 
 void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
@@ -275,12 +330,15 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 		ses_rx_rsp(dst->s, &rx);
 		return;
 	}
+	if (t_copy_is_late(w, p)) {
+		w->copies_late++;
+		return;
+	}
 	n = ses_rx_req(dst->s, &rx, rsp, sizeof(rsp));
 	if (n == -EAGAIN) {
 		/* Not taken (NACK): the sender's PDC tries again later. */
 		w->eagain_cnt++;
-		a = t_pkt_dup(p);
-		t_push(&w->q, &w->q_cnt, &w->q_cap, &a);
+		t_requeue(w, p);
 		return;
 	}
 	if (n < 0 || t_answered(w, p->seq))

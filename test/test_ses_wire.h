@@ -41,6 +41,13 @@ struct t_node {
 	unsigned rma_cnt;
 	uint8_t gen[UET_SES_RI_MAX + 1];	/* cached, by RI */
 	unsigned gen_sets;
+	/*
+	 * When set, completions go here instead of tx[] and rx[] (tx_total
+	 * still counts): for tests with more of them than T_MAX_CPL.
+	 */
+	void (*tx_hook)(struct t_node *n, const struct ses_wre *wre,
+			const struct ses_tx_cpl *cpl);
+	void (*rx_hook)(struct t_node *n, const struct ses_recv_cpl *cpl);
 };
 
 struct t_pkt {
@@ -75,6 +82,7 @@ struct t_wire {
 	bool capture;
 	uint64_t next_seq;
 	uint8_t *answered;		/* by seq: answer already returned */
+	uint64_t *answered_at;		/* by seq: next_seq then */
 	size_t answered_cap;
 	uint64_t rng;
 	bool reorder;
@@ -83,6 +91,21 @@ struct t_wire {
 	long tx_budget;			/* < 0: unlimited; else -EAGAIN at 0 */
 	uint64_t now_ns;
 	unsigned eagain_cnt;		/* ses_rx_req said -EAGAIN */
+	/*
+	 * As PDC in ROD mode: a request ses_rx_req did not take goes again
+	 * after the packets queued, and every later request of its pair
+	 * (source, destination) behind it, so that none overtakes it.
+	 * Without it the request alone goes to the end of the queue.
+	 */
+	bool rod;
+	/*
+	 * > 0: a copy of a request that arrives once more than copy_ttl
+	 * packets were sent after its answer is dropped (copies_late), as PDC
+	 * drops a PSN it acknowledged: SES recognises a copy of a finished
+	 * message only for a while (ses_priv.h). 0: however late.
+	 */
+	unsigned copy_ttl;
+	unsigned copies_late;
 	bool lazy;			/* payloads read late, as PDC does */
 	unsigned lazy_dead;		/* late reads of completed messages */
 };
