@@ -271,11 +271,12 @@ void ses_destroy(struct ses *s);
 
 /*
  * Starts |wre|: fragments it into packets of at most the Payload MTU, each
- * carrying the same new message_id, and offers them to ops.tx. Returns 0
- * (tx_done follows, possibly from inside this call), -EINVAL (bad WRE),
- * -EMSGSIZE (longer than 2^32 - 1), or -EAGAIN (no message slot, or the
+ * carrying the same new message_id, and offers them to ops.tx. With the
  * message window (SES_MSG_WINDOW, less under a message_id prefix) in
- * flight to that peer: retry after completions).
+ * flight to that peer, it waits, in post order, for an id to be freed
+ * before anything is sent. Returns 0 (tx_done follows, possibly from inside
+ * this call), -EINVAL (bad WRE), -EMSGSIZE (longer than 2^32 - 1), or
+ * -EAGAIN (no message slot, or no peer state: retry after completions).
  */
 int ses_wre_post(struct ses *s, const struct ses_wre *wre);
 

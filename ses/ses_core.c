@@ -206,6 +206,7 @@ struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
 	/* The seed numbers the first message 1. */
 	p->tx_next = 1;
 	p->tx_base = 1;
+	ses_list_init(&p->tx_wait);
 	s->last_peer = p;
 	return p;
 }
@@ -359,32 +360,40 @@ static void ses_peer_fail_rx(struct ses *s, uint32_t pidx, int status)
 	}
 }
 
-int ses_peer_fail(struct ses *s, uint32_t peer, int status)
+static void ses_peer_fail_all(struct ses *s, struct ses_peer *p, int status)
 {
-	struct ses_peer *p = ses_peer_find(s, peer);
-	uint32_t pidx;
+	uint32_t pidx = ses_pool_idx(&s->peers, p);
 
-	if (!p)
-		return -ENOENT;
-	pidx = ses_pool_idx(&s->peers, p);
 	/* Pulls to this peer first: they complete receives of its sends. */
 	ses_peer_fail_tx(s, pidx, status);
 	ses_peer_fail_rx(s, pidx, status);
+}
+
+int ses_peer_fail(struct ses *s, uint32_t peer, int status)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+
+	if (!p)
+		return -ENOENT;
+	ses_peer_fail_all(s, p, status);
+	/* Messages the tx_done callbacks posted meanwhile, if they wait. */
+	ses_msg_wait_kick(s, p);
 	return 0;
 }
 
 int ses_peer_reset(struct ses *s, uint32_t peer)
 {
 	struct ses_peer *p = ses_peer_find(s, peer);
-	int ret = ses_peer_fail(s, peer, -ECONNRESET);
 
-	if (ret < 0)
-		return ret;
+	if (!p)
+		return -ENOENT;
+	ses_peer_fail_all(s, p, -ECONNRESET);
 	p->tx_next = 1;
 	p->tx_base = 1;
 	p->rx_init = false;
 	p->rx_prefix_set = false;
 	memset(p->rx_done, 0, sizeof(p->rx_done));
+	ses_msg_wait_kick(s, p);
 	return 0;
 }
 

@@ -39,6 +39,9 @@ void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
 		m->flags &= ~SES_MSG_F_QUEUED;
 		ses_list_del(&m->link);
 	}
+	/* Never sent: off its peer's tx_wait, and still without an id. */
+	if (m->flags & SES_MSG_F_WAIT)
+		ses_list_del(&m->link);
 	if (m->flags & SES_MSG_F_RDV) {
 		m->flags &= ~SES_MSG_F_RDV;
 		ses_mr_del(s, ses_pool_at(&s->mrs, m->rdv_mr));

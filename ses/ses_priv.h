@@ -24,7 +24,12 @@
  * in flight (bit seq % SES_MSG_WINDOW) and allocation stops when the next
  * one is s->msg_window (W <= S / 2) ahead of the oldest in flight, so no id
  * in flight is ever reused, and one is freed only once every packet of it
- * has been answered.
+ * has been answered. A message posted while the window is full is not
+ * refused: it waits on tx_wait, in post order behind any already waiting,
+ * and takes its id when one is freed (ses_msg_wait_kick). The window fills
+ * when the target refuses sends (no receive, unexpected queue full: its
+ * PDC resends them) until its application posts receives; that
+ * application may be waiting for ours to have posted all its sends.
  *
  * Target: peers number the same way (our own prefix bits). rx_high is the
  * highest sequence seen from the peer. The s->rx_check (>= W) sequences up
@@ -51,6 +56,7 @@ struct ses_peer {
 	bool rx_prefix_set;
 	uint64_t tx_busy[SES_MSG_WINDOW / 64];
 	uint64_t rx_done[SES_RX_WINDOW / 64];
+	struct ses_list tx_wait;	/* messages waiting for an id */
 };
 
 /* ---- initiator messages ------------------------------------------------- */
@@ -61,6 +67,8 @@ struct ses_peer {
 #define SES_MSG_F_RDV		0x10	/* rendezvous send; rdv_mr exposed */
 #define SES_MSG_F_ZOMBIE	0x20	/* superseded by a retry */
 #define SES_MSG_F_FAILING	0x40	/* being failed by ses_peer_fail */
+#define SES_MSG_F_WAIT		0x80	/* no id yet: on its peer's tx_wait
+					 * (until completed) */
 
 struct ses_msg {
 	const struct ses_wre *wre;
@@ -74,7 +82,7 @@ struct ses_msg {
 	uint32_t placed;	/* READ bytes placed */
 	uint32_t rdv_mr;	/* rendezvous: region index */
 	uint32_t seq;		/* s->msg_seq when taken: its msg_ref */
-	uint16_t msg_id;
+	uint16_t msg_id;	/* unless SES_MSG_F_WAIT */
 	uint8_t opcode;		/* on the wire */
 	uint8_t gen;
 	uint8_t flags;
@@ -264,6 +272,8 @@ struct ses_msg_init {
 int ses_msg_start(struct ses *s, const struct ses_wre *wre,
 		  const struct ses_msg_init *in, struct ses_msg **out);
 struct ses_msg *ses_msg_find(struct ses *s, uint32_t peer, uint16_t id);
+/* Starts the messages waiting for an id to |p| while the window has room. */
+void ses_msg_wait_kick(struct ses *s, struct ses_peer *p);
 int ses_msg_pump(struct ses *s, struct ses_msg *m);
 void ses_msg_release(struct ses *s, struct ses_msg *m);
 int ses_tx_progress(struct ses *s);

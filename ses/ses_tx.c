@@ -2,8 +2,10 @@
 /*
  * Initiator: WRE validation, message_id allocation (under the engine's
  * prefix, see ses_priv.h), and fragmentation of a message into
- * standard-header packets of at most the Payload MTU (ref 4). Packets the
- * lower layer refuses wait on tx_pending, in post order.
+ * standard-header packets of at most the Payload MTU (ref 4). Messages
+ * past the window of ids in flight to their peer wait on its tx_wait for
+ * an id; packets the lower layer refuses wait on tx_pending; both in post
+ * order.
  */
 #include <assert.h>
 #include <errno.h>
@@ -143,18 +145,62 @@ static void ses_msg_fill(struct ses *s, struct ses_msg *m,
 	ses_list_init(&m->link);
 }
 
+/* Whether the next sequence to |p| may go: the window has room. */
+static bool ses_msg_id_is_free(const struct ses *s, const struct ses_peer *p)
+{
+	return ((p->tx_next - p->tx_base) & s->id_seq_mask) < s->msg_window;
+}
+
+/*
+ * Gives |m| the next id to |p| (the window has room) and sends it, behind
+ * earlier messages still on tx_pending. Returns -ENOMEM, |m| untouched,
+ * when the id cannot be mapped.
+ */
+static int ses_msg_go(struct ses *s, struct ses_peer *p, struct ses_msg *m)
+{
+	int ret = ses_map_put(&s->msg_map,
+			      ses_msg_key(m->peer, ses_msg_id(s, p->tx_next)),
+			      ses_pool_idx(&s->msgs, m));
+
+	if (ret < 0)
+		return ret;
+	m->flags &= ~SES_MSG_F_WAIT;
+	m->msg_id = ses_msg_id_take(s, p);
+	/* Behind earlier messages still waiting, to keep post order. */
+	if (!ses_list_is_empty(&s->tx_pending)) {
+		m->flags |= SES_MSG_F_QUEUED;
+		ses_list_add_tail(&s->tx_pending, &m->link);
+		return 0;
+	}
+	ses_msg_pump(s, m);
+	return 0;
+}
+
+void ses_msg_wait_kick(struct ses *s, struct ses_peer *p)
+{
+	while (!ses_list_is_empty(&p->tx_wait) && ses_msg_id_is_free(s, p)) {
+		struct ses_msg *m = ses_container_of(p->tx_wait.next,
+						     struct ses_msg, link);
+
+		/* ses_peer_fail is completing it: it never goes out. */
+		if (m->flags & SES_MSG_F_FAILING)
+			break;
+		ses_list_del(&m->link);
+		if (ses_msg_go(s, p, m) < 0) {
+			ses_msg_complete(s, m, -ENOMEM, UET_SES_RC_NULL, 0);
+			ses_msg_try_free(s, m);
+		}
+	}
+}
+
 int ses_msg_start(struct ses *s, const struct ses_wre *w,
 		  const struct ses_msg_init *in, struct ses_msg **out)
 {
 	struct ses_peer *p = ses_peer_get(s, w->dst->peer);
 	struct ses_msg *m;
-	uint32_t pidx;
 	int ret;
 
 	if (!p)
-		return -EAGAIN;
-	pidx = ses_pool_idx(&s->peers, p);
-	if (((p->tx_next - p->tx_base) & s->id_seq_mask) >= s->msg_window)
 		return -EAGAIN;
 	m = ses_pool_get(&s->msgs);
 	if (!m)
@@ -166,23 +212,23 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 		ret = -ENOMEM;
 		goto err_put;
 	}
-	ret = ses_map_put(&s->msg_map,
-			  ses_msg_key(pidx, ses_msg_id(s, p->tx_next)),
-			  ses_pool_idx(&s->msgs, m));
-	if (ret < 0)
-		goto err_blk;
-	m->peer = pidx;
+	m->peer = ses_pool_idx(&s->peers, p);
 	m->seq = ++s->msg_seq;
-	m->msg_id = ses_msg_id_take(s, p);
+	/*
+	 * The window is full (of messages the target may be refusing until
+	 * its application posts receives), or earlier ones wait already:
+	 * wait, in post order, for an id to be freed (ses_priv.h).
+	 */
+	if (!ses_list_is_empty(&p->tx_wait) || !ses_msg_id_is_free(s, p)) {
+		m->flags |= SES_MSG_F_WAIT;
+		ses_list_add_tail(&p->tx_wait, &m->link);
+	} else {
+		ret = ses_msg_go(s, p, m);
+		if (ret < 0)
+			goto err_blk;
+	}
 	if (out)
 		*out = m;
-	/* Behind earlier messages still waiting, to keep post order. */
-	if (!ses_list_is_empty(&s->tx_pending)) {
-		m->flags |= SES_MSG_F_QUEUED;
-		ses_list_add_tail(&s->tx_pending, &m->link);
-		return 0;
-	}
-	ses_msg_pump(s, m);
 	return 0;
 
 err_blk:
@@ -290,13 +336,19 @@ int ses_tx_progress(struct ses *s)
 void ses_msg_release(struct ses *s, struct ses_msg *m)
 {
 	struct ses_peer *p = ses_pool_at(&s->peers, m->peer);
+	bool had_id = !(m->flags & SES_MSG_F_WAIT);
 
-	ses_map_del(&s->msg_map, ses_msg_key(m->peer, m->msg_id));
-	ses_msg_id_free(s, p, m->msg_id);
+	if (had_id) {
+		ses_map_del(&s->msg_map, ses_msg_key(m->peer, m->msg_id));
+		ses_msg_id_free(s, p, m->msg_id);
+	}
 	ses_blkmap_fini(&m->blk);
 	ses_list_del(&m->link);
 	m->wre = NULL;
 	ses_pool_put(&s->msgs, m);
+	/* Its id is free: the window may have room for one waiting. */
+	if (had_id)
+		ses_msg_wait_kick(s, p);
 }
 
 bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref)

@@ -309,6 +309,7 @@ Test(ses_frag, ids_are_consecutive_and_wrap_over_70000_messages)
 Test(ses_frag, id_in_flight_is_never_reused)
 {
 	static uint64_t val;
+	struct ses_std_hdr h;
 	struct ses_wre wr;
 	struct ses_iov iov;
 	struct t_pkt held;
@@ -326,15 +327,24 @@ Test(ses_frag, id_in_flight_is_never_reused)
 	/* ids 1..801 handed out; the window ends at 1 + SES_MSG_WINDOW */
 	for (; n + 1 < SES_MSG_WINDOW; n++)
 		cr_assert_eq(ses_wre_post(a.s, &wr), 0);
-	cr_assert_eq(ses_wre_post(a.s, &wr), -EAGAIN);
 	t_wire_run(&w, 100000);
-	cr_assert_eq(ses_wre_post(a.s, &wr), -EAGAIN);
+	cr_assert_eq(a.tx_total, SES_MSG_WINDOW - 1);
+	/* Past it, a message waits for an id and sends nothing. */
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	cr_assert_eq(w.q_cnt, 0);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_total, SES_MSG_WINDOW - 1);
+	w.capture = true;
 	t_wire_deliver(&w, &held);
 	t_pkt_free(&held);
 	t_wire_run(&w, 100);
-	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
-	t_wire_run(&w, 100);
 	cr_assert_eq(a.tx_total, SES_MSG_WINDOW + 1);
+	/* Answer, then the one that waited, as id 1 + SES_MSG_WINDOW. */
+	cr_assert_eq(w.log_cnt, 3);
+	cr_assert(w.log[1].is_req);
+	cr_assert_eq(ses_std_hdr_decode(&h, w.log[1].buf, w.log[1].len),
+		     UET_SES_STD_HDR_LEN);
+	cr_assert_eq(h.message_id, 1 + SES_MSG_WINDOW);
 }
 
 /* Packets the lower layer refuses go out later, in post order. */

@@ -302,12 +302,17 @@ Test(ses_prefix, sequences_are_consecutive_and_wrap_in_the_low_bits)
 	cr_assert_eq(wraps, 2);
 }
 
-/* Half the sequence space in flight to one peer, and not one more. */
+/*
+ * Half the sequence space in flight to one peer, and not one more: a
+ * message posted past it waits for an id, and goes once the oldest one in
+ * flight is answered.
+ */
 Test(ses_prefix, window_is_half_the_sequence_space)
 {
 	static uint64_t val;
 	struct ses_wre wr;
 	struct ses_iov iov;
+	struct ses_std_hdr h;
 	struct t_pkt held;
 	unsigned n = 1;
 
@@ -321,21 +326,29 @@ Test(ses_prefix, window_is_half_the_sequence_space)
 	}
 	for (; n < T_WINDOW; n++)
 		cr_assert_eq(ses_wre_post(a.s, &wr), 0);
-	cr_assert_eq(ses_wre_post(a.s, &wr), -EAGAIN);
 	t_wire_run(&w, 100000);
-	cr_assert_eq(ses_wre_post(a.s, &wr), -EAGAIN);
+	cr_assert_eq(a.tx_total, T_WINDOW - 1);
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0, "taken, to wait");
+	cr_assert_eq(w.q_cnt, 0, "nothing sent");
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_total, T_WINDOW - 1);
 	/* Still to one peer only: B may send to A meanwhile. */
 	cr_assert_eq(ses_wre_post(b.s, &(struct ses_wre){
 		.opcode = UET_SES_OP_WRITE, .dst = &to_a, .ri = T_RI,
 		.iov = &iov, .iov_cnt = 1, .mkey = T_RKEY }), 0);
+	t_wire_run(&w, 100);
+	cr_assert_eq(b.tx_total, 1);
+	w.capture = true;
 	t_wire_deliver(&w, &held);	/* late, yet taken: never seen */
 	t_pkt_free(&held);
 	t_wire_run(&w, 100);
-	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
-	t_wire_run(&w, 100);
 	cr_assert_eq(a.tx_total, T_WINDOW + 1);
-	cr_assert_eq(b.tx_total, 1);
 	cr_assert_eq(a.tx[0].cpl.status, 0);
+	/* The one that waited went after the answer, as sequence W + 1. */
+	cr_assert_eq(w.log_cnt, 3, "answer, request, answer");
+	cr_assert(w.log[1].is_req);
+	cr_assert_eq(ses_std_hdr_decode(&h, w.log[1].buf, w.log[1].len), 44);
+	cr_assert_eq(h.message_id & T_SEQ_MASK, T_WINDOW + 1);
 }
 
 #define T_BATCH_WRITES	384
@@ -355,7 +368,6 @@ static void t_batch(uint32_t round)
 	static struct ses_wre wr[T_WINDOW];
 	static struct ses_iov iov[T_WINDOW];
 	static size_t wlen[T_BATCH_WRITES], slen[T_BATCH_SENDS];
-	struct ses_wre extra;
 	unsigned total = a.tx_total, i;
 
 	a.tx_cnt = 0;
@@ -377,8 +389,6 @@ static void t_batch(uint32_t round)
 		t_tsend(&a, &wr[T_BATCH_WRITES + i], &iov[T_BATCH_WRITES + i],
 			&to_b, ssrc[i], slen[i], (uint64_t)round << 8 | i);
 	}
-	extra = wr[0];
-	cr_assert_eq(ses_wre_post(a.s, &extra), -EAGAIN, "window full");
 	t_wire_run(&w, 10000000);
 	cr_assert_eq(w.q_cnt, 0);
 	cr_assert_eq(a.tx_total, total + T_WINDOW, "each completes once");
@@ -552,10 +562,13 @@ Test(ses_prefix, a_peer_changing_its_prefix_is_malformed)
 	cr_assert_eq(st.rx_malformed, 1);
 }
 
+static unsigned t_nop_sent;
+
 static int t_nop_tx(void *ctx, const struct ses_pkt *pkt)
 {
 	(void)ctx;
 	(void)pkt;
+	t_nop_sent++;
 	return 0;
 }
 
@@ -603,21 +616,24 @@ Test(ses_prefix, rejects_bad_prefix_cfg)
 	t_expect_bad_cfg(256, 8);
 }
 
-/* Messages that can be in flight to one peer (none is ever answered). */
+/*
+ * Messages that can be in flight to one peer (none is ever answered): of
+ * twice SES_MSG_WINDOW one-packet WRITEs, all taken, those sent.
+ */
 static unsigned t_window(uint16_t prefix, uint8_t bits)
 {
 	static uint64_t val;
 	struct ses_wre wr;
 	struct ses_iov iov;
 	struct ses *s = t_engine(prefix, bits);
-	unsigned n = 0;
 
 	cr_assert_not_null(s, "prefix %u of %u bits", prefix, bits);
 	t_rma(&wr, &iov, UET_SES_OP_WRITE, &to_b, &val, 8, 0);
-	while (ses_wre_post(s, &wr) == 0)
-		n++;
+	t_nop_sent = 0;
+	for (unsigned i = 0; i < 2 * SES_MSG_WINDOW; i++)
+		cr_assert_eq(ses_wre_post(s, &wr), 0);
 	ses_destroy(s);
-	return n;
+	return t_nop_sent;
 }
 
 /* SES_MSG_WINDOW, or half the sequence space when that is less. */
