@@ -8,13 +8,16 @@
  * the ACK of the request's PSN: the initiator then fails the operation
  * within a round trip instead of retrying for seconds.
  *
- * The ACK must claim no PSN it did not see, so its cumulative PSN is the
- * PDC's start PSN - 1. A SYN request tells the start (psn - psn_offset);
- * the initiator's later packets on the PDC this ACK established carry the
- * DPDCID we gave it, which indexes a small table of those starts. A
- * request for a PDC the table forgot is answered with NACK INV_DPDCID (the
- * PDC restarts with SYN). Everything else sent here is dropped and
- * counted.
+ * The ACK must claim no PSN it did not answer: its cumulative PSN runs
+ * from the PDC's start PSN - 1 (a SYN request tells the start: psn -
+ * psn_offset) over the PSNs answered without a gap. The initiator's later
+ * packets on the PDC this ACK established carry the DPDCID we gave it,
+ * which indexes a small table of those PDCs. A request or control packet
+ * for a PDC the table does not hold (the endpoint it was with died, or
+ * the table forgot) is answered with NACK INV_DPDCID: the initiator fails
+ * what it had in flight on it (FI_ECONNRESET) and opens a new PDC for
+ * what comes next, which is then answered as above. Everything else sent
+ * here is dropped and counted.
  */
 #include <errno.h>
 #include <string.h>
@@ -33,6 +36,7 @@ struct uetd_absent_pdc {
 	struct uet_frame_addr peer;
 	uint16_t spdcid;	/* theirs */
 	uint32_t start_psn;
+	uint32_t next_psn;	/* answered up to here, without a gap */
 	uint64_t used_ns;
 };
 
@@ -46,10 +50,16 @@ static bool uetd_addr_eq(const struct uet_frame_addr *a,
 			   a->v4.s_addr == b->v4.s_addr);
 }
 
-/* The table entry of (peer, spdcid): found, or the oldest taken for it. */
+/*
+ * The table entry of (peer, spdcid): found, or the oldest taken for it.
+ * |*cack| is the cumulative PSN to acknowledge with |psn|: every packet is
+ * answered, so it runs on while they come in order (the initiator's
+ * window moves with it), and stays put across a gap.
+ */
 static uint16_t uetd_absent_pdc(const struct uet_frame_addr *peer,
 				uint16_t spdcid, uint32_t start_psn,
-				bool syn, uint64_t now, uint32_t *start)
+				bool syn, uint64_t now, uint32_t psn,
+				uint32_t *cack)
 {
 	uint32_t oldest = 1;
 
@@ -58,10 +68,12 @@ static uint16_t uetd_absent_pdc(const struct uet_frame_addr *peer,
 
 		if (p->used_ns && p->spdcid == spdcid &&
 		    uetd_addr_eq(&p->peer, peer)) {
-			if (syn)
-				p->start_psn = start_psn;
+			if (syn && p->start_psn != start_psn)
+				p->start_psn = p->next_psn = start_psn;
 			p->used_ns = now;
-			*start = p->start_psn;
+			if (psn == p->next_psn)
+				p->next_psn++;
+			*cack = p->next_psn - 1;
 			return (uint16_t)i;
 		}
 		if (p->used_ns < uetd_absent[oldest].used_ns)
@@ -71,8 +83,10 @@ static uint16_t uetd_absent_pdc(const struct uet_frame_addr *peer,
 		return 0;
 	uetd_absent[oldest] = (struct uetd_absent_pdc){
 		.peer = *peer, .spdcid = spdcid, .start_psn = start_psn,
-		.used_ns = now };
-	*start = start_psn;
+		.next_psn = start_psn, .used_ns = now };
+	if (psn == start_psn)
+		uetd_absent[oldest].next_psn++;
+	*cack = uetd_absent[oldest].next_psn - 1;
 	return (uint16_t)oldest;
 }
 
@@ -98,7 +112,8 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 	const uint8_t *pds;
 	uint8_t pdsbuf[UET_PDS_HDR_MAX_LEN + UET_SES_RSP_LEN];
 	uint16_t local;
-	uint32_t start = 0;
+	uint32_t cack = 0;
+	struct pdc_ctl ctl;
 	ssize_t n, m;
 	size_t hl;
 
@@ -109,6 +124,16 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 	if (info.hdr_len + (size_t)info.payload_len > len)
 		info.payload_len = (uint16_t)(len - info.hdr_len);
 	pds = in + info.hdr_len;
+	/*
+	 * A control packet (an ACK request, a close) for a PDC of an endpoint
+	 * that is gone: NACK INV_DPDCID, as for its requests below.
+	 */
+	if (pdc_ctl_decode(&ctl, pds, info.payload_len) > 0 &&
+	    !(ctl.pro.flags & UET_PDS_F_CTL_SYN)) {
+		req = (struct pdc_req){ .psn = ctl.psn, .spdcid = ctl.spdcid };
+		local = 0;
+		goto nack;
+	}
 	n = pdc_req_decode(&req, pds, info.payload_len);
 	if (n < 0 || req.pro.next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD ||
 	    ses_std_hdr_decode(&sh, pds + n, info.payload_len - (size_t)n) < 0)
@@ -116,12 +141,13 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 	local = req.pro.flags & UET_PDS_F_REQ_SYN ?
 		uetd_absent_pdc(&info.src, req.spdcid,
 				req.psn - req.psn_offset, true, uetd_now_ns(),
-				&start) :
+				req.psn, &cack) :
 		(req.dpdcid >> UET_FEP_ID_SHIFT) == UET_FEP_EP_SERVICE ?
 		uetd_absent_pdc(&info.src, req.spdcid, 0, false,
-				uetd_now_ns(), &start) : 0;
+				uetd_now_ns(), req.psn, &cack) : 0;
 	if (local && !(req.pro.flags & UET_PDS_F_REQ_SYN) && local != req.dpdcid)
 		local = 0;
+nack:
 	if (!local) {
 		struct pdc_nack nk = {
 			.pro = { .type = UET_PDS_TYPE_NACK,
@@ -135,8 +161,8 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 		struct pdc_ack ack = {
 			.pro = { .type = UET_PDS_TYPE_ACK,
 				 .next_hdr = UET_PDS_NEXT_HDR_RESPONSE },
-			.cack_psn = start - 1,
-			.ack_psn_offset = (int16_t)(req.psn - (start - 1)),
+			.cack_psn = cack,
+			.ack_psn_offset = (int16_t)(req.psn - cack),
 			.spdcid = local, .dpdcid = req.spdcid,
 		};
 		struct ses_rsp_hdr rsp = {
@@ -145,8 +171,8 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 			.message_id = sh.message_id, .job_id = sh.job_id,
 		};
 
-		/* Only within the offset's reach of the start: else NACK. */
-		if ((uint32_t)(req.psn - start) >= 0x7FFF)
+		/* Only within the offset's reach: else nothing (it resends). */
+		if ((uint32_t)(req.psn - cack) >= 0x7FFF)
 			return 0;
 		n = pdc_ack_encode(pdsbuf, sizeof(pdsbuf), &ack);
 		m = n < 0 ? -1 : ses_rsp_hdr_encode(pdsbuf + n,
