@@ -269,6 +269,8 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 		/* READ data coming back, on a PDC the target opened */
 		in.peer = uet_engine_resp_peer(e, pkt->peer,
 					       uet_engine_resp_id(pkt));
+		if (in.peer < e->npeers)
+			e->peers[in.peer].heard_ns = e->now_ns;
 		ses_rx_rsp(e->ses, &in);
 		return 0;
 	}
@@ -288,6 +290,11 @@ void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
 			    const struct ses_tx_cpl *cpl)
 {
 	struct uet_engine *e = ctx;
+
+	if ((wre->opcode == UET_SES_OP_READ ||
+	     wre->opcode == UET_SES_OP_FETCHING_ATOMIC) &&
+	    wre->dst->peer < e->npeers && e->peers[wre->dst->peer].fetch_out)
+		e->peers[wre->dst->peer].fetch_out--;
 
 	e->ops.tx_done(e->ctx, wre, cpl);
 }
@@ -446,6 +453,7 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	}
 	meta.peer = (uint32_t)peer;
 	meta.ecn_ce = info.ecn == 3;
+	e->peers[peer].heard_ns = e->now_ns;
 	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
 			 e->now_ns) < 0)
 		e->stats.rx_bad++;
@@ -563,12 +571,34 @@ static int uet_engine_tx(struct uet_engine *e)
 	return sent;
 }
 
+/*
+ * Peers that owe READ data and have been silent UET_ENGINE_SILENT_NS: what
+ * they owe fails (FI_ETIMEDOUT). Checked after the frames that were
+ * waiting were read, so our own stalls do not count as their silence.
+ */
+static void uet_engine_silent_peers(struct uet_engine *e)
+{
+	if (e->now_ns - e->silent_check_ns < UET_ENGINE_SILENT_NS / 8)
+		return;
+	e->silent_check_ns = e->now_ns;
+	for (uint32_t i = 0; i < e->npeers; i++) {
+		struct uet_engine_peer *p = &e->peers[i];
+
+		if (!p->fetch_out || e->now_ns - p->heard_ns <
+		    UET_ENGINE_SILENT_NS)
+			continue;
+		p->fetch_out = 0;
+		uet_engine_peer_fail(e, i, -ETIMEDOUT);
+	}
+}
+
 int uet_engine_progress(struct uet_engine *e)
 {
 	int rx, tx, ret;
 
 	e->now_ns = uet_engine_now_ns();
 	rx = uet_engine_rx(e);
+	uet_engine_silent_peers(e);
 	ses_progress(e->ses, e->now_ns);
 	tx = uet_engine_tx(e);
 	/*

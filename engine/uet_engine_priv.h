@@ -16,6 +16,8 @@
 #define UET_ENGINE_ACK_HOLD	32	/* ACK frames queued behind requests */
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
+/* A peer that owes us READ data and is silent this long is dead. */
+#define UET_ENGINE_SILENT_NS	750000000ull
 
 /*
  * A peer is one remote endpoint as one of its SES peers sees us: an
@@ -43,6 +45,13 @@ struct uet_engine_peer {
 	 * message went to (uet_engine_resp_peer).
 	 */
 	int32_t remote_ep;	/* PIDonFEP peer: -1 until an ACK says */
+	/*
+	 * READs and fetching atomics in flight to it, and when we last heard
+	 * from it: one that acknowledged a READ and died sends neither data
+	 * nor anything else, and nothing of ours waits on the wire to fail.
+	 */
+	uint32_t fetch_out;
+	uint64_t heard_ns;
 	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */
 };
@@ -99,6 +108,7 @@ struct uet_engine {
 	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
 	uint8_t *bounce;	/* one frame, for frames over one chunk */
 	uint64_t now_ns;	/* of the current progress call */
+	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
 	bool kick_deferred;	/* frames built while receiving wait a call */
 	/* ACKs built, queued on the ring only just before the kick. */
 	struct uet_xsk_frame held[UET_ENGINE_ACK_HOLD];
