@@ -129,8 +129,10 @@ e2e_ok "256 MiB written, checked and read back over uet with 5% loss" \
 fault off
 
 # The server killed while the client writes: within PEER_DEAD_MS of the
-# kill the client must have an error completion (FI_ETIMEDOUT, -E), have
-# seen every write in flight complete, have a new write fail, and exit.
+# kill the client must have an error completion (FI_ETIMEDOUT, or with -E
+# FI_ECONNRESET / FI_EADDRNOTAVAIL when the server's device service
+# answers for the dead process), have seen every write in flight
+# complete, have a new write fail, and exit.
 server uet "$IP_B"
 e2e_in A env FI_PROVIDER=uet "$B/fi_rma_check" -c "$IP_B" -p "$PORT" \
 	-T "$LIMIT_S" -m victim -E > "$E2E_TMP/client.out" 2>&1 &

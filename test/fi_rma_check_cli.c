@@ -575,8 +575,15 @@ static int frc_victim(struct frc_client *cl)
 	       fi_strerror(err.err), (unsigned long long)drained,
 	       (unsigned long long)drain_errs, fi_strerror(e2.err),
 	       (double)(frc_now_ns() - t_err) / 1e6);
-	if (cl->o->uet_rc && err.err != FI_ETIMEDOUT) {
-		fprintf(stderr, "fi_rma_check: victim: want FI_ETIMEDOUT\n");
+	/*
+	 * A dead peer times out, unless its host's FEP says it is gone: the
+	 * PDCs it held are unknown there (FI_ECONNRESET), or its PIDonFEP
+	 * is (FI_EADDRNOTAVAIL).
+	 */
+	if (cl->o->uet_rc && err.err != FI_ETIMEDOUT &&
+	    err.err != FI_ECONNRESET && err.err != FI_EADDRNOTAVAIL) {
+		fprintf(stderr, "fi_rma_check: victim: want FI_ETIMEDOUT, "
+			"FI_ECONNRESET or FI_EADDRNOTAVAIL\n");
 		return -1;
 	}
 	return 0;
