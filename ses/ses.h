@@ -21,7 +21,7 @@ struct ses;
 #define SES_IOV_MAX		4
 /*
  * Message ids one initiator may have in flight to one peer (power of 2);
- * under a message_id prefix of n bits, at most 2^(15 - n) (ses_config).
+ * under a message_id prefix of n bits, at most 2^(14 - n) (ses_config).
  */
 #define SES_MSG_WINDOW		1024
 /* Largest header block of an outgoing packet: standard + compare-and-swap
@@ -232,7 +232,7 @@ struct ses_config {
 	 * (msg_id_prefix < 2^n), so that a shared interface can steer the
 	 * responses by it (include/uet_fep.h). seq counts per peer from 1 in
 	 * the low 16 - n bits and wraps there; at most SES_MSG_WINDOW and
-	 * 2^(15 - n) ids are in flight to one peer. As a target, the engine
+	 * 2^(14 - n) ids are in flight to one peer. As a target, the engine
 	 * takes every peer to use the same n: the high bits of a peer's first
 	 * request fix its prefix, and a request under another prefix is
 	 * malformed. 0 bits (the default): ids use all 16 bits.

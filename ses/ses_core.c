@@ -10,7 +10,7 @@
 #include "ses/ses_priv.h"
 
 #define SES_NS_PER_S		1000000000ull
-#define SES_MAX_PREFIX_BITS	8	/* leaves 2^7 ids in flight per peer */
+#define SES_MAX_PREFIX_BITS	8	/* leaves 2^6 ids in flight per peer */
 
 void ses_config_init(struct ses_config *cfg)
 {
@@ -54,7 +54,8 @@ static uint32_t ses_min(uint32_t a, uint32_t b)
 
 /*
  * The id arithmetic of a prefix of n bits: sequences of 16 - n bits, of
- * which half at most in flight (ses_priv.h).
+ * which a quarter at most in flight, so that the target's done bits still
+ * know a late copy for as many more (ses_priv.h).
  */
 static void ses_init_ids(struct ses *s)
 {
@@ -62,7 +63,7 @@ static void ses_init_ids(struct ses *s)
 
 	s->id_prefix = (uint16_t)(s->cfg.msg_id_prefix << seq_bits);
 	s->id_seq_mask = (uint16_t)((1u << seq_bits) - 1);
-	s->msg_window = ses_min(SES_MSG_WINDOW, 1u << (seq_bits - 1));
+	s->msg_window = ses_min(SES_MSG_WINDOW, 1u << (seq_bits - 2));
 	s->rx_check = ses_min(SES_RX_WINDOW, 1u << (seq_bits - 1));
 }
 

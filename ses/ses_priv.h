@@ -22,7 +22,7 @@
  *
  * Initiator: sequences are allocated consecutively; tx_busy marks the ones
  * in flight (bit seq % SES_MSG_WINDOW) and allocation stops when the next
- * one is s->msg_window (W <= S / 2) ahead of the oldest in flight, so no id
+ * one is s->msg_window (W <= S / 4) ahead of the oldest in flight, so no id
  * in flight is ever reused, and one is freed only once every packet of it
  * has been answered. A message posted while the window is full is not
  * refused: it waits on tx_wait, in post order behind any already waiting,
@@ -32,16 +32,25 @@
  * application may be waiting for ours to have posted all its sends.
  *
  * Target: peers number the same way (our own prefix bits). rx_high is the
- * highest sequence seen from the peer. The s->rx_check (>= W) sequences up
- * to it have a bit in rx_done (seq % SES_RX_WINDOW; set: finished); the
- * S / 2 after it are new, and one arriving there moves rx_high up; the
- * rest, older still, are finished. A conforming initiator only sends seq
- * with rx_high - W < seq <= rx_high + W, wherever the first one seen
- * falls, so every id it has in flight is either checked by its bit or new.
- * Under a prefix of 4 bits or more nothing is older still (rx_check is
- * S / 2): a copy of a request answered an S / 2 ids ago would pass for new.
- * PDC keeps such copies from arriving, as it keeps them from arriving from
- * 2^15 ids ago without a prefix.
+ * highest sequence seen from the peer. The s->rx_check (C: S / 2, at most
+ * SES_RX_WINDOW; C >= 2W) sequences up to it have a bit in rx_done
+ * (seq % SES_RX_WINDOW; set: finished); the S / 2 after it are new, and
+ * one arriving there moves rx_high up; the rest, older still, are
+ * finished. A conforming initiator only sends seq with
+ * rx_high - W < seq <= rx_high + W (+ W more after ses_peer_fail dropped
+ * messages the target never saw), wherever the first one seen falls, so
+ * every id it has in flight is either checked by its bit or new.
+ *
+ * A late copy of a request (PDC lets none through; the unit tests' wire
+ * does) is a duplicate while its sequence is among the C up to rx_high,
+ * which is at most the last one allocated: until C sequences were
+ * allocated after it. When its message is answered, fewer than W were, so
+ * a copy is known for what it is for W more messages at least. That margin
+ * is why W is S / 4 under a prefix of 5 bits or more: with W = S / 2 it
+ * was nil, and a copy arriving once the next message was sent passed for
+ * new (placed twice, or taking the done bit of the message that reuses
+ * its sequence). Older copies pass for new: PDC keeps them from arriving,
+ * as it keeps them from arriving from 2^15 ids ago without a prefix.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A flood of sends past the target's unexpected bound, under message_id
- * prefixes of UET_FEP_EP_BITS (sequences of 10 bits, 512 in flight to a
+ * prefixes of UET_FEP_EP_BITS (sequences of 10 bits, 256 in flight to a
  * peer), as test/fi_msg_check_cases.c t_case_flood does end to end: the
  * initiator posts every send before the target posts a receive; the target
  * takes as many as its unexpected queue holds and refuses the rest
  * (-EAGAIN, resent by the wire as by PDC) until receives are posted; then
  * every message arrives exactly once with its data, in send order over an
- * ordered wire, and every send completes.
+ * ordered wire, and every send completes. Over a wire that reorders,
+ * duplicates and drops too, with copies of requests arriving up to a
+ * window after their answer (the horizon of the target's done bits,
+ * ses_priv.h).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -29,6 +32,8 @@
 #define T_N		2100		/* past two turns of the sequence */
 #define T_LEN_MAX	3000		/* up to 3 packets */
 #define T_STUCK		20000		/* wire steps a post may wait */
+#define T_SEQ		(1u << UET_FEP_ID_SHIFT)
+#define T_COPY_TTL	(T_SEQ / 2 - T_SEQ / 4)	/* packets, ses_priv.h */
 
 static struct t_wire w;
 static struct t_node a, b;
@@ -228,6 +233,8 @@ static void t_flood(unsigned n, uint32_t max_ux, bool ordered)
 	}
 	ses_stats_get(b.s, &st);
 	cr_assert_gt(st.rx_ux_full, 0);
+	if (w.dup_pct)
+		cr_assert_gt(st.rx_dups, 0, "copies seen and dropped");
 	cr_assert_eq(st.rx_malformed, 0);
 	cr_assert_eq(st.rx_rejected, 0);
 }
@@ -255,4 +262,24 @@ Test(ses_flood, past_a_small_bound_in_order)
 	w.rod = true;
 	t_lens(T_N, true);
 	t_flood(T_N, 64, true);
+}
+
+/* Copies up to a window late; dropped packets sent again. */
+Test(ses_flood, past_a_small_bound_reordered_duplicated_dropped)
+{
+	w.reorder = true;
+	w.dup_pct = 10;
+	w.drop_pct = 5;
+	w.copy_ttl = T_COPY_TTL;
+	t_lens(T_N, true);
+	t_flood(T_N, 64, false);
+}
+
+Test(ses_flood, past_a_bound_of_the_sequence_space_reordered_duplicated)
+{
+	w.reorder = true;
+	w.dup_pct = 10;
+	w.copy_ttl = T_COPY_TTL;
+	t_lens(T_N, false);
+	t_flood(T_N, 1024, false);
 }

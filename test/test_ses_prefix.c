@@ -4,10 +4,12 @@
  * include/uet_fep.h), between two engines over the in-memory wire under
  * different prefixes of UET_FEP_EP_BITS: every request carries its
  * initiator's prefix and every response echoes it; sequences start at 1,
- * stay consecutive and wrap in the low bits; the window is half the
- * sequence space; many turns of it over a reordering, duplicating wire
- * complete exactly once; READs, fetching atomics and rendezvous work; a
- * peer that changes its prefix is malformed; bad configs are refused.
+ * stay consecutive and wrap in the low bits; the window is a quarter of
+ * the sequence space, and a message past it waits for an id; a late copy
+ * of a request is a duplicate for a window more after its answer; many
+ * turns of it over a reordering, duplicating wire complete exactly once;
+ * READs, fetching atomics and rendezvous work; a peer that changes its
+ * prefix is malformed; bad configs are refused.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -31,7 +33,10 @@
 #define T_SLOTS		512
 #define T_MEM_LEN	(T_SLOTS * T_SLOT)
 #define T_SEQ_MASK	((1u << UET_FEP_ID_SHIFT) - 1)
-#define T_WINDOW	(1u << (UET_FEP_ID_SHIFT - 1))	/* 512 */
+#define T_SEQ		(1u << UET_FEP_ID_SHIFT)	/* 1024 */
+#define T_WINDOW	(T_SEQ / 4)			/* 256 */
+/* Packets a copy may trail its answer by and still be known (ses_priv.h). */
+#define T_COPY_TTL	(T_SEQ / 2 - T_WINDOW)
 
 static struct t_wire w;
 static struct t_node a, b;
@@ -255,27 +260,29 @@ Test(ses_prefix, requests_carry_the_initiators_prefix_responses_echo_it)
 	cr_assert_eq(ids.bad, 0, "%u ids under the wrong prefix", ids.bad);
 }
 
+#define T_RUN		250	/* within a window */
+
 /*
  * 3000 one-packet WRITEs: ids are the prefix over sequences 1, 2, ...,
  * wrapping in the low bits (to 0, then 1) and never touching the prefix.
  */
 Test(ses_prefix, sequences_are_consecutive_and_wrap_in_the_low_bits)
 {
-	static uint64_t val[500];
-	static struct ses_wre wr[500];
-	static struct ses_iov iov[500];
+	static uint64_t val[T_RUN];
+	static struct ses_wre wr[T_RUN];
+	static struct ses_iov iov[T_RUN];
 	uint32_t k = 0, wraps = 0;
 	struct ses_std_hdr h;
 
 	w.capture = true;
 	while (k < 3000) {
-		for (unsigned i = 0; i < 500; i++) {
+		for (unsigned i = 0; i < T_RUN; i++) {
 			val[i] = k + i;
 			t_rma(&wr[i], &iov[i], UET_SES_OP_WRITE, &to_b,
 			      &val[i], 8, 8 * i);
 			cr_assert_eq(ses_wre_post(a.s, &wr[i]), 0);
 		}
-		cr_assert_eq(w.log_cnt, 500);
+		cr_assert_eq(w.log_cnt, T_RUN);
 		for (size_t i = 0; i < w.log_cnt; i++, k++) {
 			uint16_t want = (uint16_t)(T_PFX_A << UET_FEP_ID_SHIFT |
 						   ((k + 1) & T_SEQ_MASK));
@@ -291,7 +298,7 @@ Test(ses_prefix, sequences_are_consecutive_and_wrap_in_the_low_bits)
 		w.capture = false;
 		t_wire_run(&w, 100000);
 		w.capture = true;
-		for (unsigned i = 0; i < 500; i++) {
+		for (unsigned i = 0; i < T_RUN; i++) {
 			uint64_t got;
 
 			memcpy(&got, mem_b + 8 * i, 8);
@@ -303,11 +310,11 @@ Test(ses_prefix, sequences_are_consecutive_and_wrap_in_the_low_bits)
 }
 
 /*
- * Half the sequence space in flight to one peer, and not one more: a
- * message posted past it waits for an id, and goes once the oldest one in
- * flight is answered.
+ * A quarter of the sequence space in flight to one peer, and not one
+ * more: a message posted past it waits for an id, and goes once the oldest
+ * one in flight is answered.
  */
-Test(ses_prefix, window_is_half_the_sequence_space)
+Test(ses_prefix, window_is_a_quarter_of_the_sequence_space)
 {
 	static uint64_t val;
 	struct ses_wre wr;
@@ -320,7 +327,7 @@ Test(ses_prefix, window_is_half_the_sequence_space)
 	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 	held = t_wire_take(&w, 0);	/* sequence 1 stays unanswered */
 	for (unsigned round = 0; round < 3; round++) {
-		for (unsigned i = 0; i < 100; i++, n++)
+		for (unsigned i = 0; i < T_WINDOW / 4; i++, n++)
 			cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 		t_wire_run(&w, 100000);
 	}
@@ -355,18 +362,22 @@ Test(ses_prefix, window_is_half_the_sequence_space)
 #define T_BATCH_SENDS	128
 #define T_SEND_MAX	3000
 
+#define T_BATCH		(T_BATCH_WRITES + T_BATCH_SENDS)	/* 2 windows */
+
 /*
- * A full window of WRITEs (up to 4 packets each) and tagged sends (up to
+ * Two windows of WRITEs (up to 4 packets each) and tagged sends (up to
  * 3), each to its own slot or receive, over a wire that reorders,
- * duplicates and drops (and resends) packets; run until quiet.
+ * duplicates and drops (and resends) packets; run until quiet. The second
+ * window goes as the first is answered, while copies of its requests are
+ * still arriving.
  */
 static void t_batch(uint32_t round)
 {
 	static uint8_t wsrc[T_BATCH_WRITES][T_SLOT];
 	static uint8_t ssrc[T_BATCH_SENDS][T_SEND_MAX];
 	static uint8_t sdst[T_BATCH_SENDS][T_SEND_MAX];
-	static struct ses_wre wr[T_WINDOW];
-	static struct ses_iov iov[T_WINDOW];
+	static struct ses_wre wr[T_BATCH];
+	static struct ses_iov iov[T_BATCH];
 	static size_t wlen[T_BATCH_WRITES], slen[T_BATCH_SENDS];
 	unsigned total = a.tx_total, i;
 
@@ -391,7 +402,7 @@ static void t_batch(uint32_t round)
 	}
 	t_wire_run(&w, 10000000);
 	cr_assert_eq(w.q_cnt, 0);
-	cr_assert_eq(a.tx_total, total + T_WINDOW, "each completes once");
+	cr_assert_eq(a.tx_total, total + T_BATCH, "each completes once");
 	for (i = 0; i < a.tx_cnt; i++)
 		cr_assert_eq(a.tx[i].cpl.status, 0, "round %u wre %u: %s",
 			     round, i, ses_rc_name(a.tx[i].cpl.rc));
@@ -411,7 +422,7 @@ static void t_batch(uint32_t round)
 	}
 }
 
-/* 10 windows, 5 turns of the sequence space. */
+/* 20 windows, 5 turns of the sequence space; copies up to a window late. */
 Test(ses_prefix, many_turns_over_a_reordering_duplicating_wire)
 {
 	struct ses_stats st;
@@ -421,11 +432,74 @@ Test(ses_prefix, many_turns_over_a_reordering_duplicating_wire)
 	w.drop_pct = 10;
 	for (uint32_t round = 0; round < 10; round++)
 		t_batch(round);
-	cr_assert_eq(a.tx_total, 10 * T_WINDOW);
+	cr_assert_eq(a.tx_total, 10 * T_BATCH);
 	ses_stats_get(b.s, &st);
 	cr_assert_gt(st.rx_dups, 100, "duplicates seen and dropped");
 	cr_assert_eq(st.rx_malformed, 0);
 	cr_assert_eq(st.rx_rejected, 0);
+}
+
+/*
+ * A copy of a request arriving after its message was answered, once a
+ * full window had gone past it and a window more after its answer, is
+ * still a duplicate: it does not place its bytes again over those of a
+ * later WRITE. (With half the sequence space in flight, the window before
+ * its answer used up the target's memory of it: it passed for new.)
+ */
+Test(ses_prefix, a_late_copy_is_a_duplicate_for_a_window_more)
+{
+	static uint64_t first = 0x1111, later = 0x2222, val;
+	struct ses_wre wr, wx, wl;
+	struct ses_iov iov, ix, il;
+	struct t_pkt held, copy;
+	struct ses_stats st;
+	uint64_t got, dups;
+	unsigned n, k;
+
+	t_rma(&wx, &ix, UET_SES_OP_WRITE, &to_b, &first, 8, 0);
+	t_rma(&wl, &il, UET_SES_OP_WRITE, &to_b, &later, 8, 0);
+	t_rma(&wr, &iov, UET_SES_OP_WRITE, &to_b, &val, 8, 8);
+	cr_assert_eq(ses_wre_post(a.s, &wx), 0);
+	held = t_wire_take(&w, 0);
+	copy = held;
+	copy.buf = malloc(held.len);
+	cr_assert_not_null(copy.buf);
+	memcpy(copy.buf, held.buf, held.len);
+	/* The window past it, whatever its width: posts go until one waits. */
+	for (n = 1;; n++) {
+		size_t q = w.q_cnt;
+
+		cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+		if (w.q_cnt == q)
+			break;
+	}
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_total, n - 1);
+	t_wire_deliver(&w, &held);	/* answered: the one waiting goes */
+	t_pkt_free(&held);
+	/* A window more, with a later WRITE over its bytes. */
+	cr_assert_eq(ses_wre_post(a.s, &wl), 0);
+	for (k = 2; k < n; k++)
+		cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_total, 2 * n);
+	memcpy(&got, mem_b, 8);
+	cr_assert_eq(got, later);
+	ses_stats_get(b.s, &st);
+	dups = st.rx_dups;
+	t_wire_deliver(&w, &copy);
+	t_pkt_free(&copy);
+	memcpy(&got, mem_b, 8);
+	cr_assert_eq(got, later, "the late copy was placed again");
+	ses_stats_get(b.s, &st);
+	cr_assert_eq(st.rx_dups, dups + 1);
+	/* The ids go on. */
+	cr_assert_eq(ses_wre_post(a.s, &wx), 0);
+	t_wire_run(&w, 100);
+	memcpy(&got, mem_b, 8);
+	cr_assert_eq(got, first);
+	cr_assert_eq(a.tx_total, 2 * n + 1);
+	cr_assert_eq(n, T_WINDOW);
 }
 
 #define T_READS		200
@@ -442,8 +516,9 @@ Test(ses_prefix, reads_and_fetching_atomics_return_their_data)
 {
 	static uint8_t sink[T_READS][T_READ_MAX];
 	static uint64_t old[T_FETCHES];
-	static struct ses_wre wr[T_WINDOW];
-	static struct ses_iov iov[T_WINDOW], riov[T_FETCHES];
+	static struct ses_wre wr[T_READS + T_FETCHES + T_ADDS];
+	static struct ses_iov iov[T_READS + T_FETCHES + T_ADDS];
+	static struct ses_iov riov[T_FETCHES];
 	static uint8_t seen[6 * T_FETCHES];
 	static size_t rlen[T_READS];
 	static uint64_t roff[T_READS];
@@ -636,13 +711,13 @@ static unsigned t_window(uint16_t prefix, uint8_t bits)
 	return t_nop_sent;
 }
 
-/* SES_MSG_WINDOW, or half the sequence space when that is less. */
+/* SES_MSG_WINDOW, or a quarter of the sequence space when that is less. */
 Test(ses_prefix, window_follows_the_prefix_bits)
 {
 	cr_expect_eq(t_window(0, 0), SES_MSG_WINDOW);
 	cr_expect_eq(t_window(15, 4), SES_MSG_WINDOW);
-	cr_expect_eq(t_window(31, 5), SES_MSG_WINDOW);
-	cr_expect_eq(t_window(63, 6), 512);
-	cr_expect_eq(t_window(0, 7), 256);
-	cr_expect_eq(t_window(255, 8), 128);
+	cr_expect_eq(t_window(31, 5), 512);
+	cr_expect_eq(t_window(63, 6), 256);
+	cr_expect_eq(t_window(0, 7), 128);
+	cr_expect_eq(t_window(255, 8), 64);
 }
