@@ -132,3 +132,7 @@ E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd
 # Endpoints of one interface talking to each other (issue 12).
 E2E_TESTS	+= test/e2e_local.sh
 E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/libuet-fi.so $(B)/uetd
+
+# The device service's JobID policy file (issue 12).
+E2E_TESTS	+= test/e2e_policy.sh
+E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl

@@ -11,7 +11,7 @@ all: $(B)/uetctl
 
 # uetd: the device service of an interface (issue 12); uetctl load starts it.
 UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
-		   $(B)/tools/uetd_absent.o
+		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o
 
 $(B)/uetd: $(UETD_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)

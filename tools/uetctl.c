@@ -64,6 +64,7 @@ static const struct option uetctl_opts[] = {
 	{ "decode", no_argument, NULL, 'x' },
 	{ "endpoints", required_argument, NULL, 'e' },
 	{ "no-service", no_argument, NULL, 'n' },
+	{ "policy", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -74,6 +75,7 @@ struct uetctl_args {
 	long port;
 	bool json, off, has_drop, decode, no_service;
 	long endpoints;
+	const char *policy;
 	double drop_pct;
 	const char *file;
 	long count;
@@ -118,6 +120,7 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 			break;
 		case 'j': a->json = true; break;
 		case 'n': a->no_service = true; break;
+		case 'P': a->policy = optarg; break;
 		case 'e':
 			a->endpoints = strtol(optarg, &end, 10);
 			if (*end || a->endpoints < 2 || a->endpoints > 64 ||
@@ -170,7 +173,7 @@ static int uetctl_load(int argc, char **argv)
 	const char *mode;
 	struct uetctl_args a;
 	char why[200] = "";
-	int ret = uetctl_parse(argc, argv, "mpen", true, &a);
+	int ret = uetctl_parse(argc, argv, "mpenP", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -187,8 +190,8 @@ static int uetctl_load(int argc, char **argv)
 		return uetctl_fail("load", a.ifname, -EPERM);
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("load", a.ifname, -ENODEV);
-	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, why,
-			       sizeof(why));
+	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, a.policy,
+			       why, sizeof(why));
 	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
 	if (ret < 0) {
@@ -362,12 +365,13 @@ static int uetctl_capture_verb(int argc, char **argv)
 
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
-		  "[--endpoints N] [--no-service]\n"
+		  "[--endpoints N] [--policy FILE] [--no-service]\n"
 		  "  start the interface's device service (uetd), which "
 		  "attaches the UET XDP\n  program (default native mode, "
 		  "port 4793) and serves up to N-1 endpoints\n  (default "
-		  "32); --no-service: the bare program, for one AF_XDP "
-		  "socket\n", uetctl_load },
+		  "32); --policy: which users may use which JobIDs (default"
+		  "\n  /etc/uet/jobs.conf if it exists); --no-service: the "
+		  "bare program, for one\n  AF_XDP socket\n", uetctl_load },
 	{ "unload", "uetctl unload IFACE\n"
 		    "  stop the service, detach the program, remove its "
 		    "pinned maps\n", uetctl_unload },

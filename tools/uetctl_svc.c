@@ -36,7 +36,8 @@ static void uetctl_uetd_path(char *buf, size_t len)
 }
 
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
-		     long endpoints, char *why, size_t why_len)
+		     long endpoints, const char *policy, char *why,
+		     size_t why_len)
 {
 	char path[PATH_MAX], rfd[16], sport[16], seps[16], buf[200] = "";
 	struct pollfd pfd;
@@ -68,13 +69,29 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		snprintf(rfd, sizeof(rfd), "%d", p[1]);
 		snprintf(sport, sizeof(sport), "%ld", port);
 		snprintf(seps, sizeof(seps), "%ld", endpoints);
-		if (endpoints)
-			execlp(path, "uetd", ifname, "--mode", mode, "--port",
-			       sport, "--endpoints", seps, "--ready-fd", rfd,
-			       (char *)NULL);
-		else
-			execlp(path, "uetd", ifname, "--mode", mode, "--port",
-			       sport, "--ready-fd", rfd, (char *)NULL);
+		{
+			const char *args[16];
+			int n = 0;
+
+			args[n++] = "uetd";
+			args[n++] = ifname;
+			args[n++] = "--mode";
+			args[n++] = mode;
+			args[n++] = "--port";
+			args[n++] = sport;
+			args[n++] = "--ready-fd";
+			args[n++] = rfd;
+			if (endpoints) {
+				args[n++] = "--endpoints";
+				args[n++] = seps;
+			}
+			if (policy) {
+				args[n++] = "--policy";
+				args[n++] = policy;
+			}
+			args[n] = NULL;
+			execvp(path, (char *const *)args);
+		}
 		_exit(127);
 	}
 	close(p[1]);

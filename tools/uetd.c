@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--endpoints N]
- *            [--foreground] [--ready-fd FD]
+ *            [--policy FILE] [--foreground] [--ready-fd FD]
  *
  * The device service of one interface (tools/uetd.h). `uetctl load IFACE`
  * starts it and waits until it serves; `uetctl unload IFACE` stops it. Run
@@ -232,7 +232,8 @@ static int uetd_silent_xdp(enum libxdp_print_level l, const char *f,
 static void uetd_usage(void)
 {
 	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
-		"[--queue Q] [--endpoints N] [--foreground] [--ready-fd FD]\n");
+		"[--queue Q] [--endpoints N] [--policy FILE] [--foreground] "
+		"[--ready-fd FD]\n");
 }
 
 /* Tells the starter (uetctl load) how set-up went: 0 or -errno, text. */
@@ -259,9 +260,11 @@ int main(int argc, char **argv)
 		{ "endpoints", required_argument, NULL, 'e' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct uetd d;
+	const char *policy = NULL;
 	int ready_fd = -1, c, ret;
 	long v;
 
@@ -295,6 +298,7 @@ int main(int argc, char **argv)
 			break;
 		case 'f': d.foreground = true; break;
 		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
+		case 'P': policy = optarg; break;
 		default: return uetd_usage(), 2;
 		}
 	}
@@ -313,9 +317,13 @@ int main(int argc, char **argv)
 	if (ret == 0 && geteuid() != 0)
 		ret = -EPERM;
 	if (ret == 0)
+		ret = uetd_policy_load(&d, policy ? policy : UETD_POLICY_FILE,
+				       policy != NULL);
+	if (ret == 0)
 		ret = uetd_dev_setup(&d);
 	if (ret < 0) {
-		uetd_ready(ready_fd, ret, strerror(-ret));
+		uetd_ready(ready_fd, ret, *uetd_policy_error() ?
+			   uetd_policy_error() : strerror(-ret));
 		if (d.foreground || ready_fd < 0)
 			fprintf(stderr, "uetd %s: %s\n", d.ifname,
 				ret == -EEXIST ? "already served (uetctl "

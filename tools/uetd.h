@@ -25,6 +25,7 @@
 #define UETD_PID_REST_NS	(30ull * 1000000000ull)	/* PIDonFEP quarantine */
 #define UETD_SLOT_REST_NS	(2ull * 1000000000ull)	/* chunks settle */
 #define UETD_FIRST_AUTO_PID	256	/* "any" PIDonFEPs start here */
+#define UETD_POLICY_FILE	"/etc/uet/jobs.conf"	/* if it exists */
 
 struct uetd_ep {
 	int conn;		/* -1: index not in use */
@@ -106,6 +107,17 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
 void uetd_ep_close(struct uetd *d, uint32_t ep);
 void uetd_ep_tick(struct uetd *d);
 void uetd_stats_reply(struct uetd *d, int conn, bool text);
+
+/*
+ * uetd_policy.c: the JobID policy file. load: 0 or -errno (a bad file);
+ * a missing file is fine unless |must_exist|. check: 1 when a rule lets
+ * |uid| use |job|, 0 when rules name |job| but not it, -1 when no rule
+ * names |job| (the default rule decides).
+ */
+int uetd_policy_load(struct uetd *d, const char *path, bool must_exist);
+int uetd_policy_check(uint32_t job, uid_t uid, gid_t gid);
+/* Why the last load failed ("" if it did not). */
+const char *uetd_policy_error(void);
 
 /* uetd.c */
 uint64_t uetd_now_ns(void);

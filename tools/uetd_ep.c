@@ -6,7 +6,8 @@
  * the JobID policy, the steering entries, and the statistics that
  * `uetctl stats` prints.
  *
- * JobID policy (the default; no policy file yet): a JobID belongs to the
+ * JobID policy: the rules of the policy file (uetd_policy.c) for the
+ * JobIDs they name; for the others, the default: a JobID belongs to the
  * user who opened its first endpoint, for as long as any endpoint of it is
  * open; root may join any. Another user's endpoint of it is refused with
  * EACCES, so one user's job cannot be joined, or its endpoints addressed
@@ -117,7 +118,12 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 	    req->pid_on_fep > UET_SES_PID_ON_FEP_MAX)
 		return uetd_refuse(d, conn, EINVAL, "PIDonFEP %u is over 12 "
 				   "bits", req->pid_on_fep);
-	if (!uetd_job_allowed(d, req->job_id, cred.uid, &owner))
+	ret = uetd_policy_check(req->job_id, cred.uid, cred.gid);
+	if (ret == 0)
+		return uetd_refuse(d, conn, EACCES, "the policy does not let "
+				   "uid %u (pid %d) use JobID %u", cred.uid,
+				   cred.pid, req->job_id);
+	if (ret < 0 && !uetd_job_allowed(d, req->job_id, cred.uid, &owner))
 		return uetd_refuse(d, conn, EACCES, "JobID %u belongs to uid "
 				   "%u; uid %u (pid %d) may not join it",
 				   req->job_id, owner, cred.uid, cred.pid);
