@@ -63,21 +63,16 @@ void uet_engine_stats_get(const struct uet_engine *e,
 	ses_stats_get(e->ses, &st->ses);
 }
 
-static bool uet_engine_op_fetches(uint8_t op)
-{
-	return op == UET_SES_OP_READ || op == UET_SES_OP_FETCHING_ATOMIC;
-}
-
 int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
 {
 	int ret = ses_wre_post(e->ses, wre);
 
-	if (ret == 0 && uet_engine_op_fetches(wre->opcode) &&
-	    wre->dst->peer < e->npeers) {
+	if (ret == 0 && wre->dst->peer < e->npeers) {
 		struct uet_engine_peer *p = &e->peers[wre->dst->peer];
 
-		if (!p->fetch_out++)
+		if (!p->ops_out++)
 			p->heard_ns = uet_engine_now_ns();
+		p->probe_dst = *wre->dst;
 	}
 	return ret;
 }

@@ -291,10 +291,16 @@ void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
 {
 	struct uet_engine *e = ctx;
 
-	if ((wre->opcode == UET_SES_OP_READ ||
-	     wre->opcode == UET_SES_OP_FETCHING_ATOMIC) &&
-	    wre->dst->peer < e->npeers && e->peers[wre->dst->peer].fetch_out)
-		e->peers[wre->dst->peer].fetch_out--;
+	if (wre->dst->peer < e->npeers) {
+		struct uet_engine_peer *p = &e->peers[wre->dst->peer];
+
+		if (wre == &p->probe) {	/* ours, not the application's */
+			uet_engine_probe_done(e, wre->dst->peer, cpl);
+			return;
+		}
+		if (p->ops_out)
+			p->ops_out--;
+	}
 
 	e->ops.tx_done(e->ctx, wre, cpl);
 }
@@ -572,23 +578,53 @@ static int uet_engine_tx(struct uet_engine *e)
 }
 
 /*
- * Peers that owe READ data and have been silent UET_ENGINE_SILENT_NS: what
- * they owe fails (FI_ETIMEDOUT). Checked after the frames that were
- * waiting were read, so our own stalls do not count as their silence.
+ * Peers we wait on that have been silent UET_ENGINE_SILENT_NS are asked
+ * whether they live (uet_engine_priv.h). Checked after the frames that
+ * were waiting were read, so our own stalls do not count as their silence.
  */
 static void uet_engine_silent_peers(struct uet_engine *e)
 {
-	if (e->now_ns - e->silent_check_ns < UET_ENGINE_SILENT_NS / 8)
+	if (e->now_ns - e->silent_check_ns < UET_ENGINE_SILENT_NS / 4)
 		return;
 	e->silent_check_ns = e->now_ns;
 	for (uint32_t i = 0; i < e->npeers; i++) {
 		struct uet_engine_peer *p = &e->peers[i];
 
-		if (!p->fetch_out || e->now_ns - p->heard_ns <
-		    UET_ENGINE_SILENT_NS)
+		if (p->gone) {
+			p->gone = false;
+			p->ops_out = 0;
+			uet_engine_peer_fail(e, i, -ECONNRESET);
 			continue;
-		p->fetch_out = 0;
-		uet_engine_peer_fail(e, i, -ETIMEDOUT);
+		}
+		if (!p->ops_out || p->probing ||
+		    e->now_ns - p->heard_ns < UET_ENGINE_SILENT_NS ||
+		    !(p->tag & UET_ENGINE_TAG_PID))
+			continue;
+		p->probe_dst.peer = i;
+		p->probe = (struct ses_wre){ .opcode = UET_SES_OP_READ,
+					     .dst = &p->probe_dst,
+					     .ri = UET_ENGINE_PROBE_RI };
+		if (ses_wre_post(e->ses, &p->probe) == 0)
+			p->probing = true;
+	}
+}
+
+/*
+ * The answer to a probe: the device service of a dead peer said so
+ * (RC_BAD_PID, RC_BAD_JOB_ID), or its PDC failed: everything to it fails
+ * (FI_ECONNRESET for the former). Any other answer means it lives.
+ */
+void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
+			   const struct ses_tx_cpl *cpl)
+{
+	struct uet_engine_peer *p = &e->peers[peer];
+
+	p->probing = false;
+	p->heard_ns = e->now_ns ? e->now_ns : uet_engine_now_ns();
+	if (cpl->status == -EREMOTEIO && (cpl->rc == UET_SES_RC_BAD_PID ||
+					  cpl->rc == UET_SES_RC_BAD_JOB_ID)) {
+		p->gone = true;
+		e->silent_check_ns = 0;	/* handled at the next progress */
 	}
 }
 

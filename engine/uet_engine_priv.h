@@ -17,7 +17,14 @@
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 /* A peer that owes us READ data and is silent this long is dead. */
-#define UET_ENGINE_SILENT_NS	750000000ull
+/*
+ * A peer we wait on (operations outstanding) and have not heard from this
+ * long is asked whether it lives: an empty READ of an RI nobody uses,
+ * which any live target answers at once (with an error code), and which
+ * the device service of a dead one answers with RC_BAD_PID.
+ */
+#define UET_ENGINE_SILENT_NS	250000000ull
+#define UET_ENGINE_PROBE_RI	0xFFFu
 
 /*
  * A peer is one remote endpoint as one of its SES peers sees us: an
@@ -46,12 +53,17 @@ struct uet_engine_peer {
 	 */
 	int32_t remote_ep;	/* PIDonFEP peer: -1 until an ACK says */
 	/*
-	 * READs and fetching atomics in flight to it, and when we last heard
-	 * from it: one that acknowledged a READ and died sends neither data
-	 * nor anything else, and nothing of ours waits on the wire to fail.
+	 * Operations outstanding to it, and when we last heard from it: one
+	 * that acknowledged a READ or a rendezvous send and then died sends
+	 * nothing more, and nothing of ours waits on the wire to fail.
 	 */
-	uint32_t fetch_out;
+	uint32_t ops_out;
 	uint64_t heard_ns;
+	bool probing;		/* |probe| is out */
+	bool gone;		/* its service said so: fail it (not from
+				 * inside SES's callback) */
+	struct ses_addr probe_dst;	/* as the last operation named it */
+	struct ses_wre probe;
 	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */
 };
@@ -127,6 +139,8 @@ static inline bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
 }
 
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
+void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
+			   const struct ses_tx_cpl *cpl);
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
 			 uint32_t tag);
 int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,

@@ -374,6 +374,7 @@ check_e() {
 			"$ms ms after the kill, then RC_BAD_PID for a new" \
 			"write ($(( $(now_ms) - t0 )) ms)"
 	else
+		details "$E2E_TMP/e_c2.out"
 		echo "  FAIL: e: the killed server's client (exit $rc, error" \
 		     "${err_at:+$ms ms after the kill}${err_at:-never})"
 		bad=1
