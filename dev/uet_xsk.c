@@ -371,6 +371,11 @@ static void uet_xsk_tx_reap_shared(struct uet_xsk *x)
 	uint64_t *mbox = uet_dev_shm_mbox(s, x->ep);
 	uint32_t idx = 0, n;
 
+	/* Nothing completed and nothing for us: no lock to take. */
+	if (__atomic_load_n(x->comp.producer, __ATOMIC_ACQUIRE) ==
+	    __atomic_load_n(x->comp.consumer, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&sl->mbox_head, __ATOMIC_ACQUIRE) == sl->mbox_tail)
+		return;
 	if (uet_dev_shm_lock(s) < 0)
 		return;
 	uet_xsk_cons_sync(&x->comp);
@@ -521,7 +526,13 @@ int uet_xsk_tx_kick(struct uet_xsk *x)
 	} else {
 		x->tx_unkicked = false;
 	}
-	uet_xsk_tx_reap(x);
+	/*
+	 * Shared: the completion ring is reaped under the interface's lock,
+	 * so only once a quarter of our chunks is out (the ring holds every
+	 * endpoint's chunks and never overflows; tx_alloc reaps when short).
+	 */
+	if (!x->shm || x->tx_pool_cnt < x->tx_chunks - x->tx_chunks / 4)
+		uet_xsk_tx_reap(x);
 	return ret;
 }
 
@@ -737,6 +748,8 @@ void uet_xsk_rx_release(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	uint64_t addrs[UET_XSK_BATCH];
 	uint32_t cnt = 0;
 
+	if (!n && !x->ndiscard)
+		return;
 	if (x->shm) {
 		uet_xsk_rx_release_shared(x, frames, n);
 		return;
