@@ -322,8 +322,9 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		ret = uetd_dev_setup(&d);
 	if (ret < 0) {
-		uetd_ready(ready_fd, ret, *uetd_policy_error() ?
-			   uetd_policy_error() : strerror(-ret));
+		uetd_ready(ready_fd, ret, d.why[0] ? d.why :
+			   *uetd_policy_error() ? uetd_policy_error() :
+			   strerror(-ret));
 		if (d.foreground || ready_fd < 0)
 			fprintf(stderr, "uetd %s: %s\n", d.ifname,
 				ret == -EEXIST ? "already served (uetctl "

@@ -78,6 +78,7 @@ struct uetd {
 	bool tx_reserved;	/* a tx ring slot reserved, not yet used */
 	bool tx_unkicked;
 	bool rx_mid_frame;	/* the last chunk taken had more after it */
+	char why[200];		/* why set-up failed, when errno says too little */
 };
 
 /* uetd_dev.c: the UMEM, the first socket, endpoint sockets. */

@@ -175,6 +175,15 @@ int uetd_dev_setup(struct uetd *d)
 	if (ret < 0)
 		return ret;
 	ret = uetd_first_socket(d);
+	/*
+	 * The queue still has sockets on another UMEM: endpoints of a
+	 * service that was killed, whose applications still run.
+	 */
+	if (ret == -EBUSY)
+		snprintf(d->why, sizeof(d->why), "queue %u of %s is still held "
+			 "by AF_XDP sockets (endpoints of a service that was "
+			 "killed?): end those applications, then load again",
+			 d->queue_id, d->ifname);
 	if (ret < 0)
 		return ret;
 	d->tx_pool = calloc(d->layout.tx_chunks, sizeof(*d->tx_pool));
