@@ -4,7 +4,10 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <xdp/xsk.h>
+
 #include "dev/uet_dev_shm.h"
+#include "dev/uet_xsk.h"
 
 int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,
 		     uint32_t tx_chunks)
@@ -64,4 +67,56 @@ bool uet_dev_shm_mbox_put(struct uet_dev_shm *s, uint32_t ep, uint64_t addr)
 	uet_dev_shm_mbox(s, ep)[sl->mbox_head % s->tx_chunks] = addr;
 	sl->mbox_head++;
 	return true;
+}
+
+bool uet_dev_shm_fill(struct uet_dev_shm *s, struct xsk_ring_prod *fill,
+		      const uint64_t *addrs, uint32_t n)
+{
+	uint32_t idx = 0;
+
+	/*
+	 * Other processes produce into it too: its producer index afresh
+	 * (libxdp's cached indices are this process's alone).
+	 */
+	fill->cached_prod = __atomic_load_n(fill->producer, __ATOMIC_ACQUIRE);
+	fill->cached_cons = __atomic_load_n(fill->consumer, __ATOMIC_ACQUIRE) +
+			    fill->size;
+	if (xsk_ring_prod__reserve(fill, n, &idx) != n) {
+		s->fill_lost += n;
+		return false;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(fill, idx + i) = addrs[i];
+	xsk_ring_prod__submit(fill, n);
+	return true;
+}
+
+uint32_t uet_dev_shm_reap(struct uet_dev_shm *s, struct xsk_ring_cons *comp,
+			  uint64_t rx_end, uint32_t self, uint64_t *pool,
+			  uint32_t *pool_cnt)
+{
+	struct uet_dev_shm_slot *sl = &s->slot[self];
+	uint64_t *mbox = uet_dev_shm_mbox(s, self);
+	uint64_t span = (uint64_t)s->tx_chunks * UET_XSK_CHUNK_LEN;
+	uint32_t idx = 0, n, got = 0;
+
+	comp->cached_cons = __atomic_load_n(comp->consumer, __ATOMIC_ACQUIRE);
+	comp->cached_prod = __atomic_load_n(comp->producer, __ATOMIC_ACQUIRE);
+	n = xsk_ring_cons__peek(comp, comp->size, &idx);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(comp, idx + i);
+
+		if (a < rx_end)
+			s->comp_orphans++;
+		else if ((a - rx_end) / span == self)
+			pool[(*pool_cnt)++] = a, got++;
+		else
+			uet_dev_shm_mbox_put(s, (uint32_t)((a - rx_end) / span),
+					     a);
+	}
+	if (n)
+		xsk_ring_cons__release(comp, n);
+	for (; sl->mbox_tail != sl->mbox_head; sl->mbox_tail++, got++)
+		pool[(*pool_cnt)++] = mbox[sl->mbox_tail % s->tx_chunks];
+	return got;
 }

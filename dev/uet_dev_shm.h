@@ -111,4 +111,27 @@ void uet_dev_shm_unlock(struct uet_dev_shm *s);
 /* Under the lock: queues |addr| for index |ep|; false if not in use. */
 bool uet_dev_shm_mbox_put(struct uet_dev_shm *s, uint32_t ep, uint64_t addr);
 
+struct xsk_ring_prod;
+struct xsk_ring_cons;
+
+/*
+ * Under the lock: |n| receive chunk addresses into the queue's shared
+ * fill ring (|fill|, this process's mapping of it). Returns false, the
+ * chunks counted in fill_lost, when it has no room (it never lacks room
+ * unless chunks were lost to it twice).
+ */
+bool uet_dev_shm_fill(struct uet_dev_shm *s, struct xsk_ring_prod *fill,
+		      const uint64_t *addrs, uint32_t n);
+
+/*
+ * Under the lock: takes the shared completion ring (|comp|, this
+ * process's mapping of it). Chunks of index |self| (those from |rx_end| +
+ * self * tx_chunks) go to |pool|, the others to their owner's mailbox;
+ * then |self|'s mailbox empties into |pool|. Returns how many came to
+ * |pool| (|*pool_cnt| grew by that).
+ */
+uint32_t uet_dev_shm_reap(struct uet_dev_shm *s, struct xsk_ring_cons *comp,
+			  uint64_t rx_end, uint32_t self, uint64_t *pool,
+			  uint32_t *pool_cnt);
+
 #endif /* UET_DEV_SHM_H */

@@ -47,7 +47,6 @@ struct uet_xsk {
 	struct uet_dev_shm *shm;	/* fill and completion under its lock */
 	size_t shm_len;
 	uint32_t ep;
-	uint64_t tx_lo, tx_hi;	/* our transmit chunks' addresses */
 	uint64_t rx_end;	/* receive chunks are below */
 	void *map[4];		/* rx, tx, fill, completion */
 	size_t map_len[4];
@@ -168,22 +167,7 @@ int uet_xsk_fd(const struct uet_xsk *x)
 	return x->sock ? xsk_socket__fd(x->sock) : x->fd;
 }
 
-/*
- * Shared rings move under other processes too: take their indices afresh
- * before producing or consuming (libxdp's cached ones are ours alone).
- */
-static void uet_xsk_prod_sync(struct xsk_ring_prod *r)
-{
-	r->cached_prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
-	r->cached_cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE) +
-			 r->size;
-}
 
-static void uet_xsk_cons_sync(struct xsk_ring_cons *r)
-{
-	r->cached_cons = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);
-	r->cached_prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
-}
 
 uint32_t uet_xsk_frame_max(const struct uet_xsk *x)
 {
@@ -203,28 +187,20 @@ bool uet_xsk_tx_needs_kick(const struct uet_xsk *x)
 /*
  * Hands |n| chunk addresses to the fill ring. The ring is as large as the rx
  * half of the UMEM, so it always has room; if that ever failed the chunks
- * would be counted as lost rather than spun on.
+ * would be counted as lost rather than spun on. A socket of our own only:
+ * a shared fill ring is fed by uet_xsk_rx_return().
  */
 static void uet_xsk_fill(struct uet_xsk *x, const uint64_t *addrs, uint32_t n)
 {
 	uint32_t idx = 0;
 
-	if (x->shm) {
-		if (uet_dev_shm_lock(x->shm) < 0) {
-			x->fill_lost += n;
-			return;
-		}
-		uet_xsk_prod_sync(&x->fill);
-	}
 	if (xsk_ring_prod__reserve(&x->fill, n, &idx) != n) {
 		x->fill_lost += n;
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
-		xsk_ring_prod__submit(&x->fill, n);
+		return;
 	}
-	if (x->shm)
-		uet_dev_shm_unlock(x->shm);
+	for (uint32_t i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
+	xsk_ring_prod__submit(&x->fill, n);
 }
 
 static int uet_xsk_umem_setup(struct uet_xsk *x, uint32_t frames)
@@ -368,8 +344,6 @@ static void uet_xsk_tx_reap_shared(struct uet_xsk *x)
 {
 	struct uet_dev_shm *s = x->shm;
 	struct uet_dev_shm_slot *sl = &s->slot[x->ep];
-	uint64_t *mbox = uet_dev_shm_mbox(s, x->ep);
-	uint32_t idx = 0, n;
 
 	/* Nothing completed and nothing for us: no lock to take. */
 	if (__atomic_load_n(x->comp.producer, __ATOMIC_ACQUIRE) ==
@@ -378,28 +352,8 @@ static void uet_xsk_tx_reap_shared(struct uet_xsk *x)
 		return;
 	if (uet_dev_shm_lock(s) < 0)
 		return;
-	uet_xsk_cons_sync(&x->comp);
-	n = xsk_ring_cons__peek(&x->comp, x->comp.size, &idx);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = *xsk_ring_cons__comp_addr(&x->comp, idx + i);
-
-		if (a >= x->tx_lo && a < x->tx_hi) {
-			x->tx_pool[x->tx_pool_cnt++] = a;
-			x->tx_in_flight--;
-		} else if (a >= x->rx_end) {
-			uet_dev_shm_mbox_put(s, (uint32_t)((a - x->rx_end) /
-				((uint64_t)s->tx_chunks * UET_XSK_CHUNK_LEN)), a);
-		} else {
-			s->comp_orphans++;
-		}
-	}
-	if (n)
-		xsk_ring_cons__release(&x->comp, n);
-	while (sl->mbox_tail != sl->mbox_head) {
-		x->tx_pool[x->tx_pool_cnt++] = mbox[sl->mbox_tail % s->tx_chunks];
-		sl->mbox_tail++;
-		x->tx_in_flight--;
-	}
+	x->tx_in_flight -= uet_dev_shm_reap(s, &x->comp, x->rx_end, x->ep,
+					    x->tx_pool, &x->tx_pool_cnt);
 	uet_dev_shm_unlock(s);
 }
 
@@ -593,23 +547,14 @@ static void uet_xsk_rx_hold(struct uet_xsk *x, uint32_t idx, uint32_t n)
 static void uet_xsk_rx_return(struct uet_xsk *x, const uint64_t *addrs,
 			      uint32_t n)
 {
-	struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
-	uint32_t idx = 0;
-
 	if (uet_dev_shm_lock(x->shm) < 0) {
 		x->fill_lost += n;
 		return;
 	}
-	uet_xsk_prod_sync(&x->fill);
-	if (xsk_ring_prod__reserve(&x->fill, n, &idx) != n) {
+	/* Emptied before the ring publishes them: lost, never twice. */
+	__atomic_store_n(&x->shm->slot[x->ep].held_cnt, 0, __ATOMIC_RELEASE);
+	if (!uet_dev_shm_fill(x->shm, &x->fill, addrs, n))
 		x->fill_lost += n;
-		__atomic_store_n(&sl->held_cnt, 0, __ATOMIC_RELEASE);
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			*xsk_ring_prod__fill_addr(&x->fill, idx + i) = addrs[i];
-		__atomic_store_n(&sl->held_cnt, 0, __ATOMIC_RELEASE);
-		xsk_ring_prod__submit(&x->fill, n);
-	}
 	uet_dev_shm_unlock(x->shm);
 }
 
@@ -913,17 +858,18 @@ struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh)
 		x->frame_max = l->multi_buf ? UET_XSK_FRAME_MAX :
 					      UET_XSK_CHUNK_LEN;
 		x->rx_end = (uint64_t)l->rx_chunks * UET_XSK_CHUNK_LEN;
-		x->tx_lo = x->rx_end +
-			   (uint64_t)sh->ep * l->tx_chunks * UET_XSK_CHUNK_LEN;
-		x->tx_hi = x->tx_lo + (uint64_t)l->tx_chunks * UET_XSK_CHUNK_LEN;
 		x->tx_chunks = l->tx_chunks;
 		x->tx_pool = calloc(x->tx_chunks, sizeof(*x->tx_pool));
 		if (!x->tx_pool)
 			ret = -ENOMEM;
 	}
 	if (ret == 0) {
+		/* Our transmit chunks (dev/uet_dev_proto.h, the layout). */
+		uint64_t tx_lo = x->rx_end + (uint64_t)sh->ep * l->tx_chunks *
+					     UET_XSK_CHUNK_LEN;
+
 		for (uint32_t i = 0; i < x->tx_chunks; i++)
-			x->tx_pool[i] = x->tx_lo + (uint64_t)i * UET_XSK_CHUNK_LEN;
+			x->tx_pool[i] = tx_lo + (uint64_t)i * UET_XSK_CHUNK_LEN;
 		x->tx_pool_cnt = x->tx_chunks;
 	}
 	close(sh->umem_fd);

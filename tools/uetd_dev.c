@@ -299,7 +299,7 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 	struct uetd_ep *e = &d->eps[ep];
 	struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
 	uint64_t *addrs;
-	uint32_t n = 0, cons, prod, uniq = 0, idx = 0;
+	uint32_t n = 0, cons, prod, uniq = 0;
 
 	if (!e->rx_map)
 		return 0;
@@ -319,21 +319,8 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 		for (uint32_t i = 0; i < n; i++)
 			if (!i || addrs[i] != addrs[i - 1])
 				addrs[uniq++] = addrs[i];
-		d->fill.cached_prod = __atomic_load_n(d->fill.producer,
-						      __ATOMIC_ACQUIRE);
-		d->fill.cached_cons = __atomic_load_n(d->fill.consumer,
-						      __ATOMIC_ACQUIRE) +
-				      d->fill.size;
-		if (uniq && xsk_ring_prod__reserve(&d->fill, uniq, &idx) ==
-		    uniq) {
-			for (uint32_t i = 0; i < uniq; i++)
-				*xsk_ring_prod__fill_addr(&d->fill, idx + i) =
-					addrs[i];
-			xsk_ring_prod__submit(&d->fill, uniq);
-		} else if (uniq) {
-			d->shm->fill_lost += uniq;
+		if (uniq && !uet_dev_shm_fill(d->shm, &d->fill, addrs, uniq))
 			uniq = 0;
-		}
 		uet_dev_shm_unlock(d->shm);
 	}
 	free(addrs);
@@ -348,38 +335,12 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
  */
 static void uetd_dev_reap(struct uetd *d)
 {
-	struct uet_dev_shm *s = d->shm;
-	struct uet_dev_shm_slot *sl = &s->slot[UET_FEP_EP_SERVICE];
-	uint64_t *mbox = uet_dev_shm_mbox(s, UET_FEP_EP_SERVICE);
-	uint64_t lo = (uint64_t)d->layout.rx_chunks * UET_XSK_CHUNK_LEN;
-	uint64_t span = (uint64_t)d->layout.tx_chunks * UET_XSK_CHUNK_LEN;
-	uint32_t idx = 0, n;
-
-	if (uet_dev_shm_lock(s) < 0)
+	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
-	d->comp.cached_cons = __atomic_load_n(d->comp.consumer,
-					      __ATOMIC_ACQUIRE);
-	d->comp.cached_prod = __atomic_load_n(d->comp.producer,
-					      __ATOMIC_ACQUIRE);
-	n = xsk_ring_cons__peek(&d->comp, d->comp.size, &idx);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = *xsk_ring_cons__comp_addr(&d->comp, idx + i);
-
-		if (a >= lo && a < lo + span)
-			d->tx_pool[d->tx_pool_cnt++] = a;
-		else if (a >= lo)
-			uet_dev_shm_mbox_put(s, (uint32_t)((a - lo) / span), a);
-		else
-			s->comp_orphans++;
-	}
-	if (n)
-		xsk_ring_cons__release(&d->comp, n);
-	while (sl->mbox_tail != sl->mbox_head) {
-		d->tx_pool[d->tx_pool_cnt++] = mbox[sl->mbox_tail %
-						    s->tx_chunks];
-		sl->mbox_tail++;
-	}
-	uet_dev_shm_unlock(s);
+	uet_dev_shm_reap(d->shm, &d->comp,
+			 (uint64_t)d->layout.rx_chunks * UET_XSK_CHUNK_LEN,
+			 UET_FEP_EP_SERVICE, d->tx_pool, &d->tx_pool_cnt);
+	uet_dev_shm_unlock(d->shm);
 }
 
 /*
@@ -390,7 +351,7 @@ static void uetd_dev_reap(struct uetd *d)
 void uetd_dev_rx(struct uetd *d)
 {
 	uint64_t addrs[64];
-	uint32_t idx = 0, n, fidx = 0;
+	uint32_t idx = 0, n;
 
 	uetd_dev_reap(d);
 	n = xsk_ring_cons__peek(&d->rx, 64, &idx);
@@ -424,16 +385,6 @@ void uetd_dev_rx(struct uetd *d)
 	}
 	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
-	d->fill.cached_prod = __atomic_load_n(d->fill.producer,
-					      __ATOMIC_ACQUIRE);
-	d->fill.cached_cons = __atomic_load_n(d->fill.consumer,
-					      __ATOMIC_ACQUIRE) + d->fill.size;
-	if (xsk_ring_prod__reserve(&d->fill, n, &fidx) == n) {
-		for (uint32_t i = 0; i < n; i++)
-			*xsk_ring_prod__fill_addr(&d->fill, fidx + i) = addrs[i];
-		xsk_ring_prod__submit(&d->fill, n);
-	} else {
-		d->shm->fill_lost += n;
-	}
+	uet_dev_shm_fill(d->shm, &d->fill, addrs, n);
 	uet_dev_shm_unlock(d->shm);
 }
