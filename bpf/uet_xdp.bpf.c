@@ -22,19 +22,6 @@
 #define IP_MF		0x2000
 #define IP_OFFSET	0x1FFF
 
-/*
- * Wire offsets the steering reads (ref = ../shared/reference/
- * uet-wire-format.md), from the start of the PDS header or of the SES header
- * that follows it; test_io_xdp.c builds its frames with the codecs.
- */
-#define UET_XDP_PDS_DPDCID_OFF	10	/* ref 2.4: RUD/ROD req (no SYN), ACK*,
-					 * NACK*, CONTROL (no SYN) */
-#define UET_XDP_SES_FLAGS_OFF	1	/* ref 3.1: dc ie rel hd eom som */
-#define UET_XDP_SES_JOB_ID_OFF	5	/* ref 3.1: 24 bits */
-#define UET_XDP_SES_PID_OFF	8	/* ref 3.1: 12 low bits */
-#define UET_XDP_RSP_MSG_ID_OFF	2	/* ref 3.5: RESPONSE message_id */
-#define UET_XDP_RSP_DATA_MSG_ID_OFF 8	/* ref 3.5: read_request_message_id */
-
 /* Load-time setting, through the skeleton's rodata. */
 const volatile __u16 uet_udp_port = UET_UDP_PORT;
 
@@ -189,9 +176,9 @@ static __always_inline __u32 uet_xdp_be16(const __u8 *p)
 /* An established PDC's endpoint: the index bits of the DPDCID. */
 static __always_inline __u32 uet_xdp_ep_of_dpdcid(__u8 *pds, void *end)
 {
-	if ((void *)(pds + UET_XDP_PDS_DPDCID_OFF + 2) > end)
+	if ((void *)(pds + UET_FEP_PDS_DPDCID_OFF + 2) > end)
 		return UET_FEP_EP_SERVICE;
-	return UET_FEP_ID_EP(uet_xdp_be16(pds + UET_XDP_PDS_DPDCID_OFF));
+	return UET_FEP_ID_EP(uet_xdp_be16(pds + UET_FEP_PDS_DPDCID_OFF));
 }
 
 /*
@@ -207,13 +194,13 @@ static __always_inline __u32 uet_xdp_ep_of_std(__u8 *ses, void *end)
 
 	if ((void *)(ses + UET_SES_STD_HDR_LEN) > end)
 		return UET_FEP_EP_SERVICE;
-	pid = uet_xdp_be16(ses + UET_XDP_SES_PID_OFF) & UET_SES_PID_ON_FEP_MAX;
+	pid = uet_xdp_be16(ses + UET_FEP_SES_PID_OFF) & UET_SES_PID_ON_FEP_MAX;
 	ent = bpf_map_lookup_elem(&uet_xdp_pids, &pid);
 	if (!ent || ent->ep == UET_FEP_EP_SERVICE)
 		return UET_FEP_EP_SERVICE;
-	job_id = (__u32)ses[UET_XDP_SES_JOB_ID_OFF] << 16 |
-		 uet_xdp_be16(ses + UET_XDP_SES_JOB_ID_OFF + 1);
-	if ((ses[UET_XDP_SES_FLAGS_OFF] & UET_SES_F_REL) &&
+	job_id = (__u32)ses[UET_FEP_SES_JOB_ID_OFF] << 16 |
+		 uet_xdp_be16(ses + UET_FEP_SES_JOB_ID_OFF + 1);
+	if ((ses[UET_FEP_SES_FLAGS_OFF] & UET_SES_F_REL) &&
 	    ent->job_id != job_id)
 		return UET_FEP_EP_SERVICE;
 	return ent->ep;
@@ -245,14 +232,14 @@ static __always_inline __u32 uet_xdp_ep_of_req(__u8 *pds, void *end,
 		if (!syn)
 			return uet_xdp_ep_of_dpdcid(pds, end);
 		return UET_FEP_ID_EP(uet_xdp_be16(ses +
-						  UET_XDP_RSP_MSG_ID_OFF));
+						  UET_FEP_RSP_MSG_ID_OFF));
 	case UET_PDS_NEXT_HDR_RESPONSE_DATA:
 		if ((void *)(ses + UET_SES_RSP_DATA_LEN) > end)
 			return UET_FEP_EP_SERVICE;
 		if (!syn)
 			return uet_xdp_ep_of_dpdcid(pds, end);
 		return UET_FEP_ID_EP(uet_xdp_be16(ses +
-						  UET_XDP_RSP_DATA_MSG_ID_OFF));
+						  UET_FEP_RSP_DATA_MSG_ID_OFF));
 	case UET_PDS_NEXT_HDR_RESPONSE_DATA_SMALL:
 		if ((void *)(ses + UET_SES_RSP_DATA_SMALL_LEN) > end || syn)
 			return UET_FEP_EP_SERVICE;

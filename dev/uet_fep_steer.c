@@ -6,15 +6,6 @@
 #include "uet_fep.h"
 #include "uet_wire.h"
 
-/* Offsets in the headers, as the XDP program reads them (ref 2.4, 3.1). */
-#define STEER_PDS_SPDCID	8
-#define STEER_PDS_DPDCID	10
-#define STEER_SES_FLAGS		1	/* rel is 0x08 */
-#define STEER_SES_JOB		5	/* 24 bits */
-#define STEER_SES_PID		8	/* 12 low bits */
-#define STEER_RSP_MSG_ID	2
-#define STEER_RSP_DATA_MSG_ID	8	/* read_request_message_id */
-
 static uint16_t steer_be16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
@@ -30,10 +21,11 @@ static int steer_request(const struct uet_dev_shm *shm, const uint8_t *ses,
 
 	if (len < UET_SES_STD_HDR_LEN)
 		return UET_FEP_EP_SERVICE;
-	rel = ses[STEER_SES_FLAGS] & 0x08;
-	job = (uint32_t)ses[STEER_SES_JOB] << 16 |
-	      (uint32_t)ses[STEER_SES_JOB + 1] << 8 | ses[STEER_SES_JOB + 2];
-	pid = steer_be16(ses + STEER_SES_PID) & 0xFFF;
+	rel = ses[UET_FEP_SES_FLAGS_OFF] & UET_SES_F_REL;
+	job = (uint32_t)ses[UET_FEP_SES_JOB_ID_OFF] << 16 |
+	      (uint32_t)ses[UET_FEP_SES_JOB_ID_OFF + 1] << 8 |
+	      ses[UET_FEP_SES_JOB_ID_OFF + 2];
+	pid = steer_be16(ses + UET_FEP_SES_PID_OFF) & 0xFFF;
 	if (!shm->pid_ep[pid] || (rel && shm->pid_job[pid] != job))
 		return UET_FEP_EP_SERVICE;
 	return shm->pid_ep[pid];
@@ -71,15 +63,16 @@ int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
 		if (next == UET_PDS_NEXT_HDR_REQUEST_STD)
 			return steer_request(shm, pds + hl, plen - hl);
 		if (!syn)
-			return UET_FEP_ID_EP(steer_be16(pds + STEER_PDS_DPDCID));
+			return UET_FEP_ID_EP(steer_be16(pds +
+							UET_FEP_PDS_DPDCID_OFF));
 		if (next == UET_PDS_NEXT_HDR_RESPONSE &&
 		    plen >= hl + UET_SES_RSP_LEN)
 			return UET_FEP_ID_EP(steer_be16(pds + hl +
-							STEER_RSP_MSG_ID));
+							UET_FEP_RSP_MSG_ID_OFF));
 		if (next == UET_PDS_NEXT_HDR_RESPONSE_DATA &&
 		    plen >= hl + UET_SES_RSP_DATA_LEN)
 			return UET_FEP_ID_EP(steer_be16(pds + hl +
-						STEER_RSP_DATA_MSG_ID));
+						UET_FEP_RSP_DATA_MSG_ID_OFF));
 		return UET_FEP_EP_SERVICE;
 	case UET_PDS_TYPE_UUD_REQ:
 		if (next != UET_PDS_NEXT_HDR_REQUEST_STD ||
@@ -92,11 +85,11 @@ int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
 	case UET_PDS_TYPE_ACK_CCX:
 	case UET_PDS_TYPE_NACK:
 	case UET_PDS_TYPE_NACK_CCX:
-		return UET_FEP_ID_EP(steer_be16(pds + STEER_PDS_DPDCID));
+		return UET_FEP_ID_EP(steer_be16(pds + UET_FEP_PDS_DPDCID_OFF));
 	case UET_PDS_TYPE_CONTROL:
 		if (flags & UET_PDS_F_CTL_SYN)
 			return UET_FEP_EP_SERVICE;
-		return UET_FEP_ID_EP(steer_be16(pds + STEER_PDS_DPDCID));
+		return UET_FEP_ID_EP(steer_be16(pds + UET_FEP_PDS_DPDCID_OFF));
 	default:
 		return UET_FEP_EP_SERVICE;
 	}

@@ -72,7 +72,6 @@ int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
 
 		if (!p->ops_out++)
 			p->heard_ns = uet_engine_now_ns();
-		p->probe_dst = *wre->dst;
 	}
 	return ret;
 }

@@ -5,11 +5,11 @@
  * PDS frames out into UMEM frames behind Ethernet/IP/UDP headers.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pdc/pdc_hdr.h"
+#include "uet_codec.h"
 #include "uet_fep.h"
 #include "engine/uet_engine_priv.h"
 
@@ -103,9 +103,6 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	s->busy = true;
 	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
-		if (getenv("UET_ENGINE_DEBUG") && ret != -EAGAIN)
-			fprintf(stderr, "uet engine: pdc_send to peer %u: %s\n",
-				pkt->peer, strerror(-ret));
 		s->busy = false;
 		e->free_slots[e->nfree++] = i;
 		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
@@ -246,7 +243,8 @@ static uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 /* The message id a response echoes (0 when it has none). */
 static uint16_t uet_engine_resp_id(const struct pdc_rx_pkt *pkt)
 {
-	size_t off = pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA ? 8 : 2;
+	size_t off = pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA ?
+		     UET_FEP_RSP_DATA_MSG_ID_OFF : UET_FEP_RSP_MSG_ID_OFF;
 
 	if (pkt->len < off + 2)
 		return 0;
@@ -388,36 +386,27 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 			      const uint8_t mac[6], uint16_t sport,
 			      const uint8_t *pds, size_t len)
 {
-	uint32_t kind = sport & 1 ? UET_ENGINE_TAG_KIND : 0;
+	uint16_t spdcid, dpdcid;
+	uint32_t peer, tag;
 	uint8_t type;
-	uint32_t peer;
-	uint32_t tag;
 	int id;
 
-	if (len < UET_PDS_PROLOGUE_LEN + 10)
+	if (len < UET_FEP_PDS_DPDCID_OFF + 2)
 		return -EBADMSG;
+	uet_get_be16(&spdcid, pds + UET_FEP_PDS_SPDCID_OFF);
+	uet_get_be16(&dpdcid, pds + UET_FEP_PDS_DPDCID_OFF);
 	type = (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
-	switch (type) {
-	case UET_PDS_TYPE_ACK:
-	case UET_PDS_TYPE_ACK_CC:
-	case UET_PDS_TYPE_ACK_CCX:
-	case UET_PDS_TYPE_NACK:
-	case UET_PDS_TYPE_NACK_CCX:
-		if (pdc_local_peer(e->pdc, (uint16_t)(pds[10] << 8 | pds[11]),
-				   true, &peer) == 0) {
-			e->peers[peer].remote_ep =
-				(int32_t)UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
-			return (int)peer;
-		}
-		/* A NACK for a PDC we no longer have: PDC counts it. */
-		tag = UET_ENGINE_TAG_EP | kind |
-		      UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
-		break;
-	default:	/* requests and control: SPDCID at 8 */
-		tag = UET_ENGINE_TAG_EP | kind |
-		      UET_FEP_ID_EP(pds[8] << 8 | pds[9]);
-		break;
+	if ((type == UET_PDS_TYPE_ACK || type == UET_PDS_TYPE_ACK_CC ||
+	     type == UET_PDS_TYPE_ACK_CCX || type == UET_PDS_TYPE_NACK ||
+	     type == UET_PDS_TYPE_NACK_CCX) &&
+	    pdc_local_peer(e->pdc, dpdcid, true, &peer) == 0) {
+		e->peers[peer].remote_ep = (int32_t)UET_FEP_ID_EP(spdcid);
+		return (int)peer;
 	}
+	/* Requests, control, and NACKs for a PDC we no longer have (PDC
+	 * counts those). */
+	tag = UET_ENGINE_TAG_EP | (sport & 1 ? UET_ENGINE_TAG_KIND : 0) |
+	      UET_FEP_ID_EP(spdcid);
 	id = uet_engine_peer_find(e, src, tag);
 	if (id < 0)	/* a new initiator: answer it where it came from */
 		id = uet_engine_peer_add(e, src, tag, mac);
@@ -600,7 +589,9 @@ static void uet_engine_silent_peers(struct uet_engine *e)
 		    e->now_ns - p->heard_ns < UET_ENGINE_SILENT_NS ||
 		    !(p->tag & UET_ENGINE_TAG_PID))
 			continue;
-		p->probe_dst.peer = i;
+		p->probe_dst = (struct ses_addr){
+			.peer = i, .job_id = e->cfg.job_id,
+			.pid_on_fep = (uint16_t)(p->tag & UET_SES_PID_ON_FEP_MAX) };
 		p->probe = (struct ses_wre){ .opcode = UET_SES_OP_READ,
 					     .dst = &p->probe_dst,
 					     .ri = UET_ENGINE_PROBE_RI };

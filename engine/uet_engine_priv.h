@@ -62,7 +62,7 @@ struct uet_engine_peer {
 	bool probing;		/* |probe| is out */
 	bool gone;		/* its service said so: fail it (not from
 				 * inside SES's callback) */
-	struct ses_addr probe_dst;	/* as the last operation named it */
+	struct ses_addr probe_dst;	/* the probe's: our JobID, its PIDonFEP */
 	struct ses_wre probe;
 	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */

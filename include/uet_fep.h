@@ -34,4 +34,19 @@
 /* The endpoint index in a PDCID or a message_id. */
 #define UET_FEP_ID_EP(id)	(((id) & 0xFFFFu) >> UET_FEP_ID_SHIFT)
 
+/*
+ * Wire offsets the steering reads (ref = ../shared/reference/
+ * uet-wire-format.md), from the start of the PDS header or of the SES header
+ * that follows it: one home for the XDP program (bpf/uet_xdp.bpf.c), its
+ * user-space mirror (dev/uet_fep_steer.c) and the engine.
+ */
+#define UET_FEP_PDS_SPDCID_OFF	8	/* ref 2.4: requests, ACK*, NACK* */
+#define UET_FEP_PDS_DPDCID_OFF	10	/* ref 2.4: RUD/ROD req (no SYN), ACK*,
+					 * NACK*, CONTROL (no SYN) */
+#define UET_FEP_SES_FLAGS_OFF	1	/* ref 3.1: dc ie rel hd eom som */
+#define UET_FEP_SES_JOB_ID_OFF	5	/* ref 3.1: 24 bits */
+#define UET_FEP_SES_PID_OFF	8	/* ref 3.1: 12 low bits */
+#define UET_FEP_RSP_MSG_ID_OFF	2	/* ref 3.5: RESPONSE message_id */
+#define UET_FEP_RSP_DATA_MSG_ID_OFF 8	/* ref 3.5: read_request_message_id */
+
 #endif /* UET_FEP_H */
