@@ -10,14 +10,17 @@
 #include "dev/uet_xsk.h"
 
 int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,
-		     uint32_t tx_chunks)
+		     uint32_t tx_chunks, uint32_t rx_chunks,
+		     uint32_t fill_target)
 {
 	pthread_mutexattr_t a;
 	int ret;
 
-	memset(s, 0, uet_dev_shm_len(max_eps, tx_chunks));
+	memset(s, 0, uet_dev_shm_len(max_eps, tx_chunks, rx_chunks));
 	s->max_eps = max_eps;
 	s->tx_chunks = tx_chunks;
+	s->rx_chunks = rx_chunks;
+	s->fill_target = fill_target < rx_chunks ? fill_target : rx_chunks;
 	ret = pthread_mutexattr_init(&a);
 	if (ret == 0)
 		ret = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
@@ -72,23 +75,44 @@ bool uet_dev_shm_mbox_put(struct uet_dev_shm *s, uint32_t ep, uint64_t addr)
 bool uet_dev_shm_fill(struct uet_dev_shm *s, struct xsk_ring_prod *fill,
 		      const uint64_t *addrs, uint32_t n)
 {
-	uint32_t idx = 0;
+	uint64_t *res = uet_dev_shm_reserve(s);
+	uint32_t idx = 0, level, want, to_ring, from_res, rest;
 
 	/*
-	 * Other processes produce into it too: its producer index afresh
-	 * (libxdp's cached indices are this process's alone).
+	 * Other processes produce into it too: both indices afresh (libxdp's
+	 * cached ones are this process's alone). The consumer's costs a
+	 * cache miss (the kernel writes it at every packet): callers come
+	 * with batches.
 	 */
 	fill->cached_prod = __atomic_load_n(fill->producer, __ATOMIC_ACQUIRE);
 	fill->cached_cons = __atomic_load_n(fill->consumer, __ATOMIC_ACQUIRE) +
 			    fill->size;
-	if (xsk_ring_prod__reserve(fill, n, &idx) != n) {
+	level = fill->size - (fill->cached_cons - fill->cached_prod);
+	want = level < s->fill_target ? s->fill_target - level : 0;
+	to_ring = n < want ? n : want;
+	from_res = want - to_ring < s->reserve_cnt ? want - to_ring :
+						     s->reserve_cnt;
+	rest = n - to_ring;
+	if (rest > s->rx_chunks - s->reserve_cnt) {
+		s->fill_lost += rest - (s->rx_chunks - s->reserve_cnt);
+		rest = s->rx_chunks - s->reserve_cnt;
+	}
+	if (to_ring + from_res &&
+	    xsk_ring_prod__reserve(fill, to_ring + from_res, &idx) !=
+	    to_ring + from_res) {
 		s->fill_lost += n;
 		return false;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(fill, idx + i) = addrs[i];
-	xsk_ring_prod__submit(fill, n);
-	return true;
+	for (uint32_t i = 0; i < to_ring; i++)
+		*xsk_ring_prod__fill_addr(fill, idx++) = addrs[i];
+	for (uint32_t i = 0; i < from_res; i++)
+		*xsk_ring_prod__fill_addr(fill, idx++) =
+			res[--s->reserve_cnt];
+	if (to_ring + from_res)
+		xsk_ring_prod__submit(fill, to_ring + from_res);
+	for (uint32_t i = 0; i < rest; i++)
+		res[s->reserve_cnt++] = addrs[to_ring + i];
+	return to_ring + rest == n;
 }
 
 uint32_t uet_dev_shm_reap(struct uet_dev_shm *s, struct xsk_ring_cons *comp,

@@ -166,6 +166,7 @@ static void uetd_loop(struct uetd *d)
 			pfd[n++] = (struct pollfd){ c.fd[i], POLLIN, 0 };
 		ready = poll(pfd, (nfds_t)n, 100);
 		uetd_dev_rx(d);
+		uetd_dev_fill_top_up(d);
 		uetd_ep_tick(d);
 		if (ready <= 0)
 			continue;

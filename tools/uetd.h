@@ -97,6 +97,12 @@ int uetd_dev_ep_socket(struct uetd *d, uint32_t ep);
 uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep);
 /* Frames that reached the service's own socket: answered or recycled. */
 void uetd_dev_rx(struct uetd *d);
+/*
+ * The fill ring topped up from the reserve (uet_dev_shm.h): endpoints do
+ * it when they give chunks back, this when none does (all of them hold
+ * what they took).
+ */
+void uetd_dev_fill_top_up(struct uetd *d);
 /* The epoll/poll fd of the service's socket. */
 int uetd_dev_fd(const struct uetd *d);
 

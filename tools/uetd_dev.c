@@ -50,16 +50,22 @@ static int uetd_memfd(const char *name, size_t len, void **map)
 }
 
 /* Every receive chunk goes to the fill ring at the start. */
+/* Receive chunks the fill ring keeps (the rest wait in the reserve). */
+#define UETD_FILL_TARGET	2048
+
+/* Every receive chunk to the fill ring, or past its target the reserve. */
 static void uetd_fill_all(struct uetd *d)
 {
-	uint32_t idx = 0, n = d->layout.rx_chunks;
+	uint64_t addrs[256];
 
-	if (xsk_ring_prod__reserve(&d->fill, n, &idx) != n)
-		return;
-	for (uint32_t i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&d->fill, idx + i) =
-			(uint64_t)i * UET_XSK_CHUNK_LEN;
-	xsk_ring_prod__submit(&d->fill, n);
+	for (uint32_t i = 0; i < d->layout.rx_chunks; i += 256) {
+		uint32_t n = d->layout.rx_chunks - i < 256 ?
+			     d->layout.rx_chunks - i : 256;
+
+		for (uint32_t k = 0; k < n; k++)
+			addrs[k] = (uint64_t)(i + k) * UET_XSK_CHUNK_LEN;
+		uet_dev_shm_fill(d->shm, &d->fill, addrs, n);
+	}
 }
 
 static int uetd_first_socket(struct uetd *d)
@@ -137,11 +143,13 @@ int uetd_dev_setup(struct uetd *d)
 				UET_XSK_CHUNK_LEN, &d->area);
 	if (d->umem_fd < 0)
 		return d->umem_fd;
-	d->shm_len = uet_dev_shm_len(d->layout.max_eps, d->layout.tx_chunks);
+	d->shm_len = uet_dev_shm_len(d->layout.max_eps, d->layout.tx_chunks,
+				     d->layout.rx_chunks);
 	d->shm_fd = uetd_memfd("uet-ctl", d->shm_len, (void **)&d->shm);
 	if (d->shm_fd < 0)
 		return d->shm_fd;
-	ret = uet_dev_shm_init(d->shm, d->layout.max_eps, d->layout.tx_chunks);
+	ret = uet_dev_shm_init(d->shm, d->layout.max_eps, d->layout.tx_chunks,
+			       d->layout.rx_chunks, UETD_FILL_TARGET);
 	if (ret < 0)
 		return ret;
 	d->shm->slot[UET_FEP_EP_SERVICE].state = UET_DEV_SLOT_ACTIVE;
@@ -386,5 +394,14 @@ void uetd_dev_rx(struct uetd *d)
 	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
 	uet_dev_shm_fill(d->shm, &d->fill, addrs, n);
+	uet_dev_shm_unlock(d->shm);
+}
+
+void uetd_dev_fill_top_up(struct uetd *d)
+{
+	if (!__atomic_load_n(&d->shm->reserve_cnt, __ATOMIC_RELAXED) ||
+	    uet_dev_shm_lock(d->shm) < 0)
+		return;
+	uet_dev_shm_fill(d->shm, &d->fill, NULL, 0);
 	uet_dev_shm_unlock(d->shm);
 }

@@ -327,7 +327,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 "\"queue\": %u, \"endpoints_max\": %u, \"opened\": %llu, "
 		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
 		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
-		 "\"fill_lost\": %llu, \"rx_recovered\": %llu}, "
+		 "\"fill_lost\": %llu, \"rx_recovered\": %llu, "
+		 "\"rx_reserve\": %u}, "
 		 "\"endpoints\": [", getpid(),
 		 d->queue_id, d->layout.max_eps - 1,
 		 (unsigned long long)d->opens,
@@ -337,7 +338,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 (unsigned long long)d->absent_answered,
 		 (unsigned long long)d->shm->comp_orphans,
 		 (unsigned long long)d->shm->fill_lost,
-		 (unsigned long long)d->rx_recovered);
+		 (unsigned long long)d->rx_recovered,
+		 __atomic_load_n(&d->shm->reserve_cnt, __ATOMIC_RELAXED));
 	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
 		const struct uetd_ep *e = &d->eps[i];
 		const struct uet_dev_shm_slot *sl = &d->shm->slot[i];
