@@ -49,4 +49,26 @@
 #define UET_FEP_RSP_MSG_ID_OFF	2	/* ref 3.5: RESPONSE message_id */
 #define UET_FEP_RSP_DATA_MSG_ID_OFF 8	/* ref 3.5: read_request_message_id */
 
+/*
+ * PIDonFEPs (12 bits) and libfabric service strings. A numeric service up
+ * to 4095 is the PIDonFEP itself; a larger one, up to 65535 (a port, as
+ * libfabric's tests and many applications pass), maps into the upper half:
+ * 2048 + service % 2048 (fabtests' 9228 is PIDonFEP 3084), the same on
+ * every host. Two services with one PIDonFEP on one interface collide:
+ * the second endpoint's fi_enable fails with -FI_EADDRINUSE. "Any" (no
+ * service, or 0) takes a free PIDonFEP from the lower half, 256..2047,
+ * so that it never takes one a port-like service maps to.
+ */
+#define UET_FEP_PID_AUTO_FIRST	256
+#define UET_FEP_PID_AUTO_END	2048
+#define UET_FEP_PID_PORT_BASE	2048
+#define UET_FEP_SERVICE_MAX	65535u
+
+static inline unsigned int uet_fep_service_pid(unsigned long service)
+{
+	return service < 4096 ? (unsigned int)service :
+	       UET_FEP_PID_PORT_BASE +
+	       (unsigned int)(service % UET_FEP_PID_PORT_BASE);
+}
+
 #endif /* UET_FEP_H */

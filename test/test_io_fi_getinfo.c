@@ -198,11 +198,40 @@ Test(uet_getinfo, destination_node_and_service)
 	fi_freeinfo(info);
 }
 
+/*
+ * Port-like services (libfabric's tests pass 9228): mapped into the upper
+ * half of the PIDonFEPs the same way for FI_SOURCE and destinations.
+ */
+Test(uet_getinfo, port_like_services_map_alike_both_ways)
+{
+	static const struct { const char *svc; uint16_t pid; } m[] = {
+		{ "4095", 4095 }, { "4096", 2048 }, { "9228", 3084 },
+		{ "47592", 2536 }, { "65535", 4095 }, { "11276", 3084 },
+	};
+	struct fi_info *info;
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		cr_assert_eq(t_getinfo("127.0.0.1", m[i].svc, FI_SOURCE, NULL,
+				       &info), 0, "%s", m[i].svc);
+		cr_assert_eq(t_blob(info->src_addr, info->src_addrlen)
+			     .pid_on_fep, m[i].pid, "%s", m[i].svc);
+		fi_freeinfo(info);
+		cr_assert_eq(t_getinfo("127.0.0.1", m[i].svc, 0, NULL, &info),
+			     0, "%s", m[i].svc);
+		cr_assert_eq(t_blob(info->dest_addr, info->dest_addrlen)
+			     .pid_on_fep, m[i].pid, "%s", m[i].svc);
+		fi_freeinfo(info);
+	}
+}
+
 Test(uet_getinfo, refuses_bad_services_and_nodes)
 {
 	struct fi_info *info;
 
-	cr_assert_eq(t_getinfo(NULL, "4096", 0, NULL, &info), -FI_ENODATA);
+	cr_assert_eq(t_getinfo(NULL, "65536", 0, NULL, &info), -FI_ENODATA);
+	cr_assert_eq(t_getinfo(NULL, "99999999999999999999", 0, NULL, &info),
+		     -FI_ENODATA);
+	cr_assert_eq(t_getinfo(NULL, "12ab", 0, NULL, &info), -FI_ENODATA);
 	cr_assert_eq(t_getinfo(NULL, "abc", 0, NULL, &info), -FI_ENODATA);
 	cr_assert_eq(t_getinfo(NULL, "-1", 0, NULL, &info), -FI_ENODATA);
 	cr_assert_eq(t_getinfo("no.such.host.invalid", "1", 0, NULL, &info),

@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 	d.mode = UET_XDP_MODE_NATIVE;
 	d.udp_port = UET_UDP_PORT;
 	d.umem_fd = d.shm_fd = d.pids_map = d.lsock = -1;
-	d.next_auto_pid = UETD_FIRST_AUTO_PID;
+	d.next_auto_pid = UET_FEP_PID_AUTO_FIRST;
 	for (uint32_t i = 0; i < UET_FEP_MAX_EPS; i++)
 		d.eps[i].conn = -1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -24,7 +24,6 @@
 #define UETD_PIDS		4096
 #define UETD_PID_REST_NS	(30ull * 1000000000ull)	/* PIDonFEP quarantine */
 #define UETD_SLOT_REST_NS	(2ull * 1000000000ull)	/* chunks settle */
-#define UETD_FIRST_AUTO_PID	256	/* "any" PIDonFEPs start here */
 #define UETD_POLICY_FILE	"/etc/uet/jobs.conf"	/* if it exists */
 
 struct uetd_ep {

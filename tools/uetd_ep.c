@@ -66,14 +66,15 @@ static int uetd_pid_holder(const struct uetd *d, uint16_t pid)
 	return -1;
 }
 
-/* A free PIDonFEP, round robin from UETD_FIRST_AUTO_PID; -1 if none. */
+/* A free PIDonFEP of the lower half, round robin; -1 if none. */
 static int uetd_pid_alloc(struct uetd *d, uint64_t now)
 {
-	for (uint32_t n = 0; n < UETD_PIDS - UETD_FIRST_AUTO_PID; n++) {
+	for (uint32_t n = 0; n < UET_FEP_PID_AUTO_END - UET_FEP_PID_AUTO_FIRST;
+	     n++) {
 		uint16_t pid = d->next_auto_pid;
 
-		d->next_auto_pid = pid + 1 >= UETD_PIDS ? UETD_FIRST_AUTO_PID :
-							  pid + 1;
+		d->next_auto_pid = pid + 1 >= UET_FEP_PID_AUTO_END ?
+				   UET_FEP_PID_AUTO_FIRST : pid + 1;
 		if (uetd_pid_holder(d, pid) < 0 &&
 		    d->pid_rest_until[pid] <= now)
 			return pid;

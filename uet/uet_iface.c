@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "uet/uet_iface.h"
+#include "uet_fep.h"
 
 int uet_fa_resolve(const char *node, bool numeric, struct uet_fa *fa)
 {
@@ -52,9 +53,9 @@ int uet_pid_parse(const char *service, uint16_t *pid)
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(service, &end, 10);
-	if (errno || *end || v > 0xFFF)
+	if (errno || *end || v > UET_FEP_SERVICE_MAX || *service == '-')
 		return -EINVAL;
-	*pid = (uint16_t)v;
+	*pid = (uint16_t)uet_fep_service_pid(v);
 	return 0;
 }
 

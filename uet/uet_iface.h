@@ -33,7 +33,11 @@ struct uet_cand_query {
  */
 int uet_fa_resolve(const char *node, bool numeric, struct uet_fa *fa);
 
-/* uet_pid_parse() reads a PIDonFEP, "0".."4095". 0 or -EINVAL. */
+/*
+ * uet_pid_parse() reads a service string: a PIDonFEP "0".."4095", or a
+ * port-like number up to 65535 mapped to one (uet_fep_service_pid(),
+ * include/uet_fep.h). 0 or -EINVAL.
+ */
 int uet_pid_parse(const char *service, uint16_t *pid);
 
 /*
