@@ -178,8 +178,6 @@ int uet_xsk_fd(const struct uet_xsk *x)
 	return x->sock ? xsk_socket__fd(x->sock) : x->fd;
 }
 
-
-
 uint32_t uet_xsk_frame_max(const struct uet_xsk *x)
 {
 	return x->frame_max;

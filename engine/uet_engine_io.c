@@ -299,7 +299,7 @@ void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
 		if (p->ops_out)
 			p->ops_out--;
 	}
-
+	e->cpl_seen = true;
 	e->ops.tx_done(e->ctx, wre, cpl);
 }
 
@@ -307,6 +307,7 @@ void uet_engine_ses_recv_done(void *ctx, const struct ses_recv_cpl *cpl)
 {
 	struct uet_engine *e = ctx;
 
+	e->cpl_seen = true;
 	if (e->ops.recv_done)
 		e->ops.recv_done(e->ctx, cpl);
 }
@@ -315,6 +316,7 @@ void uet_engine_ses_rma_done(void *ctx, const struct ses_rma_event *ev)
 {
 	struct uet_engine *e = ctx;
 
+	e->cpl_seen = true;
 	if (e->ops.rma_done)
 		e->ops.rma_done(e->ctx, ev);
 }
@@ -619,22 +621,49 @@ void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
 	}
 }
 
+void uet_engine_flush(struct uet_engine *e)
+{
+	e->now_ns = uet_engine_now_ns();
+	pdc_ack_flush(e->pdc);
+	uet_engine_tx(e);
+	uet_engine_tx_held(e);
+	e->kick_deferred = false;
+	/* A copy-mode kick sends a bounded batch: a few more when short. */
+	for (int i = 0; i < 8 && uet_xsk_tx_needs_kick(e->xsk); i++)
+		if (uet_xsk_tx_kick(e->xsk) < 0)
+			break;
+	e->now_ns = 0;
+}
+
 int uet_engine_progress(struct uet_engine *e)
 {
+	bool owed;
 	int rx, tx, ret;
 
 	e->now_ns = uet_engine_now_ns();
 	rx = uet_engine_rx(e);
 	uet_engine_silent_peers(e);
 	ses_progress(e->ses, e->now_ns);
+	/*
+	 * A completion went up: the application may act on it and never
+	 * call again (exit, sleep on something else). What we owe its peers
+	 * goes to the kernel before it can see it: every delayed ACK now,
+	 * and no deferred kick.
+	 */
+	owed = e->cpl_seen;
+	e->cpl_seen = false;
+	if (owed)
+		pdc_ack_flush(e->pdc);
 	tx = uet_engine_tx(e);
 	/*
 	 * Frames built while receiving are mostly ACKs, and the application
 	 * often answers what it just received: leave them for one more call,
 	 * so that its reply leaves in the same kick. A copy-mode kick is a
-	 * syscall that runs the whole transmission (1-2 us on veth).
+	 * syscall that runs the whole transmission (1-2 us on veth). Unless
+	 * asked to hand them over before the completions go up.
 	 */
-	if (rx > 0 && !e->kick_deferred) {
+	if (rx > 0 && !e->kick_deferred &&
+	    !(owed && e->cfg.ack_before_cpl)) {
 		e->kick_deferred = true;
 		e->now_ns = 0;
 		return rx + tx;

@@ -122,6 +122,7 @@ struct uet_engine {
 	uint64_t now_ns;	/* of the current progress call */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
 	bool kick_deferred;	/* frames built while receiving wait a call */
+	bool cpl_seen;		/* a completion went up in this progress */
 	/* ACKs built, queued on the ring only just before the kick. */
 	struct uet_xsk_frame held[UET_ENGINE_ACK_HOLD];
 	uint32_t held_len[UET_ENGINE_ACK_HOLD];

@@ -270,6 +270,14 @@ int pdc_close(struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 int pdc_local_peer(const struct pdc_mgr *mgr, uint16_t pdcid, bool initiator,
 		   uint32_t *peer);
 
+/*
+ * pdc_ack_flush() makes every ACK this manager's target PDCs owe due now
+ * (instead of at the end of its coalescing delay), so that the next
+ * pdc_tx_build() calls write them: a completion the application can see
+ * must not wait on a delayed ACK (the application may never call again).
+ */
+void pdc_ack_flush(struct pdc_mgr *mgr);
+
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);
 

@@ -424,3 +424,17 @@ void pdc_tgt_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	if (tgt->ack_at)
 		pdc_timer_arm(mgr, pdc, tgt->ack_at);
 }
+
+/* A delayed ACK is armed in the timer heap: those PDCs are all there. */
+void pdc_ack_flush(struct pdc_mgr *mgr)
+{
+	for (uint32_t i = 0; i < mgr->heap_cnt; i++) {
+		struct pdc *pdc = mgr->heap[i];
+
+		if (pdc->role != PDC_ROLE_TGT || !pdc->tgt.ack_at)
+			continue;
+		pdc->tgt.ack_at = 0;
+		pdc->tgt.ack_now = true;
+		pdc_ready(mgr, pdc);
+	}
+}
