@@ -129,7 +129,14 @@ Test(uet_av, insertsvc_takes_node_and_pid)
 	cr_assert_eq(ntohl(a.fa.v4.s_addr), 0x7f000001u);
 	cr_assert_eq(a.pid_on_fep, 9);
 	cr_assert_eq(a.initiator, uet_addr_initiator(&a.fa, 9));
+	/* A port-like service: its PIDonFEP (include/uet_fep.h). */
+	len = sizeof(out);
 	cr_assert_eq(fi_av_insertsvc(av, "127.0.0.1", "5000", &fa, 0, NULL),
+		     1);
+	cr_assert_eq(fi_av_lookup(av, fa, out, &len), 0);
+	cr_assert_eq(uet_addr_decode(&a, out, len), UET_ADDR_LEN);
+	cr_assert_eq(a.pid_on_fep, 2048 + 5000 % 2048);
+	cr_assert_eq(fi_av_insertsvc(av, "127.0.0.1", "65536", &fa, 0, NULL),
 		     0);
 	cr_assert_eq(fa, FI_ADDR_NOTAVAIL);
 	cr_assert_eq(fi_close(&av->fid), 0);

@@ -105,6 +105,23 @@ Test(uet_getinfo, refuses_other_endpoint_types)
 	fi_freeinfo(h);
 }
 
+/* Auto progress is offered (the progress thread) when asked for. */
+Test(uet_getinfo, progress_modes_as_asked)
+{
+	struct fi_info *h = t_fi_hints(0), *info;
+
+	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), 0);
+	cr_assert_eq(info->domain_attr->data_progress, FI_PROGRESS_MANUAL);
+	fi_freeinfo(info);
+	h->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	h->domain_attr->control_progress = FI_PROGRESS_AUTO;
+	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), 0);
+	cr_assert_eq(info->domain_attr->data_progress, FI_PROGRESS_AUTO);
+	cr_assert_eq(info->domain_attr->control_progress, FI_PROGRESS_AUTO);
+	fi_freeinfo(info);
+	fi_freeinfo(h);
+}
+
 Test(uet_getinfo, refuses_what_it_lacks)
 {
 	struct fi_info *h, *info;
@@ -113,9 +130,6 @@ Test(uet_getinfo, refuses_what_it_lacks)
 	h->caps = FI_RMA | FI_COLLECTIVE;
 	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->caps = FI_RMA;
-	h->domain_attr->data_progress = FI_PROGRESS_AUTO;
-	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
-	h->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
 	h->addr_format = FI_SOCKADDR_IN;
 	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
 	h->addr_format = FI_FORMAT_UNSPEC;

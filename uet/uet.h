@@ -95,9 +95,15 @@ struct uet_params {
 	uint32_t queue_id;
 	uint16_t pid_on_fep;
 	uint16_t ri_base;
+	bool ack_before_cpl;
+	int64_t progress_idle_us;	/* -1: the default */
 };
 
 void uet_params_get(struct uet_params *p);
+
+/* The progress thread's idle time (uet_progress_thread.c), us. */
+#define UET_PROGRESS_IDLE_US		100
+#define UET_PROGRESS_IDLE_MIN_US	10
 
 /* ---- objects ---------------------------------------------------------------- */
 struct uet_fabric {
@@ -124,6 +130,16 @@ struct uet_domain {
 	size_t mr_cnt;
 	size_t mr_cntr_cnt;		/* MRs bound to a counter */
 	uint64_t next_rkey;
+	/* Progress (uet_progress_thread.c) */
+	enum fi_progress progress;	/* data progress asked for */
+	atomic_ulong app_calls;		/* progress runs the application made */
+	uint64_t prog_idle_ns;		/* 0: no thread (manual only) */
+	bool prog_started;
+	atomic_bool prog_stop;
+	int prog_stop_fd;
+	pthread_t prog_thread;
+	uint64_t prog_runs;		/* runs of the thread, under the lock */
+	struct uet_list all_link;	/* uet_domains_flush() */
 };
 
 struct uet_av_entry {
@@ -327,6 +343,16 @@ uint64_t uet_deadline_ns(int timeout_ms);
 bool uet_deadline_passed(uint64_t deadline_ns);
 int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		    uint64_t deadline_ns);
+/* Runs every enabled endpoint's engine, for the progress thread. Locked. */
+void uet_domain_run_engines(struct uet_domain *dom);
+/* The domain's progress thread, started with its first endpoint. */
+int uet_progress_thread_start(struct uet_domain *dom);
+void uet_progress_thread_stop(struct uet_domain *dom);
+/*
+ * Hands the kernel what every endpoint of every domain owes (the process
+ * exits: fi_fini, or our destructor).
+ */
+void uet_domains_flush(void);
 int uet_fi_errno(int status, uint8_t rc);
 const char *uet_rc_str(uint8_t rc);
 

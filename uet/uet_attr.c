@@ -138,9 +138,7 @@ static bool uet_domain_hints_ok(const struct fi_domain_attr *d)
 {
 	const struct fi_domain_attr *t = &uet_domain_attr;
 
-	return !d || (d->control_progress != FI_PROGRESS_AUTO &&
-		      d->data_progress != FI_PROGRESS_AUTO &&
-		      !(d->caps & ~(UET_DOMAIN_CAPS | UET_CAPS)) &&
+	return !d || (!(d->caps & ~(UET_DOMAIN_CAPS | UET_CAPS)) &&
 		      d->mr_key_size <= t->mr_key_size &&
 		      d->cq_data_size <= t->cq_data_size &&
 		      d->cq_cnt <= t->cq_cnt && d->ep_cnt <= t->ep_cnt &&
@@ -259,6 +257,11 @@ static int uet_info_domain(struct fi_info *fi, const struct uet_gi *gi,
 			d->threading = hd->threading;
 		if (hd->resource_mgmt != FI_RM_UNSPEC)
 			d->resource_mgmt = hd->resource_mgmt;
+		/* Both served by the progress thread (uet_progress_thread.c) */
+		if (hd->control_progress != FI_PROGRESS_UNSPEC)
+			d->control_progress = hd->control_progress;
+		if (hd->data_progress != FI_PROGRESS_UNSPEC)
+			d->data_progress = hd->data_progress;
 		d->av_type = hd->av_type;
 		if (hd->auth_key) {
 			d->auth_key = uet_dup_key(hd->auth_key,

@@ -5,9 +5,51 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "uet/uet.h"
 #include "uet/uet_iface.h"
+
+/* Every open domain, for the flush at exit (uet_domains_flush). */
+static struct uet_list uet_domains = { &uet_domains, &uet_domains };
+static pthread_mutex_t uet_domains_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The process exits: what the endpoints owe their peers (ACKs of what
+ * arrived, a completion's ACK held for the next call) goes out now, or the
+ * peers resend to PDCs that are gone and fail what did arrive. A domain
+ * whose lock stays held (a thread of the application inside a call) is
+ * passed over after a while rather than hanging the exit.
+ */
+void uet_domains_flush(void)
+{
+	struct uet_list *pos, *epos;
+
+	pthread_mutex_lock(&uet_domains_lock);
+	uet_list_for_each(pos, &uet_domains) {
+		struct uet_domain *dom = container_of(pos, struct uet_domain,
+						      all_link);
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50000000;	/* 50 ms */
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		if (pthread_mutex_timedlock(&dom->lock, &until))
+			continue;
+		uet_list_for_each(epos, &dom->eps) {
+			struct uet_ep *ep = container_of(epos, struct uet_ep,
+							 link);
+
+			if (ep->eng)
+				uet_engine_flush(ep->eng);
+		}
+		uet_domain_unlock(dom);
+	}
+	pthread_mutex_unlock(&uet_domains_lock);
+}
 
 static int uet_domain_close(struct fid *fid)
 {
@@ -16,6 +58,10 @@ static int uet_domain_close(struct fid *fid)
 
 	if (atomic_load(&dom->ref))
 		return -FI_EBUSY;
+	uet_progress_thread_stop(dom);
+	pthread_mutex_lock(&uet_domains_lock);
+	uet_list_del(&dom->all_link);
+	pthread_mutex_unlock(&uet_domains_lock);
 	pthread_mutex_destroy(&dom->lock);
 	atomic_fetch_sub(&dom->fab->ref, 1);
 	free(dom);
@@ -116,6 +162,17 @@ static int uet_domain_where(struct uet_domain *dom, const struct fi_info *info)
 	return 0;
 }
 
+/* How long the application may be away before the thread runs. */
+static uint64_t uet_domain_idle_ns(enum fi_progress mode, int64_t idle_us)
+{
+	if (idle_us < 0)
+		idle_us = UET_PROGRESS_IDLE_US;
+	/* Auto progress has no "off": the shortest period instead. */
+	if (mode == FI_PROGRESS_AUTO && idle_us < UET_PROGRESS_IDLE_MIN_US)
+		idle_us = UET_PROGRESS_IDLE_MIN_US;
+	return (uint64_t)idle_us * 1000;
+}
+
 static int uet_domain_init(struct uet_domain *dom, const struct fi_info *info)
 {
 	const struct fi_domain_attr *attr = info->domain_attr;
@@ -129,9 +186,12 @@ static int uet_domain_init(struct uet_domain *dom, const struct fi_info *info)
 	if ((dom->mr_mode & FI_MR_VIRT_ADDR) &&
 	    !(dom->mr_mode & FI_MR_PROV_KEY))
 		return -FI_EINVAL;
-	if (attr->control_progress == FI_PROGRESS_AUTO ||
-	    attr->data_progress == FI_PROGRESS_AUTO)
-		return -FI_EINVAL;
+	dom->progress = attr->data_progress == FI_PROGRESS_AUTO ||
+			attr->control_progress == FI_PROGRESS_AUTO ?
+			FI_PROGRESS_AUTO : FI_PROGRESS_MANUAL;
+	dom->prog_idle_ns = uet_domain_idle_ns(dom->progress,
+					       dom->params.progress_idle_us);
+	dom->prog_stop_fd = -1;
 	dom->threading = attr->threading;
 	dom->caps = info->caps;
 	dom->next_rkey = 1;
@@ -159,6 +219,9 @@ int uet_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (ret)
 		goto err_free;
 	atomic_init(&dom->ref, 0);
+	pthread_mutex_lock(&uet_domains_lock);
+	uet_list_add_tail(&uet_domains, &dom->all_link);
+	pthread_mutex_unlock(&uet_domains_lock);
 	dom->fab = fab;
 	atomic_fetch_add(&fab->ref, 1);
 	dom->dom_fid.fid.fclass = FI_CLASS_DOMAIN;

@@ -147,6 +147,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->ordered = ep->ordered;
 	cfg->rdv = true;
 	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);
+	cfg->ack_before_cpl = p->ack_before_cpl;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)
@@ -195,6 +196,10 @@ static int uet_ep_enable_locked(struct uet_ep *ep)
 		ep->eng = NULL;
 		return ret;
 	}
+	ret = uet_progress_thread_start(ep->dom);
+	if (ret)	/* the wire then waits on the application's calls */
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "no progress thread: %s\n",
+			strerror(-ret));
 	FI_INFO(&uet_prov, FI_LOG_EP_CTRL, "enabled on %s, payload MTU %u\n",
 		cfg.ifname, uet_engine_payload_mtu(ep->eng));
 	return 0;

@@ -7,8 +7,18 @@
 
 #include "uet/uet.h"
 
+/*
+ * libfabric calls it when the process exits (fi_fini); our destructor too,
+ * for a libfabric that does not. Endpoints still open owe their peers ACKs.
+ */
 static void uet_cleanup(void)
 {
+	uet_domains_flush();
+}
+
+__attribute__((destructor)) static void uet_fini(void)
+{
+	uet_domains_flush();
 }
 
 struct fi_provider uet_prov = {
@@ -45,6 +55,16 @@ static void uet_params_define(void)
 	fi_param_define(&uet_prov, "pid_on_fep", FI_PARAM_INT,
 			"PIDonFEP of endpoints that got no service "
 			"(default 0)");
+	fi_param_define(&uet_prov, "progress_idle_us", FI_PARAM_INT,
+			"Microseconds the application may be away before the "
+			"provider's progress thread runs the engines itself "
+			"(default 100; 0 turns the thread off under manual "
+			"progress, and its peers then wait on its calls)");
+	fi_param_define(&uet_prov, "ack_before_completion", FI_PARAM_BOOL,
+			"Hand the kernel every ACK a completion owes before "
+			"the completion is reported, instead of in the "
+			"application's next call or the progress thread's run "
+			"(costs latency; default 0)");
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");
@@ -77,6 +97,7 @@ void uet_params_get(struct uet_params *p)
 	uint32_t port = 4793, pid = 0, ri = 0;
 	char *iface = NULL;
 	size_t rto = 0;
+	int idle, strict;
 
 	memset(p, 0, sizeof(*p));
 	if (fi_param_get_str(&uet_prov, "iface", &iface) == FI_SUCCESS &&
@@ -95,6 +116,13 @@ void uet_params_get(struct uet_params *p)
 	uet_param_int("queue_id", 0xFFFF, &p->queue_id);
 	uet_param_int("pid_on_fep", 0xFFF, &pid);
 	uet_param_int("ri_base", 0xFFF, &ri);
+	p->progress_idle_us = -1;
+	if (fi_param_get_int(&uet_prov, "progress_idle_us", &idle) ==
+	    FI_SUCCESS && idle >= 0)
+		p->progress_idle_us = idle;
+	if (fi_param_get_bool(&uet_prov, "ack_before_completion", &strict) ==
+	    FI_SUCCESS)
+		p->ack_before_cpl = strict != 0;
 	if (fi_param_get_size_t(&uet_prov, "rto_ns", &rto) == FI_SUCCESS)
 		p->rto_ns = rto;
 	p->port = port ? (uint16_t)port : 4793;

@@ -7,6 +7,7 @@
  * table that maps UET return codes to libfabric error numbers, and the
  * sleeping of sread and wait.
  */
+#define _GNU_SOURCE	/* ppoll */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -152,8 +153,15 @@ const struct uet_engine_ops uet_engine_ops = {
 	.rma_done = uet_ep_rma_done,
 };
 
-/* Called with the domain lock held. */
+/* Called with the domain lock held: the application's progress. */
 void uet_domain_progress(struct uet_domain *dom)
+{
+	/* The progress thread keeps away while this moves. */
+	atomic_fetch_add_explicit(&dom->app_calls, 1, memory_order_relaxed);
+	uet_domain_run_engines(dom);
+}
+
+void uet_domain_run_engines(struct uet_domain *dom)
 {
 	struct uet_list *pos;
 	struct uet_ep *ep;
@@ -197,6 +205,7 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 {
 	struct pollfd fds[UET_WAIT_FDS];
 	uint64_t now = uet_engine_now_ns(), wait_ns, t;
+	struct timespec ts;
 	struct uet_list *pos;
 	struct uet_ep *ep;
 	int n = 0, ret;
@@ -214,10 +223,13 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		t = uet_engine_next_timeout_ns(ep->eng);
 		wait_ns = t < wait_ns ? t : wait_ns;
 	}
-	t = wait_ns / 1000000;
+	/* ns, not ms: ACK delays and retransmit timers are microseconds. */
+	t = wait_ns < UET_WAIT_MAX_MS * 1000000ull ? wait_ns :
+	    UET_WAIT_MAX_MS * 1000000ull;
+	ts.tv_sec = (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
 	uet_domain_unlock(dom);
-	ret = poll(fds, (nfds_t)n, t > UET_WAIT_MAX_MS ? UET_WAIT_MAX_MS :
-		   (int)t);
+	ret = ppoll(fds, (nfds_t)n, &ts, NULL);
 	uet_domain_lock(dom);
 	return ret > 0 && extra_fd >= 0 && (fds[0].revents & POLLIN);
 }

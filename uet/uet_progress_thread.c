@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The domain's progress thread: the wire does not wait on the application.
+ *
+ * A UET NIC acknowledges, retransmits and answers reads whatever its host
+ * does; a software engine runs only when called. So each domain with an
+ * enabled endpoint has a thread that runs the engines whenever the
+ * application has not for progress_idle_us (FI_UET_PROGRESS_IDLE_US,
+ * default 100 us): a target that reads its last completion and then waits
+ * on something else (fi_pingpong's own socket, a barrier, a computation)
+ * still sends the ACKs it owes, before its peers' retransmit timer (at
+ * least 200 us) runs out.
+ *
+ * While the application calls us, the thread keeps out of its way: it
+ * sleeps for the idle time and looks whether any call came meanwhile
+ * (a counter, no lock), so a busy-polling application pays one wake-up
+ * per idle period and no lock contention. Once the application is away,
+ * the thread runs progress and sleeps in poll() on the engines' sockets
+ * and timers until the next event, looking again after each.
+ *
+ * FI_PROGRESS_AUTO and FI_PROGRESS_MANUAL run the same thread; manual
+ * progress may turn it off (FI_UET_PROGRESS_IDLE_US=0), auto may not.
+ */
+#define _GNU_SOURCE	/* ppoll, pthread_setname_np */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uet/uet.h"
+
+/* Sleeps |ns|, or until the domain's stop eventfd is written. */
+static void uet_prog_nap(struct uet_domain *dom, uint64_t ns)
+{
+	struct pollfd pfd = { .fd = dom->prog_stop_fd, .events = POLLIN };
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+
+	ppoll(&pfd, 1, &ts, NULL);
+}
+
+/* Whether the application called since |*seen|; updates it. */
+static bool uet_prog_app_came(struct uet_domain *dom, unsigned long *seen)
+{
+	unsigned long now = atomic_load_explicit(&dom->app_calls,
+						 memory_order_relaxed);
+	bool came = now != *seen;
+
+	*seen = now;
+	return came;
+}
+
+static void *uet_prog_main(void *arg)
+{
+	struct uet_domain *dom = arg;
+	unsigned long seen = atomic_load(&dom->app_calls);
+	bool away = false;
+
+	while (!atomic_load(&dom->prog_stop)) {
+		if (!away) {
+			uet_prog_nap(dom, dom->prog_idle_ns);
+			away = !uet_prog_app_came(dom, &seen);
+			continue;
+		}
+		uet_domain_lock(dom);
+		if (!atomic_load(&dom->prog_stop)) {
+			uet_domain_run_engines(dom);
+			dom->prog_runs++;
+			/* Until something arrives or a timer is due. */
+			uet_domain_wait(dom, dom->prog_stop_fd, UINT64_MAX);
+		}
+		uet_domain_unlock(dom);
+		away = !uet_prog_app_came(dom, &seen);
+	}
+	return NULL;
+}
+
+int uet_progress_thread_start(struct uet_domain *dom)
+{
+	int ret;
+
+	if (dom->prog_started || !dom->prog_idle_ns)
+		return 0;
+	dom->prog_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (dom->prog_stop_fd < 0)
+		return -errno;
+	atomic_store(&dom->prog_stop, false);
+	ret = pthread_create(&dom->prog_thread, NULL, uet_prog_main, dom);
+	if (ret) {
+		close(dom->prog_stop_fd);
+		dom->prog_stop_fd = -1;
+		return -ret;
+	}
+	pthread_setname_np(dom->prog_thread, "uet-progress");
+	dom->prog_started = true;
+	return 0;
+}
+
+void uet_progress_thread_stop(struct uet_domain *dom)
+{
+	uint64_t one = 1;
+
+	if (!dom->prog_started)
+		return;
+	atomic_store(&dom->prog_stop, true);
+	if (write(dom->prog_stop_fd, &one, sizeof(one)) < 0)
+		FI_WARN(&uet_prov, FI_LOG_DOMAIN, "progress thread: %s\n",
+			strerror(errno));
+	pthread_join(dom->prog_thread, NULL);
+	close(dom->prog_stop_fd);
+	dom->prog_stop_fd = -1;
+	dom->prog_started = false;
+}
