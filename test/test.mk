@@ -136,3 +136,16 @@ E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/libuet-fi.so $(B)/uetd
 # The device service's JobID policy file (issue 12).
 E2E_TESTS	+= test/e2e_policy.sh
 E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
+
+# What libfabric programs expect (issue 13): Debian's fi_pingpong over uet
+# as an unprivileged user; a target that exits right after its last
+# completion (fi_exit_target, plain libfabric, addressed by node and a
+# port-like service); two services mapped to one PIDonFEP.
+$(B)/fi_exit_target: $(B)/test/fi_exit_target.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_exit_target
+E2E_TESTS	+= test/e2e_fi_programs.sh
+E2E_DEPS	+= $(B)/fi_exit_target $(B)/fi_fep_check $(B)/libuet-fi.so \
+		   $(B)/uetd $(B)/uetctl

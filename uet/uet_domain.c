@@ -15,7 +15,8 @@ static struct uet_list uet_domains = { &uet_domains, &uet_domains };
 static pthread_mutex_t uet_domains_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * The process exits: what the endpoints owe their peers (ACKs of what
+ * The process exits (or libfabric lets the provider go): the progress
+ * threads stop, and what the endpoints owe their peers (ACKs of what
  * arrived, a completion's ACK held for the next call) goes out now, or the
  * peers resend to PDCs that are gone and fail what did arrive. A domain
  * whose lock stays held (a thread of the application inside a call) is
@@ -39,6 +40,13 @@ void uet_domains_flush(void)
 		}
 		if (pthread_mutex_timedlock(&dom->lock, &until))
 			continue;
+		/*
+		 * No progress thread after this: the library may be unloaded
+		 * next (fi_fini closes providers), with its code under it.
+		 */
+		uet_domain_unlock(dom);
+		uet_progress_thread_stop(dom);
+		uet_domain_lock(dom);
 		uet_list_for_each(epos, &dom->eps) {
 			struct uet_ep *ep = container_of(epos, struct uet_ep,
 							 link);
