@@ -10,7 +10,8 @@
 #   nothing closed; and after closing): the initiator's sends all succeed
 #   (fi_exit_target, addressed by node and a port-like service, 9228);
 # - two port-like services that map to one PIDonFEP on one interface: the
-#   second endpoint's fi_enable fails with -FI_EADDRINUSE.
+#   second endpoint's fi_enable fails with -FI_EADDRINUSE;
+# - a peer that answers nothing: FI_ETIMEDOUT and a text that says so.
 E2E_NAME=e2e_fi_programs
 source "$(dirname "$0")/e2e_lib.sh"
 e2e_require_root
@@ -108,3 +109,15 @@ wait "$hold" 2>/dev/null || true
 	e2e_fail "services 9228 and 11276 on one interface: $out (exit $rc)"
 e2e_ok "services 9228 and 11276 (one PIDonFEP): the second is refused," \
 	"address in use"
+
+# A peer that answers nothing (no program on its interface any more): the
+# send fails with FI_ETIMEDOUT and a text that says so, not a UET code.
+e2e_in B "$B/uetctl" unload "$IF_B" >/dev/null
+rc=0
+out=$(e2e_in A env FI_PROVIDER=uet FI_UET_MAX_RETRIES=3 FI_UET_RTO_NS=2000000 \
+	timeout 60 "$B/fi_exit_target" -c "$IP_B" -p 9228 -n 1 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -q "error completion $(fi_strerror 110) (timed out" \
+	<<< "$out" ||
+	e2e_fail "a silent peer: $out (exit $rc)"
+grep -q "RC_" <<< "$out" && e2e_fail "a silent peer reads as a UET code: $out"
+e2e_ok "a silent peer: FI_ETIMEDOUT, its fi_cq_strerror says it timed out"

@@ -999,7 +999,8 @@ static void fep_op_print(const struct fep_op *op, const char *what)
 static bool fep_is_gone(const struct fep *f, const struct fep_op *op)
 {
 	return (op->err == f->o.g_err && op->prov_errno == f->o.g_rc) ||
-	       (op->err == FI_ECONNRESET && !op->prov_errno);
+	       (op->err == FI_ECONNRESET &&
+		(!op->prov_errno || op->prov_errno == -FI_ECONNRESET));
 }
 
 /*

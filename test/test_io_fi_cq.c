@@ -122,9 +122,32 @@ Test(uet_cq, error_entries_come_first_and_carry_the_uet_code)
 	cr_assert_eq(err.prov_errno, UET_SES_RC_BAD_MKEY);
 	cr_assert_eq(err.err_data_size, 0);
 	cr_assert_str_eq(fi_cq_strerror(cq, err.prov_errno, NULL, buf,
-					sizeof(buf)), "RC_BAD_MKEY");
+					sizeof(buf)), "the target answered RC_BAD_MKEY");
 	cr_assert_eq(fi_cq_read(cq, &e, 1), 1);
 	cr_assert_eq(e.op_context, &t);
+	cr_assert_eq(fi_close(&cq->fid), 0);
+}
+
+/* Local failures read as what they are, never as a UET code (RC_NULL). */
+Test(uet_cq, strerror_of_local_failures)
+{
+	struct fid_cq *cq = t_cq(FI_CQ_FORMAT_MSG, FI_WAIT_NONE);
+	char buf[160];
+
+	cr_assert_eq(uet_prov_errno(-ETIMEDOUT, 0), -ETIMEDOUT);
+	cr_assert_eq(uet_prov_errno(-EREMOTEIO, UET_SES_RC_BAD_PID),
+		     UET_SES_RC_BAD_PID);
+	cr_assert_eq(uet_prov_errno(0, 0), 0);
+	cr_assert(strstr(fi_cq_strerror(cq, -ETIMEDOUT, NULL, buf,
+					sizeof(buf)), "timed out"));
+	cr_assert(strstr(fi_cq_strerror(cq, -ECONNRESET, NULL, buf,
+					sizeof(buf)), "gone"));
+	cr_assert(strstr(fi_cq_strerror(cq, -EHOSTUNREACH, NULL, NULL, 0),
+			 "unreachable"));
+	cr_assert_null(strstr(fi_cq_strerror(cq, -ETIMEDOUT, NULL, buf,
+					     sizeof(buf)), "RC_"));
+	cr_assert(strstr(fi_cq_strerror(cq, UET_SES_RC_BAD_PID, NULL, buf,
+					sizeof(buf)), "RC_BAD_PID"));
 	cr_assert_eq(fi_close(&cq->fid), 0);
 }
 

@@ -355,6 +355,13 @@ void uet_progress_thread_stop(struct uet_domain *dom);
 void uet_domains_flush(void);
 int uet_fi_errno(int status, uint8_t rc);
 const char *uet_rc_str(uint8_t rc);
+/*
+ * prov_errno of an error completion: the target's UET return code (> 0),
+ * or minus the local errno (a time-out, a peer gone), or 0.
+ */
+int uet_prov_errno(int status, uint8_t rc);
+/* Its text, in |buf| (|*out| = buf). */
+int uet_strerror(int prov_errno, char *buf, size_t len, const char **out);
 
 /* uet_enosys.c: uet_enosys.h */
 

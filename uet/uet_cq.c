@@ -203,14 +203,18 @@ static int uet_cq_signal(struct fid_cq *cq_fid)
 static const char *uet_cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 				   const void *err_data, char *buf, size_t len)
 {
-	const char *s = uet_rc_str((uint8_t)prov_errno);
+	static __thread char own[160];
+	const char *s;
 
 	(void)cq_fid;
 	(void)err_data;
-	if (!buf || !len)
-		return s;
-	snprintf(buf, len, "%s", s);
-	return buf;
+	/* Without a buffer (allowed): a per-thread one. */
+	if (!buf || !len) {
+		buf = own;
+		len = sizeof(own);
+	}
+	uet_strerror(prov_errno, buf, len, &s);
+	return s;
 }
 
 static int uet_cq_close(struct fid *fid)

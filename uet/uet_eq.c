@@ -126,14 +126,18 @@ static ssize_t uet_eq_sread(struct fid_eq *eq_fid, uint32_t *event,
 static const char *uet_eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 				   const void *err_data, char *buf, size_t len)
 {
-	const char *s = uet_rc_str((uint8_t)prov_errno);
+	static __thread char own[160];
+	const char *s;
 
 	(void)eq_fid;
 	(void)err_data;
-	if (!buf || !len)
-		return s;
-	snprintf(buf, len, "%s", s);
-	return buf;
+	/* Without a buffer (allowed): a per-thread one. */
+	if (!buf || !len) {
+		buf = own;
+		len = sizeof(own);
+	}
+	uet_strerror(prov_errno, buf, len, &s);
+	return s;
 }
 
 static int uet_eq_close(struct fid *fid)

@@ -216,7 +216,8 @@ static void uet_rx_report(struct uet_ep *ep, const struct uet_rx *rx,
 			.olen = cpl->msg_len > cpl->len ?
 				cpl->msg_len - cpl->len : 0,
 			.err = uet_recv_errno(cpl),
-			.prov_errno = cpl->status == -EIO ? cpl->rc : 0,
+			.prov_errno = cpl->status == -EIO ? cpl->rc :
+				      uet_prov_errno(cpl->status, cpl->rc),
 		};
 		uet_cq_write_err(ep->rx_cq, &err);
 	}

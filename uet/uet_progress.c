@@ -71,6 +71,46 @@ const char *uet_rc_str(uint8_t rc)
 	return name ? name : "unknown UET return code";
 }
 
+int uet_prov_errno(int status, uint8_t rc)
+{
+	return status == -EREMOTEIO ? rc : status < 0 ? status : 0;
+}
+
+/* What a local failure means here, for fi_cq_strerror. */
+static const struct {
+	int errnum;
+	const char *what;
+} uet_local_errs[] = {
+	{ ETIMEDOUT, "timed out: the peer acknowledged nothing through "
+		     "every retransmission allowed (FI_UET_MAX_RETRIES)" },
+	{ ECONNRESET, "the peer's endpoint is gone (its device service "
+		      "answered for it, or its PDC was torn down)" },
+	{ EHOSTUNREACH, "the peer is unreachable (no route or neighbour)" },
+	{ ENETUNREACH, "the peer's network is unreachable" },
+	{ ECANCELED, "cancelled (fi_cancel or the endpoint closed)" },
+	{ EMSGSIZE, "longer than the buffer or the peer allows" },
+};
+
+int uet_strerror(int prov_errno, char *buf, size_t len, const char **out)
+{
+	const char *s = NULL;
+
+	if (prov_errno > 0) {
+		snprintf(buf, len, "the target answered %s",
+			 uet_rc_str((uint8_t)prov_errno));
+	} else if (prov_errno < 0) {
+		for (size_t i = 0; i < sizeof(uet_local_errs) /
+		     sizeof(uet_local_errs[0]); i++)
+			if (uet_local_errs[i].errnum == -prov_errno)
+				s = uet_local_errs[i].what;
+		snprintf(buf, len, "%s", s ? s : fi_strerror(-prov_errno));
+	} else {
+		snprintf(buf, len, "no further detail");
+	}
+	*out = buf;
+	return 0;
+}
+
 /* Called with the domain lock held; completes and frees |op|. */
 void uet_op_complete(struct uet_op *op, int status, uint8_t rc)
 {
@@ -97,7 +137,7 @@ void uet_op_complete(struct uet_op *op, int status, uint8_t rc)
 				.op_context = op->context,
 				.flags = op->cq_flags, .len = op->len,
 				.err = uet_fi_errno(status, rc),
-				.prov_errno = status == -EREMOTEIO ? rc : 0 };
+				.prov_errno = uet_prov_errno(status, rc) };
 			uet_cq_write_err(ep->tx_cq, &err);
 		}
 		if (c)
