@@ -7,6 +7,7 @@ EXEC_PREFIX	?= $(PREFIX)
 LIBDIR		?= $(EXEC_PREFIX)/lib
 DATADIR		?= $(PREFIX)/share
 DOCDIR		?= $(DATADIR)/doc/uet
+MANDIR		?= $(DATADIR)/man
 DESTDIR		?=
 
 CC		?= cc
@@ -175,6 +176,9 @@ install: all
 	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR))
 	$(Q)install -d $(DESTDIR)$(DOCDIR)
 	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(call msg,INSTALL,$(DESTDIR)$(MANDIR)/man7/fi_uet.7)
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man7
+	$(Q)install -m 0644 man/fi_uet.7 $(DESTDIR)$(MANDIR)/man7/fi_uet.7
 	$(call msg,INSTALL,$(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua)
 	$(Q)install -d $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)
 	$(Q)install -m 0644 tools/uet.lua $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua
