@@ -189,7 +189,7 @@ Test(uet_cq, signal_wakes_sread)
 Test(uet_cq, refuses_what_it_lacks)
 {
 	struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_CONTEXT,
-				   .wait_obj = FI_WAIT_FD };
+				   .wait_obj = FI_WAIT_MUTEX_COND };
 	struct fid_cq *cq;
 
 	cr_assert_eq(fi_cq_open(t.domain, &attr, &cq, NULL), -FI_ENOSYS);
@@ -223,7 +223,7 @@ Test(uet_cq, counters_count)
 	cr_assert_eq(fi_cntr_wait(c, 4, 30), -FI_ETIMEDOUT);
 	cr_assert_geq(t_ms() - t0, 30);
 	cr_assert_eq(fi_close(&c->fid), 0);
-	attr.wait_obj = FI_WAIT_FD;
+	attr.wait_obj = FI_WAIT_MUTEX_COND;
 	cr_assert_eq(fi_cntr_open(t.domain, &attr, &c, NULL), -FI_ENOSYS);
 }
 

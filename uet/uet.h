@@ -118,6 +118,7 @@ struct uet_domain {
 	struct uet_fabric *fab;
 	pthread_mutex_t lock;
 	atomic_int ref;			/* objects open on it */
+	struct uet_list waits;		/* struct uet_wait_obj with an fd */
 	uint64_t caps;
 	int mr_mode;			/* FI_MR_* semantics in force */
 	uint32_t job_id;
@@ -157,6 +158,33 @@ struct uet_av {
 	uint32_t next_gen;
 };
 
+/*
+ * The wait object of a CQ, counter or EQ (uet_wait.c). Every one has an
+ * eventfd (fi_cq_signal, and the wake-up of sread and fi_cntr_wait when
+ * another thread adds an entry). FI_WAIT_FD, FI_WAIT_UNSPEC and
+ * FI_WAIT_SET add an epoll fd, the one FI_GETWAIT hands out, holding the
+ * eventfd, a timerfd and, for CQs and counters, the AF_XDP socket of every
+ * enabled endpoint of the domain: progress is manual, so frames arriving
+ * must wake the application, whose next read then progresses them. The
+ * timerfd, armed by fi_trywait, stands for the engines' timers.
+ * Fields are guarded by the owner's lock (domain lock; eq->lock for EQs).
+ */
+struct uet_wait_set;
+
+struct uet_wait_obj {
+	int evfd;
+	int epfd;			/* -1: FI_WAIT_NONE or FI_WAIT_YIELD */
+	int tfd;
+	enum fi_wait_obj kind;		/* as opened */
+	bool pending;			/* evfd holds a count */
+	bool armed;			/* tfd is set and has not been read */
+	struct fid *owner;		/* the CQ, counter or EQ */
+	struct uet_domain *dom;		/* NULL for EQs: no engines */
+	struct uet_list link;		/* in dom->waits */
+	struct uet_wait_set *set;	/* FI_WAIT_SET */
+	struct uet_list set_link;
+};
+
 /* A completion as queued: every field any format may ask for. */
 struct uet_cq_entry {
 	void *op_context;
@@ -171,20 +199,24 @@ struct uet_cq_entry {
 struct uet_cq {
 	struct fid_cq cq_fid;
 	struct uet_domain *dom;
-	atomic_int ref;			/* endpoint bindings */
+	atomic_int ref;			/* endpoint bindings, poll sets */
 	enum fi_cq_format format;
 	size_t entry_len;
 	struct uet_cq_entry *ring;
 	size_t cap, head, cnt;
 	struct uet_list errs;		/* struct uet_cq_err */
-	int signal_fd;			/* eventfd for fi_cq_signal */
+	struct uet_wait_obj wait;
+	bool signalled;			/* fi_cq_signal, not yet seen */
 };
 
 struct uet_cntr {
 	struct fid_cntr cntr_fid;
 	struct uet_domain *dom;
-	atomic_int ref;			/* endpoint bindings */
+	atomic_int ref;			/* endpoint bindings, poll sets */
 	uint64_t value, err;
+	/* What fi_poll and fi_trywait last reported (fi_poll(3)). */
+	uint64_t seen_value, seen_err;
+	struct uet_wait_obj wait;
 };
 
 struct uet_eq {
@@ -194,6 +226,7 @@ struct uet_eq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct uet_list events;		/* struct uet_eq_event */
+	struct uet_wait_obj wait;
 };
 
 /* Counters an endpoint may bind, by what they count. */
@@ -295,16 +328,48 @@ int uet_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		struct fid_cq **cq, void *context);
 void uet_cq_write(struct uet_cq *cq, const struct uet_cq_entry *e);
 void uet_cq_write_err(struct uet_cq *cq, const struct fi_cq_err_entry *e);
+int uet_cq_trywait(struct uet_cq *cq);
+bool uet_cq_has_events(const struct uet_cq *cq);
 
 /* uet_cntr.c */
 int uet_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		  struct fid_cntr **cntr, void *context);
 void uet_cntr_inc(struct uet_cntr *c);
 void uet_cntr_inc_err(struct uet_cntr *c);
+int uet_cntr_trywait(struct uet_cntr *c);
+bool uet_cntr_changed(struct uet_cntr *c);
 
 /* uet_eq.c */
 int uet_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq, void *context);
+int uet_eq_trywait(struct uet_eq *eq);
+
+/* uet_wait.c: the wait objects of CQs, counters and EQs */
+int uet_wait_obj_init(struct uet_wait_obj *w, struct fid *owner,
+		      struct uet_domain *dom, struct uet_fabric *fab,
+		      enum fi_wait_obj kind, struct fid_wait *set);
+void uet_wait_obj_fini(struct uet_wait_obj *w);
+void uet_wait_obj_signal(struct uet_wait_obj *w);
+void uet_wait_obj_quiet(struct uet_wait_obj *w);
+void uet_wait_obj_drain(struct uet_wait_obj *w);
+int uet_wait_obj_arm(struct uet_wait_obj *w);
+int uet_wait_obj_control(struct uet_wait_obj *w, int command, void *arg);
+void uet_wait_ep_enabled(struct uet_ep *ep);
+void uet_wait_ep_closing(struct uet_ep *ep);
+
+/* uet_wait_set.c: wait sets, fi_trywait */
+int uet_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+		  struct fid_wait **waitset);
+int uet_trywait(struct fid_fabric *fabric, struct fid **fids, int count);
+struct uet_wait_set *uet_wait_set_of(struct fid_wait *set,
+				     const struct uet_fabric *fab);
+int uet_wait_set_join(struct uet_wait_set *set, struct uet_wait_obj *w);
+void uet_wait_set_leave(struct uet_wait_set *set, struct uet_wait_obj *w);
+int uet_wait_set_fd(const struct uet_wait_set *set);
+
+/* uet_poll.c */
+int uet_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+		  struct fid_poll **pollset);
 
 /* uet_ep.c */
 int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
@@ -382,6 +447,25 @@ static inline int uet_iov_total(const struct iovec *iov, size_t cnt,
 		*total += iov[i].iov_len;
 	}
 	return 0;
+}
+
+/*
+ * An entry was added to the owner of |w| (its lock held): whoever blocks on
+ * its fd wakes. One write per batch: the eventfd stays readable until a
+ * read finds the owner empty (uet_wait_obj_quiet), so busy-polling
+ * applications and objects without an fd pay nothing.
+ */
+static inline void uet_wait_obj_note(struct uet_wait_obj *w)
+{
+	if (w->epfd >= 0 && !w->pending)
+		uet_wait_obj_signal(w);
+}
+
+/* The owner of |w| was read empty: its fd must stop saying readable. */
+static inline void uet_wait_obj_idle(struct uet_wait_obj *w)
+{
+	if (w->pending || w->armed)
+		uet_wait_obj_quiet(w);
 }
 
 static inline void uet_domain_lock(struct uet_domain *dom)

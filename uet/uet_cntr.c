@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Counters: a success value and an error value. Reads and waits drive
- * progress (FI_PROGRESS_MANUAL); waits sleep on the engines' sockets.
+ * progress (FI_PROGRESS_MANUAL); waits sleep on the engines' sockets and
+ * the wait object's eventfd (uet_wait.c), which every change signals.
  */
 #include <stdlib.h>
 
@@ -11,11 +12,26 @@
 void uet_cntr_inc(struct uet_cntr *c)
 {
 	c->value++;
+	uet_wait_obj_note(&c->wait);
 }
 
 void uet_cntr_inc_err(struct uet_cntr *c)
 {
 	c->err++;
+	uet_wait_obj_note(&c->wait);
+}
+
+/*
+ * Whether the value or the error count moved since fi_poll, fi_trywait,
+ * fi_cntr_set or fi_cntr_add last looked; now they have. Domain lock held.
+ */
+bool uet_cntr_changed(struct uet_cntr *c)
+{
+	bool changed = c->value != c->seen_value || c->err != c->seen_err;
+
+	c->seen_value = c->value;
+	c->seen_err = c->err;
+	return changed;
 }
 
 static struct uet_cntr *uet_cntr_of(struct fid_cntr *cntr_fid)
@@ -31,6 +47,8 @@ static uint64_t uet_cntr_read(struct fid_cntr *cntr_fid)
 	uet_domain_lock(c->dom);
 	uet_domain_progress(c->dom);
 	v = c->value;
+	/* Read: its fd must not stay readable for what was seen. */
+	uet_wait_obj_idle(&c->wait);
 	uet_domain_unlock(c->dom);
 	return v;
 }
@@ -43,6 +61,7 @@ static uint64_t uet_cntr_readerr(struct fid_cntr *cntr_fid)
 	uet_domain_lock(c->dom);
 	uet_domain_progress(c->dom);
 	v = c->err;
+	uet_wait_obj_idle(&c->wait);
 	uet_domain_unlock(c->dom);
 	return v;
 }
@@ -55,6 +74,13 @@ static int uet_cntr_update(struct fid_cntr *cntr_fid, uint64_t value,
 
 	uet_domain_lock(c->dom);
 	*v = is_add ? *v + value : value;
+	/* fi_poll(3): a change the application made is no event... */
+	if (is_err)
+		c->seen_err = c->err;
+	else
+		c->seen_value = c->value;
+	/* ...but a thread in fi_cntr_wait may wait for it. */
+	uet_wait_obj_note(&c->wait);
 	uet_domain_unlock(c->dom);
 	return 0;
 }
@@ -104,8 +130,23 @@ static int uet_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			ret = -FI_ETIMEDOUT;
 			break;
 		}
-		uet_domain_wait(c->dom, -1, deadline);
+		if (uet_domain_wait(c->dom, c->wait.evfd, deadline))
+			uet_wait_obj_drain(&c->wait);
 	}
+	uet_domain_unlock(c->dom);
+	return ret;
+}
+
+/* fi_trywait on the counter: progress once; block only if unchanged. */
+int uet_cntr_trywait(struct uet_cntr *c)
+{
+	int ret;
+
+	if (c->wait.epfd < 0)
+		return -FI_EINVAL;	/* FI_WAIT_NONE, FI_WAIT_YIELD */
+	uet_domain_lock(c->dom);
+	uet_domain_progress(c->dom);
+	ret = uet_cntr_changed(c) ? -FI_EAGAIN : uet_wait_obj_arm(&c->wait);
 	uet_domain_unlock(c->dom);
 	return ret;
 }
@@ -121,16 +162,24 @@ static int uet_cntr_close(struct fid *fid)
 	uet_domain_lock(dom);
 	uet_mr_detach_cntr(c);
 	uet_domain_unlock(dom);
+	uet_wait_obj_fini(&c->wait);
 	atomic_fetch_sub(&dom->ref, 1);
 	free(c);
 	return 0;
+}
+
+static int uet_cntr_control(struct fid *fid, int command, void *arg)
+{
+	struct uet_cntr *c = container_of(fid, struct uet_cntr, cntr_fid.fid);
+
+	return uet_wait_obj_control(&c->wait, command, arg);
 }
 
 static const struct fi_ops uet_cntr_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = uet_cntr_close,
 	.bind = uet_no_bind,
-	.control = uet_no_control,
+	.control = uet_cntr_control,
 	.ops_open = uet_no_ops_open,
 	.tostr = uet_no_tostr,
 	.ops_set = uet_no_ops_set,
@@ -153,27 +202,30 @@ int uet_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 	struct uet_domain *dom = container_of(domain, struct uet_domain,
 					      dom_fid);
 	struct uet_cntr *c;
+	int ret;
 
 	if (!cntr_fid)
 		return -FI_EINVAL;
-	if (attr) {
-		if (attr->events != FI_CNTR_EVENTS_COMP || attr->flags)
-			return -FI_EINVAL;
-		if (attr->wait_obj != FI_WAIT_NONE &&
-		    attr->wait_obj != FI_WAIT_UNSPEC &&
-		    attr->wait_obj != FI_WAIT_YIELD)
-			return -FI_ENOSYS;
-	}
+	if (attr && (attr->events != FI_CNTR_EVENTS_COMP || attr->flags))
+		return -FI_EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -FI_ENOMEM;
 	c->dom = dom;
 	atomic_init(&c->ref, 0);
-	atomic_fetch_add(&dom->ref, 1);
 	c->cntr_fid.fid.fclass = FI_CLASS_CNTR;
 	c->cntr_fid.fid.context = context;
 	c->cntr_fid.fid.ops = (struct fi_ops *)&uet_cntr_fi_ops;
 	c->cntr_fid.ops = (struct fi_ops_cntr *)&uet_cntr_ops;
+	/* Last: a wait set may try the counter as soon as it joins. */
+	ret = uet_wait_obj_init(&c->wait, &c->cntr_fid.fid, dom, dom->fab,
+				attr ? attr->wait_obj : FI_WAIT_NONE,
+				attr ? attr->wait_set : NULL);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	atomic_fetch_add(&dom->ref, 1);
 	*cntr_fid = &c->cntr_fid;
 	return 0;
 }

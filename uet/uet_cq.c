@@ -3,13 +3,13 @@
  * Completion queues: a growing ring of completions, kept in the widest
  * form and copied out in the CQ's format, and a list of error entries.
  * Reads drive progress (FI_PROGRESS_MANUAL); sread sleeps in poll() on
- * the engines' sockets and fi_cq_signal's eventfd between progress runs.
+ * the engines' sockets and the wait object's eventfd (new entries from
+ * another thread, fi_cq_signal) between progress runs. The wait object
+ * (uet_wait.c) is what FI_GETWAIT hands out and fi_trywait prepares.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "uet/uet.h"
 
@@ -60,6 +60,7 @@ void uet_cq_write(struct uet_cq *cq, const struct uet_cq_entry *e)
 	}
 	cq->ring[(cq->head + cq->cnt) % cq->cap] = *e;
 	cq->cnt++;
+	uet_wait_obj_note(&cq->wait);
 }
 
 void uet_cq_write_err(struct uet_cq *cq, const struct fi_cq_err_entry *e)
@@ -73,6 +74,13 @@ void uet_cq_write_err(struct uet_cq *cq, const struct fi_cq_err_entry *e)
 	}
 	err->e = *e;
 	uet_list_add_tail(&cq->errs, &err->link);
+	uet_wait_obj_note(&cq->wait);
+}
+
+/* Called with the domain lock held. */
+bool uet_cq_has_events(const struct uet_cq *cq)
+{
+	return cq->cnt || !uet_list_is_empty(&cq->errs);
 }
 
 static void uet_cq_copy(const struct uet_cq *cq, void *dst,
@@ -94,8 +102,10 @@ static ssize_t uet_cq_read_locked(struct uet_cq *cq, void *buf, size_t count,
 
 	if (!uet_list_is_empty(&cq->errs))
 		return -FI_EAVAIL;
-	if (!cq->cnt)
+	if (!cq->cnt) {
+		uet_wait_obj_idle(&cq->wait);
 		return -FI_EAGAIN;
+	}
 	n = count < cq->cnt ? count : cq->cnt;
 	for (size_t i = 0; i < n; i++) {
 		const struct uet_cq_entry *e = &cq->ring[cq->head];
@@ -163,7 +173,6 @@ static ssize_t uet_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 {
 	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
 	uint64_t deadline = uet_deadline_ns(timeout);
-	uint64_t val;
 	ssize_t ret;
 
 	(void)cond;	/* a threshold is only an optimisation */
@@ -175,11 +184,13 @@ static ssize_t uet_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 		ret = uet_cq_read_locked(cq, buf, count, src);
 		if (ret != -FI_EAGAIN || uet_deadline_passed(deadline))
 			break;
-		if (uet_domain_wait(cq->dom, cq->signal_fd, deadline)) {
-			if (read(cq->signal_fd, &val, sizeof(val)) < 0)
-				val = 0;
+		if (cq->signalled) {
+			cq->signalled = false;
 			break;
 		}
+		/* Woken by the eventfd: a new entry or fi_cq_signal. */
+		if (uet_domain_wait(cq->dom, cq->wait.evfd, deadline))
+			uet_wait_obj_drain(&cq->wait);
 	}
 	uet_domain_unlock(cq->dom);
 	return ret;
@@ -191,13 +202,37 @@ static ssize_t uet_cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
 	return uet_cq_sreadfrom(cq_fid, buf, count, NULL, cond, timeout);
 }
 
+/* Wakes sread, and a thread blocked on the CQ's fd (fi_trywait then
+ * says -FI_EAGAIN once, so that it looks before blocking again). */
 static int uet_cq_signal(struct fid_cq *cq_fid)
 {
 	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
-	uint64_t one = 1;
 
-	return write(cq->signal_fd, &one, sizeof(one)) == sizeof(one) ?
-	       0 : -FI_EIO;
+	uet_domain_lock(cq->dom);
+	cq->signalled = true;
+	if (!cq->wait.pending)
+		uet_wait_obj_signal(&cq->wait);
+	uet_domain_unlock(cq->dom);
+	return 0;
+}
+
+/* fi_trywait on the CQ: progress once, then block only when empty. */
+int uet_cq_trywait(struct uet_cq *cq)
+{
+	int ret;
+
+	if (cq->wait.epfd < 0)
+		return -FI_EINVAL;	/* FI_WAIT_NONE, FI_WAIT_YIELD */
+	uet_domain_lock(cq->dom);
+	uet_domain_progress(cq->dom);
+	if (cq->signalled || uet_cq_has_events(cq)) {
+		cq->signalled = false;
+		ret = -FI_EAGAIN;
+	} else {
+		ret = uet_wait_obj_arm(&cq->wait);
+	}
+	uet_domain_unlock(cq->dom);
+	return ret;
 }
 
 static const char *uet_cq_strerror(struct fid_cq *cq_fid, int prov_errno,
@@ -229,18 +264,25 @@ static int uet_cq_close(struct fid *fid)
 		uet_list_del(&err->link);
 		free(err);
 	}
+	uet_wait_obj_fini(&cq->wait);
 	atomic_fetch_sub(&cq->dom->ref, 1);
-	close(cq->signal_fd);
 	free(cq->ring);
 	free(cq);
 	return 0;
+}
+
+static int uet_cq_control(struct fid *fid, int command, void *arg)
+{
+	struct uet_cq *cq = container_of(fid, struct uet_cq, cq_fid.fid);
+
+	return uet_wait_obj_control(&cq->wait, command, arg);
 }
 
 static const struct fi_ops uet_cq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = uet_cq_close,
 	.bind = uet_no_bind,
-	.control = uet_no_control,
+	.control = uet_cq_control,
 	.ops_open = uet_no_ops_open,
 	.tostr = uet_no_tostr,
 	.ops_set = uet_no_ops_set,
@@ -264,14 +306,7 @@ static int uet_cq_attr_check(const struct fi_cq_attr *attr)
 	if (attr->format != FI_CQ_FORMAT_UNSPEC &&
 	    !uet_cq_entry_len(attr->format))
 		return -FI_ENOSYS;
-	switch (attr->wait_obj) {
-	case FI_WAIT_NONE:
-	case FI_WAIT_UNSPEC:
-	case FI_WAIT_YIELD:
-		return 0;
-	default:
-		return -FI_ENOSYS;	/* no fd, mutex or set to hand out */
-	}
+	return 0;	/* the wait object is checked as it is made */
 }
 
 int uet_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -295,23 +330,26 @@ int uet_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	cq->entry_len = uet_cq_entry_len(cq->format);
 	cq->cap = attr->size ? attr->size : UET_CQ_DEF_SIZE;
 	cq->ring = malloc(cq->cap * sizeof(*cq->ring));
-	cq->signal_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!cq->ring || cq->signal_fd < 0)
-		goto err_free;
+	if (!cq->ring) {
+		free(cq);
+		return -FI_ENOMEM;
+	}
 	uet_list_init(&cq->errs);
 	atomic_init(&cq->ref, 0);
 	cq->dom = dom;
-	atomic_fetch_add(&dom->ref, 1);
 	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
 	cq->cq_fid.fid.context = context;
 	cq->cq_fid.fid.ops = (struct fi_ops *)&uet_cq_fi_ops;
 	cq->cq_fid.ops = (struct fi_ops_cq *)&uet_cq_ops;
+	/* Last: a wait set may try the CQ as soon as it joins. */
+	ret = uet_wait_obj_init(&cq->wait, &cq->cq_fid.fid, dom, dom->fab,
+				attr->wait_obj, attr->wait_set);
+	if (ret) {
+		free(cq->ring);
+		free(cq);
+		return ret;
+	}
+	atomic_fetch_add(&dom->ref, 1);
 	*cq_fid = &cq->cq_fid;
 	return 0;
-err_free:
-	if (cq->signal_fd >= 0)
-		close(cq->signal_fd);
-	free(cq->ring);
-	free(cq);
-	return -FI_ENOMEM;
 }

@@ -123,7 +123,7 @@ static const struct fi_ops_domain uet_domain_ops = {
 	.endpoint = uet_ep_open,
 	.scalable_ep = uet_no_scalable_ep,
 	.cntr_open = uet_cntr_open,
-	.poll_open = uet_no_poll_open,
+	.poll_open = uet_poll_open,
 	.stx_ctx = uet_no_stx_ctx,
 	.srx_ctx = uet_no_srx_ctx,
 	.query_atomic = uet_query_atomic,
@@ -204,6 +204,7 @@ static int uet_domain_init(struct uet_domain *dom, const struct fi_info *info)
 	dom->caps = info->caps;
 	dom->next_rkey = 1;
 	uet_list_init(&dom->eps);
+	uet_list_init(&dom->waits);
 	return uet_domain_where(dom, info);
 }
 

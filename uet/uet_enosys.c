@@ -2,7 +2,7 @@
 /*
  * Stubs for every libfabric slot the provider does not serve: messaging
  * and tagged messaging (issue 7), atomics, collectives, connection
- * management, passive endpoints, wait sets, poll sets, shared contexts.
+ * management, passive endpoints, shared contexts.
  * Each answers -FI_ENOSYS and touches nothing.
  */
 #include "uet/uet.h"
@@ -125,31 +125,11 @@ int uet_no_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 	return -FI_ENOSYS;
 }
 
-int uet_no_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-		     struct fid_wait **waitset)
-{
-	UET_UNUSED(fabric), UET_UNUSED(attr), UET_UNUSED(waitset);
-	return -FI_ENOSYS;
-}
-
-int uet_no_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
-{
-	UET_UNUSED(fabric), UET_UNUSED(fids), UET_UNUSED(count);
-	return -FI_ENOSYS;
-}
-
 int uet_no_scalable_ep(struct fid_domain *domain, struct fi_info *info,
 		       struct fid_ep **sep, void *context)
 {
 	UET_UNUSED(domain), UET_UNUSED(info), UET_UNUSED(sep);
 	UET_UNUSED(context);
-	return -FI_ENOSYS;
-}
-
-int uet_no_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
-		     struct fid_poll **pollset)
-{
-	UET_UNUSED(domain), UET_UNUSED(attr), UET_UNUSED(pollset);
 	return -FI_ENOSYS;
 }
 

@@ -40,13 +40,8 @@ int uet_no_av_set(struct fid_av *av, struct fi_av_set_attr *attr,
 		  struct fid_av_set **av_set, void *context);
 int uet_no_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 		      struct fid_pep **pep, void *context);
-int uet_no_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-		     struct fid_wait **waitset);
-int uet_no_trywait(struct fid_fabric *fabric, struct fid **fids, int count);
 int uet_no_scalable_ep(struct fid_domain *domain, struct fi_info *info,
 		       struct fid_ep **sep, void *context);
-int uet_no_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
-		     struct fid_poll **pollset);
 int uet_no_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
 		   struct fid_stx **stx, void *context);
 int uet_no_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,

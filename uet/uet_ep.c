@@ -200,6 +200,8 @@ static int uet_ep_enable_locked(struct uet_ep *ep)
 	if (ret)	/* the wire then waits on the application's calls */
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "no progress thread: %s\n",
 			strerror(-ret));
+	/* Its arrivals must wake whoever sleeps on a CQ's or counter's fd. */
+	uet_wait_ep_enabled(ep);
 	FI_INFO(&uet_prov, FI_LOG_EP_CTRL, "enabled on %s, payload MTU %u\n",
 		cfg.ifname, uet_engine_payload_mtu(ep->eng));
 	return 0;
@@ -308,8 +310,10 @@ static int uet_ep_close(struct fid *fid)
 	uet_list_del(&ep->link);
 	uet_mr_detach_ep(ep);
 	/* Operations in flight end with the engine, unreported. */
-	if (ep->eng)
+	if (ep->eng) {
+		uet_wait_ep_closing(ep);
 		uet_engine_destroy(ep->eng);
+	}
 	uet_domain_unlock(dom);
 	uet_ep_unbind(ep);
 	atomic_fetch_sub(&dom->ref, 1);

@@ -2,7 +2,9 @@
 /*
  * Event queues, minimal: RDM endpoints have no connection events and
  * registration is synchronous, so the only events are those written with
- * fi_eq_write. Reads, blocking reads (a condition variable) and binding.
+ * fi_eq_write. Reads, blocking reads (a condition variable) and binding;
+ * the wait object (uet_wait.c) of FI_GETWAIT and fi_trywait, which holds
+ * no endpoint socket: nothing the engines do reaches an EQ.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,8 +32,10 @@ static ssize_t uet_eq_take(struct uet_eq *eq, uint32_t *event, void *buf,
 {
 	struct uet_eq_event *ev;
 
-	if (uet_list_is_empty(&eq->events))
+	if (uet_list_is_empty(&eq->events)) {
+		uet_wait_obj_idle(&eq->wait);
 		return -FI_EAGAIN;
+	}
 	ev = container_of(eq->events.next, struct uet_eq_event, link);
 	if (len < ev->len)
 		return -FI_ETOOSMALL;
@@ -88,6 +92,7 @@ static ssize_t uet_eq_write(struct fid_eq *eq_fid, uint32_t event,
 	pthread_mutex_lock(&eq->lock);
 	uet_list_add_tail(&eq->events, &ev->link);
 	pthread_cond_broadcast(&eq->cond);
+	uet_wait_obj_note(&eq->wait);
 	pthread_mutex_unlock(&eq->lock);
 	return (ssize_t)len;
 }
@@ -140,6 +145,20 @@ static const char *uet_eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 	return s;
 }
 
+/* fi_trywait on the EQ: events are written, never progressed. */
+int uet_eq_trywait(struct uet_eq *eq)
+{
+	int ret;
+
+	if (eq->wait.epfd < 0)
+		return -FI_EINVAL;	/* FI_WAIT_NONE, FI_WAIT_YIELD */
+	pthread_mutex_lock(&eq->lock);
+	ret = uet_list_is_empty(&eq->events) ? uet_wait_obj_arm(&eq->wait) :
+					       -FI_EAGAIN;
+	pthread_mutex_unlock(&eq->lock);
+	return ret;
+}
+
 static int uet_eq_close(struct fid *fid)
 {
 	struct uet_eq *eq = container_of(fid, struct uet_eq, eq_fid.fid);
@@ -152,6 +171,7 @@ static int uet_eq_close(struct fid *fid)
 		uet_list_del(&ev->link);
 		free(ev);
 	}
+	uet_wait_obj_fini(&eq->wait);
 	pthread_cond_destroy(&eq->cond);
 	pthread_mutex_destroy(&eq->lock);
 	atomic_fetch_sub(&eq->fab->ref, 1);
@@ -159,11 +179,18 @@ static int uet_eq_close(struct fid *fid)
 	return 0;
 }
 
+static int uet_eq_control(struct fid *fid, int command, void *arg)
+{
+	struct uet_eq *eq = container_of(fid, struct uet_eq, eq_fid.fid);
+
+	return uet_wait_obj_control(&eq->wait, command, arg);
+}
+
 static const struct fi_ops uet_eq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = uet_eq_close,
 	.bind = uet_no_bind,
-	.control = uet_no_control,
+	.control = uet_eq_control,
 	.ops_open = uet_no_ops_open,
 	.tostr = uet_no_tostr,
 	.ops_set = uet_no_ops_set,
@@ -184,13 +211,12 @@ int uet_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	struct uet_fabric *fab = container_of(fabric, struct uet_fabric,
 					      fab_fid);
 	struct uet_eq *eq;
+	int ret;
 
 	if (!attr || !eq_fid)
 		return -FI_EINVAL;
 	if (attr->flags & ~FI_WRITE)
 		return -FI_EBADFLAGS;
-	if (attr->wait_obj != FI_WAIT_NONE && attr->wait_obj != FI_WAIT_UNSPEC)
-		return -FI_ENOSYS;
 	eq = calloc(1, sizeof(*eq));
 	if (!eq)
 		return -FI_ENOMEM;
@@ -202,11 +228,20 @@ int uet_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	uet_list_init(&eq->events);
 	atomic_init(&eq->ref, 0);
 	eq->fab = fab;
-	atomic_fetch_add(&fab->ref, 1);
 	eq->eq_fid.fid.fclass = FI_CLASS_EQ;
 	eq->eq_fid.fid.context = context;
 	eq->eq_fid.fid.ops = (struct fi_ops *)&uet_eq_fi_ops;
 	eq->eq_fid.ops = (struct fi_ops_eq *)&uet_eq_ops;
+	/* Last: a wait set may try the EQ as soon as it joins. */
+	ret = uet_wait_obj_init(&eq->wait, &eq->eq_fid.fid, NULL, fab,
+				attr->wait_obj, attr->wait_set);
+	if (ret) {
+		pthread_cond_destroy(&eq->cond);
+		pthread_mutex_destroy(&eq->lock);
+		free(eq);
+		return ret;
+	}
+	atomic_fetch_add(&fab->ref, 1);
 	*eq_fid = &eq->eq_fid;
 	return 0;
 }

@@ -42,8 +42,8 @@ static const struct fi_ops_fabric uet_fabric_ops = {
 	.domain = uet_domain_open,
 	.passive_ep = uet_no_passive_ep,
 	.eq_open = uet_eq_open,
-	.wait_open = uet_no_wait_open,
-	.trywait = uet_no_trywait,
+	.wait_open = uet_wait_open,
+	.trywait = uet_trywait,
 	.domain2 = uet_domain2,
 };
 
