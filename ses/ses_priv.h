@@ -51,6 +51,16 @@
  * new (placed twice, or taking the done bit of the message that reuses
  * its sequence). Older copies pass for new: PDC keeps them from arriving,
  * as it keeps them from arriving from 2^15 ids ago without a prefix.
+ *
+ * All of the target's history of a peer (rx_high, rx_done, the prefix, its
+ * messages still arriving) belongs to one incarnation of its initiator:
+ * the one sending on delivery context rx_pdc (PDS: its PDC to us). A new
+ * PDC is a new incarnation, which numbers its messages afresh: an id on it
+ * says nothing about an id seen on the PDC before (a process that restarts
+ * on the same address starts again at its first id). ses_peer_rx_open
+ * moves the history to the new context; requests still arriving on an
+ * older one are dropped, so nothing of the old incarnation completes,
+ * places or answers anything for the new one.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
 
@@ -63,6 +73,8 @@ struct ses_peer {
 	uint16_t rx_prefix;	/* in place, once rx_prefix_set */
 	bool rx_init;		/* rx_high and rx_done are set up */
 	bool rx_prefix_set;
+	bool rx_pdc_set;	/* rx_pdc is known */
+	uint32_t rx_pdc;	/* the context the history belongs to */
 	uint64_t tx_busy[SES_MSG_WINDOW / 64];
 	uint64_t rx_done[SES_RX_WINDOW / 64];
 	struct ses_list tx_wait;	/* messages waiting for an id */
@@ -327,6 +339,10 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
 /* Whether |id| carries the prefix of |p|; the first one fixes it. */
 bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
 			    uint16_t id);
+/* Whether context |pdc| is the current one of |p|; the first one is. */
+bool ses_rx_pdc_is_current(struct ses_peer *p, uint32_t pdc);
+/* Forgets the id history of |p| (not its context). */
+void ses_rx_history_clear(struct ses_peer *p);
 struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id);
 /* New state for the message of |c| (NULL when out of state). */
 struct ses_rxm *ses_rxm_new(struct ses *s, const struct ses_rx_ctx *c);

@@ -81,6 +81,22 @@ bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
 	return prefix == p->rx_prefix;
 }
 
+bool ses_rx_pdc_is_current(struct ses_peer *p, uint32_t pdc)
+{
+	if (!p->rx_pdc_set) {
+		p->rx_pdc_set = true;
+		p->rx_pdc = pdc;
+	}
+	return pdc == p->rx_pdc;
+}
+
+void ses_rx_history_clear(struct ses_peer *p)
+{
+	p->rx_init = false;
+	p->rx_prefix_set = false;
+	memset(p->rx_done, 0, sizeof(p->rx_done));
+}
+
 static uint64_t ses_rxm_key(uint32_t pidx, uint16_t id)
 {
 	return (uint64_t)pidx << 16 | id;

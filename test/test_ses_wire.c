@@ -117,6 +117,8 @@ static int t_tx(void *ctx, const struct ses_pkt *pkt)
 		w->tx_budget--;
 	p.is_req = pkt->next_hdr >= UET_PDS_NEXT_HDR_REQUEST_SMALL &&
 		   pkt->next_hdr <= UET_PDS_NEXT_HDR_REQUEST_STD;
+	/* Responses sent apart ride our own PDC, not the one they answer. */
+	p.pdc = p.is_req ? n->pdc : 0;
 	p.seq = w->next_seq++;
 	p.len = pkt->hdr_len + pkt->pay_len;
 	p.buf = malloc(p.len);
@@ -235,8 +237,16 @@ void t_node_init(struct t_wire *w, struct t_node *n, uint32_t id,
 
 void t_node_fini(struct t_node *n)
 {
+	struct t_wire *w = n->w;
+	unsigned i, k = 0;
+
 	ses_destroy(n->s);
 	n->s = NULL;
+	for (i = 0; w && i < w->n; i++)
+		if (w->nodes[i] != n)
+			w->nodes[k++] = w->nodes[i];
+	if (w)
+		w->n = k;
 }
 
 static struct t_node *t_node_find(struct t_wire *w, uint32_t id)
@@ -315,18 +325,47 @@ static void t_requeue(struct t_wire *w, const struct t_pkt *p)
 	free(later);
 }
 
+/*
+ * As PDC's SYN: a request on a context newer than any |dst| has seen from
+ * its sender opens it at |dst|.
+ */
+static void t_pdc_open(struct t_node *dst, const struct t_pkt *p)
+{
+	unsigned i;
+
+	if (!p->pdc)
+		return;
+	for (i = 0; i < dst->pdc_open_cnt; i++)
+		if (dst->pdc_open_peer[i] == p->src)
+			break;
+	if (i == dst->pdc_open_cnt) {
+		cr_assert_lt(i, T_MAX_NODES);
+		dst->pdc_open_peer[i] = p->src;
+		dst->pdc_open_cnt++;
+	} else if (p->pdc <= dst->pdc_open[i]) {
+		return;
+	}
+	dst->pdc_open[i] = p->pdc;
+	cr_assert_eq(ses_peer_rx_open(dst->s, p->src, p->pdc), 0);
+}
+
 void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 {
 	struct t_node *dst = t_node_find(w, p->dst);
 	struct ses_rx_pkt rx = { .peer = p->src, .next_hdr = p->next_hdr,
 				 .buf = p->buf, .len = p->len,
-				 .now_ns = w->now_ns };
-	struct t_pkt a = { .src = p->dst, .dst = p->src,
+				 .now_ns = w->now_ns, .pdc = p->pdc };
+	struct t_pkt a = { .src = p->dst, .dst = p->src, .pdc = p->pdc,
 			   .next_hdr = UET_PDS_NEXT_HDR_RESPONSE };
 	uint8_t rsp[UET_SES_RSP_LEN];
 	ssize_t n;
 
 	if (!p->is_req) {
+		/* An ACK for a PDC its node no longer has goes nowhere. */
+		if (p->pdc && p->pdc != dst->pdc) {
+			w->stale_acks++;
+			return;
+		}
 		ses_rx_rsp(dst->s, &rx);
 		return;
 	}
@@ -334,6 +373,7 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 		w->copies_late++;
 		return;
 	}
+	t_pdc_open(dst, p);
 	n = ses_rx_req(dst->s, &rx, rsp, sizeof(rsp));
 	if (n == -EAGAIN) {
 		/* Not taken (NACK): the sender's PDC tries again later. */
@@ -341,7 +381,8 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 		t_requeue(w, p);
 		return;
 	}
-	if (n < 0 || t_answered(w, p->seq))
+	/* 0: nothing to answer (a stale context's) */
+	if (n <= 0 || t_answered(w, p->seq))
 		return;
 	a.seq = w->next_seq++;
 	a.len = (size_t)n;
