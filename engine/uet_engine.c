@@ -310,7 +310,8 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		"%llu (no frame %llu); pdc req %llu retx %llu ack %llu nack "
 		"%llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
 		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
-		"%llu rejected %llu stale rsp %llu ux_full %llu\n",
+		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
+		"%llu\n",
 		e->ep_index, (unsigned long long)st.rx_frames,
 		(unsigned long long)st.rx_bad,
 		(unsigned long long)st.rx_not_uet,
@@ -333,6 +334,7 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		(unsigned long long)st.ses.rx_malformed,
 		(unsigned long long)st.ses.rx_rejected,
 		(unsigned long long)st.ses.rx_stale_rsps,
+		(unsigned long long)st.ses.rx_stale_reqs,
 		(unsigned long long)st.ses.rx_ux_full);
 }
 
