@@ -136,3 +136,14 @@ E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/libuet-fi.so $(B)/uetd
 # The device service's JobID policy file (issue 12).
 E2E_TESTS	+= test/e2e_policy.sh
 E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
+
+# Returning clients (issue 13, plain libfabric): one server stays up while
+# client processes come and go on the same address and endpoint index;
+# each new one must start clean (writes, reads and sends all its own).
+$(B)/fi_return_check: $(B)/test/fi_return_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_return_check
+E2E_TESTS	+= test/e2e_returning.sh
+E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl
