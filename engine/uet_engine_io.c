@@ -204,16 +204,6 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
 	} else if (ev->type == PDC_EV_PEER_RESTART && ev->peer < e->npeers) {
 		e->peers[ev->peer].epoch++;
 		ses_peer_reset(e->ses, ev->peer);
-	} else if (ev->type == PDC_EV_ESTABLISHED && !ev->is_initiator) {
-		/*
-		 * A SYN opened a PDC from the peer: a new incarnation of its
-		 * initiator (a process that came back on the same address and
-		 * endpoint index numbers its messages from the start again).
-		 * Its message_ids are judged on this PDC alone, and what is
-		 * still arriving on an older one is dropped. Without room for
-		 * the peer, its first request opens it instead.
-		 */
-		ses_peer_rx_open(e->ses, ev->peer, ev->pdcid);
 	}
 }
 
@@ -265,9 +255,16 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 			   struct pdc_resp *resp)
 {
 	struct uet_engine *e = ctx;
+	/*
+	 * The PDC's place in the order PDCs opened: a request on a later one
+	 * than the peer's so far is a new incarnation of its initiator (a
+	 * process that came back on the same address and endpoint index
+	 * numbers its messages from the start again), judged afresh by SES.
+	 */
 	struct ses_rx_pkt in = {
-		.peer = pkt->peer, .pdc = pkt->pdcid, .next_hdr = pkt->next_hdr,
-		.buf = pkt->buf, .len = pkt->len, .now_ns = e->now_ns,
+		.peer = pkt->peer, .pdc = pkt->open_seq,
+		.next_hdr = pkt->next_hdr, .buf = pkt->buf, .len = pkt->len,
+		.now_ns = e->now_ns,
 	};
 	ssize_t n;
 

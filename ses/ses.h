@@ -135,10 +135,20 @@ struct ses_pkt {
 };
 
 /*
- * A received SES packet: next_hdr + SES header + payload, from |peer|. A
- * request also names the lower layer's delivery context it came on (|pdc|:
- * PDS's target PDC), which scopes its message_id (ses_peer_rx_open); 0 for
- * a lower layer without contexts.
+ * A received SES packet: next_hdr + SES header + payload, from |peer|.
+ *
+ * A request also names the lower layer's delivery context it came on
+ * (|pdc|: PDS's target PDC), numbered in the order the contexts opened (a
+ * later one has a larger number, modulo 2^32); 0 for a lower layer without
+ * contexts. A peer's message_ids belong to the context they come on: the
+ * first request on a later context than the peer's requests so far is a
+ * new incarnation of its initiator (a process that came back on the same
+ * address numbers its messages from the start again). SES then judges its
+ * ids against a new history, drops the peer's messages still arriving on
+ * the context before (their receives complete with -ECONNRESET; complete
+ * unexpected ones stay for a receive), and from then on drops requests on
+ * earlier contexts unanswered (rx_stale_reqs): nothing of an old
+ * incarnation places, answers or completes anything for the new one.
  */
 struct ses_rx_pkt {
 	uint32_t peer;
@@ -258,7 +268,7 @@ struct ses_stats {
 	uint64_t rx_rejected;	/* answered with an error code */
 	uint64_t rx_stale_rsps;	/* responses for no outstanding message */
 	uint64_t rx_stale_reqs;	/* requests on a context of a peer's earlier
-				 * incarnation: dropped (ses_peer_rx_open) */
+				 * incarnation: dropped (ses_rx_pkt) */
 	uint64_t rx_timeouts;	/* partial messages dropped when idle */
 	uint64_t rx_ux_full;	/* sends not taken: no receive, no room */
 	uint64_t gen_retries;	/* RC_BAD_GENERATION retries */
@@ -293,7 +303,7 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre);
  * it (design section 4), places it, matches it, and writes the response
  * header to send back (next_hdr RESPONSE) into |rsp| (|rsp_len| >=
  * UET_SES_RSP_LEN). Returns the response length; 0 for a request on a
- * stale context (counted, not answered: ses_peer_rx_open); -EBADMSG or
+ * stale context (counted, not answered: ses_rx_pkt); -EBADMSG or
  * -EPROTONOSUPPORT when the packet does not parse (counted, not
  * answered); -EAGAIN when out of target state, or for a send that no
  * receive takes and the unexpected queue has no room for (NACK
@@ -325,21 +335,6 @@ int ses_progress(struct ses *s, uint64_t now_ns);
 int ses_peer_fail(struct ses *s, uint32_t peer, int status);
 /* As ses_peer_fail(-ECONNRESET), and forgets the id history: a new peer. */
 int ses_peer_reset(struct ses *s, uint32_t peer);
-
-/*
- * |peer| opened delivery context |pdc| to us (PDS: a SYN opened a target
- * PDC): a new incarnation of its initiator, whose message_ids start afresh,
- * so the ids it sends on |pdc| are judged against a new history, never
- * against what an earlier incarnation left. Its messages still arriving on
- * the context before are dropped (their receives complete with
- * -ECONNRESET); complete unexpected ones stay for a receive to take. From
- * now on requests on any other context of |peer| are stale: ses_rx_req
- * drops them unanswered (rx_stale_reqs). Without a call, the first context
- * a peer's requests come on is its current one. Call it before the
- * context's first request; again for the current context it does nothing.
- * Returns 0, or -EAGAIN when there is no room for the peer.
- */
-int ses_peer_rx_open(struct ses *s, uint32_t peer, uint32_t pdc);
 
 /* Copies the payload of |pkt| to |dst| (pkt->pay_len bytes); returns it. */
 size_t ses_pkt_payload_copy(const struct ses_pkt *pkt, void *dst);

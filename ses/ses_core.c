@@ -392,44 +392,11 @@ int ses_peer_reset(struct ses *s, uint32_t peer)
 	p->tx_next = 1;
 	p->tx_base = 1;
 	/*
-	 * The context stays: a new incarnation comes on a new one, which the
-	 * lower layer opens, and a late request of the old one must not be
-	 * taken for it meanwhile.
+	 * The context stays: a new incarnation comes on a later one, and a
+	 * late request of the old one must not be taken for it meanwhile.
 	 */
 	ses_rx_history_clear(p);
 	ses_msg_wait_kick(s, p);
-	return 0;
-}
-
-/* Drops the messages of peer index |pidx| still arriving. */
-static void ses_peer_drop_arriving(struct ses *s, uint32_t pidx)
-{
-	for (uint32_t i = 0; i < s->rxms.cap; i++) {
-		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
-
-		if ((m->flags & SES_RXM_F_INMAP) && m->peer == pidx)
-			ses_rxm_abort(s, m, -ECONNRESET, UET_SES_RC_NULL);
-	}
-}
-
-/*
- * Only messages still arriving go: their other packets come on the old
- * context, which is dropped from now on. Complete ones are the
- * application's (unexpected), and a live initiator that merely reopened
- * its PDC may still wait for their deferred responses or pulls.
- */
-int ses_peer_rx_open(struct ses *s, uint32_t peer, uint32_t pdc)
-{
-	struct ses_peer *p = ses_peer_get(s, peer);
-
-	if (!p)
-		return -EAGAIN;
-	if (p->rx_pdc_set && p->rx_pdc == pdc)
-		return 0;
-	p->rx_pdc_set = true;
-	p->rx_pdc = pdc;
-	ses_peer_drop_arriving(s, ses_pool_idx(&s->peers, p));
-	ses_rx_history_clear(p);
 	return 0;
 }
 

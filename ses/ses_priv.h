@@ -54,13 +54,19 @@
  *
  * All of the target's history of a peer (rx_high, rx_done, the prefix, its
  * messages still arriving) belongs to one incarnation of its initiator:
- * the one sending on delivery context rx_pdc (PDS: its PDC to us). A new
- * PDC is a new incarnation, which numbers its messages afresh: an id on it
- * says nothing about an id seen on the PDC before (a process that restarts
- * on the same address starts again at its first id). ses_peer_rx_open
- * moves the history to the new context; requests still arriving on an
- * older one are dropped, so nothing of the old incarnation completes,
- * places or answers anything for the new one.
+ * the one sending on delivery context rx_pdc (PDS: its PDC to us). A
+ * request on a later PDC is a new incarnation, which numbers its messages
+ * afresh: an id on it says nothing about an id seen on the PDC before (a
+ * process that restarts on the same address starts again at its first
+ * id). The history moves to the new context; requests still arriving on
+ * an older one are dropped, so nothing of the old incarnation completes,
+ * places or answers anything for the new one (ses.h, ses_rx_pkt).
+ *
+ * A later PDC that carries no request changes nothing: one local peer may
+ * hear from two of the remote's peers (the engine's peers of one remote
+ * endpoint, uet_engine_priv.h), one sending requests, the other only
+ * responses. A live initiator that reopens its PDC after an idle close
+ * had every request of the old one answered, so none is dropped.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
 
@@ -339,8 +345,12 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
 /* Whether |id| carries the prefix of |p|; the first one fixes it. */
 bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
 			    uint16_t id);
-/* Whether context |pdc| is the current one of |p|; the first one is. */
-bool ses_rx_pdc_is_current(struct ses_peer *p, uint32_t pdc);
+/*
+ * Whether a request on context |pdc| belongs to the current incarnation of
+ * |p|. A later context than the current one becomes it (the first one
+ * too), starting afresh; an earlier one is stale.
+ */
+bool ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc);
 /* Forgets the id history of |p| (not its context). */
 void ses_rx_history_clear(struct ses_peer *p);
 struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id);

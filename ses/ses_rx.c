@@ -359,7 +359,7 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	if (!c.peer)
 		return -EAGAIN;
 	/* An earlier incarnation's: it must not touch the current history. */
-	if (!ses_rx_pdc_is_current(c.peer, pkt->pdc)) {
+	if (!ses_rx_pdc_take(s, c.peer, pkt->pdc)) {
 		s->st.rx_stale_reqs++;
 		return 0;
 	}

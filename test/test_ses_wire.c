@@ -325,30 +325,6 @@ static void t_requeue(struct t_wire *w, const struct t_pkt *p)
 	free(later);
 }
 
-/*
- * As PDC's SYN: a request on a context newer than any |dst| has seen from
- * its sender opens it at |dst|.
- */
-static void t_pdc_open(struct t_node *dst, const struct t_pkt *p)
-{
-	unsigned i;
-
-	if (!p->pdc)
-		return;
-	for (i = 0; i < dst->pdc_open_cnt; i++)
-		if (dst->pdc_open_peer[i] == p->src)
-			break;
-	if (i == dst->pdc_open_cnt) {
-		cr_assert_lt(i, T_MAX_NODES);
-		dst->pdc_open_peer[i] = p->src;
-		dst->pdc_open_cnt++;
-	} else if (p->pdc <= dst->pdc_open[i]) {
-		return;
-	}
-	dst->pdc_open[i] = p->pdc;
-	cr_assert_eq(ses_peer_rx_open(dst->s, p->src, p->pdc), 0);
-}
-
 void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 {
 	struct t_node *dst = t_node_find(w, p->dst);
@@ -373,7 +349,6 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 		w->copies_late++;
 		return;
 	}
-	t_pdc_open(dst, p);
 	n = ses_rx_req(dst->s, &rx, rsp, sizeof(rsp));
 	if (n == -EAGAIN) {
 		/* Not taken (NACK): the sender's PDC tries again later. */

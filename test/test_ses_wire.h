@@ -32,16 +32,12 @@ struct t_node {
 	uint32_t id;			/* its peer id */
 	struct t_wire *w;
 	/*
-	 * The context its requests ride, as PDC's: 0 for none. Contexts
-	 * grow with each incarnation of a peer id; a request on one newer
-	 * than its target has seen from the sender opens it there (a SYN:
-	 * ses_peer_rx_open), and an answer riding one (an ACK) reaches the
-	 * node only while it is still the node's own.
+	 * The context its requests ride, as PDC's: 0 for none. Give each
+	 * incarnation of a peer id a larger one (PDCs numbered as they
+	 * open, ses_rx_pkt); an answer riding one (an ACK) reaches the node
+	 * only while it is still the node's own.
 	 */
 	uint32_t pdc;
-	uint32_t pdc_open_peer[T_MAX_NODES];	/* seen here: peer id, */
-	uint32_t pdc_open[T_MAX_NODES];		/* its newest context */
-	unsigned pdc_open_cnt;
 	struct ses_config cfg;
 	struct t_tx_rec tx[T_MAX_CPL];	/* completions, in order */
 	unsigned tx_cnt;

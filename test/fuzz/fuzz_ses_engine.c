@@ -2,9 +2,9 @@
 /*
  * libFuzzer target for the SES engine as a target: random sequences of
  * request packets (raw, or built from input fields so that most get past
- * parsing) from three peers on three contexts each, responses, receive
- * operations, refused tx, time passing, and peers that fail, restart or
- * open a new context.
+ * parsing) from three peers on three contexts (PDCs) each, responses,
+ * receive operations, refused tx, time passing, and peers that fail or
+ * restart.
  * After every step it checks that no byte of the arena outside the
  * registered regions and posted receives changed, that the read-only
  * region never changed, and that every payload sent out was read from a
@@ -347,11 +347,9 @@ static void f_step(struct ses *s, struct f_in *in, uint64_t *now)
 		f_tx_refuse = op >> 5;
 		ses_progress(s, *now);
 		break;
-	default:	/* a peer fails, restarts or opens a new context */
+	default:	/* a peer fails or restarts */
 		if (op & 0x80)
 			ses_peer_reset(s, rx.peer);
-		else if (op & 0x40)
-			ses_peer_rx_open(s, rx.peer, rx.pdc);
 		else
 			ses_peer_fail(s, rx.peer, -EIO);
 		break;
