@@ -238,6 +238,15 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	cfg.msg_id_prefix_bits = UET_FEP_EP_BITS;
 	/* Receives take any length; unexpected bytes are bounded apart. */
 	cfg.max_msg_len = UINT32_MAX;
+	/*
+	 * Our ids start somewhere else than those of the process that had
+	 * our address and endpoint index before us (ses.h): late answers
+	 * meant for it do not meet our messages.
+	 */
+	if (getrandom(&cfg.msg_id_seed, sizeof(cfg.msg_id_seed), 0) !=
+	    sizeof(cfg.msg_id_seed))
+		cfg.msg_id_seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
+	cfg.msg_id_seed |= 1;	/* 0 would mean "start at 1" */
 	e->ses_ops = ops;
 	e->ses = ses_create(&cfg, &e->ses_ops, e);
 	return e->ses ? 0 : -errno;

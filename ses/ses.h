@@ -246,15 +246,27 @@ struct ses_config {
 	 * With msg_id_prefix_bits = n > 0 (at most 8), every message_id this
 	 * engine allocates as initiator is msg_id_prefix << (16 - n) | seq
 	 * (msg_id_prefix < 2^n), so that a shared interface can steer the
-	 * responses by it (include/uet_fep.h). seq counts per peer from 1 in
-	 * the low 16 - n bits and wraps there; at most SES_MSG_WINDOW and
-	 * 2^(14 - n) ids are in flight to one peer. As a target, the engine
-	 * takes every peer to use the same n: the high bits of a peer's first
-	 * request fix its prefix, and a request under another prefix is
-	 * malformed. 0 bits (the default): ids use all 16 bits.
+	 * responses by it (include/uet_fep.h). seq counts per peer from its
+	 * start (msg_id_seed) in the low 16 - n bits and wraps there; at
+	 * most SES_MSG_WINDOW and 2^(14 - n) ids are in flight to one peer.
+	 * As a target, the engine takes every peer to use the same n: the
+	 * high bits of a peer's first request fix its prefix, and a request
+	 * under another prefix is malformed. 0 bits (the default): ids use
+	 * all 16 bits.
 	 */
 	uint16_t msg_id_prefix;
 	uint8_t msg_id_prefix_bits;
+	/*
+	 * Where the sequence to each peer starts: 0 (the default) starts
+	 * every one at 1, as the seed numbers messages; otherwise at a place
+	 * drawn from this seed, for each new peer and after ses_peer_reset,
+	 * as TCP picks initial sequence numbers: an answer still on its way
+	 * to an earlier process on our address and endpoint index (a target
+	 * can tell a new process from an old one only by its new PDC, and
+	 * answers some messages later on a PDC of its own) is then unlikely
+	 * to name a message of ours in flight. Seed it from getrandom().
+	 */
+	uint64_t msg_id_seed;
 };
 
 /* Counters; ses reports through them instead of logging. */

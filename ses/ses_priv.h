@@ -241,6 +241,7 @@ struct ses {
 
 	uint16_t id_prefix;		/* cfg.msg_id_prefix in place */
 	uint16_t id_seq_mask;		/* the sequence bits of an id */
+	uint64_t id_rng;		/* cfg.msg_id_seed, as drawn from */
 	uint32_t msg_window;		/* sequences in flight to one peer */
 	uint32_t rx_check;		/* sequences a done bit remembers */
 

@@ -59,11 +59,12 @@ static void t_fill(uint8_t *p, size_t len, unsigned inc, unsigned i)
 		p[k] = (uint8_t)(k * 7 + i * 31 + inc * 101 + 1);
 }
 
-static void t_initiator(uint32_t pdc)
+static void t_initiator_seeded(uint32_t pdc, uint64_t seed)
 {
 	struct ses_config cfg;
 
 	ses_config_init(&cfg);
+	cfg.msg_id_seed = seed;
 	cfg.payload_mtu = T_MTU;
 	cfg.job_id = T_JOB;
 	cfg.pid_on_fep = T_PID_A;
@@ -72,6 +73,12 @@ static void t_initiator(uint32_t pdc)
 	cfg.msg_id_prefix_bits = UET_FEP_EP_BITS;
 	t_node_init(&w, &a, T_ID_A, &cfg);
 	a.pdc = pdc;
+}
+
+/* Ids from 1, as the seed numbers them. */
+static void t_initiator(uint32_t pdc)
+{
+	t_initiator_seeded(pdc, 0);
 }
 
 static void t_setup(void)
@@ -305,4 +312,64 @@ Test(ses_returning, late_copies_of_the_old_one_do_nothing)
 	t_pkt_free(&done3);
 	t_pkt_free(&same);
 	t_pkt_free(&part);
+}
+
+/* The sequence of the |k|-th request with som the log holds. */
+static unsigned t_logged_seq(unsigned k)
+{
+	for (size_t i = 0; i < w.log_cnt; i++) {
+		struct ses_std_hdr h;
+
+		if (!w.log[i].is_req ||
+		    ses_std_hdr_decode(&h, w.log[i].buf, w.log[i].len) < 0 ||
+		    !h.f.som || k--)
+			continue;
+		cr_assert_eq(UET_FEP_ID_EP(h.message_id), T_PFX_A);
+		return h.message_id & ((1u << UET_FEP_ID_SHIFT) - 1);
+	}
+	cr_assert_fail("no request %u in the log", k);
+	return 0;
+}
+
+/*
+ * With msg_id_seed, sequences start elsewhere for every incarnation and
+ * every reset (so late answers meant for an earlier process are unlikely
+ * to meet a message in flight), and count on from there; the target takes
+ * any start.
+ */
+Test(ses_returning, seeded_ids_start_elsewhere)
+{
+	const unsigned mask = (1u << UET_FEP_ID_SHIFT) - 1;
+	unsigned first, again, reset;
+
+	t_node_fini(&a);
+	t_initiator_seeded(1, 0x5eed0001);
+	w.capture = true;
+	for (unsigned i = 0; i < 3; i++)
+		t_write(1, i);
+	t_wire_run(&w, 100000);
+	t_all_ok(3);
+	first = t_logged_seq(0);
+	cr_assert_neq(first, 1);
+	cr_assert_eq(t_logged_seq(1), (first + 1) & mask);
+	cr_assert_eq(t_logged_seq(2), (first + 2) & mask);
+
+	t_node_fini(&a);
+	t_initiator_seeded(2, 0x5eed0002);
+	t_write(2, 0);
+	t_wire_run(&w, 100000);
+	t_all_ok(1);
+	again = t_logged_seq(3);
+	cr_assert_neq(again, first);
+	t_slot_holds(2, 0);
+
+	cr_assert_eq(ses_peer_reset(a.s, T_ID_B), 0);
+	cr_assert_eq(ses_peer_reset(b.s, T_ID_A), 0);
+	t_write(2, 1);
+	t_wire_run(&w, 100000);
+	t_all_ok(2);
+	reset = t_logged_seq(4);
+	cr_assert_neq(reset, (again + 1) & mask);
+	cr_assert_neq(reset, 0);
+	t_slot_holds(2, 1);
 }
