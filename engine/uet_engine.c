@@ -243,6 +243,15 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	cfg.msg_id_prefix_bits = UET_FEP_EP_BITS;
 	/* Receives take any length; unexpected bytes are bounded apart. */
 	cfg.max_msg_len = UINT32_MAX;
+	/*
+	 * Our ids start somewhere else than those of the process that had
+	 * our address and endpoint index before us (ses.h): late answers
+	 * meant for it do not meet our messages.
+	 */
+	if (getrandom(&cfg.msg_id_seed, sizeof(cfg.msg_id_seed), 0) !=
+	    sizeof(cfg.msg_id_seed))
+		cfg.msg_id_seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
+	cfg.msg_id_seed |= 1;	/* 0 would mean "start at 1" */
 	e->ses_ops = ops;
 	e->ses = ses_create(&cfg, &e->ses_ops, e);
 	return e->ses ? 0 : -errno;
@@ -315,7 +324,8 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		"%llu (no frame %llu); pdc req %llu retx %llu ack %llu nack "
 		"%llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
 		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
-		"%llu rejected %llu stale rsp %llu ux_full %llu\n",
+		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
+		"%llu\n",
 		e->ep_index, (unsigned long long)st.rx_frames,
 		(unsigned long long)st.rx_bad,
 		(unsigned long long)st.rx_not_uet,
@@ -338,6 +348,7 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		(unsigned long long)st.ses.rx_malformed,
 		(unsigned long long)st.ses.rx_rejected,
 		(unsigned long long)st.ses.rx_stale_rsps,
+		(unsigned long long)st.ses.rx_stale_reqs,
 		(unsigned long long)st.ses.rx_ux_full);
 }
 

@@ -255,9 +255,16 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 			   struct pdc_resp *resp)
 {
 	struct uet_engine *e = ctx;
+	/*
+	 * The PDC's place in the order PDCs opened: a request on a later one
+	 * than the peer's so far is a new incarnation of its initiator (a
+	 * process that came back on the same address and endpoint index
+	 * numbers its messages from the start again), judged afresh by SES.
+	 */
 	struct ses_rx_pkt in = {
-		.peer = pkt->peer, .next_hdr = pkt->next_hdr,
-		.buf = pkt->buf, .len = pkt->len, .now_ns = e->now_ns,
+		.peer = pkt->peer, .pdc = pkt->open_seq,
+		.next_hdr = pkt->next_hdr, .buf = pkt->buf, .len = pkt->len,
+		.now_ns = e->now_ns,
 	};
 	ssize_t n;
 

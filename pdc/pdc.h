@@ -89,6 +89,12 @@ struct pdc_cfg {
 struct pdc_rx_pkt {
 	uint32_t peer;
 	uint16_t pdcid;		/* the target PDC's local id; 0 for UUD */
+	/*
+	 * The manager's target PDCs numbered as they open, from 1 (modulo
+	 * 2^32, never 0): of two PDCs from one peer, the later one has the
+	 * larger number, whatever order their packets arrive in. 0 for UUD.
+	 */
+	uint32_t open_seq;
 	uint8_t mode;		/* enum pdc_mode */
 	uint8_t next_hdr;	/* enum uet_pds_next_hdr: the SES header */
 	uint32_t psn;		/* 0 for UUD */

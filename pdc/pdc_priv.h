@@ -92,6 +92,7 @@ struct pdc_tgt {
 	uint32_t due_head, due_tail;	/* responses waiting for an ACK */
 	uint8_t close_req_cnt;	/* CLOSE_REQs sent while idle */
 	bool ack_now, ecn, retx, close_seen, closed_in_err, close_req;
+	uint32_t open_seq;	/* pdc_rx_pkt.open_seq */
 	uint64_t *bits;		/* PSNs past cack that arrived */
 };
 
@@ -141,6 +142,7 @@ struct pdc_mgr {
 	void *ctx;
 	uint64_t rng;
 	uint32_t last_start_psn;
+	uint32_t tgt_opens;	/* the last target PDC's open_seq */
 	uint32_t id_bits;	/* slot bits of a PDCID: log2(max_pdcs) */
 	uint32_t gen_bits;	/* generation bits, between slot and prefix */
 	uint16_t id_prefix;	/* cfg.pdcid_prefix in place in a PDCID */

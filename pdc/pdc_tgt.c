@@ -58,6 +58,9 @@ static struct pdc *pdc_tgt_open(struct pdc_mgr *mgr, uint32_t peer,
 	tgt->cack_psn = tgt->last_psn = start_psn - 1;
 	tgt->clear_psn = start_psn;
 	tgt->last_rx_ns = now_ns;
+	if (!++mgr->tgt_opens)
+		mgr->tgt_opens++;	/* 0 is UUD's */
+	tgt->open_seq = mgr->tgt_opens;
 	pdc_emit(mgr, pdc, PDC_EV_ESTABLISHED, 0);
 	return pdc;
 }
@@ -156,6 +159,7 @@ static bool pdc_tgt_deliver(struct pdc_mgr *mgr, struct pdc *pdc,
 	struct pdc_rx_pkt pkt = {
 		.peer = pdc->peer,
 		.pdcid = pdc->id,
+		.open_seq = pdc->tgt.open_seq,
 		.mode = pdc->mode,
 		.next_hdr = in->next_hdr,
 		.psn = in->psn,

@@ -134,9 +134,25 @@ struct ses_pkt {
 	uint64_t msg_ref;	/* SES_PAY_MSG: for ses_pkt_payload_live */
 };
 
-/* A received SES packet: next_hdr + SES header + payload, from |peer|. */
+/*
+ * A received SES packet: next_hdr + SES header + payload, from |peer|.
+ *
+ * A request also names the lower layer's delivery context it came on
+ * (|pdc|: PDS's target PDC), numbered in the order the contexts opened (a
+ * later one has a larger number, modulo 2^32); 0 for a lower layer without
+ * contexts. A peer's message_ids belong to the context they come on: the
+ * first request on a later context than the peer's requests so far is a
+ * new incarnation of its initiator (a process that came back on the same
+ * address numbers its messages from the start again). SES then judges its
+ * ids against a new history, drops the peer's messages still arriving on
+ * the context before (their receives complete with -ECONNRESET; complete
+ * unexpected ones stay for a receive), and from then on drops requests on
+ * earlier contexts unanswered (rx_stale_reqs): nothing of an old
+ * incarnation places, answers or completes anything for the new one.
+ */
 struct ses_rx_pkt {
 	uint32_t peer;
+	uint32_t pdc;
 	uint8_t next_hdr;
 	const uint8_t *buf;
 	size_t len;
@@ -230,15 +246,27 @@ struct ses_config {
 	 * With msg_id_prefix_bits = n > 0 (at most 8), every message_id this
 	 * engine allocates as initiator is msg_id_prefix << (16 - n) | seq
 	 * (msg_id_prefix < 2^n), so that a shared interface can steer the
-	 * responses by it (include/uet_fep.h). seq counts per peer from 1 in
-	 * the low 16 - n bits and wraps there; at most SES_MSG_WINDOW and
-	 * 2^(14 - n) ids are in flight to one peer. As a target, the engine
-	 * takes every peer to use the same n: the high bits of a peer's first
-	 * request fix its prefix, and a request under another prefix is
-	 * malformed. 0 bits (the default): ids use all 16 bits.
+	 * responses by it (include/uet_fep.h). seq counts per peer from its
+	 * start (msg_id_seed) in the low 16 - n bits and wraps there; at
+	 * most SES_MSG_WINDOW and 2^(14 - n) ids are in flight to one peer.
+	 * As a target, the engine takes every peer to use the same n: the
+	 * high bits of a peer's first request fix its prefix, and a request
+	 * under another prefix is malformed. 0 bits (the default): ids use
+	 * all 16 bits.
 	 */
 	uint16_t msg_id_prefix;
 	uint8_t msg_id_prefix_bits;
+	/*
+	 * Where the sequence to each peer starts: 0 (the default) starts
+	 * every one at 1, as the seed numbers messages; otherwise at a place
+	 * drawn from this seed, for each new peer and after ses_peer_reset,
+	 * as TCP picks initial sequence numbers: an answer still on its way
+	 * to an earlier process on our address and endpoint index (a target
+	 * can tell a new process from an old one only by its new PDC, and
+	 * answers some messages later on a PDC of its own) is then unlikely
+	 * to name a message of ours in flight. Seed it from getrandom().
+	 */
+	uint64_t msg_id_seed;
 };
 
 /* Counters; ses reports through them instead of logging. */
@@ -251,6 +279,8 @@ struct ses_stats {
 	uint64_t rx_dups;	/* request packets already placed */
 	uint64_t rx_rejected;	/* answered with an error code */
 	uint64_t rx_stale_rsps;	/* responses for no outstanding message */
+	uint64_t rx_stale_reqs;	/* requests on a context of a peer's earlier
+				 * incarnation: dropped (ses_rx_pkt) */
 	uint64_t rx_timeouts;	/* partial messages dropped when idle */
 	uint64_t rx_ux_full;	/* sends not taken: no receive, no room */
 	uint64_t gen_retries;	/* RC_BAD_GENERATION retries */
@@ -284,7 +314,8 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre);
  * Handles one request packet (next_hdr REQUEST_STD) as the target: checks
  * it (design section 4), places it, matches it, and writes the response
  * header to send back (next_hdr RESPONSE) into |rsp| (|rsp_len| >=
- * UET_SES_RSP_LEN). Returns the response length; -EBADMSG or
+ * UET_SES_RSP_LEN). Returns the response length; 0 for a request on a
+ * stale context (counted, not answered: ses_rx_pkt); -EBADMSG or
  * -EPROTONOSUPPORT when the packet does not parse (counted, not
  * answered); -EAGAIN when out of target state, or for a send that no
  * receive takes and the unexpected queue has no room for (NACK

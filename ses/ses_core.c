@@ -65,6 +65,24 @@ static void ses_init_ids(struct ses *s)
 	s->id_seq_mask = (uint16_t)((1u << seq_bits) - 1);
 	s->msg_window = ses_min(SES_MSG_WINDOW, 1u << (seq_bits - 2));
 	s->rx_check = ses_min(SES_RX_WINDOW, 1u << (seq_bits - 1));
+	s->id_rng = s->cfg.msg_id_seed;
+}
+
+/*
+ * The first sequence to a new (or reset) peer: 1 without a seed, as the
+ * seed numbers messages; else one drawn from it (splitmix64), never 0.
+ */
+static uint16_t ses_first_seq(struct ses *s)
+{
+	uint64_t z;
+
+	if (!s->cfg.msg_id_seed)
+		return 1;
+	z = (s->id_rng += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return (uint16_t)(1 + z % s->id_seq_mask);
 }
 
 static int ses_init_state(struct ses *s)
@@ -204,9 +222,7 @@ struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
 		return NULL;
 	}
 	p->id = id;
-	/* The seed numbers the first message 1. */
-	p->tx_next = 1;
-	p->tx_base = 1;
+	p->tx_next = p->tx_base = ses_first_seq(s);
 	ses_list_init(&p->tx_wait);
 	s->last_peer = p;
 	return p;
@@ -389,11 +405,12 @@ int ses_peer_reset(struct ses *s, uint32_t peer)
 	if (!p)
 		return -ENOENT;
 	ses_peer_fail_all(s, p, -ECONNRESET);
-	p->tx_next = 1;
-	p->tx_base = 1;
-	p->rx_init = false;
-	p->rx_prefix_set = false;
-	memset(p->rx_done, 0, sizeof(p->rx_done));
+	p->tx_next = p->tx_base = ses_first_seq(s);
+	/*
+	 * The context stays: a new incarnation comes on a later one, and a
+	 * late request of the old one must not be taken for it meanwhile.
+	 */
+	ses_rx_history_clear(p);
 	ses_msg_wait_kick(s, p);
 	return 0;
 }

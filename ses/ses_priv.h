@@ -51,6 +51,22 @@
  * new (placed twice, or taking the done bit of the message that reuses
  * its sequence). Older copies pass for new: PDC keeps them from arriving,
  * as it keeps them from arriving from 2^15 ids ago without a prefix.
+ *
+ * All of the target's history of a peer (rx_high, rx_done, the prefix, its
+ * messages still arriving) belongs to one incarnation of its initiator:
+ * the one sending on delivery context rx_pdc (PDS: its PDC to us). A
+ * request on a later PDC is a new incarnation, which numbers its messages
+ * afresh: an id on it says nothing about an id seen on the PDC before (a
+ * process that restarts on the same address starts again at its first
+ * id). The history moves to the new context; requests still arriving on
+ * an older one are dropped, so nothing of the old incarnation completes,
+ * places or answers anything for the new one (ses.h, ses_rx_pkt).
+ *
+ * A later PDC that carries no request changes nothing: one local peer may
+ * hear from two of the remote's peers (the engine's peers of one remote
+ * endpoint, uet_engine_priv.h), one sending requests, the other only
+ * responses. A live initiator that reopens its PDC after an idle close
+ * had every request of the old one answered, so none is dropped.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
 
@@ -63,6 +79,8 @@ struct ses_peer {
 	uint16_t rx_prefix;	/* in place, once rx_prefix_set */
 	bool rx_init;		/* rx_high and rx_done are set up */
 	bool rx_prefix_set;
+	bool rx_pdc_set;	/* rx_pdc is known */
+	uint32_t rx_pdc;	/* the context the history belongs to */
 	uint64_t tx_busy[SES_MSG_WINDOW / 64];
 	uint64_t rx_done[SES_RX_WINDOW / 64];
 	struct ses_list tx_wait;	/* messages waiting for an id */
@@ -223,6 +241,7 @@ struct ses {
 
 	uint16_t id_prefix;		/* cfg.msg_id_prefix in place */
 	uint16_t id_seq_mask;		/* the sequence bits of an id */
+	uint64_t id_rng;		/* cfg.msg_id_seed, as drawn from */
 	uint32_t msg_window;		/* sequences in flight to one peer */
 	uint32_t rx_check;		/* sequences a done bit remembers */
 
@@ -327,6 +346,14 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
 /* Whether |id| carries the prefix of |p|; the first one fixes it. */
 bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
 			    uint16_t id);
+/*
+ * Whether a request on context |pdc| belongs to the current incarnation of
+ * |p|. A later context than the current one becomes it (the first one
+ * too), starting afresh; an earlier one is stale.
+ */
+bool ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc);
+/* Forgets the id history of |p| (not its context). */
+void ses_rx_history_clear(struct ses_peer *p);
 struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id);
 /* New state for the message of |c| (NULL when out of state). */
 struct ses_rxm *ses_rxm_new(struct ses *s, const struct ses_rx_ctx *c);

@@ -358,6 +358,11 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	c.peer = ses_peer_get(s, pkt->peer);
 	if (!c.peer)
 		return -EAGAIN;
+	/* An earlier incarnation's: it must not touch the current history. */
+	if (!ses_rx_pdc_take(s, c.peer, pkt->pdc)) {
+		s->st.rx_stale_reqs++;
+		return 0;
+	}
 	if (!ses_rx_id_prefix_is_ok(s, c.peer, c.h.message_id)) {
 		s->st.rx_malformed++;
 		return -EBADMSG;

@@ -81,6 +81,46 @@ bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
 	return prefix == p->rx_prefix;
 }
 
+void ses_rx_history_clear(struct ses_peer *p)
+{
+	p->rx_init = false;
+	p->rx_prefix_set = false;
+	memset(p->rx_done, 0, sizeof(p->rx_done));
+}
+
+/*
+ * The messages of |p| still arriving: their other packets come on the old
+ * context, which is dropped from now on. Complete ones stay: they are the
+ * application's (unexpected), and a live initiator that only reopened its
+ * PDC may still wait for their deferred responses or pulls.
+ */
+static void ses_rx_drop_arriving(struct ses *s, const struct ses_peer *p)
+{
+	uint32_t pidx = ses_pool_idx(&s->peers, p);
+
+	for (uint32_t i = 0; i < s->rxms.cap; i++) {
+		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
+
+		if ((m->flags & SES_RXM_F_INMAP) && m->peer == pidx)
+			ses_rxm_abort(s, m, -ECONNRESET, UET_SES_RC_NULL);
+	}
+}
+
+bool ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc)
+{
+	int32_t ahead = (int32_t)(pdc - p->rx_pdc);
+
+	if (p->rx_pdc_set && ahead <= 0)
+		return !ahead;
+	if (p->rx_pdc_set) {
+		ses_rx_drop_arriving(s, p);
+		ses_rx_history_clear(p);
+	}
+	p->rx_pdc_set = true;
+	p->rx_pdc = pdc;
+	return true;
+}
+
 static uint64_t ses_rxm_key(uint32_t pidx, uint16_t id)
 {
 	return (uint64_t)pidx << 16 | id;

@@ -100,9 +100,13 @@ for side in A B; do
 	e2e_in "$side" ip link set "${!ifc}" mtu 9000
 done
 seed_capture "$E2E_TMP/seed.pcap"
-# The seed's first message_id, 1, under the endpoint's index (the first
-# endpoint of a fresh service is index 1): 1 << 10 | 1 (include/uet_fep.h).
-MID=1025
+# The write's message_id: the endpoint's index (the first endpoint of a
+# fresh service is index 1) over a sequence that starts where the engine
+# drew it (ses_config.msg_id_seed), not at the seed's 1 (include/uet_fep.h).
+MID=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.ses.opcode == 1 && uet.ses.som == 1" \
+	-T fields -e uet.ses.message_id | head -n 1)
+[ -n "$MID" ] && [ $(( MID >> 10 )) = 1 ] ||
+	e2e_fail "the write's message_id '$MID' is not under index 1"
 want=$'1\t0\t0\t8192\t16384\t101\t2\t0x000a\t0x00000000000acce5\t1
 0\t1\t8192\t8192\t16384\t101\t2\t0x000a\t0x00000000000acce5\t1'
 got=$(tsh -r "$E2E_TMP/seed.pcap" -Y "uet.ses.opcode == 1 && uet.ses.message_id == $MID" \

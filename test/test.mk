@@ -149,3 +149,14 @@ all: $(B)/fi_exit_target
 E2E_TESTS	+= test/e2e_fi_programs.sh
 E2E_DEPS	+= $(B)/fi_exit_target $(B)/fi_fep_check $(B)/libuet-fi.so \
 		   $(B)/uetd $(B)/uetctl
+
+# Returning clients (issue 13, plain libfabric): one server stays up while
+# client processes come and go on the same address and endpoint index;
+# each new one must start clean (writes, reads and sends all its own).
+$(B)/fi_return_check: $(B)/test/fi_return_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_return_check
+E2E_TESTS	+= test/e2e_returning.sh
+E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl

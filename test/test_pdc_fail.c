@@ -138,7 +138,8 @@ Test(pdc_fail, target_restart_mid_stream)
 /*
  * The initiator crashes with packets still on the wire and comes back with
  * a new seed. Old packets may still reach the old target PDC, never the
- * new one; every new message arrives exactly once.
+ * new one; every new message arrives exactly once; and the new one's PDC
+ * has a later open_seq than the old one's, late packets or not.
  */
 static void t_initiator_restart(uint64_t new_seed, bool same_pdcid)
 {
@@ -163,6 +164,8 @@ static void t_initiator_restart(uint64_t new_seed, bool same_pdcid)
 		cr_expect_leq(b->rx[0][0][0][seq], 1);
 	}
 	cr_expect_eq(b->rx_mix, 0, "a PDC carried both incarnations");
+	/* Every PDC of the new one opened after every PDC of the old one. */
+	cr_expect_gt(b->open_min[0][0][1], b->open_max[0][0][0]);
 	cr_expect_eq(a->resp_bad, 0);
 	pdc_mgr_stats(b->mgr, &st);
 	if (same_pdcid)

@@ -78,6 +78,8 @@ static void t_log_rx(struct t_end *e, const struct pdc_rx_pkt *pkt,
 {
 	uint8_t *pinc = &e->pdcid_inc[e->inc][src][pkt->pdcid];
 	int32_t *last = &e->rx_last[e->inc][src][inc];
+	uint32_t *omin = &e->open_min[e->inc][src][inc];
+	uint32_t *omax = &e->open_max[e->inc][src][inc];
 
 	if (e->rx[e->inc][src][inc][seq]++)
 		e->rx_dup++;
@@ -89,6 +91,10 @@ static void t_log_rx(struct t_end *e, const struct pdc_rx_pkt *pkt,
 	if (*pinc && *pinc != inc + 1)
 		e->rx_mix++;	/* one PDC carried two incarnations */
 	*pinc = (uint8_t)(inc + 1);
+	if (!*omin || pkt->open_seq < *omin)
+		*omin = pkt->open_seq;
+	if (pkt->open_seq > *omax)
+		*omax = pkt->open_seq;
 	if (pkt->mode == PDC_MODE_ROD && (int32_t)seq <= *last)
 		e->rx_order_err++;
 	if ((int32_t)seq > *last)

@@ -60,6 +60,9 @@ struct t_end {
 	uint8_t rx[T_INC][T_ENDS][T_INC][T_MSGS_MAX];
 	int32_t rx_last[T_INC][T_ENDS][T_INC];
 	uint8_t pdcid_inc[T_INC][T_ENDS][65536];	/* src inc + 1 */
+	/* The open_seq of the first and the last PDC that delivered. */
+	uint32_t open_min[T_INC][T_ENDS][T_INC];
+	uint32_t open_max[T_INC][T_ENDS][T_INC];
 	uint32_t rx_cnt, rx_bad, rx_dup, rx_order_err, rx_mix, rx_uud;
 	uint32_t eagain_every;	/* deliver refuses every n-th packet */
 	uint32_t deliver_calls;

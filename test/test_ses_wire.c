@@ -117,6 +117,8 @@ static int t_tx(void *ctx, const struct ses_pkt *pkt)
 		w->tx_budget--;
 	p.is_req = pkt->next_hdr >= UET_PDS_NEXT_HDR_REQUEST_SMALL &&
 		   pkt->next_hdr <= UET_PDS_NEXT_HDR_REQUEST_STD;
+	/* Responses sent apart ride our own PDC, not the one they answer. */
+	p.pdc = p.is_req ? n->pdc : 0;
 	p.seq = w->next_seq++;
 	p.len = pkt->hdr_len + pkt->pay_len;
 	p.buf = malloc(p.len);
@@ -235,8 +237,16 @@ void t_node_init(struct t_wire *w, struct t_node *n, uint32_t id,
 
 void t_node_fini(struct t_node *n)
 {
+	struct t_wire *w = n->w;
+	unsigned i, k = 0;
+
 	ses_destroy(n->s);
 	n->s = NULL;
+	for (i = 0; w && i < w->n; i++)
+		if (w->nodes[i] != n)
+			w->nodes[k++] = w->nodes[i];
+	if (w)
+		w->n = k;
 }
 
 static struct t_node *t_node_find(struct t_wire *w, uint32_t id)
@@ -320,13 +330,18 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 	struct t_node *dst = t_node_find(w, p->dst);
 	struct ses_rx_pkt rx = { .peer = p->src, .next_hdr = p->next_hdr,
 				 .buf = p->buf, .len = p->len,
-				 .now_ns = w->now_ns };
-	struct t_pkt a = { .src = p->dst, .dst = p->src,
+				 .now_ns = w->now_ns, .pdc = p->pdc };
+	struct t_pkt a = { .src = p->dst, .dst = p->src, .pdc = p->pdc,
 			   .next_hdr = UET_PDS_NEXT_HDR_RESPONSE };
 	uint8_t rsp[UET_SES_RSP_LEN];
 	ssize_t n;
 
 	if (!p->is_req) {
+		/* An ACK for a PDC its node no longer has goes nowhere. */
+		if (p->pdc && p->pdc != dst->pdc) {
+			w->stale_acks++;
+			return;
+		}
 		ses_rx_rsp(dst->s, &rx);
 		return;
 	}
@@ -341,7 +356,8 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 		t_requeue(w, p);
 		return;
 	}
-	if (n < 0 || t_answered(w, p->seq))
+	/* 0: nothing to answer (a stale context's) */
+	if (n <= 0 || t_answered(w, p->seq))
 		return;
 	a.seq = w->next_seq++;
 	a.len = (size_t)n;

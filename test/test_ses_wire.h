@@ -31,6 +31,13 @@ struct t_node {
 	struct ses *s;
 	uint32_t id;			/* its peer id */
 	struct t_wire *w;
+	/*
+	 * The context its requests ride, as PDC's: 0 for none. Give each
+	 * incarnation of a peer id a larger one (PDCs numbered as they
+	 * open, ses_rx_pkt); an answer riding one (an ACK) reaches the node
+	 * only while it is still the node's own.
+	 */
+	uint32_t pdc;
 	struct ses_config cfg;
 	struct t_tx_rec tx[T_MAX_CPL];	/* completions, in order */
 	unsigned tx_cnt;
@@ -55,6 +62,7 @@ struct t_pkt {
 	uint8_t next_hdr;
 	bool is_req;
 	uint64_t seq;			/* identifies a request for its answer */
+	uint32_t pdc;			/* a request's context, an answer's */
 	uint8_t *buf;
 	size_t len;
 	/*
@@ -108,6 +116,7 @@ struct t_wire {
 	unsigned copies_late;
 	bool lazy;			/* payloads read late, as PDC does */
 	unsigned lazy_dead;		/* late reads of completed messages */
+	unsigned stale_acks;		/* answers for a context gone */
 };
 
 void t_wire_init(struct t_wire *w, uint64_t seed);
@@ -115,6 +124,7 @@ void t_wire_fini(struct t_wire *w);
 /* Creates a node with |cfg| (NULL: defaults) as peer |id|. */
 void t_node_init(struct t_wire *w, struct t_node *n, uint32_t id,
 		 const struct ses_config *cfg);
+/* Destroys it and takes it off the wire: its id may come back. */
 void t_node_fini(struct t_node *n);
 /* Delivers one packet; returns false when nothing was in flight. */
 bool t_wire_step(struct t_wire *w);

@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for the SES engine as a target: random sequences of
  * request packets (raw, or built from input fields so that most get past
- * parsing), responses, receive operations, refused tx and time passing.
+ * parsing) from three peers on three contexts (PDCs) each, responses,
+ * receive operations, refused tx, time passing, and peers that fail or
+ * restart.
  * After every step it checks that no byte of the arena outside the
  * registered regions and posted receives changed, that the read-only
  * region never changed, and that every payload sent out was read from a
@@ -289,7 +291,9 @@ static void f_step(struct ses *s, struct f_in *in, uint64_t *now)
 {
 	static uint8_t pkt[4096];
 	uint8_t rsp[UET_SES_RSP_LEN];
-	struct ses_rx_pkt rx = { .peer = 2 + (uint32_t)f_take(in, 1) % 3 };
+	uint32_t from = (uint32_t)f_take(in, 1);
+	/* Three peers, each on one of three contexts (PDCs). */
+	struct ses_rx_pkt rx = { .peer = 2 + from % 3, .pdc = from / 3 % 3 };
 	struct ses_recv_attr any = { .initiator = SES_INITIATOR_ANY,
 				     .ignore = ~0ull };
 	struct ses_recv_info info;
