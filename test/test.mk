@@ -160,3 +160,10 @@ $(B)/fi_return_check: $(B)/test/fi_return_check.o
 all: $(B)/fi_return_check
 E2E_TESTS	+= test/e2e_returning.sh
 E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl
+
+# libfabric's fabtests as a reference (issue 13): `make fabtests
+# FABTESTS=DIR`, DIR an installed fabtests build of the system's libfabric
+# version. Not in `check`: CI cannot fetch fabtests (the script skips).
+.PHONY: fabtests
+fabtests: $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+	$(Q)B=$(B) FABTESTS="$(FABTESTS)" bash test/fabtests.sh
