@@ -105,6 +105,27 @@ Test(uet_getinfo, refuses_other_endpoint_types)
 	fi_freeinfo(h);
 }
 
+/*
+ * Domain capability hints: met ones come back in the info (fabtests'
+ * fi_getinfo_test checks them), unmet ones are -FI_ENODATA, never -FI_EIO.
+ */
+Test(uet_getinfo, domain_caps_hints)
+{
+	static const uint64_t ok[] = { FI_LOCAL_COMM, FI_REMOTE_COMM,
+				       FI_LOCAL_COMM | FI_REMOTE_COMM };
+	struct fi_info *h = t_fi_hints(0), *info;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		h->domain_attr->caps = ok[i];
+		cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), 0);
+		cr_assert_eq(info->domain_attr->caps & ok[i], ok[i]);
+		fi_freeinfo(info);
+	}
+	h->domain_attr->caps = FI_SHARED_AV;
+	cr_assert_eq(t_getinfo(NULL, NULL, 0, h, &info), -FI_ENODATA);
+	fi_freeinfo(h);
+}
+
 /* Auto progress is offered (the progress thread) when asked for. */
 Test(uet_getinfo, progress_modes_as_asked)
 {

@@ -49,7 +49,7 @@
 				 FI_RMA_EVENT)
 /* The message order we can give: FI_ORDER_SAS, on ROD PDCs. */
 #define UET_MSG_ORDER		FI_ORDER_SAS
-#define UET_DOMAIN_CAPS		(FI_REMOTE_COMM)
+#define UET_DOMAIN_CAPS		(FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define UET_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
 				 FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)
 /* The mr_mode bits we keep when the application offers them. */
