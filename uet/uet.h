@@ -122,7 +122,7 @@ struct uet_domain {
 	struct uet_list eps;
 	struct uet_mr *mr_hash[UET_MR_HASH_SIZE];
 	size_t mr_cnt;
-	size_t mr_cntr_cnt;		/* MRs bound to a counter */
+	size_t mr_cntr_cnt;		/* counters bound to MRs (bindings) */
 	uint64_t next_rkey;
 };
 
@@ -186,7 +186,8 @@ enum uet_ep_cntr {
 	UET_CNTR_RECV,
 	UET_CNTR_READ,
 	UET_CNTR_WRITE,
-	UET_CNTR_REMOTE_WRITE,
+	UET_CNTR_REMOTE_WRITE,		/* FI_RMA_EVENT: uet_rma_event.c */
+	UET_CNTR_REMOTE_READ,
 	UET_CNTR_MAX
 };
 
@@ -247,7 +248,8 @@ struct uet_mr {
 	uint64_t access;
 	uint64_t rkey;			/* 48-bit UET RKEY */
 	struct uet_ep *ep;		/* FI_MR_ENDPOINT binding */
-	struct uet_cntr *cntr;		/* FI_REMOTE_WRITE events */
+	/* fi_mr_bind: FI_REMOTE_WRITE and FI_REMOTE_READ events. */
+	struct uet_cntr *write_cntr, *read_cntr;
 	bool enabled;
 };
 
@@ -305,6 +307,10 @@ struct uet_mr *uet_mr_find(const struct uet_domain *dom, uint64_t rkey);
 int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
 		       uint64_t addr, uint64_t *mkey, uint64_t *offset);
 int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map);
+
+/* uet_rma_event.c: counts a remote operation done on |ep|'s regions. */
+void uet_rma_event_count(struct uet_ep *ep, const struct ses_rma_event *ev,
+			 const struct uet_mr *mr);
 
 /* uet_atomic.c */
 extern const struct fi_ops_atomic uet_atomic_ops;

@@ -45,17 +45,20 @@ static const uint64_t uet_ep_cntr_flags[UET_CNTR_MAX] = {
 	[UET_CNTR_READ] = FI_READ,
 	[UET_CNTR_WRITE] = FI_WRITE,
 	[UET_CNTR_REMOTE_WRITE] = FI_REMOTE_WRITE,
+	[UET_CNTR_REMOTE_READ] = FI_REMOTE_READ,
 };
 
 static int uet_ep_bind_cntr(struct uet_ep *ep, struct uet_cntr *c,
 			    uint64_t flags)
 {
 	uint64_t all = FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-		       FI_REMOTE_WRITE;
+		       FI_REMOTE_WRITE | FI_REMOTE_READ;
 
-	/* The target does not report the READs it serves. */
-	if (flags & FI_REMOTE_READ)
-		return -FI_ENOSYS;
+	/*
+	 * Remote events count on any endpoint: fi_endpoint(3) asks the
+	 * application for FI_RMA_EVENT, and libfabric's own providers, and
+	 * fabtests binding FI_REMOTE_* to any FI_RMA endpoint, do not check.
+	 */
 	if ((flags & ~all) || !flags)
 		return -FI_EBADFLAGS;
 	for (int i = 0; i < UET_CNTR_MAX; i++)
