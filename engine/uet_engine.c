@@ -342,6 +342,8 @@ void uet_engine_destroy(struct uet_engine *e)
 		return;
 	if (e->ses && e->pdc && getenv("UET_ENGINE_DEBUG"))
 		uet_engine_debug_stats(e);
+	if (e->ses && e->pdc && e->xsk)
+		uet_engine_flush(e);
 	if (e->ses)
 		ses_destroy(e->ses);
 	if (e->pdc)

@@ -619,6 +619,22 @@ void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
 	}
 }
 
+/*
+ * Builds what is due and kicks it out with the held ACKs, without reading:
+ * an endpoint that closes right after it saw a message arrive still
+ * acknowledges it (the ACK waits for the next progress call otherwise),
+ * so that its sender completes instead of resending to a closed endpoint.
+ */
+void uet_engine_flush(struct uet_engine *e)
+{
+	e->now_ns = uet_engine_now_ns();
+	uet_engine_tx(e);
+	e->kick_deferred = false;
+	uet_engine_tx_held(e);
+	uet_xsk_tx_kick(e->xsk);
+	e->now_ns = 0;
+}
+
 int uet_engine_progress(struct uet_engine *e)
 {
 	int rx, tx, ret;

@@ -139,6 +139,8 @@ static inline bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
 }
 
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
+/* Sends what is due and what waits for a kick (uet_engine_destroy). */
+void uet_engine_flush(struct uet_engine *e);
 void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
 			   const struct ses_tx_cpl *cpl);
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
