@@ -50,13 +50,23 @@
 /* The message order we can give: FI_ORDER_SAS, on ROD PDCs. */
 #define UET_MSG_ORDER		FI_ORDER_SAS
 #define UET_DOMAIN_CAPS		(FI_REMOTE_COMM)
-#define UET_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
-				 FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)
+#define UET_TX_OP_FLAGS		(FI_COMPLETION | UET_TX_CPL_LEVELS)
+/* Completion levels (fi_cq(3)); what each means here: uet_op_level.c. */
+#define UET_TX_CPL_LEVELS	(FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE | \
+				 FI_DELIVERY_COMPLETE)
+/* The level of operations that ask for none, as fi_getinfo reports it. */
+#define UET_TX_CPL_DEFAULT	FI_TRANSMIT_COMPLETE
 /* The mr_mode bits we keep when the application offers them. */
 #define UET_MR_MODE		(FI_MR_PROV_KEY | FI_MR_ENDPOINT | \
 				 FI_MR_VIRT_ADDR)
 
 #define UET_INJECT_SIZE		64
+/*
+ * FI_INJECT_COMPLETE copies payloads up to this long (the eager sends:
+ * SES's rendezvous threshold) and completes at once; longer ones complete
+ * when the target has them, after which their buffer is never read again.
+ */
+#define UET_INJECT_COPY_MAX	8192
 #define UET_TX_SIZE		1024	/* operations in flight per endpoint */
 #define UET_RX_SIZE		1024	/* posted receives per endpoint */
 #define UET_MIN_MULTI_RECV	64	/* FI_OPT_MIN_MULTI_RECV default */
@@ -205,8 +215,11 @@ struct uet_op {
 	uint64_t len;
 	bool want_cq;			/* a success completion was asked for */
 	bool fence;
+	uint8_t cpl_at;			/* enum uet_op_cpl_at (uet_op_level.c) */
 	struct uet_list link;		/* free list or fence queue */
 	uint8_t inject[UET_INJECT_SIZE];
+	uint8_t *copy;			/* FI_INJECT_COMPLETE copy of a payload
+					 * above UET_INJECT_SIZE; kept */
 };
 
 /* An endpoint's view of one AV slot: the engine's id for its address. */
@@ -317,11 +330,22 @@ extern const struct fi_ops_atomic uet_atomic_ops;
 int uet_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
 		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
+/* uet_op_level.c: completion levels (FI_INJECT_COMPLETE and the others) */
+enum uet_op_cpl_at {
+	UET_OP_CPL_AT_END,		/* when the engine finishes it */
+	UET_OP_CPL_AT_COPY,		/* once accepted: the payload is copied */
+	UET_OP_CPL_REPORTED,		/* done so: the end reports nothing */
+};
+void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
+		    uint64_t flags);
+void uet_op_accepted(struct uet_op *op);
+bool uet_op_is_reported(const struct uet_op *op);
+bool uet_op_end_was_reported(struct uet_op *op, int status, uint8_t rc);
+void uet_op_free_copies(struct uet_ep *ep);
+
 /* uet_rma.c */
 extern const struct fi_ops_rma uet_rma_ops;
 struct uet_op *uet_op_take(struct uet_ep *ep);
-void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
-		    bool inject);
 ssize_t uet_op_submit(struct uet_op *op);
 void uet_ep_fence_kick(struct uet_ep *ep);
 void uet_op_complete(struct uet_op *op, int status, uint8_t rc);

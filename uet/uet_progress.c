@@ -80,6 +80,11 @@ void uet_op_complete(struct uet_op *op, int status, uint8_t rc)
 	struct fi_cq_err_entry err;
 	struct uet_cq_entry e;
 
+	/* Completed already: FI_INJECT_COMPLETE (uet_op_level.c). */
+	if (uet_op_end_was_reported(op, status, rc)) {
+		uet_list_add_tail(&ep->free_ops, &op->link);
+		return;
+	}
 	if (!status) {
 		if (op->want_cq) {
 			e = (struct uet_cq_entry){ .op_context = op->context,
