@@ -53,7 +53,8 @@ E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
 FI_MSG_COMMON_OBJS := $(B)/test/fi_msg_check_setup.o \
 		      $(B)/test/fi_msg_check_util.o $(B)/examples/ex_common.o
 FI_MSG_CHECK_OBJS := $(B)/test/fi_msg_check.o $(B)/test/fi_msg_check_cases.o \
-		     $(B)/test/fi_msg_check_recv.o $(FI_MSG_COMMON_OBJS)
+		     $(B)/test/fi_msg_check_recv.o \
+		     $(B)/test/fi_msg_check_levels.o $(FI_MSG_COMMON_OBJS)
 $(B)/fi_msg_check: $(FI_MSG_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
