@@ -38,7 +38,8 @@ BENCH_SCRIPTS	+= test/bench_rma.sh
 # fi_rma_check's server and client, and the script that runs them between
 # two namespaces (IPv4, IPv6, tcp, 5% loss, the server killed).
 FI_RMA_CHECK_OBJS := $(B)/test/fi_rma_check.o $(B)/test/fi_rma_check_srv.o \
-		     $(B)/test/fi_rma_check_cli.o $(B)/examples/ex_common.o
+		     $(B)/test/fi_rma_check_cli.o \
+		     $(B)/test/fi_rma_check_levels.o $(B)/examples/ex_common.o
 $(B)/fi_rma_check: $(FI_RMA_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
