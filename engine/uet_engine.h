@@ -68,7 +68,8 @@ struct uet_engine_cfg {
 struct uet_engine_ops {
 	ses_tx_done_fn tx_done;		/* a WRE finished */
 	ses_recv_done_fn recv_done;	/* a posted receive finished; may be NULL */
-	ses_rma_done_fn rma_done;	/* a WRITE landed here; may be NULL */
+	ses_rma_done_fn rma_done;	/* a peer's WRITE, READ or atomic was
+					 * done here; may be NULL */
 };
 
 /* Engine, PDC and SES counters, plus the socket's. */

@@ -58,7 +58,7 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 	return 0;
 }
 
-static struct fi_info *ex_hints(void)
+static struct fi_info *ex_hints(const struct ex_opts *o)
 {
 	struct fi_info *h = fi_allocinfo();
 
@@ -66,7 +66,7 @@ static struct fi_info *ex_hints(void)
 		return NULL;
 	h->ep_attr->type = FI_EP_RDM;
 	h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE;
+		  FI_REMOTE_WRITE | (o->rma_event ? FI_RMA_EVENT : 0);
 	h->mode = ~0ULL;
 	/* Every mode we know how to honour; the provider keeps what it
 	 * needs, and ex_setup follows what it kept. */
@@ -95,12 +95,24 @@ static int ex_mr_setup(struct ex_ctx *c, size_t buf_len)
 	return 0;
 }
 
+/* Counters of the remote writes and reads that target us (FI_RMA_EVENT). */
+static int ex_remote_cntrs(struct ex_ctx *c)
+{
+	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP };
+
+	EX_CHECK(fi_cntr_open(c->domain, &attr, &c->remote_wr, NULL));
+	EX_CHECK(fi_cntr_open(c->domain, &attr, &c->remote_rd, NULL));
+	EX_CHECK(fi_ep_bind(c->ep, &c->remote_wr->fid, FI_REMOTE_WRITE));
+	EX_CHECK(fi_ep_bind(c->ep, &c->remote_rd->fid, FI_REMOTE_READ));
+	return 0;
+}
+
 int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len)
 {
 	struct fi_cq_attr cq_attr = { .size = 256,
 				      .format = FI_CQ_FORMAT_DATA };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *hints = ex_hints();
+	struct fi_info *hints = ex_hints(o);
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -126,6 +138,8 @@ int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len)
 	EX_CHECK(fi_endpoint(c->domain, c->info, &c->ep, NULL));
 	EX_CHECK(fi_ep_bind(c->ep, &c->av->fid, 0));
 	EX_CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
+	if (o->rma_event)
+		EX_CHECK(ex_remote_cntrs(c));
 	EX_CHECK(fi_enable(c->ep));
 	return ex_mr_setup(c, buf_len);
 }
@@ -136,6 +150,10 @@ void ex_teardown(struct ex_ctx *c)
 		fi_close(&c->mr->fid);
 	if (c->ep)
 		fi_close(&c->ep->fid);
+	if (c->remote_wr)
+		fi_close(&c->remote_wr->fid);
+	if (c->remote_rd)
+		fi_close(&c->remote_rd->fid);
 	if (c->cq)
 		fi_close(&c->cq->fid);
 	if (c->av)

@@ -30,6 +30,7 @@ struct ex_opts {
 	long iters;
 	bool cq_data;		/* fi_writedata with remote CQ data */
 	bool bad_key;		/* uet_write: use a wrong key (error path) */
+	bool rma_event;		/* FI_RMA_EVENT: count remote writes, reads */
 };
 
 /* The libfabric objects of one side. */
@@ -41,6 +42,8 @@ struct ex_ctx {
 	struct fid_cq *cq;
 	struct fid_ep *ep;
 	struct fid_mr *mr;
+	/* With ex_opts.rma_event: FI_REMOTE_WRITE, FI_REMOTE_READ counters. */
+	struct fid_cntr *remote_wr, *remote_rd;
 	void *buf;
 	size_t buf_len;
 	void *desc;		/* fi_mr_desc of buf */

@@ -174,8 +174,18 @@ struct ses_recv_cpl {
 	uint64_t msg_len;	/* bytes sent */
 };
 
-/* A WRITE or atomic that completed at this target (CQ data, counters). */
+/*
+ * An RMA operation or atomic done at this target, once each (CQ data,
+ * counters of remote events): a WRITE when its last byte is placed, an
+ * atomic when executed, a READ when the last of its data has been handed
+ * to ops.tx (a retransmission may still read the region until the
+ * initiator acknowledges it). The READs a rendezvous target issues to
+ * pull a send's data are part of that send and not reported.
+ */
 struct ses_rma_event {
+	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, ATOMIC or
+				 * FETCHING_ATOMIC */
+	uint8_t amo_op;		/* atomics: enum uet_ses_amo_op */
 	uint32_t peer;
 	uint32_t job_id;
 	uint16_t pid_on_fep;

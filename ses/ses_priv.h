@@ -327,6 +327,9 @@ void ses_mr_del(struct ses *s, struct ses_region *r);
 /* ses_rx.c */
 int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, struct ses_rxm *m,
 		      int mark);
+/* What ops.rma_done says of the request of |c|, |len| bytes long. */
+void ses_rx_rma_event_init(struct ses_rma_event *ev,
+			   const struct ses_rx_ctx *c, uint32_t len);
 /* Reports a WRITE or atomic of |len| bytes done here (ops.rma_done). */
 void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c, uint32_t len,
 		      bool hd, uint64_t header_data);

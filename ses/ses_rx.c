@@ -174,18 +174,28 @@ static bool ses_rx_is_same_msg(const struct ses_rx_ctx *c,
 	       h->resource_index == m->ri && h->initiator == m->initiator;
 }
 
-void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c, uint32_t len,
-		      bool hd, uint64_t header_data)
+void ses_rx_rma_event_init(struct ses_rma_event *ev,
+			   const struct ses_rx_ctx *c, uint32_t len)
 {
-	struct ses_rma_event ev = {
+	*ev = (struct ses_rma_event){
+		.opcode = c->h.opcode,
+		.amo_op = ses_op_is_amo(c->h.opcode) ? c->amo.atomic.amo_op : 0,
 		.peer = c->peer->id, .job_id = c->job_id,
 		.pid_on_fep = c->h.pid_on_fep, .ri = c->h.resource_index,
 		.initiator = c->h.initiator,
 		.rkey = ses_mkey_rkey(c->h.memory_key),
-		.offset = c->h.buffer_offset, .len = len, .hd = hd,
-		.header_data = header_data,
+		.offset = c->h.buffer_offset, .len = len,
 	};
+}
 
+void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c, uint32_t len,
+		      bool hd, uint64_t header_data)
+{
+	struct ses_rma_event ev;
+
+	ses_rx_rma_event_init(&ev, c, len);
+	ev.hd = hd;
+	ev.header_data = header_data;
 	if (s->ops.rma_done)
 		s->ops.rma_done(s->ctx, &ev);
 }

@@ -259,6 +259,8 @@ struct ses_read_job {
 	uint32_t len;
 	uint32_t sent;
 	uint16_t msg_id;
+	bool report;		/* ops.rma_done once served (not rendezvous) */
+	struct ses_rma_event ev;
 };
 
 /*
@@ -306,7 +308,17 @@ static int ses_read_send(struct ses *s, struct ses_read_job *j)
 			return -EAGAIN;
 		j->sent += n;
 	}
+	if (j->report && s->ops.rma_done)
+		s->ops.rma_done(s->ctx, &j->ev);
 	return 0;
+}
+
+/* Whether |c| reads a rendezvous send buffer of ours (part of a send). */
+static bool ses_read_is_rdv(const struct ses *s, const struct ses_rx_ctx *c)
+{
+	return s->cfg.rdv_ri != SES_RI_NONE &&
+	       c->tbl->key == ses_ri_key(s->cfg.job_id, s->cfg.pid_on_fep,
+					 s->cfg.rdv_ri);
 }
 
 void ses_read_serve(struct ses *s, const struct ses_rx_ctx *c)
@@ -317,9 +329,11 @@ void ses_read_serve(struct ses *s, const struct ses_rx_ctx *c)
 		.seq = c->region->seq, .job_id = c->h.job_id,
 		.offset = c->h.buffer_offset, .len = c->h.request_length,
 		.msg_id = c->h.message_id,
+		.report = !ses_read_is_rdv(s, c),
 	};
 	struct ses_read_job *q;
 
+	ses_rx_rma_event_init(&j.ev, c, c->h.request_length);
 	if (ses_list_is_empty(&s->read_jobs) && !ses_read_send(s, &j))
 		return;
 	q = malloc(sizeof(*q));

@@ -7,7 +7,9 @@
 # inject and remote CQ data, unexpected messages of all sizes, 2000
 # unexpected ones (past uet's bound: flow control, none lost), send order,
 # peek/claim/discard, truncation, multi-receive buffers, directed receive,
-# cancel, selective completion, counters.
+# cancel, selective completion, completion levels (inject complete while
+# the receiver sleeps, its buffer overwritten at once; transmit and
+# delivery complete only once it woke), counters.
 source "$(dirname "$0")/e2e_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 

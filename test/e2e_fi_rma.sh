@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The RMA battery of issue 6 between two namespaces at MTU 9000 (Payload
 # MTU 8192): fi_rma_check over uet on IPv4 and IPv6 and, unchanged, over
-# tcp; 256 MiB written and verified with 5% loss each way; the server
-# killed mid-transfer, and how long the client takes to see it.
+# tcp, with the completion levels of writes (issue 13: inject complete
+# while the server sleeps, its buffer overwritten at once; on uet transmit
+# and delivery complete only once it woke) and, on uet, the counters of
+# remote events (-R: one per write or read landed, at the endpoint and at
+# the region); 256 MiB written and verified with 5% loss each way; the
+# server killed mid-transfer, and how long the client takes to see it.
 source "$(dirname "$0")/e2e_lib.sh"
 FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 export FI_PROVIDER_PATH
@@ -16,20 +20,22 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # tally counts lines ending in " ok": one per check of this script).
 details() { grep "^fi_rma_check: $1" | sed -e 's/ ok$//' -e 's/^/  /'; }
 
-# server PROVIDER ADDR: starts fi_rma_check -s in B; sets SPID and PORT.
+# server PROVIDER ADDR [ARGS...]: starts fi_rma_check -s in B; sets SPID
+# and PORT.
 server() {
 	PORT=$((46000 + RANDOM % 3000))
 	e2e_in B env FI_PROVIDER="$1" "$B/fi_rma_check" -s -a "$2" \
-		-p "$PORT" -T "$LIMIT_S" > "$E2E_TMP/server.out" 2>&1 &
+		-p "$PORT" -T "$LIMIT_S" "${@:3}" > "$E2E_TMP/server.out" 2>&1 &
 	SPID=$!
 }
 
 # pair PROVIDER ADDR CLIENT_ARGS...: server and client run to their end;
-# prints both outputs; fails if either does.
+# prints both outputs; fails if either does. -R goes to both.
 pair() {
-	local prov=$1 addr=$2 rc=0 src=0
+	local prov=$1 addr=$2 rc=0 src=0 sargs=()
 	shift 2
-	server "$prov" "$addr"
+	[[ " $* " == *" -R "* ]] && sargs=(-R)
+	server "$prov" "$addr" "${sargs[@]}"
 	e2e_in A env FI_PROVIDER="$prov" "$B/fi_rma_check" -c "$addr" \
 		-p "$PORT" -T "$LIMIT_S" "$@" > "$E2E_TMP/client.out" 2>&1 ||
 		rc=$?
@@ -52,10 +58,15 @@ battery() {
 		"write with a wrong key: error completion .* ok" \
 		"write past the end: error completion .* ok" \
 		"without FI_REMOTE_WRITE: error completion .* ok" \
-		"untouched ok" "server: 0 failed"; do
+		"untouched ok" "server: 0 failed" \
+		"writes with inject, transmit and delivery complete: .* ok"; do
 		grep -q "$want" <<< "$out" ||
 			e2e_fail "$name: no '$want': $out"
 	done
+	if [[ " $* " == *" -R "* ]]; then
+		grep -q "counters of remote events: .* ok" <<< "$out" ||
+			e2e_fail "$name: no counters of remote events: $out"
+	fi
 	echo "$out" | details "[^s]"
 	e2e_ok "$name ($(( $(now_ms) - t0 )) ms)"
 }
@@ -88,7 +99,7 @@ done
 
 # -E: the refusals must carry RC_BAD_MKEY, RC_BAD_ADDR, RC_PERM_VIOLATION.
 # On IPv6 refused writes are fi_writemsg(FI_DELIVERY_COMPLETE) (-D).
-battery "battery over uet, IPv4" uet "$IP_B" -E
+battery "battery over uet, IPv4, counters of remote events" uet "$IP_B" -E -R
 battery "battery over uet, IPv6, refused writes with delivery complete" \
 	uet "$IP6_B" -E -D
 # tcp;ofi_rxm completes a plain fi_write once sent, so a target's refusal

@@ -52,11 +52,13 @@ static void peer_tx_done(void *ctx, const struct ses_wre *wre,
 	w->cpl = *cpl;
 }
 
+/* Bytes placed: WRITEs (served READs are reported too). */
 static void peer_rma_done(void *ctx, const struct ses_rma_event *ev)
 {
 	struct peer_wait *w = ctx;
 
-	w->rma_bytes += ev->len;
+	if (ev->opcode == UET_SES_OP_WRITE)
+		w->rma_bytes += ev->len;
 }
 
 static struct uet_engine *peer_engine(const char *ifname, const char *ip,

@@ -45,6 +45,7 @@ static const struct {
 	{ "directed receive", t_case_directed },
 	{ "cancel", t_case_cancel },
 	{ "selective completion", t_case_selective },
+	{ "completion levels", t_case_levels },
 	{ "counters", t_counters },
 };
 

@@ -129,6 +129,9 @@ int t_expect(struct t *t, void *ctx, size_t len, uint64_t tag,
 int t_expect_err(struct t *t, void *ctx, int err);
 /* Both sides reach this point; progress runs while waiting. */
 int t_sync(struct t *t);
+/* Receives |len| bytes of the side channel, running the provider
+ * meanwhile (60 s at most): 0 or -1. */
+int t_oob_recv(struct t *t, void *buf, size_t len);
 
 /* The cases; each returns 0, 1 (skipped, reason printed) or -1. */
 int t_case_pingpong(struct t *t);
@@ -143,5 +146,6 @@ int t_case_multi_recv(struct t *t);
 int t_case_directed(struct t *t);
 int t_case_cancel(struct t *t);
 int t_case_selective(struct t *t);
+int t_case_levels(struct t *t);
 
 #endif /* FI_MSG_CHECK_H */

@@ -57,8 +57,7 @@ fail:
 	return -1;
 }
 
-/* Receives |len| bytes, running the provider meanwhile (60 s at most). */
-static int t_oob_recv(struct t *t, void *buf, size_t len)
+int t_oob_recv(struct t *t, void *buf, size_t len)
 {
 	struct pollfd pfd = { .fd = t->oob.oob_fd, .events = POLLIN };
 	uint64_t end = t_now_ms() + 60000;

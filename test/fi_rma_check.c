@@ -26,11 +26,12 @@
 #include "test/fi_rma_check.h"
 
 static const char *frc_usage =
-	"usage: fi_rma_check -s [-a ADDR] [-S SERVICE] [-p PORT] [-T SEC]\n"
+	"usage: fi_rma_check -s [-a ADDR] [-S SERVICE] [-p PORT] [-T SEC] [-R]\n"
 	"       fi_rma_check -c SERVER [-S SERVICE] [-p PORT] [-T SEC] [-E]\n"
-	"                    [-m battery|bulk|victim] [-B MIB] [-D]\n"
+	"                    [-m battery|bulk|victim] [-B MIB] [-D] [-R]\n"
 	"  -E: also expect the UET return codes in prov_errno (uet only)\n"
 	"  -D: refused writes ask for FI_DELIVERY_COMPLETE (fi_writemsg)\n"
+	"  -R: count remote events (FI_RMA_EVENT; give it to both sides)\n"
 	"  -B: bulk mode: MiB to write in 1 MiB writes (default 256)\n"
 	"  -T: give up after SEC seconds (default 120)\n";
 
@@ -79,7 +80,7 @@ static int frc_parse(int argc, char **argv, struct frc_opts *o)
 	o->ex.iters = 1;
 	o->bulk_mib = 256;
 	o->limit_s = 120;
-	while ((c = getopt(argc, argv, "sc:a:S:p:m:B:T:EDh")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:m:B:T:EDRh")) != -1) {
 		switch (c) {
 		case 's': o->ex.server = true; break;
 		case 'c': o->ex.dst = optarg; break;
@@ -90,6 +91,7 @@ static int frc_parse(int argc, char **argv, struct frc_opts *o)
 		case 'T': o->limit_s = (unsigned int)atoi(optarg); break;
 		case 'E': o->uet_rc = true; break;
 		case 'D': o->refused_dc = true; break;
+		case 'R': o->events = o->ex.rma_event = true; break;
 		case 'm':
 			o->mode = !strcmp(optarg, "bulk") ? FRC_BULK :
 				  !strcmp(optarg, "victim") ? FRC_VICTIM :

@@ -24,6 +24,7 @@ struct frc_opts {
 	enum frc_mode mode;
 	bool uet_rc;			/* -E */
 	bool refused_dc;		/* -D */
+	bool events;			/* -R: FI_RMA_EVENT counters */
 	uint64_t bulk_mib;
 	unsigned int limit_s;
 };
@@ -43,6 +44,14 @@ enum frc_cmd_op {
 	FRC_CMD_SNAPSHOT,	/* remember both regions */
 	FRC_CMD_UNCHANGED,	/* both regions as remembered */
 	FRC_CMD_DONE,		/* no reply */
+	FRC_CMD_STALL,		/* reply, then run nothing for |len| ms */
+	FRC_CMD_WOKE,		/* when the last stall ended (sum, in ns) */
+	/*
+	 * -R: wait (5 s at most) for the counters of remote events to reach
+	 * off, len, sum, data: the endpoint's writes and reads, the
+	 * region's writes and reads; reply what they are (cnt).
+	 */
+	FRC_CMD_COUNTERS,
 };
 
 struct frc_cmd {
@@ -53,6 +62,7 @@ struct frc_cmd {
 struct frc_reply {
 	uint32_t ok, pad;
 	uint64_t sum;		/* the server's checksum */
+	uint64_t cnt[4];	/* FRC_CMD_COUNTERS */
 };
 
 uint64_t frc_now_ns(void);
@@ -66,6 +76,42 @@ void frc_pattern(uint8_t *buf, size_t len, uint64_t seed);
  */
 int frc_exchange(struct ex_ctx *c, const struct frc_opts *o,
 		 struct frc_info *mine, struct frc_info *peer);
+
+/* ---- the client's parts ------------------------------------------------- */
+struct frc_client {
+	struct ex_ctx c;
+	const struct frc_opts *o;
+	uint8_t *src, *rb;	/* halves of c.buf: what we write, read back */
+	struct frc_info srv;
+	size_t inflight;
+};
+
+/* One RMA operation of the client; local_off is into src or rb. */
+struct frc_op {
+	bool read;
+	bool cq_data;
+	uint64_t msg_flags;	/* non-zero: fi_writemsg with these */
+	uint64_t local_off, len;
+	uint64_t raddr, key;
+	uint64_t data;
+};
+
+/* fi_rma_check_cli.c: post, wait (0, 1: error completion, -1), both. */
+int frc_op_post(struct frc_client *cl, const struct frc_op *op);
+int frc_op_wait(struct frc_client *cl, struct fi_cq_err_entry *err);
+int frc_op_wait_ok(struct frc_client *cl);
+int frc_op_run(struct frc_client *cl, const struct frc_op *op,
+	       struct fi_cq_err_entry *err);
+int frc_op_run_ok(struct frc_client *cl, const struct frc_op *op);
+void frc_err_print(struct frc_client *cl, const char *what,
+		   const struct fi_cq_err_entry *err);
+/* Sends |cmd| and takes the server's reply: 0, or -1 (channel lost). */
+int frc_ask(struct frc_client *cl, const struct frc_cmd *cmd,
+	    struct frc_reply *r);
+
+/* fi_rma_check_levels.c: completion levels of writes; -R's counters. */
+int frc_battery_levels(struct frc_client *cl);
+int frc_battery_events(struct frc_client *cl);
 
 /* Each side's program; the exit status (0: every check held). */
 int frc_server_main(const struct frc_opts *o);

@@ -26,27 +26,10 @@ _Static_assert(UET_SES_RC_PERM_VIOLATION == 0x17, "RC_PERM_VIOLATION");
 #define FRC_VICTIM_MAX		1000000		/* writes before giving up */
 #define FRC_CQ_DATA		0x5eed600dcafef00dull
 
-struct frc_client {
-	struct ex_ctx c;
-	const struct frc_opts *o;
-	uint8_t *src, *rb;	/* halves of c.buf: what we write, read back */
-	struct frc_info srv;
-	size_t inflight;
-};
-
 /* ---- operations --------------------------------------------------------- */
-/* One RMA operation of the client; local_off is into src or rb. */
-struct frc_op {
-	bool read;
-	bool cq_data;
-	bool dc;		/* fi_writemsg with FI_DELIVERY_COMPLETE */
-	uint64_t local_off, len;
-	uint64_t raddr, key;
-	uint64_t data;
-};
-
-/* A write that completes only once the target has taken it. */
-static ssize_t frc_op_issue_dc(struct frc_client *cl, const struct frc_op *op)
+/* A write by fi_writemsg, with op->msg_flags (a completion level). */
+static ssize_t frc_op_issue_msg(struct frc_client *cl,
+				const struct frc_op *op)
 {
 	struct iovec iov = { .iov_base = cl->src + op->local_off,
 			     .iov_len = op->len };
@@ -57,16 +40,15 @@ static ssize_t frc_op_issue_dc(struct frc_client *cl, const struct frc_op *op)
 				  .iov_count = 1, .addr = cl->c.peer,
 				  .rma_iov = &rma, .rma_iov_count = 1 };
 
-	return fi_writemsg(cl->c.ep, &msg,
-			   FI_COMPLETION | FI_DELIVERY_COMPLETE);
+	return fi_writemsg(cl->c.ep, &msg, FI_COMPLETION | op->msg_flags);
 }
 
 static ssize_t frc_op_issue(struct frc_client *cl, const struct frc_op *op)
 {
 	struct ex_ctx *c = &cl->c;
 
-	if (op->dc)
-		return frc_op_issue_dc(cl, op);
+	if (op->msg_flags)
+		return frc_op_issue_msg(cl, op);
 	if (op->read)
 		return fi_read(c->ep, cl->rb + op->local_off, op->len, c->desc,
 			       c->peer, op->raddr, op->key, NULL);
@@ -79,7 +61,7 @@ static ssize_t frc_op_issue(struct frc_client *cl, const struct frc_op *op)
 }
 
 /* Posts |op|, driving progress while the provider says -FI_EAGAIN. */
-static int frc_op_post(struct frc_client *cl, const struct frc_op *op)
+int frc_op_post(struct frc_client *cl, const struct frc_op *op)
 {
 	uint64_t end = frc_now_ns() + FRC_OP_WAIT_MS * 1000000ull;
 	ssize_t ret;
@@ -103,7 +85,7 @@ static int frc_op_post(struct frc_client *cl, const struct frc_op *op)
  * Takes one completion within FRC_OP_WAIT_MS: 0 a success, 1 an error
  * completion (in |err|), -1 none or a failing CQ.
  */
-static int frc_op_wait(struct frc_client *cl, struct fi_cq_err_entry *err)
+int frc_op_wait(struct frc_client *cl, struct fi_cq_err_entry *err)
 {
 	uint64_t end = frc_now_ns() + FRC_OP_WAIT_MS * 1000000ull;
 	struct fi_cq_data_entry e;
@@ -140,7 +122,7 @@ static int frc_op_wait(struct frc_client *cl, struct fi_cq_err_entry *err)
 	}
 }
 
-static void frc_err_print(struct frc_client *cl, const char *what,
+void frc_err_print(struct frc_client *cl, const char *what,
 			  const struct fi_cq_err_entry *err)
 {
 	fprintf(stderr, "fi_rma_check: %s: error completion %s (prov_errno "
@@ -150,7 +132,7 @@ static void frc_err_print(struct frc_client *cl, const char *what,
 }
 
 /* Waits for a success; an error completion is a failure here. */
-static int frc_op_wait_ok(struct frc_client *cl)
+int frc_op_wait_ok(struct frc_client *cl)
 {
 	struct fi_cq_err_entry err;
 	int ret = frc_op_wait(cl, &err);
@@ -161,15 +143,26 @@ static int frc_op_wait_ok(struct frc_client *cl)
 }
 
 /* Posts |op| and waits for it: 0, 1 (error completion in |err|) or -1. */
-static int frc_op_run(struct frc_client *cl, const struct frc_op *op,
-		      struct fi_cq_err_entry *err)
+int frc_op_run(struct frc_client *cl, const struct frc_op *op,
+	       struct fi_cq_err_entry *err)
 {
 	return frc_op_post(cl, op) ? -1 : frc_op_wait(cl, err);
 }
 
-static int frc_op_run_ok(struct frc_client *cl, const struct frc_op *op)
+int frc_op_run_ok(struct frc_client *cl, const struct frc_op *op)
 {
 	return frc_op_post(cl, op) ? -1 : frc_op_wait_ok(cl);
+}
+
+int frc_ask(struct frc_client *cl, const struct frc_cmd *cmd,
+	    struct frc_reply *r)
+{
+	if (ex_oob_send(&cl->c, cmd, sizeof(*cmd)) ||
+	    ex_oob_recv(&cl->c, r, sizeof(*r))) {
+		fprintf(stderr, "fi_rma_check: side channel lost\n");
+		return -1;
+	}
+	return 0;
 }
 
 /* Asks the server; 0 if it says the check held. */
@@ -182,11 +175,8 @@ static int frc_cmd(struct frc_client *cl, uint32_t op, uint64_t off,
 
 	if (op == FRC_CMD_SUM || op == FRC_CMD_CQ_DATA)
 		cmd.sum = ex_checksum(cl->src, len);
-	if (ex_oob_send(&cl->c, &cmd, sizeof(cmd)) ||
-	    ex_oob_recv(&cl->c, &r, sizeof(r))) {
-		fprintf(stderr, "fi_rma_check: side channel lost\n");
+	if (frc_ask(cl, &cmd, &r))
 		return -1;
-	}
 	if (!r.ok)
 		fprintf(stderr, "fi_rma_check: server: check %u failed (offset "
 			"%llu, %llu B: checksum %#llx, want %#llx)\n", op,
@@ -397,11 +387,12 @@ static uint64_t frc_wrong_key(const struct frc_info *srv)
 static int frc_bad_op_run(struct frc_client *cl, const struct frc_bad_op *b)
 {
 	const struct frc_info *s = &cl->srv;
-	struct frc_op op = { .read = b->read, .len = b->len,
-			     .dc = !b->read && cl->o->refused_dc };
+	struct frc_op op = { .read = b->read, .len = b->len };
 	struct fi_cq_err_entry err;
 	int ret;
 
+	if (!b->read && cl->o->refused_dc)
+		op.msg_flags = FI_DELIVERY_COMPLETE;
 	op.raddr = (b->target == FRC_RO ? s->ro_addr : s->region_addr) +
 		   (uint64_t)b->off;
 	op.key = b->wrong_key ? frc_wrong_key(s) :
@@ -621,7 +612,8 @@ static int frc_client_run(struct frc_client *cl, const struct frc_opts *o)
 			return -1;
 	} else if (frc_battery_sizes(cl) || frc_battery_cq_data(cl) ||
 		   frc_battery_inject(cl) || frc_battery_ro_read(cl) ||
-		   frc_battery_errors(cl)) {
+		   frc_battery_errors(cl) || frc_battery_levels(cl) ||
+		   frc_battery_events(cl)) {
 		return -1;
 	}
 	return ex_oob_send(&cl->c, &done, sizeof(done));

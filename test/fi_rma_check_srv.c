@@ -2,7 +2,8 @@
 /*
  * fi_rma_check's server: a 64 MiB region between two guards and a region
  * without FI_REMOTE_WRITE, published on the side channel; answers the
- * client's commands with checksums and with whether the guards held.
+ * client's commands with checksums and with whether the guards held,
+ * sleeps when told to, and (-R) reports its counters of remote events.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +23,27 @@ struct frc_server {
 	uint8_t *alloc;		/* guard | region | guard */
 	uint8_t *region, *ro;
 	struct fid_mr *region_mr, *ro_mr;
+	struct fid_cntr *mr_wr, *mr_rd;	/* -R: the region's */
 	uint64_t guard_sum, snap_region, snap_ro;
+	uint64_t woke_ns;		/* when the last stall ended */
 };
 
-/* Registers [buf, buf+len) for |access| alone, as the mr_mode asks. */
+/*
+ * Registers [buf, buf+len) for |access| alone, as the mr_mode asks, with
+ * the counters |wr| and |rd| (or none) of its remote writes and reads.
+ */
 static int frc_mr_reg(struct ex_ctx *c, void *buf, size_t len,
 		      uint64_t access, uint64_t requested_key,
+		      struct fid_cntr *wr, struct fid_cntr *rd,
 		      struct fid_mr **mr)
 {
-	int ret = fi_mr_reg(c->domain, buf, len, access, 0, requested_key, 0,
-			    mr, NULL);
+	int ret = fi_mr_reg(c->domain, buf, len, access, 0, requested_key,
+			    wr ? FI_RMA_EVENT : 0, mr, NULL);
 
+	if (!ret && wr)
+		ret = fi_mr_bind(*mr, &wr->fid, FI_REMOTE_WRITE);
+	if (!ret && rd)
+		ret = fi_mr_bind(*mr, &rd->fid, FI_REMOTE_READ);
 	if (!ret && (c->info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
 		ret = fi_mr_bind(*mr, &c->ep->fid, 0);
 		if (!ret)
@@ -54,6 +65,7 @@ static uint64_t frc_mr_addr(const struct ex_ctx *c, const void *buf)
 
 static int frc_server_regions(struct frc_server *s, struct frc_info *info)
 {
+	struct fi_cntr_attr cattr = { .events = FI_CNTR_EVENTS_COMP };
 	size_t alloc_len = FRC_GUARD_LEN * 2 + FRC_REGION_LEN;
 
 	if (posix_memalign((void **)&s->alloc, 4096, alloc_len) ||
@@ -66,11 +78,15 @@ static int frc_server_regions(struct frc_server *s, struct frc_info *info)
 	memset(s->region, 0, FRC_REGION_LEN);
 	frc_pattern(s->ro, FRC_RO_LEN, FRC_RO_SEED);
 	s->guard_sum = ex_checksum(s->alloc, FRC_GUARD_LEN);
+	if (s->c.remote_wr &&
+	    (fi_cntr_open(s->c.domain, &cattr, &s->mr_wr, NULL) ||
+	     fi_cntr_open(s->c.domain, &cattr, &s->mr_rd, NULL)))
+		return -1;
 	if (frc_mr_reg(&s->c, s->region, FRC_REGION_LEN,
-		       FI_REMOTE_WRITE | FI_REMOTE_READ, 0x1001,
-		       &s->region_mr) ||
-	    frc_mr_reg(&s->c, s->ro, FRC_RO_LEN, FI_REMOTE_READ, 0x1002,
-		       &s->ro_mr))
+		       FI_REMOTE_WRITE | FI_REMOTE_READ, 0x1001, s->mr_wr,
+		       s->mr_rd, &s->region_mr) ||
+	    frc_mr_reg(&s->c, s->ro, FRC_RO_LEN, FI_REMOTE_READ, 0x1002, NULL,
+		       NULL, &s->ro_mr))
 		return -1;
 	*info = (struct frc_info){
 		.region_addr = frc_mr_addr(&s->c, s->region),
@@ -169,6 +185,38 @@ static bool frc_server_unchanged(const struct frc_server *s)
 	return ok;
 }
 
+/* The counters of remote events (-R): endpoint's, then the region's. */
+static void frc_server_counters(struct frc_server *s, uint64_t cnt[4])
+{
+	struct fid_cntr *c[4] = { s->c.remote_wr, s->c.remote_rd, s->mr_wr,
+				  s->mr_rd };
+
+	for (int i = 0; i < 4; i++)
+		cnt[i] = c[i] ? fi_cntr_read(c[i]) : 0;
+}
+
+/* Whether they reach what the client expects within FRC_LAND_WAIT_MS (an
+ * inject has no completion: it may land after the client asks). */
+static bool frc_server_counters_reach(struct frc_server *s,
+				      const struct frc_cmd *cmd,
+				      struct frc_reply *r)
+{
+	const uint64_t want[4] = { cmd->off, cmd->len, cmd->sum, cmd->data };
+	uint64_t end = frc_now_ns() + FRC_LAND_WAIT_MS * 1000000ull;
+	bool ok;
+
+	if (!s->c.remote_wr)
+		return false;
+	do {
+		frc_server_progress(s, 1);
+		frc_server_counters(s, r->cnt);
+		ok = true;
+		for (int i = 0; i < 4; i++)
+			ok = ok && r->cnt[i] >= want[i];
+	} while (!ok && frc_now_ns() < end);
+	return ok;
+}
+
 static bool frc_server_cmd(struct frc_server *s, const struct frc_cmd *cmd,
 			   struct frc_reply *r)
 {
@@ -187,6 +235,12 @@ static bool frc_server_cmd(struct frc_server *s, const struct frc_cmd *cmd,
 		s->snap_ro = ex_checksum(s->ro, FRC_RO_LEN);
 	} else if (cmd->op == FRC_CMD_UNCHANGED) {
 		ok = frc_server_unchanged(s);
+	} else if (cmd->op == FRC_CMD_STALL) {
+		ok = cmd->len <= 2000;	/* the stall follows the reply */
+	} else if (cmd->op == FRC_CMD_WOKE) {
+		r->sum = s->woke_ns;
+	} else if (cmd->op == FRC_CMD_COUNTERS) {
+		ok = frc_server_counters_reach(s, cmd, r);
 	} else {
 		return false;
 	}
@@ -218,6 +272,11 @@ static int frc_server_run(struct frc_server *s, const struct frc_opts *o)
 		failed += !r.ok;
 		if (ex_oob_send(&s->c, &r, sizeof(r)))
 			return 1;
+		if (cmd.op == FRC_CMD_STALL && r.ok) {
+			/* Nothing arrives meanwhile: the provider is idle. */
+			usleep((useconds_t)cmd.len * 1000);
+			s->woke_ns = frc_now_ns();
+		}
 	}
 	printf("fi_rma_check: server: %d failed check(s)\n", failed);
 	return failed ? 1 : 0;
@@ -231,6 +290,11 @@ int frc_server_main(const struct frc_opts *o)
 	/* ex_setup's own buffer serves nobody here; keep it small. */
 	if (!ex_setup(&s.c, &o->ex, 4096))
 		ret = frc_server_run(&s, o);
+	/* Counters first: a region with one bound does not close. */
+	if (s.mr_wr)
+		fi_close(&s.mr_wr->fid);
+	if (s.mr_rd)
+		fi_close(&s.mr_rd->fid);
 	if (s.region_mr)
 		fi_close(&s.region_mr->fid);
 	if (s.ro_mr)

@@ -38,7 +38,8 @@ BENCH_SCRIPTS	+= test/bench_rma.sh
 # fi_rma_check's server and client, and the script that runs them between
 # two namespaces (IPv4, IPv6, tcp, 5% loss, the server killed).
 FI_RMA_CHECK_OBJS := $(B)/test/fi_rma_check.o $(B)/test/fi_rma_check_srv.o \
-		     $(B)/test/fi_rma_check_cli.o $(B)/examples/ex_common.o
+		     $(B)/test/fi_rma_check_cli.o \
+		     $(B)/test/fi_rma_check_levels.o $(B)/examples/ex_common.o
 $(B)/fi_rma_check: $(FI_RMA_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
@@ -53,7 +54,8 @@ E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
 FI_MSG_COMMON_OBJS := $(B)/test/fi_msg_check_setup.o \
 		      $(B)/test/fi_msg_check_util.o $(B)/examples/ex_common.o
 FI_MSG_CHECK_OBJS := $(B)/test/fi_msg_check.o $(B)/test/fi_msg_check_cases.o \
-		     $(B)/test/fi_msg_check_recv.o $(FI_MSG_COMMON_OBJS)
+		     $(B)/test/fi_msg_check_recv.o \
+		     $(B)/test/fi_msg_check_levels.o $(FI_MSG_COMMON_OBJS)
 $(B)/fi_msg_check: $(FI_MSG_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric

@@ -235,7 +235,8 @@ Test(uet_mr, counter_binding_holds_the_region)
 	t_open(FI_MR_PROV_KEY);
 	mr = t_reg(FI_REMOTE_WRITE, 0);
 	cr_assert_eq(fi_cntr_open(t.domain, &attr, &c, NULL), 0);
-	cr_assert_eq(fi_mr_bind(mr, &c->fid, FI_REMOTE_READ), -FI_EBADFLAGS);
+	cr_assert_eq(fi_mr_bind(mr, &c->fid, FI_WRITE), -FI_EBADFLAGS);
+	cr_assert_eq(fi_mr_bind(mr, &c->fid, 0), -FI_EBADFLAGS);
 	cr_assert_eq(fi_mr_bind(mr, &c->fid, FI_REMOTE_WRITE), 0);
 	cr_assert_eq(t_dom(t.domain)->mr_cntr_cnt, 1);
 	/* fi_mr.3: no counter may be associated when the region closes. */

@@ -50,13 +50,23 @@
 /* The message order we can give: FI_ORDER_SAS, on ROD PDCs. */
 #define UET_MSG_ORDER		FI_ORDER_SAS
 #define UET_DOMAIN_CAPS		(FI_LOCAL_COMM | FI_REMOTE_COMM)
-#define UET_TX_OP_FLAGS		(FI_COMPLETION | FI_INJECT_COMPLETE | \
-				 FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)
+#define UET_TX_OP_FLAGS		(FI_COMPLETION | UET_TX_CPL_LEVELS)
+/* Completion levels (fi_cq(3)); what each means here: uet_op_level.c. */
+#define UET_TX_CPL_LEVELS	(FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE | \
+				 FI_DELIVERY_COMPLETE)
+/* The level of operations that ask for none, as fi_getinfo reports it. */
+#define UET_TX_CPL_DEFAULT	FI_TRANSMIT_COMPLETE
 /* The mr_mode bits we keep when the application offers them. */
 #define UET_MR_MODE		(FI_MR_PROV_KEY | FI_MR_ENDPOINT | \
 				 FI_MR_VIRT_ADDR)
 
 #define UET_INJECT_SIZE		64
+/*
+ * FI_INJECT_COMPLETE copies payloads up to this long (the eager sends:
+ * SES's rendezvous threshold) and completes at once; longer ones complete
+ * when the target has them, after which their buffer is never read again.
+ */
+#define UET_INJECT_COPY_MAX	8192
 #define UET_TX_SIZE		1024	/* operations in flight per endpoint */
 #define UET_RX_SIZE		1024	/* posted receives per endpoint */
 #define UET_MIN_MULTI_RECV	64	/* FI_OPT_MIN_MULTI_RECV default */
@@ -129,7 +139,7 @@ struct uet_domain {
 	struct uet_list eps;
 	struct uet_mr *mr_hash[UET_MR_HASH_SIZE];
 	size_t mr_cnt;
-	size_t mr_cntr_cnt;		/* MRs bound to a counter */
+	size_t mr_cntr_cnt;		/* counters bound to MRs (bindings) */
 	uint64_t next_rkey;
 	/* Progress (uet_progress_thread.c) */
 	enum fi_progress progress;	/* data progress asked for */
@@ -235,7 +245,8 @@ enum uet_ep_cntr {
 	UET_CNTR_RECV,
 	UET_CNTR_READ,
 	UET_CNTR_WRITE,
-	UET_CNTR_REMOTE_WRITE,
+	UET_CNTR_REMOTE_WRITE,		/* FI_RMA_EVENT: uet_rma_event.c */
+	UET_CNTR_REMOTE_READ,
 	UET_CNTR_MAX
 };
 
@@ -253,8 +264,11 @@ struct uet_op {
 	uint64_t len;
 	bool want_cq;			/* a success completion was asked for */
 	bool fence;
+	uint8_t cpl_at;			/* enum uet_op_cpl_at (uet_op_level.c) */
 	struct uet_list link;		/* free list or fence queue */
 	uint8_t inject[UET_INJECT_SIZE];
+	uint8_t *copy;			/* FI_INJECT_COMPLETE copy of a payload
+					 * above UET_INJECT_SIZE; kept */
 };
 
 /* An endpoint's view of one AV slot: the engine's id for its address. */
@@ -296,7 +310,8 @@ struct uet_mr {
 	uint64_t access;
 	uint64_t rkey;			/* 48-bit UET RKEY */
 	struct uet_ep *ep;		/* FI_MR_ENDPOINT binding */
-	struct uet_cntr *cntr;		/* FI_REMOTE_WRITE events */
+	/* fi_mr_bind: FI_REMOTE_WRITE and FI_REMOTE_READ events. */
+	struct uet_cntr *write_cntr, *read_cntr;
 	bool enabled;
 };
 
@@ -387,16 +402,31 @@ int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
 		       uint64_t addr, uint64_t *mkey, uint64_t *offset);
 int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map);
 
+/* uet_rma_event.c: counts a remote operation done on |ep|'s regions. */
+void uet_rma_event_count(struct uet_ep *ep, const struct ses_rma_event *ev,
+			 const struct uet_mr *mr);
+
 /* uet_atomic.c */
 extern const struct fi_ops_atomic uet_atomic_ops;
 int uet_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
 		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
+/* uet_op_level.c: completion levels (FI_INJECT_COMPLETE and the others) */
+enum uet_op_cpl_at {
+	UET_OP_CPL_AT_END,		/* when the engine finishes it */
+	UET_OP_CPL_AT_COPY,		/* once accepted: the payload is copied */
+	UET_OP_CPL_REPORTED,		/* done so: the end reports nothing */
+};
+void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
+		    uint64_t flags);
+void uet_op_accepted(struct uet_op *op);
+bool uet_op_is_reported(const struct uet_op *op);
+bool uet_op_end_was_reported(struct uet_op *op, int status, uint8_t rc);
+void uet_op_free_copies(struct uet_ep *ep);
+
 /* uet_rma.c */
 extern const struct fi_ops_rma uet_rma_ops;
 struct uet_op *uet_op_take(struct uet_ep *ep);
-void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
-		    bool inject);
 ssize_t uet_op_submit(struct uet_op *op);
 void uet_ep_fence_kick(struct uet_ep *ep);
 void uet_op_complete(struct uet_op *op, int status, uint8_t rc);

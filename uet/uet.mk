@@ -22,7 +22,7 @@ UET_FI_SRCS	:= uet/uet_init.c uet/uet_attr.c uet/uet_iface.c \
 		   uet/uet_msg.c uet/uet_tagged.c uet/uet_msg_tx.c \
 		   uet/uet_msg_rx.c uet/uet_atomic.c uet/uet_wait.c \
 		   uet/uet_wait_set.c uet/uet_poll.c uet/uet_enosys.c \
-		   uet/uet_enosys_ops.c
+		   uet/uet_enosys_ops.c uet/uet_rma_event.c uet/uet_op_level.c
 UET_FI_OBJS	:= $(UET_FI_SRCS:%.c=$(B)/%.o)
 UET_FI_LIBS	:= -lfabric
 

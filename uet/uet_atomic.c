@@ -193,7 +193,9 @@ static void uet_amo_wre(struct uet_op *op, const struct uet_amo_req *r,
 	for (size_t i = 0; i < cnt; i++)
 		v[i] = (struct iovec){ .iov_base = src[i].addr,
 				       .iov_len = src[i].count * elem };
-	uet_op_set_iov(op, v, cnt, r->flags & FI_INJECT);
+	/* Results come back with the completion: no inject completion. */
+	uet_op_set_iov(op, v, cnt, r->kind == UET_AMO_WRITE ? r->flags :
+		       r->flags & ~FI_INJECT_COMPLETE);
 	for (size_t i = 0; i < r->res_cnt; i++)
 		op->res_iov[i] = (struct ses_iov){
 			.base = r->res[i].addr, .len = r->res[i].count * elem };

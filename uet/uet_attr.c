@@ -286,6 +286,9 @@ static int uet_info_ep(struct fi_info *fi, const struct uet_gi *gi)
 	fi->rx_attr->caps = fi->caps & UET_RX_CAPS;
 	if (h && h->tx_attr)
 		fi->tx_attr->op_flags = h->tx_attr->op_flags;
+	/* What operations asking for no level get (uet_op_level.c). */
+	if (!(fi->tx_attr->op_flags & UET_TX_CPL_LEVELS))
+		fi->tx_attr->op_flags |= UET_TX_CPL_DEFAULT;
 	if (h && h->rx_attr)
 		fi->rx_attr->op_flags = h->rx_attr->op_flags;
 	/* Asked for on either side, sends are ordered on both (ROD). */

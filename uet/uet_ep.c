@@ -45,17 +45,20 @@ static const uint64_t uet_ep_cntr_flags[UET_CNTR_MAX] = {
 	[UET_CNTR_READ] = FI_READ,
 	[UET_CNTR_WRITE] = FI_WRITE,
 	[UET_CNTR_REMOTE_WRITE] = FI_REMOTE_WRITE,
+	[UET_CNTR_REMOTE_READ] = FI_REMOTE_READ,
 };
 
 static int uet_ep_bind_cntr(struct uet_ep *ep, struct uet_cntr *c,
 			    uint64_t flags)
 {
 	uint64_t all = FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-		       FI_REMOTE_WRITE;
+		       FI_REMOTE_WRITE | FI_REMOTE_READ;
 
-	/* The target does not report the READs it serves. */
-	if (flags & FI_REMOTE_READ)
-		return -FI_ENOSYS;
+	/*
+	 * Remote events count on any endpoint: fi_endpoint(3) asks the
+	 * application for FI_RMA_EVENT, and libfabric's own providers, and
+	 * fabtests binding FI_REMOTE_* to any FI_RMA endpoint, do not check.
+	 */
 	if ((flags & ~all) || !flags)
 		return -FI_EBADFLAGS;
 	for (int i = 0; i < UET_CNTR_MAX; i++)
@@ -319,6 +322,7 @@ static int uet_ep_close(struct fid *fid)
 	atomic_fetch_sub(&dom->ref, 1);
 	uet_msg_rx_fini(ep);
 	free(ep->peers);
+	uet_op_free_copies(ep);
 	free(ep->ops);
 	free(ep);
 	return 0;
@@ -373,7 +377,8 @@ static ssize_t uet_ep_cancel(fid_t fid, void *context)
 	/* Sends and RMA only while they wait for a fence; receives. */
 	uet_list_for_each(pos, &ep->fenced) {
 		op = container_of(pos, struct uet_op, link);
-		if (op->context == context) {
+		/* One that had its inject completion is done for the app. */
+		if (op->context == context && !uet_op_is_reported(op)) {
 			uet_list_del(&op->link);
 			uet_op_complete(op, -ECANCELED, 0);
 			ret = 0;
@@ -473,6 +478,9 @@ static int uet_ep_init(struct uet_ep *ep, const struct fi_info *info)
 		return -FI_EINVAL;
 	if (info->caps & (FI_COLLECTIVE | FI_MULTICAST))
 		return -FI_EOPNOTSUPP;
+	/* What fi_getinfo accepts in the hints, as FI_SETOPSFLAG does. */
+	if (tx && (tx->op_flags & ~(UET_TX_OP_FLAGS | FI_INJECT)))
+		return -FI_EBADFLAGS;
 	ep->caps = info->caps ? info->caps : UET_CAPS;
 	ep->tx_op_flags = tx ? tx->op_flags : 0;
 	ep->rx_op_flags = rx ? rx->op_flags : 0;

@@ -160,8 +160,12 @@ void uet_mr_detach_cntr(struct uet_cntr *c)
 	size_t i;
 
 	uet_mr_for_each(c->dom, mr, i) {
-		if (mr->cntr == c) {
-			mr->cntr = NULL;
+		if (mr->write_cntr == c) {
+			mr->write_cntr = NULL;
+			c->dom->mr_cntr_cnt--;
+		}
+		if (mr->read_cntr == c) {
+			mr->read_cntr = NULL;
 			c->dom->mr_cntr_cnt--;
 		}
 	}
@@ -212,7 +216,7 @@ static int uet_mr_close(struct fid *fid)
 
 	uet_domain_lock(dom);
 	/* fi_mr.3: no counter may still be associated with it. */
-	if (mr->cntr) {
+	if (mr->write_cntr || mr->read_cntr) {
 		uet_domain_unlock(dom);
 		return -FI_EBUSY;
 	}
@@ -243,17 +247,36 @@ static int uet_mr_bind_ep(struct uet_mr *mr, struct uet_ep *ep,
 	return 0;
 }
 
+/* Binds |c| to one kind of event of |mr|; binding it again is no change. */
+static void uet_mr_cntr_set(struct uet_mr *mr, struct uet_cntr **slot,
+			    struct uet_cntr *c)
+{
+	if (*slot == c)
+		return;
+	*slot = c;
+	mr->dom->mr_cntr_cnt++;
+}
+
+/*
+ * FI_REMOTE_WRITE (fi_mr(3)) and FI_REMOTE_READ (as the endpoint flag of
+ * fi_endpoint(3)), one or both: counted in uet_rma_event.c. Another
+ * counter already bound for either kind is -FI_EINVAL, with no change.
+ */
 static int uet_mr_bind_cntr(struct uet_mr *mr, struct uet_cntr *c,
 			    uint64_t flags)
 {
 	if (c->dom != mr->dom)
 		return -FI_EDOMAIN;
-	if (flags != FI_REMOTE_WRITE)
+	if (!flags || (flags & ~(FI_REMOTE_WRITE | FI_REMOTE_READ)))
 		return -FI_EBADFLAGS;
-	if (mr->cntr)
-		return mr->cntr == c ? 0 : -FI_EINVAL;
-	mr->cntr = c;
-	mr->dom->mr_cntr_cnt++;
+	if (((flags & FI_REMOTE_WRITE) && mr->write_cntr &&
+	     mr->write_cntr != c) ||
+	    ((flags & FI_REMOTE_READ) && mr->read_cntr && mr->read_cntr != c))
+		return -FI_EINVAL;
+	if (flags & FI_REMOTE_WRITE)
+		uet_mr_cntr_set(mr, &mr->write_cntr, c);
+	if (flags & FI_REMOTE_READ)
+		uet_mr_cntr_set(mr, &mr->read_cntr, c);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ static void uet_send_wre(struct uet_op *op, const struct uet_send_req *r,
 	w->ri = (uint16_t)UET_RI_MSG(ri_base);
 	w->tag = r->tag;
 	w->user_ctx = op;
-	uet_op_set_iov(op, r->iov, r->iov_cnt, r->flags & FI_INJECT);
+	uet_op_set_iov(op, r->iov, r->iov_cnt, r->flags);
 	if (r->flags & FI_COMPLETION)
 		w->flags |= SES_WRE_F_COMPLETION;
 	if (r->flags & (FI_DELIVERY_COMPLETE | FI_MATCH_COMPLETE))

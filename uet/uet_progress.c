@@ -121,6 +121,11 @@ void uet_op_complete(struct uet_op *op, int status, uint8_t rc)
 	struct fi_cq_err_entry err;
 	struct uet_cq_entry e;
 
+	/* Completed already: FI_INJECT_COMPLETE (uet_op_level.c). */
+	if (uet_op_end_was_reported(op, status, rc)) {
+		uet_list_add_tail(&ep->free_ops, &op->link);
+		return;
+	}
 	if (!status) {
 		if (op->want_cq) {
 			e = (struct uet_cq_entry){ .op_context = op->context,
@@ -159,7 +164,7 @@ static void uet_ep_tx_done(void *ctx, const struct ses_wre *wre,
 	uet_ep_fence_kick(ep);
 }
 
-/* A WRITE landed in one of our regions. */
+/* A peer's WRITE, READ or atomic was done on one of our regions. */
 static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
 {
 	struct uet_ep *ep = ctx;
@@ -169,10 +174,7 @@ static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
 
 	if (ev->hd || ep->dom->mr_cntr_cnt)
 		mr = uet_mr_find(ep->dom, ev->rkey);
-	if (ep->cntr[UET_CNTR_REMOTE_WRITE])
-		uet_cntr_inc(ep->cntr[UET_CNTR_REMOTE_WRITE]);
-	if (mr && mr->cntr)
-		uet_cntr_inc(mr->cntr);
+	uet_rma_event_count(ep, ev, mr);
 	if (!ev->hd || !ep->rx_cq)
 		return;
 	e = (struct uet_cq_entry){

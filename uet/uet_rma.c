@@ -56,31 +56,6 @@ static int uet_rma_check(const struct uet_ep *ep, const struct uet_rma_req *r,
 	return 0;
 }
 
-/* Points the WRE of |op| at |iov|, or at a copy of it with |inject|. */
-void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
-		    bool inject)
-{
-	struct ses_wre *w = &op->wre;
-	uint8_t *p = op->inject;
-
-	w->iov = op->iov;
-	if (inject) {
-		/* The caller's buffers are free once we return. */
-		for (size_t i = 0; i < cnt; i++) {
-			memcpy(p, iov[i].iov_base, iov[i].iov_len);
-			p += iov[i].iov_len;
-		}
-		op->iov[0] = (struct ses_iov){ .base = op->inject,
-					       .len = (size_t)op->len };
-		w->iov_cnt = op->len ? 1 : 0;
-		return;
-	}
-	for (size_t i = 0; i < cnt; i++)
-		op->iov[i] = (struct ses_iov){ .base = iov[i].iov_base,
-					       .len = iov[i].iov_len };
-	w->iov_cnt = cnt;
-}
-
 static void uet_rma_wre(struct uet_op *op, const struct uet_rma_req *r,
 			uint64_t mkey, uint64_t offset, uint16_t ri)
 {
@@ -93,7 +68,10 @@ static void uet_rma_wre(struct uet_op *op, const struct uet_rma_req *r,
 	w->mkey = mkey;
 	w->remote_offset = offset;
 	w->user_ctx = op;
-	uet_op_set_iov(op, r->iov, r->iov_cnt, r->flags & FI_INJECT);
+	/* A READ completes when its data is in: no inject completion. */
+	uet_op_set_iov(op, r->iov, r->iov_cnt,
+		       r->opcode == UET_SES_OP_READ ?
+		       r->flags & ~FI_INJECT_COMPLETE : r->flags);
 	if (r->flags & FI_COMPLETION)
 		w->flags |= SES_WRE_F_COMPLETION;
 	if (r->flags & FI_DELIVERY_COMPLETE)
@@ -158,7 +136,8 @@ struct uet_op *uet_op_take(struct uet_ep *ep)
 }
 
 /*
- * Starts |op|, or queues it behind a fence. On failure |op| goes back to
+ * Starts |op|, or queues it behind a fence, and gives it its inject
+ * completion if it is due (uet_op_level.c). On failure |op| goes back to
  * the free list and nothing happened: -FI_EAGAIN, -FI_EMSGSIZE, -FI_EINVAL.
  */
 ssize_t uet_op_submit(struct uet_op *op)
@@ -168,11 +147,14 @@ ssize_t uet_op_submit(struct uet_op *op)
 
 	if ((op->fence && ep->outstanding) || !uet_list_is_empty(&ep->fenced)) {
 		uet_list_add_tail(&ep->fenced, &op->link);
+		uet_op_accepted(op);
 		return 0;
 	}
 	ret = uet_op_start(op);
-	if (!ret)
+	if (!ret) {
+		uet_op_accepted(op);
 		return 0;
+	}
 	uet_list_add_tail(&ep->free_ops, &op->link);
 	return ret == -EAGAIN ? -FI_EAGAIN : ret == -EMSGSIZE ? -FI_EMSGSIZE :
 	       -FI_EINVAL;
