@@ -17,7 +17,10 @@ export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 check() {
 	local prov=$1 name=$2 s rc=0 port=$((48000 + RANDOM % 3000))
 	shift 2
-	e2e_in B env FI_PROVIDER="$prov" timeout 120 "$B/fi_msg_check" -s \
+	# The completion levels need a receiver that makes no progress while
+	# it sleeps: no progress thread there (e2e_fi_programs runs it).
+	e2e_in B env FI_PROVIDER="$prov" FI_UET_PROGRESS_IDLE_US=0 \
+		timeout 120 "$B/fi_msg_check" -s \
 		-a "$IP_B" -p "$port" "$@" > "$E2E_TMP/server.out" 2>&1 &
 	s=$!
 	e2e_in A env FI_PROVIDER="$prov" timeout 120 "$B/fi_msg_check" \

@@ -24,7 +24,10 @@ details() { grep "^fi_rma_check: $1" | sed -e 's/ ok$//' -e 's/^/  /'; }
 # and PORT.
 server() {
 	PORT=$((46000 + RANDOM % 3000))
-	e2e_in B env FI_PROVIDER="$1" "$B/fi_rma_check" -s -a "$2" \
+	# The completion levels need a target that makes no progress while
+	# it sleeps: no progress thread there (e2e_fi_programs runs it).
+	e2e_in B env FI_PROVIDER="$1" FI_UET_PROGRESS_IDLE_US=0 \
+		"$B/fi_rma_check" -s -a "$2" \
 		-p "$PORT" -T "$LIMIT_S" "${@:3}" > "$E2E_TMP/server.out" 2>&1 &
 	SPID=$!
 }
