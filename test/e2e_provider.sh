@@ -60,9 +60,10 @@ grep -q "MB/s" <<< "$out" || e2e_fail "bw: $out"
 e2e_ok "uet_pingpong and uet_bw over uet"
 
 out=$(app uet uet_write -n 4096 -- -n 4096 -K) && e2e_fail "a refused write succeeded: $out"
-grep -q "completion error: .*(prov_errno [0-9]*: RC_" <<< "$out" ||
+grep -q "completion error: .*(prov_errno [0-9]*: the target answered RC_" \
+	<<< "$out" ||
 	e2e_fail "no error completion with a UET code: $out"
-e2e_ok "a refused write: $(echo "$out" | grep -o 'prov_errno [0-9]*: RC_[A-Z_]*')"
+e2e_ok "a refused write: $(echo "$out" | grep -o 'RC_[A-Z_]*' | head -1)"
 
 for side in A B; do
 	ifc=IF_$side
