@@ -13,7 +13,10 @@ export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 pair() {
 	local prog=$1 name=$2 s rc=0 port=$((49000 + RANDOM % 1000))
 	shift 2
-	e2e_in A env FI_PROVIDER=uet timeout 120 "$B/$prog" -s -a "$IP_A" \
+	# The completion levels need a target that makes no progress while
+	# it sleeps: no progress thread there (e2e_fi_programs runs it).
+	e2e_in A env FI_PROVIDER=uet FI_UET_PROGRESS_IDLE_US=0 \
+		timeout 120 "$B/$prog" -s -a "$IP_A" \
 		-p "$port" "$@" > "$E2E_TMP/server.out" 2>&1 &
 	s=$!
 	e2e_in A env FI_PROVIDER=uet timeout 120 "$B/$prog" -c "$IP_A" \
