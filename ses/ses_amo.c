@@ -188,12 +188,15 @@ void ses_amo_pkt_ext(const struct ses_msg *m, struct ses_pkt *pkt)
 }
 
 /* ---- target -------------------------------------------------------------- */
-/* Runs the atomic of |c| on the region: UET_SES_RC_OK or why not. */
-static uint8_t ses_amo_exec(const struct ses_rx_ctx *c, uint8_t *old)
+/*
+ * Refusals come before anything is recorded of the request (ses_rx.c), so
+ * they are all here rather than when it runs.
+ */
+uint8_t ses_amo_check(const struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
 	const struct ses_cas_ext *x = &c->amo;
-	uint8_t *dst = c->region->base + h->buffer_offset;
+	const uint8_t *dst = c->region->base + h->buffer_offset;
 	size_t elem = ses_amo_elem_len(x->atomic.amo_dt);
 	bool cas = ses_amo_op_is_cswap(x->atomic.amo_op);
 
@@ -206,7 +209,18 @@ static uint8_t ses_amo_exec(const struct ses_rx_ctx *c, uint8_t *old)
 		return UET_SES_RC_AMO_UNSUPPORTED_SIZE;
 	if ((uintptr_t)dst % elem)
 		return UET_SES_RC_AMO_UNALIGNED;
-	return ses_amo_apply(x->atomic.amo_op, x->atomic.amo_dt, dst,
+	return UET_SES_RC_OK;
+}
+
+/* Runs the atomic of |c| on the region (ses_amo_check passed). */
+static uint8_t ses_amo_exec(const struct ses_rx_ctx *c, uint8_t *old)
+{
+	const struct ses_std_hdr *h = &c->h;
+	const struct ses_cas_ext *x = &c->amo;
+	bool cas = ses_amo_op_is_cswap(x->atomic.amo_op);
+
+	return ses_amo_apply(x->atomic.amo_op, x->atomic.amo_dt,
+			     c->region->base + h->buffer_offset,
 			     cas ? x->swap : c->pay, cas ? x->compare : NULL,
 			     old, h->request_length);
 }
@@ -225,13 +239,14 @@ int ses_rx_amo(struct ses *s, struct ses_rx_ctx *c)
 	};
 	uint8_t rc;
 
-	/* Once only: a late copy of this request is a duplicate. */
-	ses_rx_id_done(s, c->peer, h->message_id);
 	rc = ses_amo_exec(c, fetch ? old : NULL);
 	if (rc != UET_SES_RC_OK) {
+		/* Not run (ses_amo_apply changes nothing): nothing recorded. */
 		s->st.rx_rejected++;
 		return ses_rx_fail(c, rc);
 	}
+	/* Once only: a late copy of this request is a duplicate. */
+	ses_rx_id_done(s, c->peer, h->message_id);
 	ses_rx_rma_event(s, c, h->request_length, false, 0);
 	if (!fetch)
 		return ses_rx_ok(c, UET_SES_RSP_RESPONSE, h->request_length);

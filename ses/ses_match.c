@@ -200,7 +200,7 @@ int ses_rx_send(struct ses *s, struct ses_rx_ctx *c)
 	}
 	ret = ses_blkmap_mark(&m->blk, c->off, c->pay_len);
 	if (ret)
-		return ses_rx_dup_or_bad(s, c, m, ret);
+		return ses_rx_dup_or_bad(s, c, ret);
 	ses_rxm_place(m, c);
 	ses_rxm_took(s, m, c);
 	if (m->arrived < m->req_len)

@@ -58,8 +58,9 @@
  * request on a later PDC is a new incarnation, which numbers its messages
  * afresh: an id on it says nothing about an id seen on the PDC before (a
  * process that restarts on the same address starts again at its first
- * id). The history moves to the new context; requests still arriving on
- * an older one are dropped, so nothing of the old incarnation completes,
+ * id). The history moves to the new context once a request on it is taken
+ * (passes every check; one refused is judged against no history and
+ * changes nothing); requests still arriving on an older one are dropped, so nothing of the old incarnation completes,
  * places or answers anything for the new one (ses.h, ses_rx_pkt).
  *
  * A later PDC that carries no request changes nothing: one local peer may
@@ -163,6 +164,8 @@ struct ses_rx_ctx {
 	uint32_t job_id;	/* as resolved (absolute: from the PID) */
 	struct ses_peer *peer;
 	uint32_t pidx;
+	uint32_t pdc;		/* the context it came on */
+	bool fresh;		/* that context is new to the peer's history */
 	struct ses_ri_tbl *tbl;
 	struct ses_region *region;
 	struct ses_rxm *rxm;
@@ -325,8 +328,8 @@ int ses_mr_add_tbl(struct ses *s, struct ses_ri_tbl *t, uint64_t rkey,
 void ses_mr_del(struct ses *s, struct ses_region *r);
 
 /* ses_rx.c */
-int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, struct ses_rxm *m,
-		      int mark);
+/* A packet of a message in progress that ses_blkmap_mark took as |mark|. */
+int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, int mark);
 /* What ops.rma_done says of the request of |c|, |len| bytes long. */
 void ses_rx_rma_event_init(struct ses_rma_event *ev,
 			   const struct ses_rx_ctx *c, uint32_t len);
@@ -335,7 +338,9 @@ void ses_rx_rma_event(struct ses *s, const struct ses_rx_ctx *c, uint32_t len,
 		      bool hd, uint64_t header_data);
 
 /* ses_amo.c */
-/* Executes the atomic of |c| (checks of ses_rx.c passed) and answers. */
+/* The checks of the atomic of |c| proper, after ses_rx.c's: why not, or OK. */
+uint8_t ses_amo_check(const struct ses_rx_ctx *c);
+/* Executes the atomic of |c| (every check passed) and answers. */
 int ses_rx_amo(struct ses *s, struct ses_rx_ctx *c);
 /* Adds the atomic (or CAS) extension of |m| to |pkt|, after its header. */
 void ses_amo_pkt_ext(const struct ses_msg *m, struct ses_pkt *pkt);
@@ -343,18 +348,39 @@ void ses_amo_pkt_ext(const struct ses_msg *m, struct ses_pkt *pkt);
 bool ses_amo_wre_is_valid(const struct ses_wre *w, uint32_t mtu);
 
 /* ses_rxm.c: done window, target message state, READ serving */
-/* Whether |id| from |p| is finished; may move the window up to |id|. */
-bool ses_rx_id_is_done(const struct ses *s, struct ses_peer *p, uint16_t id);
-void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
-/* Whether |id| carries the prefix of |p|; the first one fixes it. */
-bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
-			    uint16_t id);
 /*
- * Whether a request on context |pdc| belongs to the current incarnation of
- * |p|. A later context than the current one becomes it (the first one
- * too), starting afresh; an earlier one is stale.
+ * Whether |id| from |p| is finished. Only looks: nothing is recorded of a
+ * request until it passed every check (ses_rx_id_done and the takes below
+ * record), so a refused one leaves the history as it was.
  */
-bool ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc);
+bool ses_rx_id_is_done(const struct ses *s, const struct ses_peer *p,
+		       uint16_t id);
+/* Marks |id| finished; may move the window up to it. */
+void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
+/* Whether |id| carries the prefix of |p| (any, while none is fixed). */
+bool ses_rx_id_prefix_is_ok(const struct ses *s, const struct ses_peer *p,
+			    uint16_t id);
+/* The first id taken fixes the prefix of |p|. */
+void ses_rx_id_prefix_take(const struct ses *s, struct ses_peer *p,
+			   uint16_t id);
+/*
+ * Where a request on context |pdc| stands against the history of |p|: on
+ * its context, on a later one (or the first: a new incarnation, judged
+ * against no history), or on an earlier one (stale: dropped).
+ */
+enum ses_rx_pdc_age {
+	SES_RX_PDC_CURRENT,
+	SES_RX_PDC_NEW,
+	SES_RX_PDC_STALE,
+};
+
+enum ses_rx_pdc_age ses_rx_pdc_age(const struct ses_peer *p, uint32_t pdc);
+/*
+ * A request on new context |pdc| was taken: it becomes the context of |p|,
+ * whose history starts afresh (messages of the old one still arriving are
+ * dropped).
+ */
+void ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc);
 /* Forgets the id history of |p| (not its context). */
 void ses_rx_history_clear(struct ses_peer *p);
 struct ses_rxm *ses_rxm_find(struct ses *s, uint32_t peer_idx, uint16_t id);

@@ -158,6 +158,8 @@ static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 		return UET_SES_RC_OP_VIOLATION;
 	if (h->f.ie)
 		return UET_SES_RC_INITIATOR_ERR;
+	if (ses_op_is_amo(h->opcode))
+		return ses_amo_check(c);
 	return UET_SES_RC_OK;
 }
 
@@ -221,7 +223,7 @@ static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
 	}
 	ret = ses_blkmap_mark(&m->blk, c->off, c->pay_len);
 	if (ret)
-		return ses_rx_dup_or_bad(s, c, m, ret);
+		return ses_rx_dup_or_bad(s, c, ret);
 	memcpy(dst, c->pay, c->pay_len);
 	ses_rxm_took(s, m, c);
 	if (m->arrived < m->req_len)
@@ -260,17 +262,46 @@ static int ses_rx_dispatch(struct ses *s, struct ses_rx_ctx *c)
 	}
 }
 
-int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, struct ses_rxm *m,
-		      int mark)
+/*
+ * The request of |c| passed every check: from here on it may leave state.
+ * The first taken on a new context makes it the peer's, and the first
+ * taken fixes the peer's prefix; a refused one does neither.
+ */
+static void ses_rx_take(struct ses *s, struct ses_rx_ctx *c)
+{
+	if (c->fresh) {
+		ses_rx_pdc_take(s, c->peer, c->pdc);
+		c->fresh = false;
+	}
+	ses_rx_id_prefix_take(s, c->peer, c->h.message_id);
+}
+
+/*
+ * A refused request changes nothing: no id is marked finished, no state
+ * is made and a message in progress under its id is left alone, for a
+ * request that names an id is not known to be the message that has it (a
+ * mistake, or a spoof, on the same context). Its copies are judged anew,
+ * so they get the same answer; and the message that does use the id is
+ * still taken when it comes. A message whose packet was refused ends by
+ * the initiator's other packets or the idle time-out.
+ */
+static int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc)
+{
+	s->st.rx_rejected++;
+	return ses_rx_fail(c, rc);
+}
+
+int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, int mark)
 {
 	if (mark > 0) {
 		s->st.rx_dups++;
 		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
 	}
-	/* Overlaps what arrived without repeating it: not our packetization. */
-	s->st.rx_rejected++;
-	ses_rxm_abort(s, m, -EIO, UET_SES_RC_OP_VIOLATION);
-	return ses_rx_fail(c, UET_SES_RC_OP_VIOLATION);
+	/*
+	 * Overlaps what arrived without repeating it: not our packetization,
+	 * nor maybe the message's own packet; refused, the message kept.
+	 */
+	return ses_rx_refuse(s, c, UET_SES_RC_OP_VIOLATION);
 }
 
 static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
@@ -280,25 +311,25 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 
 	/*
 	 * Even a one-packet request may name a message in progress; then it
-	 * must agree with it (ses_rx_is_same_msg) or be refused.
+	 * must agree with it (ses_rx_is_same_msg) or be refused. On a new
+	 * context nothing of the history is its own.
 	 */
-	c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
-	if (!c->rxm && ses_rx_id_is_done(s, c->peer, h->message_id)) {
-		/* Answered before; placing it again could undo later writes. */
-		s->st.rx_dups++;
-		return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+	if (!c->fresh) {
+		c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
+		if (!c->rxm && ses_rx_id_is_done(s, c->peer, h->message_id)) {
+			/* Answered before; placing it again could undo later
+			 * writes. */
+			s->st.rx_dups++;
+			return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
+		}
 	}
 	rc = ses_rx_check(s, c);
 	if (rc == UET_SES_RC_OK && c->rxm && !ses_rx_is_same_msg(c, c->rxm))
 		rc = UET_SES_RC_OP_VIOLATION;
-	if (rc == UET_SES_RC_OK)
-		return ses_rx_dispatch(s, c);
-	s->st.rx_rejected++;
-	if (c->rxm)
-		ses_rxm_abort(s, c->rxm, -EIO, rc);
-	else
-		ses_rx_id_done(s, c->peer, h->message_id);
-	return ses_rx_fail(c, rc);
+	if (rc != UET_SES_RC_OK)
+		return ses_rx_refuse(s, c, rc);
+	ses_rx_take(s, c);
+	return ses_rx_dispatch(s, c);
 }
 
 static ssize_t ses_rx_rsp_put(const struct ses_rx_ctx *c, uint8_t *rsp,
@@ -368,12 +399,20 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	c.peer = ses_peer_get(s, pkt->peer);
 	if (!c.peer)
 		return -EAGAIN;
-	/* An earlier incarnation's: it must not touch the current history. */
-	if (!ses_rx_pdc_take(s, c.peer, pkt->pdc)) {
+	c.pdc = pkt->pdc;
+	switch (ses_rx_pdc_age(c.peer, pkt->pdc)) {
+	case SES_RX_PDC_STALE:
+		/* An earlier incarnation's: it must not touch the current
+		 * history. */
 		s->st.rx_stale_reqs++;
 		return 0;
+	case SES_RX_PDC_NEW:
+		c.fresh = true;
+		break;
+	case SES_RX_PDC_CURRENT:
+		break;
 	}
-	if (!ses_rx_id_prefix_is_ok(s, c.peer, c.h.message_id)) {
+	if (!c.fresh && !ses_rx_id_prefix_is_ok(s, c.peer, c.h.message_id)) {
 		s->st.rx_malformed++;
 		return -EBADMSG;
 	}

@@ -47,11 +47,31 @@ static bool ses_rx_window_fit(const struct ses *s, struct ses_peer *p,
 	return true;
 }
 
-bool ses_rx_id_is_done(const struct ses *s, struct ses_peer *p, uint16_t id)
+/*
+ * Whether |seq| lies where ses_rx_window_fit would open or move the window
+ * for it: such a sequence was never finished.
+ */
+static bool ses_rx_seq_is_ahead(const struct ses *s, const struct ses_peer *p,
+				uint16_t seq)
+{
+	uint32_t mask = s->id_seq_mask, ahead = (seq - p->rx_high) & mask;
+
+	return !p->rx_init || (ahead && ahead <= mask / 2 + 1);
+}
+
+/*
+ * Only looks: the window moves when an id is marked done, so a request
+ * that is then refused leaves it where it was (a refused id far ahead
+ * would otherwise push the ids still to come out of it, as finished).
+ */
+bool ses_rx_id_is_done(const struct ses *s, const struct ses_peer *p,
+		       uint16_t id)
 {
 	uint16_t seq = id & s->id_seq_mask;
 
-	if (!ses_rx_window_fit(s, p, seq))
+	if (ses_rx_seq_is_ahead(s, p, seq))
+		return false;
+	if (((p->rx_high - seq) & s->id_seq_mask) >= s->rx_check)
 		return true;
 	return p->rx_done[SES_RX_WORD(seq)] & SES_RX_BIT(seq);
 }
@@ -69,16 +89,20 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id)
  * (every endpoint uses the same number); another prefix is not the peer
  * that opened the window.
  */
-bool ses_rx_id_prefix_is_ok(const struct ses *s, struct ses_peer *p,
+bool ses_rx_id_prefix_is_ok(const struct ses *s, const struct ses_peer *p,
 			    uint16_t id)
 {
-	uint16_t prefix = id & (uint16_t)~s->id_seq_mask;
+	return !p->rx_prefix_set ||
+	       (id & (uint16_t)~s->id_seq_mask) == p->rx_prefix;
+}
 
-	if (!p->rx_prefix_set) {
-		p->rx_prefix_set = true;
-		p->rx_prefix = prefix;
-	}
-	return prefix == p->rx_prefix;
+void ses_rx_id_prefix_take(const struct ses *s, struct ses_peer *p,
+			   uint16_t id)
+{
+	if (p->rx_prefix_set)
+		return;
+	p->rx_prefix_set = true;
+	p->rx_prefix = id & (uint16_t)~s->id_seq_mask;
 }
 
 void ses_rx_history_clear(struct ses_peer *p)
@@ -106,19 +130,23 @@ static void ses_rx_drop_arriving(struct ses *s, const struct ses_peer *p)
 	}
 }
 
-bool ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc)
+enum ses_rx_pdc_age ses_rx_pdc_age(const struct ses_peer *p, uint32_t pdc)
 {
 	int32_t ahead = (int32_t)(pdc - p->rx_pdc);
 
-	if (p->rx_pdc_set && ahead <= 0)
-		return !ahead;
+	if (!p->rx_pdc_set || ahead > 0)
+		return SES_RX_PDC_NEW;
+	return ahead ? SES_RX_PDC_STALE : SES_RX_PDC_CURRENT;
+}
+
+void ses_rx_pdc_take(struct ses *s, struct ses_peer *p, uint32_t pdc)
+{
 	if (p->rx_pdc_set) {
 		ses_rx_drop_arriving(s, p);
 		ses_rx_history_clear(p);
 	}
 	p->rx_pdc_set = true;
 	p->rx_pdc = pdc;
-	return true;
 }
 
 static uint64_t ses_rxm_key(uint32_t pidx, uint16_t id)
