@@ -67,7 +67,8 @@ out=$(pingpong "tagged" -m tagged -S 16384 -I 200 -c)
 grep -q "^16k *200 *=200 " <<< "$out" || e2e_fail "fi_pingpong tagged: $out"
 e2e_ok "fi_pingpong -m tagged -S 16384 -I 200 -c"
 
-# exit_target HOW: the target exits right after its last completion.
+# exit_target HOW [-F]: the target exits right after its last completion
+# (-F: the initiator first forks a child that exits through exit()).
 exit_target() {
 	local how=$1 t rc=0
 	e2e_in B env FI_PROVIDER=uet timeout 60 "$B/fi_exit_target" -s -a "$IP_B" -p 9228 \
@@ -78,7 +79,7 @@ exit_target() {
 		sleep 0.05
 	done
 	out=$(e2e_in A env FI_PROVIDER=uet timeout 60 "$B/fi_exit_target" -c "$IP_B" -p 9228 \
-		-n 32 2>&1) || rc=$?
+		-n 32 ${2:-} 2>&1) || rc=$?
 	wait "$t" || e2e_fail "target ($how): $(cat "$E2E_TMP/xt.srv")"
 	grep -q "data ok" "$E2E_TMP/xt.srv" ||
 		e2e_fail "target ($how): $(cat "$E2E_TMP/xt.srv")"
@@ -92,6 +93,11 @@ for how in exit close; do
 done
 e2e_ok "a target exiting right after its last completion (at once, and" \
 	"after closing; 3 runs each): every send succeeded"
+exit_target exit -F
+grep -q "forked child exited cleanly" <<< "$out" ||
+	e2e_fail "a forked child of an initiator: $out"
+e2e_ok "an initiator's forked child exits through exit() at once; the" \
+	"parent's sends succeed"
 
 # 9228 and 11276 are both PIDonFEP 2048 + 9228 % 2048 = 3084.
 e2e_in B env FI_PROVIDER=uet "$B/fi_fep_check" -o -a "$IP_B" -e 1 -S 9228 -H 5 \

@@ -5,15 +5,21 @@
  * (any provider), addressed by node and service alone, no side channel.
  *
  *   fi_exit_target -s -a ADDR -p SERVICE [-n COUNT] [-x exit|close]
- *   fi_exit_target -c SERVER -p SERVICE [-n COUNT]
+ *   fi_exit_target -c SERVER -p SERVICE [-n COUNT] [-F]
  *
  * The target posts COUNT receives of 4 KiB, checks each message's pattern,
  * and after the last completion calls exit(0) at once (-x exit, the default:
  * nothing closed) or closes everything first (-x close). The initiator sends
  * COUNT messages, one at a time, each waited for: every send must complete
- * without error within 10 s. Prints one line "fi_exit_target: ..." and
- * exits 0 on success, 1 on failure.
+ * without error within 10 s. With -F it first forks a child that exits at
+ * once through exit() (atexit handlers and destructors run in a copy of
+ * the provider's state, without its threads): the child must be gone within
+ * 2 s and the parent's sends unharmed. Prints one line "fi_exit_target:
+ * ..." and exits 0 on success, 1 on failure.
  */
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -157,6 +163,30 @@ static void xt_send(struct xt *x, int m, fi_addr_t dest, void *ctx)
 		XT_FAIL("fi_send %d: %s", m, fi_strerror((int)-ret));
 }
 
+/* A child that exits through exit() right after the fork. */
+static void xt_fork_exit(void)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid < 0)
+		XT_FAIL("fork");
+	if (pid == 0)
+		exit(0);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				XT_FAIL("a forked child's exit: status %#x",
+					status);
+			printf("fi_exit_target: a forked child exited cleanly\n");
+			return;
+		}
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	XT_FAIL("a forked child did not exit within 2 s");
+}
+
 static void xt_initiator(struct xt *x, int count)
 {
 	static struct fi_context ctx[XT_MAX];
@@ -179,11 +209,12 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *server = NULL, *service = NULL;
 	static struct xt x;
-	bool close_first = false;
+	bool close_first = false, fork_first = false;
 	int count = 16, opt;
 
-	while ((opt = getopt(argc, argv, "sa:c:p:n:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "sa:c:p:n:x:F")) != -1) {
 		switch (opt) {
+		case 'F': fork_first = true; break;
 		case 's': break;
 		case 'a': addr = optarg; break;
 		case 'c': server = optarg; break;
@@ -196,14 +227,17 @@ int main(int argc, char **argv)
 	if ((!addr == !server) || !service || count < 1 || count > XT_MAX) {
 		fprintf(stderr, "usage: fi_exit_target -s -a ADDR -p SERVICE "
 			"[-n COUNT] [-x exit|close] | -c SERVER -p SERVICE "
-			"[-n COUNT]\n");
+			"[-n COUNT] [-F]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	xt_open(&x, addr ? addr : server, service, addr != NULL);
-	if (addr)
+	if (addr) {
 		xt_target(&x, count, close_first);
-	else
+	} else {
+		if (fork_first)
+			xt_fork_exit();
 		xt_initiator(&x, count);
+	}
 	return 0;
 }

@@ -151,6 +151,7 @@ struct uet_domain {
 	pthread_t prog_thread;
 	uint64_t prog_runs;		/* runs of the thread, under the lock */
 	struct uet_list all_link;	/* uet_domains_flush() */
+	pid_t owner_pid;		/* a forked child's copy is not ours */
 };
 
 struct uet_av_entry {

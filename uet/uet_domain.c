@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "uet/uet.h"
 #include "uet/uet_iface.h"
@@ -22,22 +23,39 @@ static pthread_mutex_t uet_domains_lock = PTHREAD_MUTEX_INITIALIZER;
  * whose lock stays held (a thread of the application inside a call) is
  * passed over after a while rather than hanging the exit.
  */
+/* 50 ms from now, for pthread_mutex_timedlock. */
+static struct timespec uet_domains_flush_deadline(void)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 50000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	return until;
+}
+
 void uet_domains_flush(void)
 {
+	struct timespec until = uet_domains_flush_deadline();
 	struct uet_list *pos, *epos;
 
-	pthread_mutex_lock(&uet_domains_lock);
+	/* A forked child may find it held by a thread it does not have. */
+	if (pthread_mutex_timedlock(&uet_domains_lock, &until))
+		return;
 	uet_list_for_each(pos, &uet_domains) {
 		struct uet_domain *dom = container_of(pos, struct uet_domain,
 						      all_link);
-		struct timespec until;
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50000000;	/* 50 ms */
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		/*
+		 * A forked child's copy: its sockets and peers are the
+		 * parent's, which flushes them itself.
+		 */
+		if (dom->owner_pid != getpid())
+			continue;
+		until = uet_domains_flush_deadline();
 		if (pthread_mutex_timedlock(&dom->lock, &until))
 			continue;
 		/*
@@ -228,6 +246,7 @@ int uet_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (ret)
 		goto err_free;
 	atomic_init(&dom->ref, 0);
+	dom->owner_pid = getpid();
 	pthread_mutex_lock(&uet_domains_lock);
 	uet_list_add_tail(&uet_domains, &dom->all_link);
 	pthread_mutex_unlock(&uet_domains_lock);

@@ -120,6 +120,13 @@ void uet_progress_thread_stop(struct uet_domain *dom)
 
 	if (!dom->prog_started)
 		return;
+	/* A forked child has no such thread: only its copy of the fd. */
+	if (dom->owner_pid != getpid()) {
+		close(dom->prog_stop_fd);
+		dom->prog_stop_fd = -1;
+		dom->prog_started = false;
+		return;
+	}
 	atomic_store(&dom->prog_stop, true);
 	if (write(dom->prog_stop_fd, &one, sizeof(one)) < 0)
 		FI_WARN(&uet_prov, FI_LOG_DOMAIN, "progress thread: %s\n",
