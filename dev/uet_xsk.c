@@ -57,9 +57,8 @@ struct uet_xsk {
 	uint64_t rx_end;	/* receive chunks are below */
 	void *map[4];		/* rx, tx, fill, completion */
 	size_t map_len[4];
-	uint64_t discard[UET_DEV_HELD_MAX];	/* oversized, to give back */
-	uint32_t ndiscard;
-	uint64_t ret[UET_DEV_HELD_MAX];	/* released, still held: to return */
+	/* Shared: released or discarded, still held: to return. */
+	uint64_t ret[UET_DEV_HELD_MAX];
 	uint32_t nret;
 	uint8_t local_mac[6];	/* frames to it stay on the interface */
 	bool has_local_mac;
@@ -531,10 +530,10 @@ static void uet_xsk_rx_discard(struct uet_xsk *x, uint32_t idx, uint32_t n)
 		uint64_t a = xsk_ring_cons__rx_desc(&x->rx, idx + i)->addr &
 			     ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
 
-		/* Shared: held until the release, like the frames taken. */
-		if (x->shm)
-			x->discard[x->ndiscard++] = a;
-		else
+		/* Shared: held until returned, like the frames taken. */
+		if (x->shm && x->nret < UET_DEV_HELD_MAX)
+			x->ret[x->nret++] = a;
+		else if (!x->shm)
 			uet_xsk_fill(x, &a, 1);
 	}
 }
@@ -640,7 +639,7 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	return n;
 }
 
-/* Shared: the chunks of |frames| and the discards, released. */
+/* Shared: the chunks of |frames|, released. */
 static void uet_xsk_rx_release_shared(struct uet_xsk *x,
 				      struct uet_xsk_frame *frames, uint32_t n)
 {
@@ -668,9 +667,6 @@ static void uet_xsk_rx_release_shared(struct uet_xsk *x,
 					    ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
 		frames[i].nsegs = 0;
 	}
-	for (uint32_t i = 0; i < x->ndiscard && x->nret < UET_DEV_HELD_MAX; i++)
-		x->ret[x->nret++] = x->discard[i];
-	x->ndiscard = 0;
 	if (x->nret >= UET_XSK_RX_RETURN_BATCH)
 		uet_xsk_rx_return_held(x);
 }
@@ -717,7 +713,7 @@ void uet_xsk_rx_release(struct uet_xsk *x, struct uet_xsk_frame *frames,
 	uint64_t addrs[UET_XSK_BATCH];
 	uint32_t cnt = 0;
 
-	if (!n && !x->ndiscard)
+	if (!n)
 		return;
 	if (x->shm) {
 		uet_xsk_rx_release_shared(x, frames, n);
