@@ -43,17 +43,12 @@ int uet_engine_fd(const struct uet_engine *e)
 	return uet_xsk_fd(e->xsk);
 }
 
-bool uet_engine_owes_kick(const struct uet_engine *e)
-{
-	return e->kick_deferred || e->nheld || uet_xsk_tx_needs_kick(e->xsk);
-}
-
 uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 {
 	uint64_t at = pdc_next_timeout(e->pdc), now = uet_engine_now_ns();
 
 	/* Frames wait for a kick (uet_engine_progress defers some). */
-	if (uet_engine_owes_kick(e))
+	if (e->kick_deferred || e->nheld || uet_xsk_tx_needs_kick(e->xsk))
 		return 0;
 	if (at == UINT64_MAX)
 		return UINT64_MAX;

@@ -59,7 +59,8 @@ struct uet_engine_cfg {
 	 * completion goes up. Without it, they go with the next progress
 	 * call, in the same kick as the application's answer (0.7 us of an
 	 * 8-byte ping-pong's 2.2, measured); the caller then sees to it that
-	 * progress runs soon (uet_engine_owes_kick()) and at the end.
+	 * progress runs soon (uet_engine_next_timeout_ns() says 0 while
+	 * frames wait for a kick) and at the end (uet_engine_flush()).
 	 */
 	bool ack_before_cpl;
 };
@@ -135,12 +136,6 @@ int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre);
  * frames moved (>= 0) or a negative errno from the socket.
  */
 int uet_engine_progress(struct uet_engine *e);
-
-/*
- * True while frames wait for a kick (ACKs held back for the application's
- * answer): progress must run soon even if the application does not call.
- */
-bool uet_engine_owes_kick(const struct uet_engine *e);
 
 /*
  * uet_engine_flush() hands the kernel everything owed now: every delayed

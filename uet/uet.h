@@ -149,7 +149,6 @@ struct uet_domain {
 	atomic_bool prog_stop;
 	int prog_stop_fd;
 	pthread_t prog_thread;
-	uint64_t prog_runs;		/* runs of the thread, under the lock */
 	struct uet_list all_link;	/* uet_domains_flush() */
 	pid_t owner_pid;		/* a forked child's copy is not ours */
 };
@@ -456,8 +455,8 @@ const char *uet_rc_str(uint8_t rc);
  * or minus the local errno (a time-out, a peer gone), or 0.
  */
 int uet_prov_errno(int status, uint8_t rc);
-/* Its text, in |buf| (|*out| = buf). */
-int uet_strerror(int prov_errno, char *buf, size_t len, const char **out);
+/* Its text, in |buf| (a per-thread buffer when none is given). */
+const char *uet_strerror(int prov_errno, char *buf, size_t len);
 
 /* uet_enosys.c: uet_enosys.h */
 

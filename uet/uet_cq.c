@@ -238,18 +238,9 @@ int uet_cq_trywait(struct uet_cq *cq)
 static const char *uet_cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 				   const void *err_data, char *buf, size_t len)
 {
-	static __thread char own[160];
-	const char *s;
-
 	(void)cq_fid;
 	(void)err_data;
-	/* Without a buffer (allowed): a per-thread one. */
-	if (!buf || !len) {
-		buf = own;
-		len = sizeof(own);
-	}
-	uet_strerror(prov_errno, buf, len, &s);
-	return s;
+	return uet_strerror(prov_errno, buf, len);
 }
 
 static int uet_cq_close(struct fid *fid)

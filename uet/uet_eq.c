@@ -131,18 +131,9 @@ static ssize_t uet_eq_sread(struct fid_eq *eq_fid, uint32_t *event,
 static const char *uet_eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 				   const void *err_data, char *buf, size_t len)
 {
-	static __thread char own[160];
-	const char *s;
-
 	(void)eq_fid;
 	(void)err_data;
-	/* Without a buffer (allowed): a per-thread one. */
-	if (!buf || !len) {
-		buf = own;
-		len = sizeof(own);
-	}
-	uet_strerror(prov_errno, buf, len, &s);
-	return s;
+	return uet_strerror(prov_errno, buf, len);
 }
 
 /* fi_trywait on the EQ: events are written, never progressed. */

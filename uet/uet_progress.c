@@ -91,10 +91,16 @@ static const struct {
 	{ EMSGSIZE, "longer than the buffer or the peer allows" },
 };
 
-int uet_strerror(int prov_errno, char *buf, size_t len, const char **out)
+const char *uet_strerror(int prov_errno, char *buf, size_t len)
 {
+	static __thread char own[160];
 	const char *s = NULL;
 
+	/* Without a buffer (fi_cq_strerror allows it): a per-thread one. */
+	if (!buf || !len) {
+		buf = own;
+		len = sizeof(own);
+	}
 	if (prov_errno > 0) {
 		snprintf(buf, len, "the target answered %s",
 			 uet_rc_str((uint8_t)prov_errno));
@@ -107,8 +113,7 @@ int uet_strerror(int prov_errno, char *buf, size_t len, const char **out)
 	} else {
 		snprintf(buf, len, "no further detail");
 	}
-	*out = buf;
-	return 0;
+	return buf;
 }
 
 /* Called with the domain lock held; completes and frees |op|. */

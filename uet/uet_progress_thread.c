@@ -83,7 +83,6 @@ static void *uet_prog_main(void *arg)
 		uet_domain_lock(dom);
 		if (!atomic_load(&dom->prog_stop)) {
 			uet_domain_run_engines(dom);
-			dom->prog_runs++;
 			/* Until something arrives or a timer is due. */
 			uet_domain_wait(dom, dom->prog_stop_fd, UINT64_MAX);
 		}
