@@ -144,6 +144,21 @@ static void t_later(struct t_later *l, enum t_act act, void *fid)
 	cr_assert_eq(pthread_create(&l->th, NULL, t_later_run, l), 0);
 }
 
+/*
+ * |act| on |fid| from another thread 30 ms from now must wake epoll fd
+ * |ep|, and not before it happened.
+ */
+static void t_epoll_woken_by(int ep, enum t_act act, void *fid)
+{
+	uint64_t t0 = t_ms();
+	struct t_later l;
+
+	t_later(&l, act, fid);
+	cr_assert_eq(t_epoll_wait(ep, 5000), 1);
+	cr_assert_geq(t_ms() - t0, 25, "woke before it happened");
+	pthread_join(l.th, NULL);
+}
+
 Test(uet_wait, getwait_hands_out_an_fd)
 {
 	struct fid_cq *cq = t_cq(FI_WAIT_FD, NULL, NULL);
@@ -183,15 +198,9 @@ Test(uet_wait, completion_wakes_the_fd_until_read)
 	struct fid *fid = &cq->fid;
 	int ep = t_epoll_of(fid);
 	struct fi_cq_entry e;
-	struct t_later l;
-	uint64_t t0;
 
 	cr_assert_eq(fi_trywait(t.fabric, &fid, 1), 0);
-	t0 = t_ms();
-	t_later(&l, T_CQ_ADD, cq);
-	cr_assert_eq(t_epoll_wait(ep, 5000), 1);
-	cr_assert_geq(t_ms() - t0, 25, "woke before the completion");
-	pthread_join(l.th, NULL);
+	t_epoll_woken_by(ep, T_CQ_ADD, cq);
 	/* Level-triggered: readable until the application reads. */
 	cr_assert_eq(t_epoll_wait(ep, 0), 1);
 	cr_assert_eq(fi_cq_read(cq, &e, 1), 1);
@@ -212,19 +221,14 @@ Test(uet_wait, counter_and_eq_fds_wake)
 	struct fid *fids[] = { &c->fid, &eq->fid };
 	int cep = t_epoll_of(&c->fid), eep = t_epoll_of(&eq->fid);
 	struct fi_eq_entry ev;
-	struct t_later l;
 	uint32_t event;
 
 	cr_assert_eq(fi_trywait(t.fabric, fids, 2), 0);
-	t_later(&l, T_CNTR_INC, c);
-	cr_assert_eq(t_epoll_wait(cep, 5000), 1);
-	pthread_join(l.th, NULL);
+	t_epoll_woken_by(cep, T_CNTR_INC, c);
 	cr_assert_eq(t_epoll_wait(eep, 0), 0, "the EQ's fd woke too");
 	cr_assert_eq(fi_cntr_read(c), 1);
 	cr_assert_eq(t_epoll_wait(cep, 0), 0);
-	t_later(&l, T_EQ_WRITE, eq);
-	cr_assert_eq(t_epoll_wait(eep, 5000), 1);
-	pthread_join(l.th, NULL);
+	t_epoll_woken_by(eep, T_EQ_WRITE, eq);
 	cr_assert_eq(fi_eq_read(eq, &event, &ev, sizeof(ev), 0),
 		     (ssize_t)sizeof(ev));
 	cr_assert_eq(ev.data, 7);
@@ -321,15 +325,9 @@ Test(uet_wait, cq_signal_wakes_an_epoll_waiter)
 	struct fid *fid = &cq->fid;
 	int ep = t_epoll_of(fid);
 	struct fi_cq_entry e;
-	struct t_later l;
-	uint64_t t0;
 
 	cr_assert_eq(fi_trywait(t.fabric, &fid, 1), 0);
-	t0 = t_ms();
-	t_later(&l, T_CQ_SIGNAL, cq);
-	cr_assert_eq(t_epoll_wait(ep, 5000), 1);
-	cr_assert_geq(t_ms() - t0, 25, "woke before the signal");
-	pthread_join(l.th, NULL);
+	t_epoll_woken_by(ep, T_CQ_SIGNAL, cq);
 	/* Nothing to read; trywait says look once more, then block. */
 	cr_assert_eq(fi_cq_read(cq, &e, 1), -FI_EAGAIN);
 	cr_assert_eq(fi_trywait(t.fabric, &fid, 1), -FI_EAGAIN);
@@ -501,9 +499,7 @@ Test(uet_wait, wait_set_wakes_on_any_member)
 	/* The set's fd under the application's own epoll. */
 	cr_assert_eq(fi_trywait(t.fabric, &wsf, 1), 0);
 	cr_assert_eq(t_epoll_wait(ep, 0), 0);
-	t_later(&l, T_CNTR_INC, c);
-	cr_assert_eq(t_epoll_wait(ep, 5000), 1);
-	pthread_join(l.th, NULL);
+	t_epoll_woken_by(ep, T_CNTR_INC, c);
 	cr_assert_eq(fi_trywait(t.fabric, &wsf, 1), -FI_EAGAIN);
 	cr_assert_eq(fi_cntr_read(c), 1);
 	cr_assert_eq(fi_trywait(t.fabric, &wsf, 1), 0);
