@@ -137,7 +137,6 @@ grep -q "nosuch0: no such interface" <<< "$out" || e2e_fail "$out"
 e2e_in A "$U" unload "$IF_A" >/dev/null
 out=$(e2e_in A "$U" capture "$IF_A" -w "$E2E_TMP/x.pcap" 2>&1) && e2e_fail "not loaded"
 grep -q "$IF_A: not loaded" <<< "$out" || e2e_fail "$out"
-out=$(e2e_in B setpriv --reuid=65534 --regid=65534 --clear-groups \
-	"$U" capture "$IF_B" -w /tmp/uet-never.pcap 2>&1) && e2e_fail "not root"
+out=$(e2e_as_nobody B "$U" capture "$IF_B" -w /tmp/uet-never.pcap 2>&1) && e2e_fail "not root"
 echo "$out" | grep -qi "permission denied" || e2e_fail "not root: $out"
 e2e_ok "error paths"

@@ -26,25 +26,18 @@ for side in A B; do
 	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb >/dev/null
 done
 
-# as_user SIDE CMD...: CMD in the side's namespace as nobody, no caps.
-as_user() {
-	local side=$1 ns=NS_$1
-	shift
-	ip netns exec "${!ns}" setpriv --reuid=nobody --regid=nogroup \
-		--clear-groups -- env HOME=/ "$@"
-}
-as_user A test -r "$FI_PROVIDER_PATH/libuet-fi.so" ||
+e2e_as_nobody A test -r "$FI_PROVIDER_PATH/libuet-fi.so" ||
 	e2e_fail "nobody cannot read $FI_PROVIDER_PATH/libuet-fi.so"
 
 # pingpong NAME ARGS...: fi_pingpong server in B, client in A, as nobody.
 pingpong() {
 	local name=$1 srv cli rc=0
 	shift
-	as_user B timeout 120 fi_pingpong -p uet -e rdm "$@" \
+	e2e_as_nobody B timeout 120 fi_pingpong -p uet -e rdm "$@" \
 		> "$E2E_TMP/pp.srv" 2>&1 &
 	srv=$!
 	sleep 0.5
-	as_user A timeout 120 fi_pingpong -p uet -e rdm "$@" "$IP_B" \
+	e2e_as_nobody A timeout 120 fi_pingpong -p uet -e rdm "$@" "$IP_B" \
 		> "$E2E_TMP/pp.cli" 2>&1 || rc=$?
 	wait "$srv" || e2e_fail "fi_pingpong $name: server: $(tail -5 \
 		"$E2E_TMP/pp.srv")"

@@ -74,3 +74,12 @@ e2e_in() {
 	shift
 	ip netns exec "${!ns}" "$@"
 }
+
+# e2e_as_nobody A|B CMD...: CMD in that namespace as nobody (uid and gid
+# 65534), with no supplementary groups and no capabilities.
+e2e_as_nobody() {
+	local side=$1
+	shift
+	e2e_in "$side" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		-- env HOME=/ "$@"
+}
