@@ -136,7 +136,12 @@ struct pdc_event {
 };
 
 /*
- * Upcalls. All but log are required.
+ * Upcalls. All but log and admit are required.
+ * admit: a SYN request would open a new target PDC (|pkt| as for deliver,
+ *   with pdcid and open_seq 0). Nothing exists for it yet: return 0 to let
+ *   the PDC be made, or a negative errno to drop the packet unanswered
+ *   (counted in rx_refused) when its first packet fails the caller's cheap
+ *   checks (SES header, JobID, PIDonFEP). NULL admits every SYN.
  * deliver: a new request arrived (never called twice for one PSN of one PDC).
  *   Fill |resp| to answer; return 0, or -EAGAIN when SES cannot take it now
  *   (the initiator is told to retry; nothing is recorded).
@@ -147,6 +152,7 @@ struct pdc_event {
  * event: a PDC changed state.
  * log: a one-line note on a rare event; may be NULL.
  */
+typedef int (*pdc_admit_fn)(void *ctx, const struct pdc_rx_pkt *pkt);
 typedef int (*pdc_deliver_fn)(void *ctx, const struct pdc_rx_pkt *pkt,
 			      struct pdc_resp *resp);
 typedef int (*pdc_fill_fn)(void *ctx, uint64_t cookie, uint8_t *buf,
@@ -156,6 +162,7 @@ typedef void (*pdc_event_fn)(void *ctx, const struct pdc_event *ev);
 typedef void (*pdc_log_fn)(void *ctx, const char *msg);
 
 struct pdc_ops {
+	pdc_admit_fn admit;
 	pdc_deliver_fn deliver;
 	pdc_fill_fn fill;
 	pdc_tx_done_fn tx_done;
@@ -179,6 +186,12 @@ struct pdc_pkt {
 /* Per-frame facts the caller learnt below PDS. */
 struct pdc_rx_meta {
 	uint32_t peer;
+	/*
+	 * The sending host as the caller tells hosts apart (a digest of its
+	 * address, say): frames from one host carry the same value whatever
+	 * peer they come from. Limits on target PDCs apply per src.
+	 */
+	uint64_t src;
 	bool ecn_ce;		/* the IP header carried Congestion Experienced */
 };
 
@@ -188,6 +201,7 @@ struct pdc_stats {
 	uint64_t tx_resp;	/* ACKs that carried a SES response */
 	uint64_t rx_req, rx_dup, rx_delivered, rx_ack, rx_nack, rx_ctl;
 	uint64_t rx_uud, rx_bad, rx_stale, rx_dropped;
+	uint64_t rx_refused;	/* SYNs ops->admit turned away */
 	uint64_t nack_tx_code[32], nack_rx_code[32];	/* by code, < 32 */
 	uint64_t pdc_created, pdc_closed, pdc_failed, peer_restarts;
 	uint64_t pdcs;		/* live PDCs, TIME_WAIT included */
@@ -283,6 +297,13 @@ int pdc_local_peer(const struct pdc_mgr *mgr, uint16_t pdcid, bool initiator,
  * must not wait on a delayed ACK (the application may never call again).
  */
 void pdc_ack_flush(struct pdc_mgr *mgr);
+
+/*
+ * pdc_peer_in_use() tells whether anything of the manager still names
+ * |peer|: a PDC of either role (TIME_WAIT included) or a queued NACK. A
+ * caller may reuse a peer id only once it is not.
+ */
+bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer);
 
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);

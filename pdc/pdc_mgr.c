@@ -371,3 +371,19 @@ int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 	info->state_len = pdc->alloc_len;
 	return 0;
 }
+
+bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer)
+{
+	uint32_t i;
+
+	for (i = 0; i < mgr->cfg.max_pdcs; i++)
+		if (mgr->tbl[i] && mgr->tbl[i]->peer == peer)
+			return true;
+	for (i = 0; i < mgr->nackq_cnt; i++)
+		if (mgr->nackq[(mgr->nackq_head + i) % PDC_NACKQ_LEN].peer == peer)
+			return true;
+	for (i = 0; i < mgr->uudq_cnt; i++)
+		if (mgr->uudq[(mgr->uudq_head + i) % mgr->cfg.window].peer == peer)
+			return true;
+	return false;
+}

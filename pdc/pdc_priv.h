@@ -103,6 +103,7 @@ struct pdc {
 	uint64_t wake_ns;	/* heap key; never after the real deadline */
 	struct pdc *ready_next;
 	uint32_t peer;
+	uint64_t src;		/* target: pdc_rx_meta.src of its SYN */
 	uint16_t id;		/* local: prefix | gen << id_bits | slot */
 	uint16_t rid;		/* the other end's PDCID; 0 unknown */
 	uint32_t win_mask;	/* cfg.window - 1 */

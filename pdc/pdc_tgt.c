@@ -92,15 +92,36 @@ static struct pdc *pdc_tgt_near_start(struct pdc_mgr *mgr, uint32_t peer,
 }
 
 /*
+ * The caller's cheap checks of a request that would open a PDC, made
+ * before anything exists for it: a refused one leaves no trace.
+ */
+static bool pdc_tgt_admit(struct pdc_mgr *mgr, uint32_t peer,
+			  const struct pdc_tgt_in *in, uint8_t mode)
+{
+	struct pdc_rx_pkt pkt = {
+		.peer = peer, .mode = mode, .next_hdr = in->next_hdr,
+		.psn = in->psn, .buf = in->ses, .len = in->ses_len,
+	};
+
+	if (!mgr->ops.admit || mgr->ops.admit(mgr->ctx, &pkt) == 0)
+		return true;
+	mgr->stats.rx_refused++;
+	return false;
+}
+
+/*
  * A SYN: find the PDC of this incarnation (same key, same start PSN), or
  * open one. Another live PDC under the key is an earlier incarnation of a
  * restarted initiator; it is retired. Returns NULL when the packet was
  * answered with a NACK or dropped.
  */
-static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr, uint32_t peer,
-			       const struct pdc_req *req, uint8_t mode,
+static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
+			       const struct pdc_rx_meta *meta,
+			       const struct pdc_req *req,
+			       const struct pdc_tgt_in *in, uint8_t mode,
 			       uint64_t now_ns)
 {
+	uint32_t peer = meta->peer;
 	uint32_t start = req->psn - req->psn_offset;
 	uint64_t key = pdc_key_tgt(peer, req->spdcid);
 	struct pdc *p, *live = NULL, *pdc;
@@ -118,6 +139,8 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr, uint32_t peer,
 		if (p->state != PDC_ST_TIME_WAIT)
 			live = p;
 	}
+	if (!pdc_tgt_admit(mgr, peer, in, mode))
+		return NULL;
 	if (live) {
 		mgr->stats.peer_restarts++;
 		pdc_log(mgr, "pdc %#x: peer %u reopened pdc %#x: restarted",
@@ -126,7 +149,9 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr, uint32_t peer,
 		pdc_tgt_close(mgr, live, -ECONNRESET, now_ns);
 	}
 	pdc = pdc_tgt_open(mgr, peer, req->spdcid, mode, start, now_ns);
-	if (!pdc)
+	if (pdc)
+		pdc->src = meta->src;
+	else
 		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
 			     UET_PDS_NACK_NO_PDC_AVAIL, 0);
 	return pdc;
@@ -318,7 +343,7 @@ void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	struct pdc *pdc;
 
 	if (req->pro.flags & UET_PDS_F_REQ_SYN)
-		pdc = pdc_tgt_syn(mgr, meta->peer, req, mode, now_ns);
+		pdc = pdc_tgt_syn(mgr, meta, req, &in, mode, now_ns);
 	else
 		pdc = pdc_tgt_by_dpdcid(mgr, meta->peer, req->dpdcid,
 					req->spdcid, req->psn);
