@@ -169,3 +169,12 @@ E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl
 .PHONY: fabtests
 fabtests: $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 	$(Q)B=$(B) FABTESTS="$(FABTESTS)" bash test/fabtests.sh
+
+# Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
+# libfabric) is the target and the legitimate client; uet_flood builds the
+# flood of SYNs and the replays from the codecs (UDP or raw AF_PACKET).
+$(B)/fi_flood_check: $(B)/test/fi_flood_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_flood_check
