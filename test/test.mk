@@ -178,3 +178,9 @@ $(B)/fi_flood_check: $(B)/test/fi_flood_check.o
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_flood_check
+
+$(B)/uet_flood: $(B)/test/uet_flood.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+all: $(B)/uet_flood
