@@ -184,3 +184,8 @@ $(B)/uet_flood: $(B)/test/uet_flood.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 all: $(B)/uet_flood
+# Three hosts: a SYN flood (UDP and spoofed) while a client writes, with its
+# PDC live and closed for idleness before.
+E2E_TESTS	+= test/e2e_flood.sh
+E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
+		   $(B)/uetctl $(B)/uetd
