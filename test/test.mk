@@ -189,3 +189,9 @@ all: $(B)/uet_flood
 E2E_TESTS	+= test/e2e_flood.sh
 E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd
+# A client's next message_ids in every kind of rejected frame, from its own
+# address (learnt from a capture of its frames): its next writes must be
+# untouched.
+E2E_TESTS	+= test/e2e_replay.sh
+E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
+		   $(B)/uetctl $(B)/uetd

@@ -381,17 +381,21 @@ static int fl_learn(struct fl_learn *l, const char *path, const char *dst)
 		struct pdc_req req;
 		struct pdc_ack ack;
 		struct ses_std_hdr h;
-		uint32_t cap;
+		uint32_t cap, orig;
 		const uint8_t *pds;
 
 		memcpy(&cap, rh + 8, 4);
+		memcpy(&orig, rh + 12, 4);
 		if (cap > 65536 || fread(buf, 1, cap, f) != cap)
 			break;
 		l->frames++;
-		if (uet_frame_decode(&info, buf, cap, cap) < 0 ||
+		/* Captures keep the first UET_XDP_CAPTURE_SNAPLEN bytes. */
+		if (uet_frame_decode(&info, buf, cap, orig) < 0 ||
 		    info.dst.port != UET_UDP_PORT || info.dst.is_v6)
 			continue;
 		pds = buf + info.hdr_len;
+		if (info.payload_len > cap - info.hdr_len)
+			info.payload_len = (uint16_t)(cap - info.hdr_len);
 		if (info.src.v4.s_addr == tgt.s_addr &&
 		    pdc_ack_decode(&ack, pds, info.payload_len) > 0) {
 			/* The target's ACK: its id of the client's PDC. */
