@@ -17,7 +17,7 @@
 # data verify, nothing land elsewhere, and a second capture must show the
 # client really used the attacked ids. Done twice: with the client's PDC
 # live, and after the target closed it for idleness (its next writes then
-# open a new PDC).
+# open a new PDC); then each kind alone against a live PDC.
 source "$(dirname "$0")/e2e_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 LIMIT_S=30
@@ -64,9 +64,10 @@ capture_stop() {
 	wait "$CAP" || e2e_log "capture: $(cat "$1.out")"
 }
 
-# run_case NAME IDLE_MS SERVICE
+# run_case NAME IDLE_MS SERVICE [KINDS]: KINDS as uet_flood --kinds
+# (default: all).
 run_case() {
-	local name=$1 idle=$2 svc=$3 port=$((47000 + RANDOM % 2000))
+	local name=$1 idle=$2 svc=$3 kinds=${4:-} port=$((47000 + RANDOM % 2000))
 	local out="$E2E_TMP/$svc" srv cli crc=0 src=0 rrc=0 t0 dt first want
 	local cargs=(-w 8 -g "$E2E_TMP/go-$svc" -n "$IDS")
 	mkdir -p "$out"
@@ -93,7 +94,7 @@ run_case() {
 	wait_for "$out/client.out" "waiting for" 10 || true
 	e2e_in C "$B/uet_flood" replay --pcap "$out/before.pcap" \
 		--dst "$IP_T" --raw "$IF_C" --ids "$IDS" --rate 20000 \
-		> "$out/replay.out" 2>&1 || rrc=$?
+		${kinds:+--kinds "$kinds"} > "$out/replay.out" 2>&1 || rrc=$?
 	dt=$(( $(now_ms) - t0 ))
 	sed 's/^uet_flood: //' "$out/replay.out" | indent "attacker: "
 	e2e_log "$name: replay sent $dt ms after the client's last write"
@@ -141,9 +142,15 @@ for side in T C; do
 done
 e2e_in C ping -c 1 -W 2 "$IP_T" >/dev/null
 
-run_case "live PDC" 0 81
+run_case "live PDC, every kind" 0 81
 # The attack then meets a closed PDC; the client's next writes open one.
-run_case "PDC closed for idleness" 2500 82
+run_case "PDC closed for idleness, every kind" 2500 82
+# Each kind alone against a live PDC: which ones hurt, if any.
+svc=90
+for kind in $("$B/uet_flood" replay --list-kinds); do
+	run_case "live PDC, $kind" 0 "$svc" "$kind"
+	svc=$((svc + 1))
+done
 
 if [ "${#FAILS[@]}" != 0 ]; then
 	e2e_fail "${#FAILS[@]} checks failed: $(printf '%s; ' "${FAILS[@]}")"

@@ -30,6 +30,7 @@
  *     the client's live PDC with PSNs it already used (replays), bad key;
  *     a wrong SPDCID for the live DPDCID (PDC_HDR_MISMATCH); an unknown
  *     DPDCID; a SYN reusing the live SPDCID with another start PSN.
+ *     --kinds sends only those named (--list-kinds lists them).
  *
  * Every frame's data bytes are 0xEE: the target's region check finds any
  * that landed.
@@ -62,7 +63,7 @@
 #define FL_OLD_PSNS	256
 
 struct fl_opts {
-	const char *cmd, *dst, *raw, *spoof, *pcap;
+	const char *cmd, *dst, *raw, *spoof, *pcap, *kinds;
 	uint32_t job, pid, ri;
 	uint64_t key, region;
 	uint32_t count, rate, ids;
@@ -572,6 +573,21 @@ static size_t fl_rp_frame(uint8_t *p, const struct fl_learn *l, int kind,
 	return fl_build(p, &req, &h, data);
 }
 
+/* Whether |kind| is in the comma-separated |list| (NULL: all). */
+static bool fl_kind_wanted(const char *list, int kind)
+{
+	size_t n = strlen(fl_rp_names[kind]);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncmp(p, fl_rp_names[kind], n) &&
+		    (p[n] == ',' || p[n] == '\0'))
+			return true;
+	}
+	return !list;
+}
+
 static int fl_cmd_replay(const struct fl_opts *o)
 {
 	static uint8_t p[FL_FRAME_MAX];
@@ -595,7 +611,8 @@ static int fl_cmd_replay(const struct fl_opts *o)
 	out.dst = l.tgt;
 	t0 = fl_now_ns();
 	for (int kind = 0; kind < RP_KINDS; kind++)
-		for (uint32_t k = 0; k < o->ids; k++) {
+		for (uint32_t k = 0; k < o->ids &&
+				     fl_kind_wanted(o->kinds, kind); k++) {
 			size_t len = fl_rp_frame(p, &l, kind, ids[k], k);
 
 			fl_send(&out, p, len);
@@ -607,9 +624,10 @@ static int fl_cmd_replay(const struct fl_opts *o)
 	       (unsigned long long)((fl_now_ns() - t0) / 1000000),
 	       (unsigned long long)out.errors, ids[0], ids[o->ids - 1]);
 	for (int kind = 0; kind < RP_KINDS; kind++)
-		printf(" %s", fl_rp_names[kind]);
+		if (fl_kind_wanted(o->kinds, kind))
+			printf(" %s", fl_rp_names[kind]);
 	printf("\n");
-	return out.sent == n ? 0 : 1;
+	return n && out.sent == n ? 0 : 1;
 }
 
 static void fl_usage(void)
@@ -620,7 +638,8 @@ static void fl_usage(void)
 		"[--raw IFACE --spoof A.B.C]\n"
 		"       uet_flood learn --pcap FILE --dst IP\n"
 		"       uet_flood replay --pcap FILE --dst IP --raw IFACE "
-		"[--ids K] [--rate PPS]\n");
+		"[--ids K] [--rate PPS] [--kinds K1,K2...]\n"
+		"       uet_flood replay --list-kinds\n");
 	exit(2);
 }
 
@@ -640,6 +659,8 @@ int main(int argc, char **argv)
 		{ "spoof", required_argument, NULL, 'S' },
 		{ "pcap", required_argument, NULL, 'f' },
 		{ "ids", required_argument, NULL, 'i' },
+		{ "kinds", required_argument, NULL, 'K' },
+		{ "list-kinds", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fl_opts o = { .count = 5000, .rate = 2500, .ids = 16 };
@@ -665,6 +686,11 @@ int main(int argc, char **argv)
 		case 'S': o.spoof = optarg; break;
 		case 'f': o.pcap = optarg; break;
 		case 'i': o.ids = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'K': o.kinds = optarg; break;
+		case 'l':
+			for (int k = 0; k < RP_KINDS; k++)
+				printf("%s\n", fl_rp_names[k]);
+			return 0;
 		default: fl_usage();
 		}
 	}
