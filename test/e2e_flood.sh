@@ -13,7 +13,8 @@
 #   idle PDC, UDP flood; idle PDC, spoofed flood: the client's PDC is
 #     closed for idleness first (target idle close 1 s, pdc_cfg_init), so
 #     its first write during the flood opens a new PDC.
-# Each case checks: the flood went out, every write of the client
+# Each case checks: the flood went out, (idle cases) the client's frames
+# (uetctl capture in C) show a second PDC, every write of the client
 # completed without error, the client's range holds what it wrote, the
 # rest of the region still the pattern. Figures (latency p50/p99/max,
 # counts, the target's counters) are printed for the record.
@@ -69,7 +70,7 @@ flood() {
 run_case() {
 	local name=$1 idle=$2 mode=$3 svc=$4 port=$((47000 + RANDOM % 2000))
 	local cargs=(-w 8 -g "$E2E_TMP/go-$svc") out="$E2E_TMP/$svc"
-	local srv cli frc=0 crc=0 src=0 t0 main
+	local srv cli cap frc=0 crc=0 src=0 t0 main pdcs
 	mkdir -p "$out"
 	e2e_log "case: $name"
 	e2e_in T env FI_PROVIDER=uet FI_UET_JOB_ID=$JOB UET_ENGINE_DEBUG=1 \
@@ -84,6 +85,14 @@ run_case() {
 		cargs+=(-i "$IDLE_MS" -d 3000)
 	else
 		cargs+=(-d 3500)
+	fi
+	# Idle cases: the client's frames, to count its PDCs (uetctl
+	# capture in C; not in the others, where it would weigh on latency).
+	if [ "$idle" = 1 ]; then
+		ip netns exec "$NS_C" "$B/uetctl" capture "$IF_C" \
+			-w "$out/c.pcap" > "$out/cap.out" 2>&1 &
+		cap=$!
+		sleep 0.3
 	fi
 	e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=$JOB UET_ENGINE_DEBUG=1 \
 		"$B/fi_flood_check" -c "$IP_T" -P "$svc" -p "$port" \
@@ -110,6 +119,16 @@ run_case() {
 	fi
 	wait "$cli" || crc=$?
 	wait "$srv" || src=$?
+	if [ "$idle" = 1 ]; then
+		kill -INT "$cap"
+		wait "$cap" || true
+		"$B/uet_flood" learn --pcap "$out/c.pcap" --dst "$IP_T" \
+			> "$out/learn.out" 2>&1 || true
+		pdcs=$(sed -n 's/.* \([0-9]*\) PDCs).*/\1/p' \
+			"$out/learn.out")
+		sed -n 's/^uet_flood: learnt/client frames: learnt/p' \
+			"$out/learn.out" | indent ""
+	fi
 	sed -n 's/^uet_flood: //p' "$out/flood.out" | indent "flooder: "
 	grep "client: .*writes [0-9]* errors\|first error\|completed" \
 		"$out/client.out" | sed 's/^fi_flood_check: //' | indent ""
@@ -138,6 +157,11 @@ run_case() {
 	check "$name: the rest of the region still holds the pattern" \
 		grep -q "rest of the region .* holds the pattern ok" \
 		"$out/server.out"
+	if [ "$idle" = 1 ]; then
+		why="the client's frames show ${pdcs:-no} PDC(s)"
+		check "$name: the client's writes during the flood went on a new PDC" \
+			test "${pdcs:-0}" -ge 2
+	fi
 	[ "$src" = 0 ] || e2e_log "$name: server exit $src"
 	e2e_log "$name: done in $(( $(now_ms) - t0 )) ms"
 }

@@ -352,6 +352,7 @@ static int fl_cmd_syn(const struct fl_opts *o)
 /* ---- learning from a capture --------------------------------------------------- */
 struct fl_learn {
 	uint32_t frames, reqs, acks;
+	uint32_t pdcs;			/* the client's PDCs, one after another */
 	struct uet_frame_addr cli, tgt;	/* client's and target's */
 	bool have_req, have_dpdcid, have_first_id;
 	uint16_t spdcid, dpdcid;	/* client's live PDC; target's id */
@@ -417,6 +418,7 @@ static int fl_learn(struct fl_learn *l, const char *path, const char *dst)
 		l->reqs++;
 		if (!l->have_req || req.spdcid != l->spdcid) {
 			/* A new PDC of the client: start over on it. */
+			l->pdcs++;
 			l->spdcid = req.spdcid;
 			l->have_dpdcid = false;
 			l->nold = 0;
@@ -451,11 +453,11 @@ static void fl_learn_print(const struct fl_learn *l)
 	char ip[INET_ADDRSTRLEN];
 
 	inet_ntop(AF_INET, &l->cli.v4, ip, sizeof(ip));
-	printf("uet_flood: learnt from %u frames (%u requests, %u ACKs): "
-	       "client %s port %u ep %u spdcid 0x%04x dpdcid 0x%04x%s psn "
+	printf("uet_flood: learnt from %u frames (%u requests, %u ACKs, %u "
+	       "PDCs): client %s port %u ep %u spdcid 0x%04x dpdcid 0x%04x%s psn "
 	       "0x%08x..0x%08x first_id 0x%04x last_id 0x%04x job %u pid "
 	       "%u ri %u gen %u key 0x%llx offset %llu\n", l->frames, l->reqs,
-	       l->acks, ip, l->cli.port, UET_FEP_ID_EP(l->spdcid), l->spdcid,
+	       l->acks, l->pdcs, ip, l->cli.port, UET_FEP_ID_EP(l->spdcid), l->spdcid,
 	       l->dpdcid, l->have_dpdcid ? "" : " (unknown)", l->start_psn,
 	       l->last_psn, l->first_id, l->last_id, l->last.job_id,
 	       l->last.pid_on_fep, l->last.resource_index,
