@@ -79,8 +79,10 @@ run_case() {
 	srv=$!
 	wait_for "$out/server.out" "server: pid_on_fep" 10 ||
 		e2e_fail "$name: no server: $(cat "$out/server.out")"
-	read -r pid ri key < <(sed -n 's/.*pid_on_fep \([0-9]*\) ri \([0-9]*\) key \([0-9a-fx]*\) .*/\1 \2 \3/p' \
-		"$out/server.out")
+	# The target's PIDonFEP, RI and key, for the flooder.
+	pid=$(sed -n 's/.*pid_on_fep \([0-9]*\) .*/\1/p' "$out/server.out")
+	ri=$(sed -n 's/.* ri \([0-9]*\) .*/\1/p' "$out/server.out")
+	key=$(sed -n 's/.* key \([0-9a-fx]*\) .*/\1/p' "$out/server.out")
 	if [ "$idle" = 1 ]; then
 		cargs+=(-i "$IDLE_MS" -d 3000)
 	else

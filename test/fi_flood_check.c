@@ -187,7 +187,7 @@ static void ffc_teardown(struct ffc *f)
 	free(f->buf);
 }
 
-/* ---- side channel ---------------------------------------------------------- */
+/* ---- side channel -------------------------------------------------------- */
 
 /* Runs the provider until |fd| is readable or |ms| pass; 1, 0 or -1. */
 static int ffc_progress_until(struct ffc *f, int fd, int ms)
@@ -286,7 +286,7 @@ static int ffc_connect(const struct ffc_opts *o)
 	return -1;
 }
 
-/* ---- server ---------------------------------------------------------------- */
+/* ---- server -------------------------------------------------------------- */
 
 /* Expected byte |off| of the client's range after |r|; -1: either. */
 static int ffc_expect(const struct ffc_report *r, size_t client_len,
@@ -385,7 +385,7 @@ static int ffc_server(struct ffc *f, const struct ffc_opts *o)
 	return verdict ? 0 : 1;
 }
 
-/* ---- client ---------------------------------------------------------------- */
+/* ---- client -------------------------------------------------------------- */
 struct ffc_lat {
 	uint64_t *us;
 	uint32_t n, errors;

@@ -104,7 +104,7 @@ static void fl_die(const char *what)
 	exit(2);
 }
 
-/* ---- output ---------------------------------------------------------------- */
+/* ---- output -------------------------------------------------------------- */
 static void fl_out_udp(struct fl_out *o, const char *dst)
 {
 	o->fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -178,7 +178,7 @@ static void fl_pace(uint64_t t0, uint32_t i, uint32_t rate)
 		nanosleep(&(struct timespec){ 0, (long)(due - now) }, NULL);
 }
 
-/* ---- frames ------------------------------------------------------------------ */
+/* ---- frames -------------------------------------------------------------- */
 
 /* A RUD request (PDS) then a SES standard header then |data| bytes. */
 static size_t fl_build(uint8_t *p, const struct pdc_req *req,
@@ -349,7 +349,7 @@ static int fl_cmd_syn(const struct fl_opts *o)
 	return out.sent == o->count ? 0 : 1;
 }
 
-/* ---- learning from a capture --------------------------------------------------- */
+/* ---- learning from a capture --------------------------------------------- */
 struct fl_learn {
 	uint32_t frames, reqs, acks;
 	uint32_t pdcs;			/* the client's PDCs, one after another */
@@ -480,7 +480,7 @@ static int fl_cmd_learn(const struct fl_opts *o)
 	return 0;
 }
 
-/* ---- replay ------------------------------------------------------------------------ */
+/* ---- replay -------------------------------------------------------------- */
 enum fl_rp_kind {
 	RP_BAD_JOB, RP_BAD_PID, RP_BAD_RI, RP_BAD_KEY, RP_BAD_OFFSET,
 	RP_BAD_LENGTH, RP_MALFORMED, RP_LIVE_OLD_PSN, RP_HDR_MISMATCH,
