@@ -83,3 +83,61 @@ e2e_as_nobody() {
 	e2e_in "$side" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		-- env HOME=/ "$@"
 }
+
+# ---- three hosts on one bridge ------------------------------------------------
+# e2e_setup3 [MTU]: a target T, a client C and a third host F (a flooder, an
+# attacker), each in its own namespace with one veth, joined by a Linux
+# bridge in a fourth namespace. Sets NS_T NS_C NS_F NS_BR, IF_T IF_C IF_F
+# (ueth0 in each), IP_T IP_C IP_F (.1 .2 .3 of a /24) and E2E_NET (the
+# /24's first three octets, for addresses that no host holds: .100-.250).
+# Use e2e_in T|C|F. e2e_cleanup3 removes all of it on exit.
+e2e_cleanup3() {
+	set +e
+	local ns
+	for ns in ${NS_T:-} ${NS_C:-} ${NS_F:-}; do
+		ip netns exec "$ns" "$B/uetctl" unload ueth0 >/dev/null 2>&1
+	done
+	for ns in ${NS_T:-} ${NS_C:-} ${NS_F:-} ${NS_BR:-}; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+	done
+	sleep 0.2
+	for ns in ${NS_T:-} ${NS_C:-} ${NS_F:-} ${NS_BR:-}; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	umount "$E2E_TMP/bpffs" 2>/dev/null
+	rm -rf "$E2E_TMP"
+}
+
+e2e_setup3() {
+	local mtu=${1:-1500} n=$(( $$ % 200 + 20 )) side i=1
+	e2e_require_root
+	trap e2e_cleanup3 EXIT
+	mkdir -p "$E2E_TMP/bpffs"
+	mount -t bpf bpf "$E2E_TMP/bpffs"
+	export UET_BPFFS="$E2E_TMP/bpffs" LIBXDP_BPFFS="$E2E_TMP/bpffs"
+	NS_BR="uet-t$E2E_ID-br"
+	NS_T="uet-t$E2E_ID-t"
+	NS_C="uet-t$E2E_ID-c"
+	NS_F="uet-t$E2E_ID-f"
+	E2E_NET="10.78.$n"
+	IF_T=ueth0
+	IF_C=ueth0
+	IF_F=ueth0
+	ip netns add "$NS_BR"
+	ip -n "$NS_BR" link set lo up
+	ip -n "$NS_BR" link add br0 type bridge
+	ip -n "$NS_BR" link set br0 up
+	for side in T C F; do
+		local ns=NS_$side
+		ip netns add "${!ns}"
+		ip -n "${!ns}" link set lo up
+		ip -n "$NS_BR" link add "p$side" mtu "$mtu" type veth peer \
+			name ueth0 netns "${!ns}" mtu "$mtu"
+		ip -n "$NS_BR" link set "p$side" master br0 up
+		ip -n "${!ns}" addr add "$E2E_NET.$i/24" dev ueth0
+		ip -n "${!ns}" link set ueth0 up
+		printf -v "IP_$side" '%s' "$E2E_NET.$i"
+		i=$((i + 1))
+	done
+}

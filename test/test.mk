@@ -189,3 +189,30 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^)
+
+# Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
+# libfabric) is the target and the legitimate client; uet_flood builds the
+# flood of SYNs and the replays from the codecs (UDP or raw AF_PACKET).
+$(B)/fi_flood_check: $(B)/test/fi_flood_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_flood_check
+
+$(B)/uet_flood: $(B)/test/uet_flood.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+all: $(B)/uet_flood
+
+# Three hosts: a SYN flood (UDP and spoofed) while a client writes, with its
+# PDC live and closed for idleness before.
+E2E_TESTS	+= test/e2e_flood.sh
+E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
+		   $(B)/uetctl $(B)/uetd
+# A client's next message_ids in every kind of rejected frame, from its own
+# address (learnt from a capture of its frames): its next writes must be
+# untouched.
+E2E_TESTS	+= test/e2e_replay.sh
+E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
+		   $(B)/uetctl $(B)/uetd
