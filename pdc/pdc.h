@@ -69,6 +69,15 @@ struct pdc_cfg {
 				 * in the network never outlive the target's
 				 * memory of the PDC */
 	uint32_t resp_pool_cnt;	/* stored SES responses, whole manager */
+	/*
+	 * Target PDCs against hostile peers (see pdc_rx_frame()). A src
+	 * (pdc_rx_meta.src) holds at most tgt_max_per_src target PDCs, TIME_WAIT
+	 * included (0, the default: max_pdcs / 4, at least 2); with fewer
+	 * than tgt_reserve free slots (0, the default: max_pdcs / 4; must be
+	 * below max_pdcs) new PDCs need a SYN cookie.
+	 */
+	uint32_t tgt_max_per_src;
+	uint32_t tgt_reserve;
 	uint32_t max_payload_len;	/* longest SES part of one packet */
 	/*
 	 * Every local PDCID is pdcid_prefix << (16 - pdcid_prefix_bits) |
@@ -206,6 +215,9 @@ struct pdc_stats {
 	uint64_t pdc_created, pdc_closed, pdc_failed, peer_restarts;
 	uint64_t pdcs;		/* live PDCs, TIME_WAIT included */
 	uint64_t state_len;	/* bytes held by live PDCs */
+	uint64_t syn_challenged;	/* SYNs answered with a cookie */
+	uint64_t syn_confirmed;	/* SYNs that came back with a valid one */
+	uint64_t tgt_evicted;	/* live target PDCs freed to make room */
 };
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */

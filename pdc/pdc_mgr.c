@@ -66,7 +66,8 @@ static bool pdc_cfg_is_valid(const struct pdc_cfg *c)
 	       c->rto_min_ns <= c->rto_init_ns &&
 	       c->rto_init_ns <= c->rto_max_ns && c->max_retries < 250 &&
 	       c->ack_coalesce_cnt >= 1 && c->resp_pool_cnt >= 1 &&
-	       c->max_payload_len > 0 && c->max_payload_len < (1u << 24);
+	       c->max_payload_len > 0 && c->max_payload_len < (1u << 24) &&
+	       c->tgt_reserve < c->max_pdcs;
 }
 
 static bool pdc_ops_are_valid(const struct pdc_ops *ops)
@@ -75,7 +76,7 @@ static bool pdc_ops_are_valid(const struct pdc_ops *ops)
 }
 
 /* splitmix64: turns any seed, 0 included, into a well-mixed state. */
-static uint64_t pdc_splitmix(uint64_t *s)
+uint64_t pdc_splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 
@@ -112,6 +113,8 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 		mgr->resp[i].next = i + 1 < c->resp_pool_cnt ? i + 1 : PDC_NIL;
 	mgr->resp_free = 0;
 	mgr->resp_free_cnt = c->resp_pool_cnt;
+	if (pdc_admit_init(mgr) < 0)
+		return -ENOMEM;
 	while ((1u << mgr->id_bits) < c->max_pdcs)
 		mgr->id_bits++;
 	mgr->gen_bits = 16 - c->pdcid_prefix_bits - mgr->id_bits;
@@ -155,6 +158,7 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr)
 		return;
 	for (i = 0; mgr->tbl && i < mgr->cfg.max_pdcs; i++)
 		free(mgr->tbl[i]);
+	pdc_admit_fini(mgr);
 	free(mgr->resp);
 	free(mgr->uudq);
 	free(mgr->heap);

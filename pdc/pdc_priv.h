@@ -131,6 +131,13 @@ struct pdc_nackq_ent {
 	struct pdc_nack nack;
 };
 
+/* What is left of an evicted target PDC (pdc_tgt_admit.c). */
+struct pdc_tomb {
+	uint64_t key;
+	uint64_t until;		/* when its TIME_WAIT would have ended */
+	uint32_t start_psn;
+};
+
 struct pdc_uud_ent {
 	uint64_t cookie;
 	uint32_t peer, len;
@@ -162,6 +169,16 @@ struct pdc_mgr {
 	uint32_t uudq_head, uudq_cnt;
 	struct pdc_resp_ent *resp;
 	uint32_t resp_free, resp_free_cnt;
+	/* Admission of target PDCs (pdc_tgt_admit.c). */
+	uint64_t cookie_key[2];	/* SYN cookie PRF key, from cfg.seed */
+	uint32_t tgt_per_src;	/* cfg.tgt_max_per_src, default applied */
+	uint32_t tgt_reserve;	/* cfg.tgt_reserve, default applied */
+	struct pdc_tomb *tomb;	/* max_pdcs records, round robin */
+	uint32_t tomb_next;
+	uint64_t tomb_until;	/* no record lives past this */
+	uint64_t cookie_until;	/* a lost record would live until then */
+	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
+	uint32_t *scratch_cnt;
 	struct pdc_stats stats;
 };
 
@@ -218,6 +235,7 @@ static inline void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc,
 }
 
 /* pdc_mgr.c */
+uint64_t pdc_splitmix(uint64_t *s);
 uint32_t pdc_rand32(struct pdc_mgr *mgr);
 uint64_t pdc_key_ini(uint32_t peer, uint8_t mode);
 uint64_t pdc_key_tgt(uint32_t peer, uint16_t rid);
@@ -289,6 +307,22 @@ void pdc_tgt_rx_ctl(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 void pdc_tgt_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 void pdc_tgt_close(struct pdc_mgr *mgr, struct pdc *pdc, int err,
 		   uint64_t now_ns);
+
+/* pdc_tgt_admit.c */
+enum pdc_gate {
+	PDC_GATE_OPEN,		/* open a PDC (after pdc_tgt_make_room) */
+	PDC_GATE_CHALLENGE,	/* answer NEW_START_PSN with the cookie */
+	PDC_GATE_STALE,		/* a late SYN of an evicted PDC */
+};
+
+int pdc_admit_init(struct pdc_mgr *mgr);
+void pdc_admit_fini(struct pdc_mgr *mgr);
+uint32_t pdc_cookie(const struct pdc_mgr *mgr, uint64_t src, uint16_t spdcid,
+		    uint64_t now_ns);
+enum pdc_gate pdc_tgt_gate(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+			   uint16_t spdcid, uint32_t start, uint32_t *cookie,
+			   uint64_t now_ns);
+bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns);
 
 /* pdc_tgt_ack.c */
 bool pdc_tgt_bit_test(const struct pdc *pdc, uint32_t psn);

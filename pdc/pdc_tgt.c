@@ -7,6 +7,25 @@
  * A closed PDC lingers in TIME_WAIT under its key and start PSN, so that
  * strays of it (a late SYN, a retransmitted CLOSE) are answered or dropped
  * instead of opening a fresh PDC that would deliver them a second time.
+ *
+ * Opening against hostile peers (details in pdc_tgt_admit.c). A SYN that
+ * names no PDC of ours goes, in order, through: the PDS checks (INVALID_SYN),
+ * ops->admit (refused: dropped unanswered, rx_refused), the tombstones of
+ * evicted PDCs (a late SYN of one: INV_DPDCID), then the gate:
+ *  - a SYN whose start PSN is a valid cookie (current or previous epoch of
+ *    ~4.3 s) is confirmed and may open;
+ *  - otherwise a cookie is required, and sent in NACK NEW_START_PSN with
+ *    nothing kept, when the peer already has a live target PDC (any
+ *    SPDCID), when fewer than cfg.tgt_reserve slots are free, when the
+ *    sending host (meta->src) holds cfg.tgt_max_per_src target PDCs, or
+ *    for a while after an eviction record was lost;
+ *  - otherwise it opens at once (0-RTT).
+ * A confirmed restart retires the live PDC of the same key. A PDC that may
+ * open and finds no room evicts: its src's own oldest (TIME_WAIT first) when
+ * the src is at its share, then TIME_WAIT PDCs by expiry, then the least
+ * recently used idle PDC of the src holding the most; only then NACK
+ * NO_PDC_AVAIL. Packets without SYN never create or change state on a
+ * mismatch: PDC_HDR_MISMATCH and INV_DPDCID are answered statelessly.
  */
 #include <errno.h>
 
@@ -110,10 +129,56 @@ static bool pdc_tgt_admit(struct pdc_mgr *mgr, uint32_t peer,
 }
 
 /*
+ * A SYN that names no PDC of ours: it opens one, is challenged with a
+ * cookie, or is refused (pdc_tgt_gate, pdc_tgt_make_room). Returns NULL
+ * when the packet was answered with a NACK.
+ */
+static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
+				   const struct pdc_rx_meta *meta,
+				   const struct pdc_req *req, uint32_t start,
+				   struct pdc *live, uint8_t mode,
+				   uint64_t now_ns)
+{
+	uint32_t peer = meta->peer, cookie = 0;
+	struct pdc *pdc;
+
+	switch (pdc_tgt_gate(mgr, meta, req->spdcid, start, &cookie, now_ns)) {
+	case PDC_GATE_CHALLENGE:
+		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
+			     UET_PDS_NACK_NEW_START_PSN, cookie);
+		return NULL;
+	case PDC_GATE_STALE:
+		mgr->stats.rx_stale++;
+		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
+			     UET_PDS_NACK_INV_DPDCID, 0);
+		return NULL;
+	case PDC_GATE_OPEN:
+		break;
+	}
+	/* Only a confirmed SYN gets here while the key has a live PDC. */
+	if (live) {
+		mgr->stats.peer_restarts++;
+		pdc_log(mgr, "pdc %#x: peer %u reopened pdc %#x: restarted",
+			live->id, peer, req->spdcid);
+		pdc_emit(mgr, live, PDC_EV_PEER_RESTART, -ECONNRESET);
+		pdc_tgt_close(mgr, live, -ECONNRESET, now_ns);
+	}
+	pdc = NULL;
+	if (pdc_tgt_make_room(mgr, meta->src, now_ns))
+		pdc = pdc_tgt_open(mgr, peer, req->spdcid, mode, start, now_ns);
+	if (pdc)
+		pdc->src = meta->src;
+	else
+		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
+			     UET_PDS_NACK_NO_PDC_AVAIL, 0);
+	return pdc;
+}
+
+/*
  * A SYN: find the PDC of this incarnation (same key, same start PSN), or
  * open one. Another live PDC under the key is an earlier incarnation of a
- * restarted initiator; it is retired. Returns NULL when the packet was
- * answered with a NACK or dropped.
+ * restarted initiator; it is retired once the new one proves its address.
+ * Returns NULL when the packet was answered with a NACK or dropped.
  */
 static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 			       const struct pdc_rx_meta *meta,
@@ -124,7 +189,7 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 	uint32_t peer = meta->peer;
 	uint32_t start = req->psn - req->psn_offset;
 	uint64_t key = pdc_key_tgt(peer, req->spdcid);
-	struct pdc *p, *live = NULL, *pdc;
+	struct pdc *p, *live = NULL;
 
 	if (!req->spdcid || req->psn_offset >= mgr->cfg.window) {
 		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
@@ -141,20 +206,7 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 	}
 	if (!pdc_tgt_admit(mgr, peer, in, mode))
 		return NULL;
-	if (live) {
-		mgr->stats.peer_restarts++;
-		pdc_log(mgr, "pdc %#x: peer %u reopened pdc %#x: restarted",
-			live->id, peer, req->spdcid);
-		pdc_emit(mgr, live, PDC_EV_PEER_RESTART, -ECONNRESET);
-		pdc_tgt_close(mgr, live, -ECONNRESET, now_ns);
-	}
-	pdc = pdc_tgt_open(mgr, peer, req->spdcid, mode, start, now_ns);
-	if (pdc)
-		pdc->src = meta->src;
-	else
-		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
-			     UET_PDS_NACK_NO_PDC_AVAIL, 0);
-	return pdc;
+	return pdc_tgt_syn_new(mgr, meta, req, start, live, mode, now_ns);
 }
 
 /* A non-SYN packet: its DPDCID must be ours and its SPDCID the owner's. */

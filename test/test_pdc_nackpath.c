@@ -16,7 +16,8 @@
 
 TestSuite(pdc_nackpath, .timeout = 30);
 
-static struct t_sim *t_new(uint32_t window, uint32_t max_pdcs)
+static struct t_sim *t_new_per_src(uint32_t window, uint32_t max_pdcs,
+				    uint32_t per_src)
 {
 	struct t_wire w = { .delay_ns = 1000 };
 	struct t_sim *s = t_sim_new(&w, 41, 2);
@@ -27,9 +28,15 @@ static struct t_sim *t_new(uint32_t window, uint32_t max_pdcs)
 	cfg.seed = 42;
 	cfg.window = window;
 	cfg.max_pdcs = max_pdcs;
+	cfg.tgt_max_per_src = per_src;
 	t_end_start(s, 1, &cfg);
 	t_sim_capture(s, 4096);
 	return s;
+}
+
+static struct t_sim *t_new(uint32_t window, uint32_t max_pdcs)
+{
+	return t_new_per_src(window, max_pdcs, 0);
 }
 
 static void t_run(struct t_sim *s)
@@ -185,16 +192,34 @@ Test(pdc_nackpath, closing_time_wait_and_new_start)
 	t_sim_free(s);
 }
 
+/*
+ * A SYN from a peer that already has a live PDC at B draws a cookie first
+ * (NEW_START_PSN); the SYN renumbered to it goes on. Returns its start PSN.
+ */
+static uint32_t t_cookie(struct t_sim *s, uint16_t spdcid)
+{
+	uint32_t mark = s->cap_cnt;
+	struct pdc_nack n;
+
+	t_req(s, UET_PDS_TYPE_RUD_REQ, UET_PDS_F_REQ_SYN, 77000000, spdcid, 0,
+	      0);
+	n = t_nack(s, mark, UET_PDS_NACK_NEW_START_PSN);
+	cr_assert_neq(n.payload, 0);
+	return n.payload;
+}
+
+/* The table is full of busy PDCs of a src below its share: no room. */
 Test(pdc_nackpath, no_pdc_avail_and_invalid_syn)
 {
-	struct t_sim *s = t_new(256, 2);
+	struct t_sim *s = t_new_per_src(256, 2, 4);
 	uint32_t mark;
 	struct pdc_nack n;
 
 	t_open(s, UET_PDS_TYPE_RUD_REQ, 10, 1);
-	t_open(s, UET_PDS_TYPE_RUD_REQ, 20000000, 2);
+	t_open(s, UET_PDS_TYPE_RUD_REQ, t_cookie(s, 2), 2);
 	mark = s->cap_cnt;
-	t_req(s, UET_PDS_TYPE_RUD_REQ, UET_PDS_F_REQ_SYN, 40000000, 3, 0, 0);
+	t_req(s, UET_PDS_TYPE_RUD_REQ, UET_PDS_F_REQ_SYN, t_cookie(s, 3), 3, 0,
+	      0);
 	n = t_nack(s, mark, UET_PDS_NACK_NO_PDC_AVAIL);
 	cr_expect_eq(n.dpdcid, 3);
 	cr_expect_eq(n.spdcid, 0);
