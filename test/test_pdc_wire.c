@@ -205,7 +205,9 @@ void t_wire_deliver(struct t_sim *s)
 {
 	while (s->q_cnt && s->q[0]->at_ns <= s->now) {
 		struct t_frame *f = t_q_pop(s);
+		/* One host per end; src 0 stays free for hand-made frames. */
 		struct pdc_rx_meta meta = { .peer = (uint32_t)f->from,
+					    .src = (uint64_t)f->from + 1,
 					    .ecn_ce = f->ce };
 		struct t_end *e = s->end[f->to];
 
