@@ -92,6 +92,8 @@ struct pdc_tgt {
 	uint32_t due_head, due_tail;	/* responses waiting for an ACK */
 	uint8_t close_req_cnt;	/* CLOSE_REQs sent while idle */
 	bool ack_now, ecn, retx, close_seen, closed_in_err, close_req;
+	bool syn_done;		/* a packet without SYN arrived: the initiator
+				 * left its SYN phase */
 	uint32_t open_seq;	/* pdc_rx_pkt.open_seq */
 	uint64_t *bits;		/* PSNs past cack that arrived */
 };

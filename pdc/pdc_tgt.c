@@ -155,7 +155,20 @@ static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
 	case PDC_GATE_OPEN:
 		break;
 	}
-	/* Only a confirmed SYN gets here while the key has a live PDC. */
+	/*
+	 * Only a confirmed SYN gets here while the key has a live PDC. If that
+	 * PDC never heard a packet without SYN, the two may be one initiator
+	 * whose window we both challenged and, the pressure gone, admitted
+	 * (0-RTT): it renumbered to the cookie, and replacing the PDC would
+	 * deliver again what the old one delivered. Fail it instead (the
+	 * initiator then opens a new PDC under a new PDCID).
+	 */
+	if (live && !live->tgt.syn_done) {
+		mgr->stats.rx_stale++;
+		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
+			     UET_PDS_NACK_INV_DPDCID, 0);
+		return NULL;
+	}
 	if (live) {
 		mgr->stats.peer_restarts++;
 		pdc_log(mgr, "pdc %#x: peer %u reopened pdc %#x: restarted",
@@ -226,6 +239,7 @@ static struct pdc *pdc_tgt_by_dpdcid(struct pdc_mgr *mgr, uint32_t peer,
 			     UET_PDS_NACK_PDC_HDR_MISMATCH, 0);
 		return NULL;
 	}
+	pdc->tgt.syn_done = true;
 	return pdc;
 }
 
