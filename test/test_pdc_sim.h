@@ -101,6 +101,9 @@ struct t_sim {
 	struct t_track *track;	/* [T_ENDS][65536] */
 	uint32_t win_limit;	/* PSNs allowed past a known cack */
 	uint32_t win_violations, max_ahead;
+	/* Frames to peers that are no end (hand-made senders), when allowed. */
+	bool void_ok;
+	uint64_t void_frames;
 	/* Every frame put on the wire, lost or not, while cap_max > 0. */
 	struct t_cap *cap;
 	uint32_t cap_cnt, cap_max;
