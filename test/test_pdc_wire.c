@@ -132,11 +132,8 @@ void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
 {
 	struct pdc_prologue pro;
 
-	if (s->void_ok && (to < 0 || to >= s->end_cnt)) {
-		s->void_frames++;
-		return;
-	}
-	cr_assert(to >= 0 && to < s->end_cnt, "bad peer %d", to);
+	if (!s->void_ok)
+		cr_assert(to >= 0 && to < s->end_cnt, "bad peer %d", to);
 	s->frames++;
 	if (s->cap_cnt < s->cap_max) {
 		struct t_cap *c = &s->cap[s->cap_cnt++];
@@ -146,6 +143,10 @@ void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
 		c->at_ns = s->now;
 		c->len = len;
 		memcpy(c->buf, buf, len);
+	}
+	if (to < 0 || to >= s->end_cnt) {
+		s->void_frames++;	/* captured, then gone */
+		return;
 	}
 	if (pdc_prologue_decode(&pro, buf, len) >= 0 &&
 	    (pro.type == UET_PDS_TYPE_RUD_REQ || pro.type == UET_PDS_TYPE_ROD_REQ))
