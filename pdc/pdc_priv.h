@@ -138,6 +138,7 @@ struct pdc_tomb {
 	uint64_t key;
 	uint64_t until;		/* when its TIME_WAIT would have ended */
 	uint32_t start_psn;
+	bool syn_done;		/* its initiator had left the SYN phase */
 };
 
 struct pdc_uud_ent {

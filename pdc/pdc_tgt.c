@@ -136,7 +136,7 @@ static bool pdc_tgt_admit(struct pdc_mgr *mgr, uint32_t peer,
 static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
 				   const struct pdc_rx_meta *meta,
 				   const struct pdc_req *req, uint32_t start,
-				   struct pdc *live, uint8_t mode,
+				   struct pdc *live, bool young, uint8_t mode,
 				   uint64_t now_ns)
 {
 	uint32_t peer = meta->peer, cookie = 0;
@@ -156,14 +156,14 @@ static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
 		break;
 	}
 	/*
-	 * Only a confirmed SYN gets here while the key has a live PDC. If that
-	 * PDC never heard a packet without SYN, the two may be one initiator
-	 * whose window we both challenged and, the pressure gone, admitted
-	 * (0-RTT): it renumbered to the cookie, and replacing the PDC would
-	 * deliver again what the old one delivered. Fail it instead (the
-	 * initiator then opens a new PDC under a new PDCID).
+	 * Only a confirmed SYN gets here while the key has a live PDC. If a
+	 * PDC under the key never heard a packet without SYN, the two may be
+	 * one initiator whose window we both challenged and, the pressure
+	 * gone, admitted (0-RTT): it renumbered to the cookie, and a new PDC
+	 * would deliver again what the old one delivered. Fail it instead
+	 * (the initiator then opens a new PDC under a new PDCID).
 	 */
-	if (live && !live->tgt.syn_done) {
+	if (young) {
 		mgr->stats.rx_stale++;
 		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
 			     UET_PDS_NACK_INV_DPDCID, 0);
@@ -203,6 +203,7 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 	uint32_t start = req->psn - req->psn_offset;
 	uint64_t key = pdc_key_tgt(peer, req->spdcid);
 	struct pdc *p, *live = NULL;
+	bool young = false;
 
 	if (!req->spdcid || req->psn_offset >= mgr->cfg.window) {
 		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
@@ -216,10 +217,12 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 			return pdc_tgt_near_start(mgr, peer, p, req);
 		if (p->state != PDC_ST_TIME_WAIT)
 			live = p;
+		young |= !p->tgt.syn_done;
 	}
 	if (!pdc_tgt_admit(mgr, peer, in, mode))
 		return NULL;
-	return pdc_tgt_syn_new(mgr, meta, req, start, live, mode, now_ns);
+	return pdc_tgt_syn_new(mgr, meta, req, start, live, young, mode,
+			       now_ns);
 }
 
 /* A non-SYN packet: its DPDCID must be ours and its SPDCID the owner's. */

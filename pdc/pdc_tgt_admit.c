@@ -114,11 +114,18 @@ static void pdc_tomb_add(struct pdc_mgr *mgr, const struct pdc *pdc,
 		mgr->cookie_until = t->until;
 	t->key = pdc->key;
 	t->start_psn = pdc->tgt.start_psn;
+	t->syn_done = pdc->tgt.syn_done;
 	t->until = until;
 	if (until > mgr->tomb_until)
 		mgr->tomb_until = until;
 }
 
+/*
+ * A SYN of the evicted PDC itself; or, while that PDC's initiator had not
+ * left its SYN phase, any SYN under its key: it may be that initiator,
+ * renumbered to a cookie after we both challenged and admitted its window
+ * (see pdc_tgt_syn_new()), whose packets the evicted PDC delivered.
+ */
 static bool pdc_tomb_find(const struct pdc_mgr *mgr, uint64_t key,
 			  uint32_t start, uint64_t now_ns)
 {
@@ -129,7 +136,8 @@ static bool pdc_tomb_find(const struct pdc_mgr *mgr, uint64_t key,
 	for (i = 0; i < mgr->cfg.max_pdcs; i++) {
 		const struct pdc_tomb *t = &mgr->tomb[i];
 
-		if (t->key == key && t->start_psn == start && t->until > now_ns)
+		if (t->key == key && t->until > now_ns &&
+		    (t->start_psn == start || !t->syn_done))
 			return true;
 	}
 	return false;
