@@ -137,6 +137,7 @@ struct pdc_nackq_ent {
 struct pdc_tomb {
 	uint64_t key;
 	uint64_t until;		/* when its TIME_WAIT would have ended */
+	uint64_t src;
 	uint32_t start_psn;
 	bool syn_done;		/* its initiator had left the SYN phase */
 };
@@ -176,10 +177,8 @@ struct pdc_mgr {
 	uint64_t cookie_key[2];	/* SYN cookie PRF key, from cfg.seed */
 	uint32_t tgt_per_src;	/* cfg.tgt_max_per_src, default applied */
 	uint32_t tgt_reserve;	/* cfg.tgt_reserve, default applied */
-	struct pdc_tomb *tomb;	/* max_pdcs records, round robin */
-	uint32_t tomb_next;
+	struct pdc_tomb *tomb;	/* records of evicted PDCs */
 	uint64_t tomb_until;	/* no record lives past this */
-	uint64_t cookie_until;	/* a lost record would live until then */
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
 	struct pdc_stats stats;

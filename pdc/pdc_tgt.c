@@ -17,8 +17,7 @@
  *  - otherwise a cookie is required, and sent in NACK NEW_START_PSN with
  *    nothing kept, when the peer already has a live target PDC (any
  *    SPDCID), when fewer than cfg.tgt_reserve slots are free, when the
- *    sending host (meta->src) holds cfg.tgt_max_per_src target PDCs, or
- *    for a while after an eviction record was lost;
+ *    sending host (meta->src) holds cfg.tgt_max_per_src target PDCs;
  *  - otherwise it opens at once (0-RTT).
  * A confirmed restart retires the live PDC of the same key. A PDC that may
  * open and finds no room evicts: its src's own oldest (TIME_WAIT first) when

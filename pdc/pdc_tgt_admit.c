@@ -17,9 +17,10 @@
  * Tombstones. An evicted PDC leaves a small record (key, start PSN, until
  * its TIME_WAIT would have ended): a late SYN copy of it, which would pass
  * a cookie check as well as a 0-RTT one, is answered INV_DPDCID instead of
- * opening a fresh PDC that would deliver its packets a second time. When
- * the ring overflows, every new PDC needs a cookie while a forgotten record
- * would have lived (mgr->cookie_until); see pdc_tomb_add().
+ * opening a fresh PDC that would deliver its packets a second time. A
+ * record is never dropped before its time: with no room for one there is
+ * no eviction (PDC_TOMBS_PER_PDC records per slot, and one src may hold
+ * no more records than its share of PDCs, so one host cannot use them up).
  */
 #include <stdlib.h>
 
@@ -27,6 +28,7 @@
 
 #define PDC_EVICT_IDLE_NS	10000000ull	/* 10 ms without an arrival */
 #define PDC_EPOCH_SHIFT		32		/* cookie epoch: ~4.3 s */
+#define PDC_TOMBS_PER_PDC	4		/* eviction records per slot */
 
 static uint64_t pdc_rotl(uint64_t v, int n)
 {
@@ -98,21 +100,38 @@ static bool pdc_cookie_is_valid(const struct pdc_mgr *mgr, uint64_t src,
 
 /* ---- tombstones --------------------------------------------------------- */
 
-/*
- * Round robin over the ring: records are made in time order with nearly
- * the same lifetime, so the one overwritten is about the oldest. If it is
- * still alive, its PDC's late SYNs are no longer recognised: cookies are
- * then required (pdc_tgt_gate) for as long as it would have lived.
- */
-static void pdc_tomb_add(struct pdc_mgr *mgr, const struct pdc *pdc,
-			 uint64_t until, uint64_t now_ns)
+static uint32_t pdc_tomb_cnt(const struct pdc_mgr *mgr)
 {
-	struct pdc_tomb *t = &mgr->tomb[mgr->tomb_next];
+	return mgr->cfg.max_pdcs * PDC_TOMBS_PER_PDC;
+}
 
-	mgr->tomb_next = (mgr->tomb_next + 1) % mgr->cfg.max_pdcs;
-	if (t->until > now_ns && t->until > mgr->cookie_until)
-		mgr->cookie_until = t->until;
+/* A record that has expired, to reuse; NULL when all are alive. */
+static struct pdc_tomb *pdc_tomb_free(const struct pdc_mgr *mgr,
+				      uint64_t now_ns)
+{
+	uint32_t i;
+
+	for (i = 0; i < pdc_tomb_cnt(mgr); i++)
+		if (mgr->tomb[i].until <= now_ns)
+			return &mgr->tomb[i];
+	return NULL;
+}
+
+static uint32_t pdc_tomb_src_cnt(const struct pdc_mgr *mgr, uint64_t src,
+				 uint64_t now_ns)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < pdc_tomb_cnt(mgr); i++)
+		n += mgr->tomb[i].until > now_ns && mgr->tomb[i].src == src;
+	return n;
+}
+
+static void pdc_tomb_add(struct pdc_mgr *mgr, struct pdc_tomb *t,
+			 const struct pdc *pdc, uint64_t until)
+{
 	t->key = pdc->key;
+	t->src = pdc->src;
 	t->start_psn = pdc->tgt.start_psn;
 	t->syn_done = pdc->tgt.syn_done;
 	t->until = until;
@@ -133,7 +152,7 @@ static bool pdc_tomb_find(const struct pdc_mgr *mgr, uint64_t key,
 
 	if (now_ns >= mgr->tomb_until)
 		return false;
-	for (i = 0; i < mgr->cfg.max_pdcs; i++) {
+	for (i = 0; i < pdc_tomb_cnt(mgr); i++) {
 		const struct pdc_tomb *t = &mgr->tomb[i];
 
 		if (t->key == key && t->until > now_ns &&
@@ -184,16 +203,20 @@ static bool pdc_is_idle(const struct pdc *p, uint64_t now_ns)
 }
 
 /*
- * Frees a target PDC to make room. A live one goes silently: the wire
- * learns of it only when a later packet of it gets INV_DPDCID, while SES
- * hears PDC_EV_CLOSED (-ECONNABORTED) at once.
+ * Frees a target PDC to make room, leaving its record; false when there
+ * is no room for the record. A live one goes silently: the wire learns of
+ * it only when a later packet of it gets INV_DPDCID, while SES hears
+ * PDC_EV_CLOSED (-ECONNABORTED) at once.
  */
-static void pdc_evict(struct pdc_mgr *mgr, struct pdc *p, uint64_t now_ns)
+static bool pdc_evict(struct pdc_mgr *mgr, struct pdc *p, uint64_t now_ns)
 {
 	bool live = p->state != PDC_ST_TIME_WAIT;
+	struct pdc_tomb *t = pdc_tomb_free(mgr, now_ns);
 
-	pdc_tomb_add(mgr, p, live ? now_ns + mgr->cfg.time_wait_ns :
-				    p->tgt.expire_at, now_ns);
+	if (!t)
+		return false;
+	pdc_tomb_add(mgr, t, p, live ? now_ns + mgr->cfg.time_wait_ns :
+				       p->tgt.expire_at);
 	if (live) {
 		mgr->stats.tgt_evicted++;
 		mgr->stats.pdc_closed++;
@@ -202,6 +225,7 @@ static void pdc_evict(struct pdc_mgr *mgr, struct pdc *p, uint64_t now_ns)
 		pdc_emit(mgr, p, PDC_EV_CLOSED, -ECONNABORTED);
 	}
 	pdc_free(mgr, p);
+	return true;
 }
 
 /* The oldest target PDC of |src| (any src when !by_src) matching the rest. */
@@ -271,7 +295,8 @@ static bool pdc_biggest_src(const struct pdc_mgr *mgr, uint64_t now_ns,
  * A slot for a new target PDC of |src| that was admitted (0-RTT) or
  * confirmed. In order:
  *  - a src at its share (cfg.tgt_max_per_src) makes room among its own:
- *    its oldest TIME_WAIT PDC, else its least recently used one;
+ *    its oldest TIME_WAIT PDC, else its least recently used one, while it
+ *    holds fewer eviction records than its share (else it is refused);
  *  - with no free slot: the TIME_WAIT PDC that expires first, else the
  *    least recently used idle PDC of the src holding the most.
  * Initiator PDCs are never evicted. A flood from one src thus costs that
@@ -279,10 +304,10 @@ static bool pdc_biggest_src(const struct pdc_mgr *mgr, uint64_t now_ns,
  *
  * Evicting a TIME_WAIT PDC before its time would let a late SYN copy of it
  * open a fresh PDC and deliver twice; its tombstone (above) answers such a
- * copy, and past the tombstones, unconfirmed SYNs need a cookie (the table
- * is under pressure while we evict, and cookie_until covers lost records),
- * which no SYN of an old incarnation carries unless its start PSN was
- * itself a cookie of the last two epochs.
+ * copy until the TIME_WAIT would have ended. Cookies alone would not do:
+ * the table is under pressure while we evict, so unconfirmed SYNs need a
+ * cookie, but a copy of a SYN whose start PSN was a cookie of the last two
+ * epochs passes. Hence no eviction without room for the record.
  */
 bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
 {
@@ -292,22 +317,21 @@ bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
 
 	pdc_census_take(mgr, UINT32_MAX, src, &c);
 	if (c.src_cnt >= mgr->tgt_per_src) {
+		if (pdc_tomb_src_cnt(mgr, src, now_ns) >= mgr->tgt_per_src)
+			return false;
 		p = pdc_evict_pick(mgr, true, src, true, false, now_ns);
 		if (!p)
 			p = pdc_evict_pick(mgr, true, src, false, false,
 					   now_ns);
-		if (p)
-			pdc_evict(mgr, p, now_ns);
+		if (!p || !pdc_evict(mgr, p, now_ns))
+			return false;
 	}
 	if (mgr->free_cnt)
 		return true;
 	p = pdc_evict_pick(mgr, false, 0, true, false, now_ns);
 	if (!p && pdc_biggest_src(mgr, now_ns, &big))
 		p = pdc_evict_pick(mgr, true, big, false, true, now_ns);
-	if (!p)
-		return false;
-	pdc_evict(mgr, p, now_ns);
-	return mgr->free_cnt > 0;
+	return p && pdc_evict(mgr, p, now_ns);
 }
 
 /*
@@ -317,8 +341,7 @@ bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
  *      SYN can then neither retire nor displace it, while a restarted
  *      initiator passes with one more round trip; or
  *  (b) the manager is under pressure: fewer free slots than the reserve
- *      (cfg.tgt_reserve), or the src holds its share of target PDCs, or
- *      an evicted PDC's record was lost (cookie_until).
+ *      (cfg.tgt_reserve), or the src holds its share of target PDCs.
  * Otherwise the SYN opens at once (0-RTT), as in the normal case.
  */
 enum pdc_gate pdc_tgt_gate(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
@@ -338,7 +361,7 @@ enum pdc_gate pdc_tgt_gate(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	}
 	pdc_census_take(mgr, meta->peer, meta->src, &c);
 	pressure = mgr->free_cnt < mgr->tgt_reserve ||
-		   c.src_cnt >= mgr->tgt_per_src || now_ns < mgr->cookie_until;
+		   c.src_cnt >= mgr->tgt_per_src;
 	if (!c.peer_live && !pressure)
 		return PDC_GATE_OPEN;
 	mgr->stats.syn_challenged++;
@@ -363,7 +386,7 @@ int pdc_admit_init(struct pdc_mgr *mgr)
 	mgr->tgt_per_src = c->tgt_max_per_src ? c->tgt_max_per_src :
 			   n / 4 > 2 ? n / 4 : 2;
 	mgr->tgt_reserve = c->tgt_reserve ? c->tgt_reserve : n / 4;
-	mgr->tomb = calloc(n, sizeof(*mgr->tomb));
+	mgr->tomb = calloc(pdc_tomb_cnt(mgr), sizeof(*mgr->tomb));
 	mgr->scratch_src = calloc(2 * n, sizeof(*mgr->scratch_src));
 	mgr->scratch_cnt = calloc(2 * n, sizeof(*mgr->scratch_cnt));
 	if (!mgr->tomb || !mgr->scratch_src || !mgr->scratch_cnt)
