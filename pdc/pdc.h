@@ -20,6 +20,20 @@
  * and put each frame on the wire to the peer it names. Timers only run
  * inside pdc_tx_build().
  *
+ * Target PDCs and hostile peers. A SYN that names no PDC of ours opens one
+ * at once (0-RTT) unless its sender must first prove it receives frames
+ * at its address: when its peer already has a live target PDC (a forged
+ * SYN can then neither retire nor displace it), when fewer than
+ * cfg.tgt_reserve slots are free, or when its host (pdc_rx_meta.src)
+ * holds cfg.tgt_max_per_src target PDCs. The proof is the secure setup of
+ * ref 2.9: NACK NEW_START_PSN carries a start PSN minted as a keyed hash
+ * (a cookie, nothing is kept), the initiator renumbers and resends, and a
+ * SYN at a valid cookie opens its PDC (one extra round trip). With no
+ * free slot, the target evicts before it refuses: the host's own oldest
+ * when it is at its share, TIME_WAIT PDCs, then the least recently used
+ * idle PDC of the host holding the most; initiator PDCs never. Only then
+ * NO_PDC_AVAIL. Counters: syn_challenged, syn_confirmed, tgt_evicted.
+ *
  * Exactly-once delivery rests on two assumptions, as TCP's does: start
  * PSNs and PDCIDs are random (seed cfg.seed from getrandom()), and no copy
  * of a packet lives in the network longer than cfg.time_wait_ns / 2.

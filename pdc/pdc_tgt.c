@@ -155,12 +155,12 @@ static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
 		break;
 	}
 	/*
-	 * Only a confirmed SYN gets here while the key has a live PDC. If a
-	 * PDC under the key never heard a packet without SYN, the two may be
-	 * one initiator whose window we both challenged and, the pressure
-	 * gone, admitted (0-RTT): it renumbered to the cookie, and a new PDC
-	 * would deliver again what the old one delivered. Fail it instead
-	 * (the initiator then opens a new PDC under a new PDCID).
+	 * A PDC under the key (live, which only a confirmed SYN gets past, or
+	 * in TIME_WAIT) never heard a packet without SYN: the two may be one
+	 * initiator whose window we both challenged and, the pressure gone,
+	 * admitted (0-RTT). It renumbered to the cookie, and a new PDC would
+	 * deliver again what the old one delivered. Fail it instead (the
+	 * initiator then opens a new PDC under a new PDCID).
 	 */
 	if (young) {
 		mgr->stats.rx_stale++;
