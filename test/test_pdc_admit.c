@@ -670,3 +670,53 @@ Test(pdc_admit, a_challenged_window_renumbers_once)
 		     pdc_cookie(b->mgr, 1, info.pdcid, s->now));
 	t_sim_free(s);
 }
+
+/*
+ * The race a cookie opens: a window's first SYN is challenged, the pressure
+ * goes, a later SYN of the same window opens its PDC at once (0-RTT) and is
+ * delivered; the initiator, renumbered to the cookie, resends. Its SYN at
+ * the cookie must not open a second PDC that delivers the packet again.
+ */
+Test(pdc_admit, challenge_then_admit_race_delivers_once)
+{
+	struct t_sim *s = t_pair(70, 2, 256);
+	struct pdc_ctl close = {
+		.pro = { .type = UET_PDS_TYPE_CONTROL,
+			 .next_hdr = UET_PDS_CTL_CLOSE },
+		.psn = 1001, .spdcid = 1,
+	};
+	struct pdc_rx_meta meta = { .peer = 5, .src = T_ATK_SRC };
+	uint32_t c, calls, mark;
+	uint8_t buf[T_FRAME_MAX];
+	const struct t_cap *ack;
+	struct pdc_ack a;
+	ssize_t n;
+
+	t_sim_capture(s, 256);
+	t_syn5(s, 1, 1000);	/* peer 5 has a live PDC: cookies needed */
+	ack = t_sim_find(s, 0, 1, UET_PDS_TYPE_ACK, 0);
+	cr_assert_not_null(ack);
+	cr_assert_gt(pdc_ack_decode(&a, ack->buf, ack->len), 0);
+	mark = s->cap_cnt;
+	t_syn(s, 1, 5, T_ATK_SRC, 2, 5000000, 0);
+	t_sim_flush(s);
+	c = t_cookie_sent(s, mark);
+	cr_assert_neq(c, 0);
+	/* The live PDC closes: no more reason for a cookie. */
+	close.dpdcid = a.spdcid;
+	n = pdc_ctl_encode(buf, sizeof(buf), &close);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(pdc_rx_frame(s->end[1]->mgr, &meta, buf, (size_t)n,
+				  s->now), 0);
+	t_sim_flush(s);
+	calls = s->end[1]->deliver_calls;
+	t_syn(s, 1, 5, T_ATK_SRC, 2, 5000000, 1);	/* 0-RTT now */
+	cr_expect_eq(s->end[1]->deliver_calls, calls + 1);
+	mark = s->cap_cnt;
+	t_syn(s, 1, 5, T_ATK_SRC, 2, c, 1);	/* renumbered: refused */
+	t_sim_flush(s);
+	cr_expect_eq(s->end[1]->deliver_calls, calls + 1);
+	cr_expect_not_null(t_sim_find(s, mark, 1, UET_PDS_TYPE_NACK,
+				      UET_PDS_NACK_INV_DPDCID));
+	t_sim_free(s);
+}
