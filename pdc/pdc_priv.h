@@ -325,6 +325,7 @@ enum pdc_gate pdc_tgt_gate(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 			   uint16_t spdcid, uint32_t start, uint32_t *cookie,
 			   uint64_t now_ns);
 bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns);
+bool pdc_make_room(struct pdc_mgr *mgr, uint64_t now_ns);
 
 /* pdc_tgt_ack.c */
 bool pdc_tgt_bit_test(const struct pdc *pdc, uint32_t psn);

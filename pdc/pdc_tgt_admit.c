@@ -313,7 +313,6 @@ bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
 {
 	struct pdc_census c;
 	struct pdc *p;
-	uint64_t big;
 
 	pdc_census_take(mgr, UINT32_MAX, src, &c);
 	if (c.src_cnt >= mgr->tgt_per_src) {
@@ -326,6 +325,20 @@ bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
 		if (!p || !pdc_evict(mgr, p, now_ns))
 			return false;
 	}
+	return pdc_make_room(mgr, now_ns);
+}
+
+/*
+ * A free slot, evicting when there is none: the TIME_WAIT PDC that expires
+ * first, else the least recently used idle target PDC of the src holding
+ * the most. Also for our own initiator PDCs: a table that hosts filled
+ * with PDCs to us must not stop us from reaching anyone.
+ */
+bool pdc_make_room(struct pdc_mgr *mgr, uint64_t now_ns)
+{
+	struct pdc *p;
+	uint64_t big;
+
 	if (mgr->free_cnt)
 		return true;
 	p = pdc_evict_pick(mgr, false, 0, true, false, now_ns);

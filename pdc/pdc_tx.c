@@ -116,9 +116,11 @@ static ssize_t pdc_uud_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
 				uint8_t mode, uint64_t now_ns)
 {
-	struct pdc *pdc = pdc_new(mgr, PDC_ROLE_INI, peer, mode);
+	struct pdc *pdc;
 	struct pdc_ini *ini;
 
+	pdc_make_room(mgr, now_ns);
+	pdc = pdc_new(mgr, PDC_ROLE_INI, peer, mode);
 	if (!pdc)
 		return NULL;
 	ini = &pdc->ini;

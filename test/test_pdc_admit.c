@@ -720,3 +720,24 @@ Test(pdc_admit, challenge_then_admit_race_delivers_once)
 				      UET_PDS_NACK_INV_DPDCID));
 	t_sim_free(s);
 }
+
+/* Hosts that filled our table with PDCs to us do not stop us sending. */
+Test(pdc_admit, a_full_table_still_opens_our_own_pdc)
+{
+	struct t_sim *s = t_pair(63, 2, 64);
+	struct t_end *b = s->end[1];
+	struct pdc_stats st;
+
+	t_confirmed_flood(s, 8, 2000);
+	cr_assert_eq(t_stats(s, 1).pdcs, 64, "the flood filled B");
+	t_sim_run(s, s->now + 20 * T_MS, NULL);
+	s->now += 20 * T_MS;	/* their PDCs go idle */
+	t_end_plan(s, 1, 0, PDC_MODE_RUD, 50, 0);
+	cr_assert(t_sim_run(s, s->now + 10 * T_SEC, t_sim_senders_done));
+	cr_expect_eq(b->ok_cnt, 50, "B: %u ok, first err %d", b->ok_cnt,
+		     b->first_err);
+	st = t_stats(s, 1);
+	cr_expect_gt(st.tgt_evicted, 0);
+	cr_expect_leq(st.pdcs, 64);
+	t_sim_free(s);
+}
