@@ -189,3 +189,8 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^)
+
+# A second uetctl load from a shell with pins of its own (issue 15): refused,
+# and the first program stays attached and working.
+E2E_TESTS	+= test/e2e_load_twice.sh
+E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
