@@ -194,3 +194,9 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 # and the first program stays attached and working.
 E2E_TESTS	+= test/e2e_load_twice.sh
 E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
+
+# The Debian packages (issue 15): make deb, apt-get install, the provider,
+# uetctl, the man pages and the dissector used with no environment, then
+# dpkg --purge leaves nothing.
+E2E_TESTS	+= test/e2e_deb.sh
+E2E_DEPS	+= $(B)/gen_uet_pcap
