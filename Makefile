@@ -5,6 +5,7 @@
 PREFIX		?= /usr/local
 EXEC_PREFIX	?= $(PREFIX)
 LIBDIR		?= $(EXEC_PREFIX)/lib
+SBINDIR		?= $(EXEC_PREFIX)/sbin
 DATADIR		?= $(PREFIX)/share
 DOCDIR		?= $(DATADIR)/doc/uet
 MANDIR		?= $(DATADIR)/man
@@ -35,7 +36,8 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all check unit e2e fuzz fuzz-run bench install deps clean demo
+.PHONY: all check unit e2e fuzz fuzz-run bench install uninstall deps clean \
+	demo man deb
 
 all:
 
@@ -152,9 +154,36 @@ bench: $(BENCH_BINS) $(BENCH_DEPS)
 demo: deps all
 	$(Q)B=$(B) bash tools/demo.sh
 
+# ---- man pages ----------------------------------------------------------------
+# fi_uet(7) gets its RUNTIME PARAMETERS from the provider's fi_param_define
+# calls (man/params.sh), in place of the marker line of man/fi_uet.7.
+MAN_PAGES	:= $(B)/man/fi_uet.7 $(B)/man/uetctl.8 $(B)/man/uetd.8
+PARAM_SRCS	:= $(shell grep -l fi_param_define uet/*.c)
+
+$(B)/man/fi_uet.7: man/fi_uet.7 man/params.sh $(PARAM_SRCS)
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sh man/params.sh $(PARAM_SRCS) > $@.params
+	$(Q)grep -q '^\.\\" @RUNTIME_PARAMETERS@' $< || \
+		{ echo "$<: no @RUNTIME_PARAMETERS@ line" >&2; exit 1; }
+	$(Q)sed -e '/^\.\\" @RUNTIME_PARAMETERS@/{r $@.params' -e 'd;}' $< > $@
+	$(Q)rm -f $@.params
+
+$(B)/man/%.8: man/%.8
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
+man: $(MAN_PAGES)
+all: man
+
 # ---- install ----------------------------------------------------------------
+# Everything under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local): uetctl and uetd
+# in $(SBINDIR), the man pages, README.md, the systemd unit (naming
+# $(SBINDIR)/uetd), except the provider and the dissector, which go where
+# libfabric and tshark look for them whatever PREFIX is:
 # The provider goes where libfabric looks for DL providers when
-# FI_PROVIDER_PATH is not set, whatever PREFIX is, so that `fi_info -p uet`
+# FI_PROVIDER_PATH is not set, so that `fi_info -p uet`
 # works with no environment: $(libdir)/libfabric of libfabric's pkg-config
 # file (on Debian 12 /usr/lib/x86_64-linux-gnu/libfabric, also what
 # PREFIX=/usr means), else $(LIBDIR)/libfabric. LIBFABRIC_PROV_DIR=DIR
@@ -163,7 +192,10 @@ demo: deps all
 # /usr/lib/<multiarch>/wireshark/plugins whatever PREFIX is: asked from tshark,
 # else from wireshark's pkg-config file (its plugindir is the versioned folder
 # for binary plugins, one level down), else $(LIBDIR)/wireshark/plugins.
-# Evaluated only by install; set WIRESHARK_PLUGIN_DIR=DIR to choose.
+# Set WIRESHARK_PLUGIN_DIR=DIR to choose.
+# The unit goes to $(PREFIX)/lib/systemd/system (systemd reads
+# /usr/local/lib/systemd/system too); SYSTEMD_UNIT_DIR=DIR chooses.
+# Evaluated only by install and uninstall.
 WS_LUA_DIR_TSHARK = $(shell tshark -G folders 2>/dev/null | \
 		      sed -n 's/^Global Lua Plugins:[[:space:]]*//p')
 WS_LUA_DIR_PC	= $(shell pkg-config --variable=plugindir wireshark 2>/dev/null | \
@@ -171,27 +203,61 @@ WS_LUA_DIR_PC	= $(shell pkg-config --variable=plugindir wireshark 2>/dev/null | 
 WIRESHARK_PLUGIN_DIR ?= $(or $(WS_LUA_DIR_TSHARK),$(WS_LUA_DIR_PC),$(LIBDIR)/wireshark/plugins)
 FI_LIBDIR_PC	= $(shell pkg-config --variable=libdir libfabric 2>/dev/null)
 LIBFABRIC_PROV_DIR ?= $(if $(FI_LIBDIR_PC),$(FI_LIBDIR_PC)/libfabric,$(LIBDIR)/libfabric)
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+
+# What install puts where: "MODE SOURCE DIR" triples.
+INSTALL_FILES	= 0755 $(B)/uetctl $(SBINDIR) \
+		  0755 $(B)/uetd $(SBINDIR) \
+		  0755 $(B)/libuet-fi.so $(LIBFABRIC_PROV_DIR) \
+		  0644 tools/uet.lua $(WIRESHARK_PLUGIN_DIR) \
+		  0644 $(B)/man/fi_uet.7 $(MANDIR)/man7 \
+		  0644 $(B)/man/uetctl.8 $(MANDIR)/man8 \
+		  0644 $(B)/man/uetd.8 $(MANDIR)/man8 \
+		  0644 README.md $(DOCDIR)
 
 install: all
-	$(call msg,INSTALL,$(DESTDIR)$(DOCDIR))
-	$(Q)install -d $(DESTDIR)$(DOCDIR)
-	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
-	$(call msg,INSTALL,$(DESTDIR)$(MANDIR)/man7/fi_uet.7)
-	$(Q)install -d $(DESTDIR)$(MANDIR)/man7
-	$(Q)install -m 0644 man/fi_uet.7 $(DESTDIR)$(MANDIR)/man7/fi_uet.7
-	$(call msg,INSTALL,$(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua)
-	$(Q)install -d $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)
-	$(Q)install -m 0644 tools/uet.lua $(DESTDIR)$(WIRESHARK_PLUGIN_DIR)/uet.lua
-	$(call msg,INSTALL,$(DESTDIR)$(LIBFABRIC_PROV_DIR)/libuet-fi.so)
-	$(Q)install -d $(DESTDIR)$(LIBFABRIC_PROV_DIR)
-	$(Q)install -m 0755 $(B)/libuet-fi.so $(DESTDIR)$(LIBFABRIC_PROV_DIR)/libuet-fi.so
+	$(Q)set -e; set -- $(INSTALL_FILES); while [ $$# -gt 0 ]; do \
+		printf '  %-8s %s\n' INSTALL "$(DESTDIR)$$3/$${2##*/}"; \
+		install -d "$(DESTDIR)$$3"; \
+		install -m "$$1" "$$2" "$(DESTDIR)$$3/$${2##*/}"; \
+		shift 3; done
+	$(call msg,INSTALL,$(DESTDIR)$(SYSTEMD_UNIT_DIR)/uetd@.service)
+	$(Q)install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	$(Q)sed 's:/usr/local/sbin/uetd:$(SBINDIR)/uetd:' tools/uetd@.service \
+		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/uetd@.service
+	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/uetd@.service
+
+# Removes what install put (same variables), and the folders it leaves
+# empty among the ones of this project (the doc folder, libfabric's
+# provider folder).
+uninstall:
+	$(Q)set -- $(INSTALL_FILES) 0644 uetd@.service $(SYSTEMD_UNIT_DIR); \
+	while [ $$# -gt 0 ]; do \
+		printf '  %-8s %s\n' RM "$(DESTDIR)$$3/$${2##*/}"; \
+		rm -f "$(DESTDIR)$$3/$${2##*/}"; shift 3; done
+	$(Q)rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBFABRIC_PROV_DIR) 2>/dev/null || :
+
+# ---- Debian packages ----------------------------------------------------------
+# `make deb`: debian/ with debhelper, built by dpkg-buildpackage from a copy
+# of the tree in $(B)/deb/src, so that the packages land in $(B)/deb.
+DEB_DIR		:= $(B)/deb
+deb:
+	$(call msg,DEB,$(DEB_DIR))
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	$(Q)tar -cf - --exclude=./$(B) --exclude=./.git . | \
+		tar -xf - -C $(DEB_DIR)/src
+	$(Q)cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc \
+		> ../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
+	$(Q)rm -rf $(DEB_DIR)/src
+	$(Q)ls $(DEB_DIR)/*.deb | sed 's/^/  DEB      /'
 
 # ---- Debian packages the build and tests need --------------------------------
 DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   pkg-config libbpf-dev libxdp-dev bpftool libmnl-dev \
 		   linux-libc-dev iproute2 xdp-tools tshark libpcap-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
-		   openmpi-bin libopenmpi-dev libcap2-bin
+		   openmpi-bin libopenmpi-dev libcap2-bin \
+		   debhelper dpkg-dev man-db
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \

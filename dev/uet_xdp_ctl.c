@@ -185,6 +185,19 @@ static struct xdp_program *uet_xdp_find(struct xdp_multiprog *mp)
 	return NULL;
 }
 
+/* Whether our program is attached to |ifindex|. */
+static bool uet_xdp_attached(int ifindex)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	bool found;
+
+	if (libxdp_get_error(mp) || !mp)
+		return false;
+	found = uet_xdp_find(mp) != NULL;
+	xdp_multiprog__close(mp);
+	return found;
+}
+
 static int uet_xdp_ifindex(const char *ifname, bool need_root)
 {
 	int ifindex;
@@ -234,6 +247,13 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 		return -ENAMETOOLONG;
 	if (stat(path, &sb) == 0)
 		return -EEXIST;
+	/*
+	 * Ours already attached, whatever bpffs its pins are in (another
+	 * shell's: `ip netns exec` mounts one of its own): already loaded,
+	 * and nothing of it may be touched.
+	 */
+	if (uet_xdp_attached(ifindex))
+		return -EEXIST;
 	/* libbpf pins into existing directories only. */
 	ret = uet_xdp_pin_mkdirs(ifname);
 	if (ret < 0)
@@ -262,8 +282,12 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 	 */
 	if (ret == -EEXIST)
 		ret = -EBUSY;
-	if (ret == 0)
-		ret = uet_xdp_maps_open(ifname, &m);
+	/* Not attached: only our pins to undo, never what holds the link. */
+	if (ret < 0) {
+		uet_xdp_unpin(ifname);
+		return ret;
+	}
+	ret = uet_xdp_maps_open(ifname, &m);
 	if (ret == 0) {
 		ret = uet_xdp_cfg_write(&m, &cfg);
 		uet_xdp_maps_close(&m);

@@ -513,7 +513,16 @@ int main(int argc, char **argv)
 {
 	struct t_gen g = { .f = NULL };
 
-	if (argc != 2) {
+	if (argc == 2 && (!strcmp(argv[1], "--help") ||
+			  !strcmp(argv[1], "-h"))) {
+		printf("usage: gen_uet_pcap FILE.pcap\n"
+		       "  writes hand-made UET frames (every PDS and SES "
+		       "header, malformed ones)\n  to FILE.pcap for the "
+		       "dissector test\n");
+		return 0;
+	}
+	/* A name that starts with '-' is a mistyped option, not a file. */
+	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: gen_uet_pcap FILE.pcap\n");
 		return 2;
 	}

@@ -216,3 +216,14 @@ E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
 E2E_TESTS	+= test/e2e_replay.sh
 E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd
+
+# A second uetctl load from a shell with pins of its own (issue 15): refused,
+# and the first program stays attached and working.
+E2E_TESTS	+= test/e2e_load_twice.sh
+E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
+
+# The Debian packages (issue 15): make deb, apt-get install, the provider,
+# uetctl, the man pages and the dissector used with no environment, then
+# dpkg --purge leaves nothing.
+E2E_TESTS	+= test/e2e_deb.sh
+E2E_DEPS	+= $(B)/gen_uet_pcap

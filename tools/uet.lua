@@ -9,6 +9,15 @@
 -- version not 0) gets an expert warning and the rest is shown as data; the
 -- dissector never raises a Lua error on packet contents.
 
+-- Loaded twice (the installed plugin, then `-X lua_script:tools/uet.lua`),
+-- the second copy steps aside: Wireshark allows one protocol per name, and
+-- every Lua script shares one global table. The first copy decodes.
+if rawget(_G, "uet_dissector_file") then
+	return
+end
+rawset(_G, "uet_dissector_file", debug and debug.getinfo and
+	debug.getinfo(1, "S").source or "uet.lua")
+
 local uet = Proto("uet", "Ultra Ethernet Transport")
 
 local band, rshift = bit32.band, bit32.rshift

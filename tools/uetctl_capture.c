@@ -116,8 +116,8 @@ static int uetctl_cap_open(struct uetctl_cap *c, const char *path)
 		return -ENOMEM;
 	c->dump = pcap_dump_open(c->pcap, path);
 	if (!c->dump) {
-		fprintf(stderr, "uetctl capture: %s: %s\n", path,
-			pcap_geterr(c->pcap));
+		/* libpcap's message names the file: "PATH: reason". */
+		fprintf(stderr, "uetctl capture: %s\n", pcap_geterr(c->pcap));
 		pcap_close(c->pcap);
 		return -EIO;
 	}

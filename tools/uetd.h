@@ -61,6 +61,7 @@ struct uetd {
 	struct xsk_ring_cons comp, rx;
 	struct uet_xdp_maps maps;
 	int pids_map;		/* uet_xdp_pids */
+	bool attached;		/* the program is ours to detach */
 	int lsock;
 	bool stop;
 	struct uetd_ep eps[UET_FEP_MAX_EPS];

@@ -171,6 +171,7 @@ int uetd_dev_setup(struct uetd *d)
 	}
 	if (ret < 0)
 		return ret;
+	d->attached = true;
 	ret = uet_xdp_maps_open(d->ifname, &d->maps);
 	if (ret < 0)
 		return ret;
@@ -221,7 +222,10 @@ void uetd_dev_teardown(struct uetd *d)
 	if (d->pids_map >= 0)
 		close(d->pids_map);
 	d->pids_map = -1;
-	uet_xdp_unload(d->ifname);
+	/* Only what we attached: a failed start leaves another's program. */
+	if (d->attached)
+		uet_xdp_unload(d->ifname);
+	d->attached = false;
 	if (d->area)
 		munmap(d->area, (size_t)d->layout.chunks * UET_XSK_CHUNK_LEN);
 	if (d->shm)

@@ -49,7 +49,7 @@ static void uet_params_define(void)
 			"engine's)");
 	fi_param_define(&uet_prov, "max_retries", FI_PARAM_INT,
 			"Retransmissions before a peer is declared dead and "
-			"its operations fail (default 40)");
+			"its operations fail (default 25)");
 	fi_param_define(&uet_prov, "queue_id", FI_PARAM_INT,
 			"Interface rx queue of the AF_XDP socket (default 0)");
 	fi_param_define(&uet_prov, "pid_on_fep", FI_PARAM_INT,
