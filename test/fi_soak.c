@@ -6,7 +6,7 @@
  *
  *   fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-T SEC]
  *   fi_soak -c SERVER [-p PORT] -m rma|tag [-M MIB] [-n SIZE] [-w WINDOW]
- *           [-N] [-K] [-T SEC]
+ *           [-N] [-K [-r]] [-T SEC]
  *
  * The server exposes a 64 MiB region and serves CLIENTS clients (default
  * 1) one after the other. A client's rma run writes MIB MiB in writes of
@@ -24,7 +24,7 @@
  * (the server was killed), print when it came, then require every
  * operation in flight to complete (success or error) and a new one to fail,
  * and exit 0. "fi_soak: running" says the path works and the kill may
- * come.
+ * come. -r (with -K -m rma): fi_read instead of fi_write.
  *
  * A client that dies (side channel closed) ends its session at the
  * server: in a tag session the server waits -G ms (default 2000) for the
@@ -66,7 +66,7 @@ enum { SK_RMA = 1, SK_TAG = 2 };
 enum { SK_CMD_CHECK = 1, SK_CMD_TAG, SK_CMD_DONE };
 
 struct sk_opts {
-	bool server, keep_going, no_read_back;
+	bool server, keep_going, no_read_back, reads;
 	const char *addr, *service;
 	int port, mode, window;
 	unsigned int clients, grace_ms, limit_s;
@@ -611,21 +611,24 @@ static int sk_client_rma(struct sk *s)
 		for (uint64_t j = 0; j < round; j++, k++) {
 			ret = sk_drain_to(s, s->o.window - 1);
 			if (ret == 1 && s->o.keep_going)
-				return sk_survive(s, SK_WRITE, k);
+				return sk_survive(s, s->o.reads ? SK_READ :
+						  SK_WRITE, k);
 			if (ret == 1)
 				sk_err_print(s, "write");
 			if (ret)
 				return -1;
-			sk_pattern(s->buf + j * s->o.size, s->o.size,
-				   sk_seed + k);
-			if (sk_post(s, SK_WRITE, k, (int)j, s->o.size))
+			if (!s->o.reads)	/* -K -r: reads only */
+				sk_pattern(s->buf + j * s->o.size, s->o.size,
+					   sk_seed + k);
+			if (sk_post(s, s->o.reads ? SK_READ : SK_WRITE, k,
+				    (int)j, s->o.size))
 				return -1;
 			if (k == 16 + (uint64_t)s->o.window)
 				printf("fi_soak: running\n");
 		}
 		ret = sk_drain_to(s, 0);
 		if (ret == 1 && s->o.keep_going)
-			return sk_survive(s, SK_WRITE, k);
+			return sk_survive(s, s->o.reads ? SK_READ : SK_WRITE, k);
 		if (ret == 1)
 			sk_err_print(s, "write");
 		if (ret)
@@ -801,6 +804,7 @@ static int sk_srv_orphans(struct sk *s, uint64_t rcvd)
 {
 	uint64_t t0 = sk_now_ns(), end = t0 + s->o.grace_ms * 1000000ull;
 	uint64_t ok = 0, errs = 0, canceled = 0, other = 0, posted;
+	uint64_t t_last = t0;
 	int last_err = 0;
 	struct sk_op *op;
 	bool err;
@@ -818,14 +822,16 @@ static int sk_srv_orphans(struct sk *s, uint64_t rcvd)
 			} else {
 				ok++;
 			}
+			t_last = sk_now_ns();
 		}
 	}
 	printf("fi_soak: server: client gone after %llu messages; of %llu "
-	       "receives posted, %llu completed and %llu failed (last %s) "
-	       "in the %u ms after\n", (unsigned long long)rcvd,
-	       (unsigned long long)posted, (unsigned long long)ok,
-	       (unsigned long long)errs, last_err ? fi_strerror(last_err) :
-	       "none", s->o.grace_ms);
+	       "receives posted, %llu completed and %llu failed (last %s), "
+	       "the last %.0f ms after it went (waited %u ms)\n",
+	       (unsigned long long)rcvd, (unsigned long long)posted,
+	       (unsigned long long)ok, (unsigned long long)errs,
+	       last_err ? fi_strerror(last_err) : "none",
+	       (double)(t_last - t0) / 1e6, s->o.grace_ms);
 	posted = (uint64_t)s->inflight;
 	for (int i = 0; i < s->o.window; i++)
 		if (s->ops[i].busy)
@@ -989,7 +995,7 @@ static const char *sk_usage =
 	"usage: fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-w WINDOW]"
 	" [-T SEC]\n"
 	"       fi_soak -c SERVER [-p PORT] -m rma|tag [-M MIB] [-n SIZE] "
-	"[-w WINDOW] [-N] [-K] [-T SEC]\n";
+	"[-w WINDOW] [-N] [-K [-r]] [-T SEC]\n";
 
 int main(int argc, char **argv)
 {
@@ -999,7 +1005,7 @@ int main(int argc, char **argv)
 	s.o = (struct sk_opts){ .service = "42", .port = 47990, .window = 8,
 				.clients = 1, .grace_ms = 2000, .limit_s = 120,
 				.mib = 64, .size = SK_MIB };
-	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKC:G:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrC:G:T:h")) != -1) {
 		switch (c) {
 		case 's': s.o.server = true; break;
 		case 'c': s.o.addr = optarg; break;
@@ -1015,6 +1021,7 @@ int main(int argc, char **argv)
 		case 'w': s.o.window = atoi(optarg); break;
 		case 'N': s.o.no_read_back = true; break;
 		case 'K': s.o.keep_going = true; break;
+		case 'r': s.o.reads = true; break;
 		case 'C': s.o.clients = (unsigned int)atoi(optarg); break;
 		case 'G': s.o.grace_ms = (unsigned int)atoi(optarg); break;
 		case 'T': s.o.limit_s = (unsigned int)atoi(optarg); break;
