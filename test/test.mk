@@ -188,3 +188,15 @@ E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 .PHONY: soak
 soak: $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 	$(Q)B=$(B) SOAK_GIB=$(or $(SOAK_GIB),8) bash test/e2e_soak.sh
+E2E_TESTS	+= test/e2e_kill.sh
+E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
+
+# Random kills during a loop of MPI_Allreduce (Open MPI's mpicc, as
+# mpi_check).
+$(B)/mpi_allreduce_loop: test/mpi/mpi_allreduce_loop.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+E2E_TESTS	+= test/e2e_mpi_kill.sh
+E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
