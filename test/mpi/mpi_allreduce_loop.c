@@ -2,7 +2,8 @@
 // A loop of MPI_Allreduce with every element checked (issue [R]: random
 // kills). Each rank prints "mpi_allreduce_loop: rank R pid P" at start and
 // "mpi_allreduce_loop: rank R looping" after its first 50 iterations, so
-// that a script can kill a rank once all of them run. Iteration i reduces
+// that a script can kill a rank once all of them run, and every 256
+// iterations how far it is. Iteration i reduces
 // 1 to 16384 ints (sizes vary: eager and rendezvous messages) of value
 // rank * 7 + i + j; a wrong sum aborts the job. The loop ends after
 // SECONDS seconds (default 60), when rank 0 prints "mpi_allreduce_loop:
@@ -57,6 +58,9 @@ int main(int argc, char **argv)
 		}
 		if (i == 50)
 			printf("mpi_allreduce_loop: rank %d looping\n", rank);
+		if (i % 256 == 255)	// where a hang stopped
+			printf("mpi_allreduce_loop: rank %d at iteration %ld, "
+			       "%.1f s\n", rank, i + 1, now_s() - t0);
 		// Rank 0 decides when to stop, so all stop together.
 		if (i % 64 == 63) {
 			stop = rank == 0 && now_s() - t0 > limit;
