@@ -36,7 +36,7 @@ start() {
 	local hosts
 	hosts=$(printf "%s:1," "${MPI_NS[@]:0:NP}")
 	OUT="$E2E_TMP/mpi.$RANDOM"
-	timeout -k 5 $(( $1 + 60 )) ip netns exec "${MPI_NS[0]}" \
+	timeout -k 5 $(( $1 + 30 )) ip netns exec "${MPI_NS[0]}" \
 		env -u UET_BPFFS -u LIBXDP_BPFFS mpirun --allow-run-as-root \
 		--host "${hosts%,}" -np "$NP" \
 		--mca plm_rsh_agent "$MPI_AGENT" \
@@ -45,7 +45,7 @@ start() {
 		--bind-to none --mca btl self \
 		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
 		-x FI_PROVIDER=uet -x FI_PROVIDER_PATH -x FI_UET_IFACE="$MPI_IF" \
-		"$B/mpi_allreduce_loop" "$1" > "$OUT" 2>&1 &
+		"$B/mpi_allreduce_loop" "$1" 64 > "$OUT" 2>&1 &
 	JOB=$!
 }
 
@@ -121,6 +121,10 @@ FIRST_VICTIM=$(( RANDOM % NP ))
 start 10
 rc=0
 wait "$JOB" || rc=$?
+[ "$rc" != 124 ] && [ "$rc" != 137 ] ||
+	e2e_fail "no kill: the loop hung (killed by timeout after 40 s);" \
+		"the ranks were last at: $(grep 'at iteration' "$OUT" |
+		tail -"$NP" | sed 's/^mpi_allreduce_loop: //' | tr '\n' ';')"
 [ "$rc" = 0 ] && grep -q "^mpi_allreduce_loop: ok" "$OUT" ||
 	e2e_fail "no kill: rc $rc: $(cat "$OUT")"
 e2e_ok "$NP ranks, no kill: $(sed -n 's/^mpi_allreduce_loop: ok, //p' \

@@ -858,7 +858,8 @@ static int sk_srv_orphans(struct sk *s, uint64_t rcvd)
 	return s->inflight ? -1 : 0;
 }
 
-/* A tag session: count messages (UINT64_MAX: until the client goes). */
+/* A tag session: count messages (UINT64_MAX: until the client goes);
+ * 0, 1 (the client went and its receives came back) or -1. */
 static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 {
 	uint64_t slot_len = SK_REGION / (uint64_t)s->o.window, next = 0,
@@ -879,8 +880,11 @@ static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 	if (sk_send(s, &r, sizeof(r)))
 		return -1;
 	for (unsigned long i = 0; rcvd < c->count; i++) {
-		if (!(i % 256) && sk_readable(s->fd))
-			return sk_srv_orphans(s, rcvd);	/* client gone */
+		if (!(i % 256) && sk_readable(s->fd)) {	/* client gone */
+			printf("fi_soak: server: session %u: client gone\n",
+			       session);
+			return sk_srv_orphans(s, rcvd) ? -1 : 1;
+		}
 		if (sk_cq_poll(s, &op, &err) < 0)
 			return -1;
 		if (!op)
@@ -948,8 +952,11 @@ static int sk_srv_session(struct sk *s, uint32_t session)
 			ret = sk_srv_tag(s, &c, session);
 		else
 			ret = -1;
-		if (ret)
-			break;
+		if (ret == 1)		/* the client went, receives back */
+			ret = 0;
+		else if (!ret)
+			continue;
+		break;
 	}
 	/* Receives of a finished or failed session go. */
 	for (int i = 0; i < s->o.window; i++)

@@ -2,13 +2,14 @@
 // A loop of MPI_Allreduce with every element checked (issue [R]: random
 // kills). Each rank prints "mpi_allreduce_loop: rank R pid P" at start and
 // "mpi_allreduce_loop: rank R looping" after its first 50 iterations, so
-// that a script can kill a rank once all of them run, and every 256
+// that a script can kill a rank once all of them run, and every EVERY
 // iterations how far it is. Iteration i reduces
 // 1 to 16384 ints (sizes vary: eager and rendezvous messages) of value
 // rank * 7 + i + j; a wrong sum aborts the job. The loop ends after
 // SECONDS seconds (default 60), when rank 0 prints "mpi_allreduce_loop:
 // ok, N iterations".
-// Usage: mpirun ... mpi_allreduce_loop [SECONDS]
+// Usage: mpirun ... mpi_allreduce_loop [SECONDS [EVERY]] (EVERY: how
+// often each rank says how far it is, default 256 iterations)
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
 	static int64_t in[LOOP_MAX_INTS], out[LOOP_MAX_INTS];
 	int rank, nranks, stop = 0;
 	double limit = argc > 1 ? atof(argv[1]) : 60, t0;
-	long i;
+	long i, every = argc > 2 ? atol(argv[2]) : 256;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
 		}
 		if (i == 50)
 			printf("mpi_allreduce_loop: rank %d looping\n", rank);
-		if (i % 256 == 255)	// where a hang stopped
+		if (every > 0 && i % every == every - 1)	// where a hang stopped
 			printf("mpi_allreduce_loop: rank %d at iteration %ld, "
 			       "%.1f s\n", rank, i + 1, now_s() - t0);
 		// Rank 0 decides when to stop, so all stop together.
