@@ -227,3 +227,34 @@ E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 # dpkg --purge leaves nothing.
 E2E_TESTS	+= test/e2e_deb.sh
 E2E_DEPS	+= $(B)/gen_uet_pcap
+
+# Loss and faults, verified (issue [R]): fi_soak (plain libfabric) writes
+# or sends verified data for long, and is the survivor when its peer is
+# killed with -9. e2e_soak.sh: RMA and tagged at 5% and 30% loss each way
+# (SOAK_GIB=N for a longer run: `make soak`); e2e_kill.sh: kill -9 of
+# either side mid-transfer; e2e_mpi_kill.sh: a rank of a loop of
+# MPI_Allreduce killed at random.
+$(B)/fi_soak: $(B)/test/fi_soak.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_soak
+E2E_TESTS	+= test/e2e_soak.sh
+E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
+
+# The long soak: 8 GiB verified under loss (not in `check`).
+.PHONY: soak
+soak: $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
+	$(Q)B=$(B) SOAK_GIB=$(or $(SOAK_GIB),8) bash test/e2e_soak.sh
+E2E_TESTS	+= test/e2e_kill.sh
+E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
+
+# Random kills during a loop of MPI_Allreduce (Open MPI's mpicc, as
+# mpi_check).
+$(B)/mpi_allreduce_loop: test/mpi/mpi_allreduce_loop.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+E2E_TESTS	+= test/e2e_mpi_kill.sh
+E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
