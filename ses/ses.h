@@ -358,6 +358,28 @@ int ses_peer_fail(struct ses *s, uint32_t peer, int status);
 /* As ses_peer_fail(-ECONNRESET), and forgets the id history: a new peer. */
 int ses_peer_reset(struct ses *s, uint32_t peer);
 
+/*
+ * Whether SES holds nothing for |peer|: no message to it in flight or
+ * waiting for an id, no partial or unexpected message from it, no READ
+ * data or response queued for it. A peer never seen is idle.
+ */
+bool ses_peer_is_idle(struct ses *s, uint32_t peer);
+/*
+ * Drops the state of an idle |peer| (ses_peer_is_idle), id history
+ * included: the id may then name another remote process, which starts as
+ * a new peer. Returns 0, -ENOENT (never seen) or -EBUSY (not idle).
+ */
+int ses_peer_forget(struct ses *s, uint32_t peer);
+
+/*
+ * The cheap checks of a request before the lower layer keeps any state
+ * for its sender: the header decodes as one SES takes, and names a JobID
+ * and PIDonFEP of ours (relative) or a PIDonFEP of ours (absolute).
+ * Returns UET_SES_RC_OK, UET_SES_RC_BAD_JOB_ID or UET_SES_RC_BAD_PID (the
+ * answer the request would get), or -EBADMSG / -EPROTONOSUPPORT.
+ */
+int ses_req_screen(struct ses *s, const struct ses_rx_pkt *pkt);
+
 /* Copies the payload of |pkt| to |dst| (pkt->pay_len bytes); returns it. */
 size_t ses_pkt_payload_copy(const struct ses_pkt *pkt, void *dst);
 

@@ -415,6 +415,53 @@ int ses_peer_reset(struct ses *s, uint32_t peer)
 	return 0;
 }
 
+static bool ses_rsp_jobs_name(const struct ses *s, uint32_t peer_id)
+{
+	for (const struct ses_list *n = s->rsp_jobs.next; n != &s->rsp_jobs;
+	     n = n->next)
+		if (ses_container_of(n, struct ses_rsp_job, link)->pkt.peer ==
+		    peer_id)
+			return true;
+	return false;
+}
+
+static bool ses_rxms_name(const struct ses *s, uint32_t pidx)
+{
+	for (uint32_t i = 0; i < s->rxms.cap; i++) {
+		const struct ses_rxm *m = ses_pool_at(&s->rxms, i);
+
+		if (m->flags && m->peer == pidx)
+			return true;
+	}
+	return false;
+}
+
+bool ses_peer_is_idle(struct ses *s, uint32_t peer)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+
+	if (!p)
+		return true;
+	return !p->tx_cnt && ses_list_is_empty(&p->tx_wait) &&
+	       !ses_rxms_name(s, ses_pool_idx(&s->peers, p)) &&
+	       !ses_read_jobs_name(s, peer) && !ses_rsp_jobs_name(s, peer);
+}
+
+int ses_peer_forget(struct ses *s, uint32_t peer)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+
+	if (!p)
+		return -ENOENT;
+	if (!ses_peer_is_idle(s, peer))
+		return -EBUSY;
+	ses_map_del(&s->peer_map, peer);
+	if (s->last_peer == p)
+		s->last_peer = NULL;
+	ses_pool_put(&s->peers, p);
+	return 0;
+}
+
 void ses_stats_get(const struct ses *s, struct ses_stats *st)
 {
 	*st = s->st;

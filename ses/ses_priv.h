@@ -280,6 +280,8 @@ struct ses {
 /* ses_core.c */
 struct ses_peer *ses_peer_find(struct ses *s, uint32_t id);
 struct ses_peer *ses_peer_get(struct ses *s, uint32_t id);	/* creates */
+/* A READ of |peer_id|'s is still being answered (ses_rxm.c). */
+bool ses_read_jobs_name(const struct ses *s, uint32_t peer_id);
 int ses_tx(struct ses *s, const struct ses_pkt *pkt);
 /* Sends a RESPONSE outside an ACK (deferred), queueing it if refused. */
 void ses_rsp_send_to(struct ses *s, uint32_t peer_id,

@@ -381,6 +381,23 @@ static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
 	return 0;
 }
 
+int ses_req_screen(struct ses *s, const struct ses_rx_pkt *pkt)
+{
+	struct ses_rx_ctx c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	ret = ses_rx_parse(&c, pkt);
+	if (ret < 0)
+		return ret;
+	if (c.h.f.rel && !ses_job_is_known(s, c.h.job_id))
+		return UET_SES_RC_BAD_JOB_ID;
+	if (c.h.f.rel ? !ses_pid_is_known(s, c.h.job_id, c.h.pid_on_fep) :
+			ses_pid_job(s, c.h.pid_on_fep) < 0)
+		return UET_SES_RC_BAD_PID;
+	return UET_SES_RC_OK;
+}
+
 ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		   size_t rsp_len)
 {

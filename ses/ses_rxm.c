@@ -291,6 +291,16 @@ struct ses_read_job {
 	struct ses_rma_event ev;
 };
 
+bool ses_read_jobs_name(const struct ses *s, uint32_t peer_id)
+{
+	for (const struct ses_list *n = s->read_jobs.next; n != &s->read_jobs;
+	     n = n->next)
+		if (ses_container_of(n, struct ses_read_job, link)->peer_id ==
+		    peer_id)
+			return true;
+	return false;
+}
+
 /*
  * Sends what is left of |j|. The region is looked up again for every
  * packet: if it was removed or replaced meanwhile, the READ ends with
