@@ -5,8 +5,10 @@
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,42 +16,90 @@
 
 #define UET_NL_POLL_NS	(5 * 1000 * 1000)
 
+struct uet_nl {
+	struct mnl_socket *sock;
+	unsigned int portid;
+	unsigned int seq;
+};
+
+/* Opens |nl|'s socket; 0 or -errno. */
+static int uet_nl_sock_open(struct uet_nl *nl)
+{
+	nl->sock = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl->sock)
+		return -errno;
+	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int ret = -errno;
+
+		mnl_socket_close(nl->sock);
+		nl->sock = NULL;
+		return ret;
+	}
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	nl->seq = (unsigned int)time(NULL);
+	return 0;
+}
+
 /*
- * One request/reply exchange; |cb| sees each reply message. Requests carry
- * NLM_F_ACK so that the kernel's ACK (or error) ends the exchange.
+ * One request/reply exchange on |nl|; |cb| sees each reply message.
+ * Requests carry NLM_F_ACK so that the kernel's ACK (or error) ends the
+ * exchange.
  */
-static int uet_nl_talk(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+static int uet_nl_talk_on(struct uet_nl *nl, struct nlmsghdr *req,
+			  mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
-	unsigned int portid, seq = (unsigned int)time(NULL);
+	unsigned int seq = ++nl->seq;
 	ssize_t n;
 	int ret;
 
-	if (!nl)
-		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(nl);
 	req->nlmsg_seq = seq;
-	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
-		ret = -errno;
-		goto out;
-	}
+	if (mnl_socket_sendto(nl->sock, req, req->nlmsg_len) < 0)
+		return -errno;
 	do {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n < 0) {
-			ret = -errno;
-			goto out;
-		}
-		ret = mnl_cb_run(buf, (size_t)n, seq, portid, cb, data);
+		n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+		if (n < 0)
+			return -errno;
+		ret = mnl_cb_run(buf, (size_t)n, seq, nl->portid, cb, data);
 	} while (ret > MNL_CB_STOP);
-	ret = ret < 0 ? -errno : 0;
-out:
-	mnl_socket_close(nl);
+	return ret < 0 ? -errno : 0;
+}
+
+/* As uet_nl_talk_on(), on a socket of its own. */
+static int uet_nl_talk(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	struct uet_nl nl;
+	int ret = uet_nl_sock_open(&nl);
+
+	if (ret < 0)
+		return ret;
+	ret = uet_nl_talk_on(&nl, req, cb, data);
+	mnl_socket_close(nl.sock);
 	return ret;
+}
+
+struct uet_nl *uet_nl_open(void)
+{
+	struct uet_nl *nl = calloc(1, sizeof(*nl));
+	int ret;
+
+	if (!nl)
+		return NULL;
+	ret = uet_nl_sock_open(nl);
+	if (ret < 0) {
+		free(nl);
+		errno = -ret;
+		return NULL;
+	}
+	return nl;
+}
+
+void uet_nl_close(struct uet_nl *nl)
+{
+	if (!nl)
+		return;
+	mnl_socket_close(nl->sock);
+	free(nl);
 }
 
 struct uet_nl_route_reply {
@@ -89,7 +139,8 @@ static int uet_nl_route_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int uet_nl_route_get(const void *dst, struct uet_nl_route_reply *r)
+static int uet_nl_route_get(struct uet_nl *nl, const void *dst,
+			    struct uet_nl_route_reply *r)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -103,7 +154,8 @@ static int uet_nl_route_get(const void *dst, struct uet_nl_route_reply *r)
 	rtm->rtm_family = v6 ? AF_INET6 : AF_INET;
 	rtm->rtm_dst_len = v6 ? 128 : 32;
 	mnl_attr_put(nlh, RTA_DST, v6 ? 16 : 4, dst);
-	ret = uet_nl_talk(nlh, uet_nl_route_cb, r);
+	ret = nl ? uet_nl_talk_on(nl, nlh, uet_nl_route_cb, r) :
+		   uet_nl_talk(nlh, uet_nl_route_cb, r);
 	if (ret == -ENETUNREACH || ret == -EHOSTUNREACH || ret == -ENOENT)
 		return -ENETUNREACH;
 	if (ret == 0 && !r->found)
@@ -113,7 +165,9 @@ static int uet_nl_route_get(const void *dst, struct uet_nl_route_reply *r)
 
 struct uet_nl_neigh_reply {
 	uint8_t mac[6];
-	bool valid;
+	bool valid;		/* a usable entry with a MAC address */
+	bool found;		/* any entry */
+	uint16_t state;		/* NUD_*, when found */
 };
 
 static int uet_nl_neigh_cb(const struct nlmsghdr *nlh, void *data)
@@ -124,6 +178,8 @@ static int uet_nl_neigh_cb(const struct nlmsghdr *nlh, void *data)
 	const uint16_t usable = NUD_REACHABLE | NUD_STALE | NUD_DELAY |
 				NUD_PROBE | NUD_PERMANENT | NUD_NOARP;
 
+	r->found = true;
+	r->state = ndm->ndm_state;
 	if (!(ndm->ndm_state & usable))
 		return MNL_CB_OK;
 	mnl_attr_for_each(attr, nlh, sizeof(*ndm)) {
@@ -137,8 +193,8 @@ static int uet_nl_neigh_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* RTM_GETNEIGH for one entry; or, with |use|, RTM_NEWNEIGH + NTF_USE. */
-static int uet_nl_neigh(int ifindex, const void *addr, bool v6, bool use,
-			struct uet_nl_neigh_reply *r)
+static int uet_nl_neigh(struct uet_nl *nl, int ifindex, const void *addr,
+			bool v6, bool use, struct uet_nl_neigh_reply *r)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -152,7 +208,8 @@ static int uet_nl_neigh(int ifindex, const void *addr, bool v6, bool use,
 	ndm->ndm_ifindex = ifindex;
 	ndm->ndm_flags = use ? NTF_USE : 0;
 	mnl_attr_put(nlh, NDA_DST, v6 ? 16 : 4, addr);
-	return uet_nl_talk(nlh, uet_nl_neigh_cb, r);
+	return nl ? uet_nl_talk_on(nl, nlh, uet_nl_neigh_cb, r) :
+		    uet_nl_talk(nlh, uet_nl_neigh_cb, r);
 }
 
 int uet_nl_resolve(const void *dst, bool is_v6, int timeout_ms,
@@ -167,12 +224,12 @@ int uet_nl_resolve(const void *dst, bool is_v6, int timeout_ms,
 
 	memset(route, 0, sizeof(*route));
 	route->is_v6 = is_v6;
-	ret = uet_nl_route_get(dst, &rr);
+	ret = uet_nl_route_get(NULL, dst, &rr);
 	if (ret < 0)
 		return ret;
 	hop = rr.has_gw ? (const void *)&rr.gw : dst;
 	for (;;) {
-		ret = uet_nl_neigh(route->ifindex, hop, is_v6, false, &nr);
+		ret = uet_nl_neigh(NULL, route->ifindex, hop, is_v6, false, &nr);
 		if (ret == 0 && nr.valid)
 			break;
 		if (ret < 0 && ret != -ENOENT)
@@ -181,12 +238,84 @@ int uet_nl_resolve(const void *dst, bool is_v6, int timeout_ms,
 			return -EHOSTUNREACH;
 		/* Ask the kernel to resolve (again): it sends ARP or NS. */
 		if (waited_ns % (100 * 1000000L) == 0)
-			uet_nl_neigh(route->ifindex, hop, is_v6, true, &nr);
+			uet_nl_neigh(NULL, route->ifindex, hop, is_v6, true,
+				     &nr);
 		nanosleep(&pause, NULL);
 		waited_ns += UET_NL_POLL_NS;
 	}
 	memcpy(route->mac, nr.mac, 6);
 	return 0;
+}
+
+static uint8_t uet_nl_nud_of(const struct uet_nl_neigh_reply *r)
+{
+	if (r->valid)
+		return UET_NL_NUD_USABLE;
+	if (!r->found)
+		return UET_NL_NUD_NONE;
+	return r->state & NUD_FAILED ? UET_NL_NUD_FAILED :
+	       UET_NL_NUD_PENDING;
+}
+
+int uet_nl_hop_lookup(struct uet_nl *nl, const void *dst, bool is_v6,
+		      struct uet_nl_hop *hop)
+{
+	struct uet_nl_route route = { .is_v6 = is_v6 };
+	struct uet_nl_route_reply rr = { .route = &route };
+	struct uet_nl_neigh_reply nr = { .valid = false };
+	size_t alen = is_v6 ? 16 : 4;
+	int ret;
+
+	memset(hop, 0, sizeof(*hop));
+	ret = uet_nl_route_get(nl, dst, &rr);
+	if (ret < 0)
+		return ret;
+	hop->ifindex = route.ifindex;
+	memcpy(&hop->addr, rr.has_gw ? (const void *)&rr.gw : dst, alen);
+	ret = uet_nl_neigh(nl, hop->ifindex, &hop->addr, is_v6, false, &nr);
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	hop->nud = uet_nl_nud_of(&nr);
+	if (nr.valid)
+		memcpy(hop->mac, nr.mac, 6);
+	return 0;
+}
+
+/*
+ * Without CAP_NET_ADMIN the kernel refuses NTF_USE; any datagram to the
+ * hop makes it resolve too. An empty one to the discard port (9), which
+ * the hop drops or answers with an ICMP error we never read.
+ */
+static int uet_nl_hop_poke(const struct uet_nl_hop *hop, bool is_v6)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(9) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(9) };
+	int fd = socket(is_v6 ? AF_INET6 : AF_INET,
+			SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (is_v6) {
+		a6.sin6_addr = hop->addr.v6;
+		a6.sin6_scope_id = (uint32_t)hop->ifindex;
+		n = sendto(fd, "", 0, 0, (struct sockaddr *)&a6, sizeof(a6));
+	} else {
+		a4.sin_addr = hop->addr.v4;
+		n = sendto(fd, "", 0, 0, (struct sockaddr *)&a4, sizeof(a4));
+	}
+	close(fd);
+	return n < 0 && errno != EAGAIN ? -errno : 0;
+}
+
+int uet_nl_hop_resolve(struct uet_nl *nl, const struct uet_nl_hop *hop,
+		       bool is_v6)
+{
+	struct uet_nl_neigh_reply nr = { .valid = false };
+	int ret = uet_nl_neigh(nl, hop->ifindex, &hop->addr, is_v6, true, &nr);
+
+	return ret == -EPERM ? uet_nl_hop_poke(hop, is_v6) : ret;
 }
 
 static int uet_nl_ifreq(int ifindex, unsigned long req, struct ifreq *ifr)

@@ -33,6 +33,48 @@ struct uet_nl_route {
 int uet_nl_resolve(const void *dst, bool is_v6, int timeout_ms,
 		   struct uet_nl_route *route);
 
+/*
+ * A netlink socket kept open for lookups that must not wait: the kernel
+ * answers route and neighbour queries at once, from its tables.
+ */
+struct uet_nl;
+
+struct uet_nl *uet_nl_open(void);	/* NULL with errno */
+void uet_nl_close(struct uet_nl *nl);
+
+/* The kernel's neighbour entry for a next hop, as far as we care. */
+enum uet_nl_nud {
+	UET_NL_NUD_NONE,	/* no entry */
+	UET_NL_NUD_PENDING,	/* being resolved (INCOMPLETE) */
+	UET_NL_NUD_USABLE,	/* has a MAC address frames may go to */
+	UET_NL_NUD_FAILED,	/* resolution failed */
+};
+
+struct uet_nl_hop {
+	int ifindex;			/* output interface */
+	union {				/* the next hop: gateway or dst */
+		struct in_addr v4;
+		struct in6_addr v6;
+	} addr;
+	uint8_t nud;			/* enum uet_nl_nud */
+	uint8_t mac[6];			/* when USABLE */
+};
+
+/*
+ * uet_nl_hop_lookup() finds the route to |dst| and the neighbour entry of
+ * its next hop, without waiting for anything. Returns 0 (hop->nud says
+ * whether the MAC is there), -ENETUNREACH (no route) or -errno.
+ */
+int uet_nl_hop_lookup(struct uet_nl *nl, const void *dst, bool is_v6,
+		      struct uet_nl_hop *hop);
+
+/*
+ * uet_nl_hop_resolve() asks the kernel to resolve |hop| (NTF_USE: it sends
+ * ARP or NS and keeps the answer) and returns at once; 0 or -errno.
+ */
+int uet_nl_hop_resolve(struct uet_nl *nl, const struct uet_nl_hop *hop,
+		       bool is_v6);
+
 /* uet_nl_if_mac() reads the MAC address of |ifindex|; 0 or -errno. */
 int uet_nl_if_mac(int ifindex, uint8_t mac[6]);
 
