@@ -59,21 +59,12 @@ void uet_engine_stats_get(const struct uet_engine *e,
 			  struct uet_engine_stats *st)
 {
 	*st = e->stats;
+	st->peers_provisional = e->nprov;
+	st->peers_live = 0;
+	for (uint32_t i = 0; i < e->npeers; i++)
+		st->peers_live += e->peers[i].state == UET_PEER_LIVE;
 	pdc_mgr_stats(e->pdc, &st->pdc);
 	ses_stats_get(e->ses, &st->ses);
-}
-
-int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
-{
-	int ret = ses_wre_post(e->ses, wre);
-
-	if (ret == 0 && wre->dst->peer < e->npeers) {
-		struct uet_engine_peer *p = &e->peers[wre->dst->peer];
-
-		if (!p->ops_out++)
-			p->heard_ns = uet_engine_now_ns();
-	}
-	return ret;
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -134,6 +125,13 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	e->payload_mtu = e->cfg.payload_mtu ? e->cfg.payload_mtu :
 					      (uint32_t)ret;
 	e->hdr_len = uet_frame_hdr_len(e->cfg.local.is_v6);
+	e->nl = uet_nl_open();
+	if (!e->nl)
+		return -errno;
+	/* The key of the host digests PDC limits sources by. */
+	if (getrandom(&e->src_key, sizeof(e->src_key), 0) !=
+	    sizeof(e->src_key))
+		e->src_key = uet_engine_now_ns() * 0x9E3779B97F4A7C15ull;
 	ret = uet_engine_dev_open(e);
 	if (ret < 0)
 		return ret;
@@ -171,6 +169,7 @@ static void uet_engine_pdc_log(void *ctx, const char *msg)
 static int uet_engine_pdc_setup(struct uet_engine *e)
 {
 	struct pdc_ops ops = {
+		.admit = uet_engine_pdc_admit,
 		.deliver = uet_engine_pdc_deliver,
 		.fill = uet_engine_pdc_fill,
 		.tx_done = uet_engine_pdc_tx_done,
@@ -183,6 +182,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	if (getrandom(&cfg.seed, sizeof(cfg.seed), 0) != sizeof(cfg.seed))
 		cfg.seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
 	cfg.max_payload_len = SES_PKT_HDR_MAX + e->payload_mtu;
+	cfg.max_pdcs = UET_ENGINE_MAX_PDCS;
 	/* Our index in every PDCID: the XDP program steers by it. */
 	cfg.pdcid_prefix = (uint16_t)e->ep_index;
 	cfg.pdcid_prefix_bits = UET_FEP_EP_BITS;
@@ -320,7 +320,9 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		"%llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
 		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
 		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
-		"%llu\n",
+		"%llu; peers provisional %llu live %llu aged %llu refused %llu "
+		"unreachable %llu; rx no neigh %llu no peer %llu stray %llu, "
+		"tx no neigh %llu, neigh changed %llu, pdc refused %llu\n",
 		e->ep_index, (unsigned long long)st.rx_frames,
 		(unsigned long long)st.rx_bad,
 		(unsigned long long)st.rx_not_uet,
@@ -344,7 +346,18 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		(unsigned long long)st.ses.rx_rejected,
 		(unsigned long long)st.ses.rx_stale_rsps,
 		(unsigned long long)st.ses.rx_stale_reqs,
-		(unsigned long long)st.ses.rx_ux_full);
+		(unsigned long long)st.ses.rx_ux_full,
+		(unsigned long long)st.peers_provisional,
+		(unsigned long long)st.peers_live,
+		(unsigned long long)st.peers_aged,
+		(unsigned long long)st.peers_refused,
+		(unsigned long long)st.peers_unreachable,
+		(unsigned long long)st.rx_no_neigh,
+		(unsigned long long)st.rx_no_peer,
+		(unsigned long long)st.rx_stray,
+		(unsigned long long)st.tx_no_neigh,
+		(unsigned long long)st.neigh_changed,
+		(unsigned long long)st.pdc.rx_refused);
 }
 
 void uet_engine_destroy(struct uet_engine *e)
@@ -361,70 +374,13 @@ void uet_engine_destroy(struct uet_engine *e)
 		pdc_mgr_destroy(e->pdc);
 	uet_dev_ep_close(&e->dev);	/* and its socket, e->xsk */
 	uet_mirror_close(&e->mirror);
+	uet_nl_close(e->nl);
 	for (uint32_t i = 0; e->slots && i < e->nslots; i++)
 		free(e->slots[i].own);
 	free(e->slots);
 	free(e->free_slots);
 	free(e->bounce);
 	free(e);
-}
-
-/* ---- peers ---------------------------------------------------------------- */
-
-int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
-			 uint32_t tag)
-{
-	for (uint32_t i = 0; i < e->npeers; i++)
-		if (e->peers[i].tag == tag && uet_fa_equal(&e->peers[i].fa, fa))
-			return (int)i;
-	return -ENOENT;
-}
-
-int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
-			uint32_t tag, const uint8_t mac[6])
-{
-	struct uet_engine_peer *p;
-
-	if (e->npeers == UET_ENGINE_MAX_PEERS)
-		return -ENOSPC;
-	p = &e->peers[e->npeers];
-	p->fa = *fa;
-	p->tag = tag;
-	p->remote_ep = -1;
-	memcpy(p->mac, mac, 6);
-	return (int)e->npeers++;
-}
-
-int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
-			uint16_t pid_on_fep, int timeout_ms)
-{
-	uint32_t tag = UET_ENGINE_TAG_PID | pid_on_fep;
-	struct uet_nl_route rt;
-	int id = uet_engine_peer_find(e, fa, tag), ret;
-
-	if (id >= 0)
-		return id;
-	if (fa->is_v6 != e->cfg.local.is_v6)
-		return -EAFNOSUPPORT;
-	/* Another endpoint of our interface: frames to our own MAC stay on
-	 * it (dev/uet_xsk.c delivers them), the kernel has no route. */
-	if (uet_fa_equal(fa, &e->cfg.local))
-		return uet_engine_peer_add(e, fa, tag, e->mac);
-	ret = uet_nl_resolve(&fa->v6, fa->is_v6, timeout_ms, &rt);
-	if (ret < 0)
-		return ret;
-	if (rt.ifindex != e->ifindex)
-		return -ENETUNREACH;	/* not reachable through our socket */
-	return uet_engine_peer_add(e, fa, tag, rt.mac);
-}
-
-int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
-		       struct uet_fa *fa)
-{
-	if (peer >= e->npeers)
-		return -ENOENT;
-	*fa = e->peers[peer].fa;
-	return 0;
 }
 
 uint16_t uet_engine_pid_on_fep(const struct uet_engine *e)

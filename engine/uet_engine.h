@@ -79,6 +79,19 @@ struct uet_engine_stats {
 	uint64_t tx_frames, tx_no_frame;
 	uint64_t tx_pay_lost;	/* held READ data that could not be copied
 				 * when its region went: resent as zeros */
+	uint64_t rx_no_neigh;	/* from a source whose next hop the kernel
+				 * does not know yet: dropped, resolving */
+	uint64_t rx_no_peer;	/* from an unknown source, no provisional
+				 * peer free for it: dropped */
+	uint64_t rx_stray;	/* ACK, NACK or close request for no PDC of
+				 * ours: dropped before any peer is made */
+	uint64_t tx_no_neigh;	/* frames to a peer with no next hop */
+	uint64_t neigh_changed;	/* a next hop's MAC changed in the kernel */
+	uint64_t peers_provisional, peers_live;	/* now */
+	uint64_t peers_aged;	/* ids freed for reuse: aged or recycled
+				 * provisional ones */
+	uint64_t peers_refused;	/* admissions refused by the engine */
+	uint64_t peers_unreachable;	/* resolutions failed */
 	struct pdc_stats pdc;
 	struct ses_stats ses;
 };

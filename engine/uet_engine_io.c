@@ -182,24 +182,13 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 		uet_engine_peer_fail(e, done->peer, done->status);
 }
 
-/*
- * Everything in flight to |peer| completes with |status|. Its packets still
- * held by PDC belong to an older epoch from now on, so PDC's fill never
- * reads their (maybe freed) buffers again.
- */
-void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status)
-{
-	if (peer >= e->npeers)
-		return;
-	e->peers[peer].epoch++;
-	ses_peer_fail(e->ses, peer, status);
-}
-
 void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
 {
 	struct uet_engine *e = ctx;
 
-	if (ev->type == PDC_EV_FAILED && ev->is_initiator) {
+	if (ev->type == PDC_EV_ESTABLISHED && !ev->is_initiator) {
+		uet_engine_peer_opened(e, ev->peer);
+	} else if (ev->type == PDC_EV_FAILED && ev->is_initiator) {
 		uet_engine_peer_fail(e, ev->peer, ev->err ? ev->err : -EIO);
 	} else if (ev->type == PDC_EV_PEER_RESTART && ev->peer < e->npeers) {
 		e->peers[ev->peer].epoch++;
@@ -215,8 +204,8 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
  * named that index, else one that has heard no ACK yet (READ data may
  * overtake the ACK of its request), with message |id| outstanding.
  */
-static uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
-				     uint16_t id)
+uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
+			      uint16_t id)
 {
 	const struct uet_engine_peer *p = &e->peers[from];
 	int32_t ep = UET_ENGINE_TAG_EP_IDX(p->tag);
@@ -232,7 +221,8 @@ static uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 				    !pass && UET_ENGINE_TAG_EP_IDX(q->tag) == ep :
 				    q->remote_ep == (pass ? -1 : ep);
 
-			if (i != from && same && uet_fa_equal(&q->fa, &p->fa) &&
+			if (i != from && same && uet_engine_peer_is_up(e, i) &&
+			    uet_fa_equal(&q->fa, &p->fa) &&
 			    ses_msg_is_outstanding(e->ses, i, id))
 				return i;
 		}
@@ -384,42 +374,56 @@ static bool uet_engine_is_ours(const struct uet_engine *e,
 			  info->dst.v4.s_addr == l->v4.s_addr;
 }
 
+static uint8_t uet_pds_type(const uint8_t *pds)
+{
+	return (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
+}
+
+/* Whether a PDS frame answers one of our initiator PDCs (its DPDCID). */
+static bool uet_pds_answers_initiator(const uint8_t *pds)
+{
+	uint8_t type = uet_pds_type(pds);
+	uint8_t next = (uint8_t)((pds[0] << 8 | pds[1]) >>
+				 UET_PDS_NEXT_HDR_SHIFT) & UET_PDS_NEXT_HDR_MASK;
+
+	return type == UET_PDS_TYPE_ACK || type == UET_PDS_TYPE_ACK_CC ||
+	       type == UET_PDS_TYPE_ACK_CCX || type == UET_PDS_TYPE_NACK ||
+	       type == UET_PDS_TYPE_NACK_CCX ||
+	       (type == UET_PDS_TYPE_CONTROL &&
+		next == UET_PDS_CTL_CLOSE_REQ);
+}
+
 /*
- * The peer a PDS frame comes from. ACKs and NACKs answer one of our
- * initiator PDCs: its peer, found by the DPDCID. Requests and control
- * packets come from a remote initiator PDC whose SPDCID carries its
- * endpoint's index: the peer (address, index), added on first contact so
- * that the target can answer anyone. 0 or more, or -errno.
+ * The peer a PDS frame comes from. ACKs, NACKs and close requests answer
+ * one of our initiator PDCs: its peer, found by the DPDCID; one that
+ * answers none is dropped here (counted in rx_stray), and leaves nothing.
+ * Requests and control packets come from a remote initiator PDC whose
+ * SPDCID carries its endpoint's index: the peer (address, index), a
+ * provisional one on first contact (uet_engine_peer.c). 0 or more, or
+ * -errno: -ENOENT stray, -EAGAIN next hop unknown, -ENOSPC no room.
  */
 static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
-			      const uint8_t mac[6], uint16_t sport,
-			      const uint8_t *pds, size_t len)
+			      uint16_t sport, const uint8_t *pds, size_t len)
 {
 	uint16_t spdcid, dpdcid;
 	uint32_t peer, tag;
-	uint8_t type;
-	int id;
 
 	if (len < UET_FEP_PDS_DPDCID_OFF + 2)
 		return -EBADMSG;
 	uet_get_be16(&spdcid, pds + UET_FEP_PDS_SPDCID_OFF);
 	uet_get_be16(&dpdcid, pds + UET_FEP_PDS_DPDCID_OFF);
-	type = (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
-	if ((type == UET_PDS_TYPE_ACK || type == UET_PDS_TYPE_ACK_CC ||
-	     type == UET_PDS_TYPE_ACK_CCX || type == UET_PDS_TYPE_NACK ||
-	     type == UET_PDS_TYPE_NACK_CCX) &&
-	    pdc_local_peer(e->pdc, dpdcid, true, &peer) == 0) {
-		e->peers[peer].remote_ep = (int32_t)UET_FEP_ID_EP(spdcid);
+	if (uet_pds_answers_initiator(pds)) {
+		if (pdc_local_peer(e->pdc, dpdcid, true, &peer) < 0) {
+			e->stats.rx_stray++;
+			return -ENOENT;
+		}
+		if (uet_pds_type(pds) != UET_PDS_TYPE_CONTROL)
+			e->peers[peer].remote_ep = (int32_t)UET_FEP_ID_EP(spdcid);
 		return (int)peer;
 	}
-	/* Requests, control, and NACKs for a PDC we no longer have (PDC
-	 * counts those). */
 	tag = UET_ENGINE_TAG_EP | (sport & 1 ? UET_ENGINE_TAG_KIND : 0) |
 	      UET_FEP_ID_EP(spdcid);
-	id = uet_engine_peer_find(e, src, tag);
-	if (id < 0)	/* a new initiator: answer it where it came from */
-		id = uet_engine_peer_add(e, src, tag, mac);
-	return id;
+	return uet_engine_peer_rx(e, src, tag);
 }
 
 static void uet_engine_rx_frame(struct uet_engine *e,
@@ -449,13 +453,16 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	src.v6 = info.src.v6;
 	if (!src.is_v6)
 		src.v4 = info.src.v4;
-	peer = uet_engine_rx_peer(e, &src, info.src.mac, info.src.port,
-				  buf + info.hdr_len, info.payload_len);
+	/* info.src.mac is not looked at: anyone can write it. */
+	peer = uet_engine_rx_peer(e, &src, info.src.port, buf + info.hdr_len,
+				  info.payload_len);
 	if (peer < 0) {
-		e->stats.rx_bad++;
+		if (peer == -EBADMSG || peer == -EAFNOSUPPORT)
+			e->stats.rx_bad++;
 		return;
 	}
 	meta.peer = (uint32_t)peer;
+	meta.src = e->neigh[e->peers[peer].nb].src;
 	meta.ecn_ce = info.ecn == 3;
 	e->peers[peer].heard_ns = e->now_ns;
 	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
@@ -480,6 +487,7 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 				 uint32_t peer, size_t pds_len)
 {
 	const struct uet_engine_peer *p = &e->peers[peer];
+	const uint8_t *mac = uet_engine_peer_mac(e, peer);
 	struct uet_frame_addr src = {
 		.is_v6 = e->cfg.local.is_v6,
 		/* The kind of our peer, for the receiver's (engine_priv.h) */
@@ -491,7 +499,7 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 	memcpy(&src.v6, &e->cfg.local.v6, sizeof(src.v6));
 	memcpy(&dst.v6, &p->fa.v6, sizeof(dst.v6));
 	memcpy(src.mac, e->mac, 6);
-	memcpy(dst.mac, p->mac, 6);
+	memcpy(dst.mac, mac, 6);
 	uet_frame_encode(out, e->hdr_len, &src, &dst, pds_len);
 }
 
@@ -542,6 +550,12 @@ static int uet_engine_tx_one(struct uet_engine *e)
 	if (n <= 0 || peer >= e->npeers) {
 		uet_xsk_tx_free(e->xsk, &f);
 		return 0;
+	}
+	if (!uet_engine_peer_mac(e, peer)) {
+		/* Never so for the peers PDC sends to; PDC resends. */
+		uet_xsk_tx_free(e->xsk, &f);
+		e->stats.tx_no_neigh++;
+		return 1;
 	}
 	uet_engine_frame_hdr(e, frame, peer, (size_t)n);
 	if (uet_mirror_is_on(&e->mirror))
@@ -594,6 +608,8 @@ static void uet_engine_silent_peers(struct uet_engine *e)
 			uet_engine_peer_fail(e, i, -ECONNRESET);
 			continue;
 		}
+		if (p->state != UET_PEER_LIVE)
+			continue;
 		if (!p->ops_out || p->probing ||
 		    e->now_ns - p->heard_ns < UET_ENGINE_SILENT_NS ||
 		    !(p->tag & UET_ENGINE_TAG_PID))
@@ -650,6 +666,8 @@ int uet_engine_progress(struct uet_engine *e)
 	e->now_ns = uet_engine_now_ns();
 	rx = uet_engine_rx(e);
 	uet_engine_silent_peers(e);
+	uet_engine_peers_tick(e);
+	uet_engine_peers_age(e);
 	ses_progress(e->ses, e->now_ns);
 	/*
 	 * A completion went up: the application may act on it and never

@@ -7,9 +7,41 @@
 #include "dev/uet_dev_client.h"
 #include "dev/uet_frame.h"
 #include "dev/uet_mirror.h"
+#include "dev/uet_nl.h"
 #include "dev/uet_xsk.h"
 
-#define UET_ENGINE_MAX_PEERS	256
+/*
+ * Peers: SES and PDC peer ids. PDC's table is smaller (UET_ENGINE_MAX_PDCS,
+ * the most our 6-bit PDCID prefix leaves: 2^(15 - 6)); peers outlive their
+ * PDCs until aged (uet_engine_peer.c).
+ */
+#define UET_ENGINE_MAX_PEERS	1024
+#define UET_ENGINE_MAX_PDCS	512
+#define UET_ENGINE_PEER_HASH	2048	/* buckets of (address, tag) */
+/*
+ * Provisional peers: reply addresses for sources PDC has not admitted,
+ * enough to send them a NACK. Few, and few per source.
+ */
+#define UET_ENGINE_PROV_MAX	64
+#define UET_ENGINE_PROV_PER_SRC	16
+/*
+ * Live peers that sent to us first: at most a quarter of the table per
+ * source address, three quarters in all (the rest is for those we send
+ * to first, which the application names).
+ */
+#define UET_ENGINE_LIVE_PER_SRC	(UET_ENGINE_MAX_PEERS / 4)
+#define UET_ENGINE_LIVE_EP_MAX	(UET_ENGINE_MAX_PEERS / 4 * 3)
+/* Heard from this long ago and held by nothing: its id may be reused. */
+#define UET_ENGINE_PEER_AGE_NS	1000000000ull
+#define UET_ENGINE_AGE_EVERY_NS	100000000ull
+/* WREs to peers whose next hop is being resolved, all peers. */
+#define UET_ENGINE_HELD_WRES	256
+/* Neighbour cache (uet_engine_neigh.c). */
+#define UET_ENGINE_NEIGH_MAX	(UET_ENGINE_MAX_PEERS + UET_ENGINE_PROV_MAX)
+#define UET_ENGINE_NEIGH_HASH	2048
+#define UET_ENGINE_NEIGH_TIMEOUT_NS	3000000000ull
+#define UET_ENGINE_NL_BUDGET	16	/* kernel lookups per millisecond */
+#define UET_ENGINE_TICK_NS	1000000ull	/* neighbours, resolving peers */
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
@@ -42,9 +74,27 @@
 #define UET_ENGINE_TAG_KIND	0x100u
 #define UET_ENGINE_TAG_EP_IDX(t)	((int32_t)((t) & 0xFFu))
 
+/*
+ * What a peer id is now. PROVISIONAL: a source PDC has not admitted, only
+ * answered (NACKs), never handed to SES. RESOLVING: one we send to first,
+ * whose next hop the kernel is resolving: its WREs wait in the engine.
+ * UNREACHABLE: that failed; the next post tries again. LIVE: in use.
+ */
+enum uet_engine_peer_state {
+	UET_PEER_FREE,
+	UET_PEER_PROVISIONAL,
+	UET_PEER_RESOLVING,
+	UET_PEER_UNREACHABLE,
+	UET_PEER_LIVE,
+};
+
 struct uet_engine_peer {
 	struct uet_fa fa;
 	uint32_t tag;
+	uint8_t state;		/* enum uet_engine_peer_state */
+	uint32_t nb;		/* its neighbour entry (e->neigh) */
+	uint32_t hash_next;	/* e->peer_hash chain: index + 1, 0 ends */
+	uint32_t nheld;		/* its WREs in e->held_wres */
 	/*
 	 * The two peers of one remote endpoint: a PIDonFEP peer learns the
 	 * endpoint index from the SPDCID of its ACKs, so that responses
@@ -64,7 +114,6 @@ struct uet_engine_peer {
 				 * inside SES's callback) */
 	struct ses_addr probe_dst;	/* the probe's: our JobID, its PIDonFEP */
 	struct ses_wre probe;
-	uint8_t mac[6];
 	uint32_t epoch;		/* bumped when its messages are failed */
 };
 
@@ -91,6 +140,36 @@ struct uet_engine_slot {
 	uint32_t own_cap;
 };
 
+enum uet_engine_neigh_state {
+	UET_NEIGH_RESOLVING,	/* the kernel is asked; no MAC yet */
+	UET_NEIGH_VALID,	/* has_mac */
+	UET_NEIGH_FAILED,	/* err: -EHOSTUNREACH, -ENETUNREACH, ... */
+};
+
+/* The next hop of one address, and what is counted per host. */
+struct uet_engine_neigh {
+	struct uet_fa fa;
+	struct uet_nl_hop hop;	/* the kernel's last answer */
+	uint8_t state;		/* enum uet_engine_neigh_state */
+	bool has_mac;		/* mac holds a usable MAC (once VALID) */
+	bool local;		/* our own address: our MAC, never asked */
+	bool seen_pending;	/* this attempt saw the kernel resolving */
+	uint8_t mac[6];
+	int err;		/* FAILED: why */
+	uint64_t src;		/* keyed digest: pdc_rx_meta.src */
+	uint32_t refs;		/* peers naming it */
+	uint32_t prov;		/* of those, provisional */
+	uint32_t live_ep;	/* of those, live and sent to us first */
+	uint64_t used_ns, checked_ns, since_ns, kicked_ns, timeout_ns;
+	uint32_t hash_next;	/* e->neigh_hash chain: index + 1 */
+};
+
+/* A WRE held until its peer's next hop is known. */
+struct uet_engine_held_wre {
+	const struct ses_wre *wre;
+	uint32_t peer;
+};
+
 /* The initiator's cached generation of (peer, pid_on_fep, ri). */
 struct uet_engine_gen {
 	uint64_t key;		/* 0: empty; else bit 63 | (peer, pid, ri) */
@@ -114,7 +193,20 @@ struct uet_engine {
 	uint32_t payload_mtu;
 	size_t hdr_len;		/* Ethernet + IP + UDP */
 	struct uet_engine_peer peers[UET_ENGINE_MAX_PEERS];
-	uint32_t npeers;
+	uint32_t npeers;	/* ids ever used: those below it */
+	uint32_t peer_hash[UET_ENGINE_PEER_HASH];	/* index + 1 */
+	uint32_t free_ids[UET_ENGINE_MAX_PEERS], nfree_ids;
+	uint32_t nprov, nlive_ep;	/* provisional; live, sent first */
+	uint64_t age_check_ns, tick_ns;
+	struct uet_engine_held_wre held_wres[UET_ENGINE_HELD_WRES];
+	uint32_t nheld_wres;
+	struct uet_nl *nl;	/* kept for neighbour lookups */
+	struct uet_engine_neigh neigh[UET_ENGINE_NEIGH_MAX];
+	uint32_t nneigh;	/* slots ever used */
+	uint32_t neigh_hash[UET_ENGINE_NEIGH_HASH];	/* index + 1 */
+	uint64_t src_key;	/* of the host digests */
+	uint64_t nl_budget_ns;
+	uint32_t nl_budget;
 	struct uet_engine_slot *slots;
 	uint32_t *free_slots, nfree, nslots;
 	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
@@ -142,10 +234,34 @@ static inline bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
 void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
 			   const struct ses_tx_cpl *cpl);
+
+/* Peer table (uet_engine_peer.c). */
+static inline bool uet_engine_peer_is_up(const struct uet_engine *e,
+					 uint32_t peer)
+{
+	return peer < e->npeers && e->peers[peer].state == UET_PEER_LIVE;
+}
+
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
 			 uint32_t tag);
-int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
-			uint32_t tag, const uint8_t mac[6]);
+int uet_engine_peer_rx(struct uet_engine *e, const struct uet_fa *src,
+		       uint32_t tag);
+int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt);
+void uet_engine_peer_opened(struct uet_engine *e, uint32_t peer);
+void uet_engine_peers_tick(struct uet_engine *e);
+void uet_engine_peers_age(struct uet_engine *e);
+const uint8_t *uet_engine_peer_mac(const struct uet_engine *e, uint32_t peer);
+uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
+			      uint16_t id);
+
+/* Neighbour cache (uet_engine_neigh.c). */
+int uet_engine_neigh_find(const struct uet_engine *e, const struct uet_fa *fa);
+int uet_engine_neigh_get(struct uet_engine *e, const struct uet_fa *fa,
+			 bool budgeted);
+void uet_engine_neigh_restart(struct uet_engine *e, uint32_t idx,
+			      uint64_t timeout_ns);
+void uet_engine_neigh_retry(struct uet_engine *e, uint32_t idx);
+void uet_engine_neigh_tick(struct uet_engine *e);
 
 /* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The engine's peer table: who a peer id names, how it got there, and when
+ * it may name someone else.
+ *
+ * A source that sends to us first is only a reply address until PDC opens
+ * a target PDC for it (ops.admit let its first packet in): a provisional
+ * peer, from a small pool recycled least recently used first, enough for
+ * PDC to NACK it and never seen by SES. It becomes live when the PDC
+ * opens, and its id is reused once nothing holds it (PDC, SES, the
+ * engine) and it has been silent a while. Peers the application sends to
+ * first (uet_engine_peer_get) stay while the provider names them.
+ *
+ * Next hops come from the neighbour cache (uet_engine_neigh.c). A peer we
+ * send to first whose next hop is unknown is RESOLVING: its WREs wait here,
+ * and the progress tick posts them once the kernel resolved it, or fails
+ * them with -EHOSTUNREACH once it failed or timed out.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "uet_fep.h"
+#include "engine/uet_engine_priv.h"
+
+/* ---- (address, tag) -> id ------------------------------------------------- */
+
+static uint32_t uet_peer_hash(const struct uet_fa *fa, uint32_t tag)
+{
+	uint64_t w[2];
+
+	memset(w, 0, sizeof(w));
+	if (fa->is_v6)
+		memcpy(w, &fa->v6, sizeof(w));
+	else
+		memcpy(w, &fa->v4, sizeof(fa->v4));
+	w[0] ^= (w[1] + tag) * 0x9E3779B97F4A7C15ull;
+	w[0] ^= w[0] >> 29;
+	return (uint32_t)((w[0] * 0xBF58476D1CE4E5B9ull) >> 40) %
+	       UET_ENGINE_PEER_HASH;
+}
+
+int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
+			 uint32_t tag)
+{
+	uint32_t i = e->peer_hash[uet_peer_hash(fa, tag)];
+
+	for (; i; i = e->peers[i - 1].hash_next) {
+		const struct uet_engine_peer *p = &e->peers[i - 1];
+
+		if (p->tag == tag && uet_fa_equal(&p->fa, fa))
+			return (int)(i - 1);
+	}
+	return -ENOENT;
+}
+
+static void uet_engine_peer_unhash(struct uet_engine *e, uint32_t id)
+{
+	const struct uet_engine_peer *p = &e->peers[id];
+	uint32_t *link = &e->peer_hash[uet_peer_hash(&p->fa, p->tag)];
+
+	while (*link && *link != id + 1)
+		link = &e->peers[*link - 1].hash_next;
+	if (*link)
+		*link = p->hash_next;
+}
+
+/* ---- ids ---------------------------------------------------------------- */
+
+static int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
+			       uint32_t tag, uint8_t state, uint32_t nb)
+{
+	struct uet_engine_peer *p;
+	uint32_t id, *head, epoch;
+
+	if (e->nfree_ids)
+		id = e->free_ids[--e->nfree_ids];
+	else if (e->npeers < UET_ENGINE_MAX_PEERS)
+		id = e->npeers++;
+	else
+		return -ENOSPC;
+	p = &e->peers[id];
+	/* A reused id's packets still held (none: PDC let it go) would
+	 * belong to its earlier holder: a new epoch keeps them apart. */
+	epoch = p->epoch + 1;
+	memset(p, 0, sizeof(*p));
+	p->epoch = epoch;
+	p->fa = *fa;
+	p->tag = tag;
+	p->state = state;
+	p->remote_ep = -1;
+	p->nb = nb;
+	p->heard_ns = e->now_ns ? e->now_ns : uet_engine_now_ns();
+	e->neigh[nb].refs++;
+	if (state == UET_PEER_PROVISIONAL) {
+		e->neigh[nb].prov++;
+		e->nprov++;
+	}
+	head = &e->peer_hash[uet_peer_hash(fa, tag)];
+	p->hash_next = *head;
+	*head = id + 1;
+	return (int)id;
+}
+
+static void uet_engine_peer_free(struct uet_engine *e, uint32_t id)
+{
+	struct uet_engine_peer *p = &e->peers[id];
+	struct uet_engine_neigh *n = &e->neigh[p->nb];
+
+	uet_engine_peer_unhash(e, id);
+	n->refs--;
+	if (p->state == UET_PEER_PROVISIONAL) {
+		n->prov--;
+		e->nprov--;
+	} else if (p->state == UET_PEER_LIVE && (p->tag & UET_ENGINE_TAG_EP)) {
+		n->live_ep--;
+		e->nlive_ep--;
+	}
+	p->state = UET_PEER_FREE;
+	p->epoch++;
+	e->free_ids[e->nfree_ids++] = id;
+	e->stats.peers_aged++;
+}
+
+/* ---- provisional peers ---------------------------------------------------- */
+
+/*
+ * The least recently heard provisional peer (of source |nb|, or of any
+ * when |nb| is negative) that nothing in PDC names: no NACK of its is
+ * still queued. A few candidates are tried, oldest first.
+ */
+static int uet_engine_prov_victim(struct uet_engine *e, int64_t nb)
+{
+	uint64_t after = 0;
+
+	for (int tries = 0; tries < 4; tries++) {
+		int best = -1;
+
+		for (uint32_t i = 0; i < e->npeers; i++) {
+			const struct uet_engine_peer *p = &e->peers[i];
+
+			if (p->state != UET_PEER_PROVISIONAL ||
+			    (nb >= 0 && p->nb != (uint32_t)nb) ||
+			    p->heard_ns < after)
+				continue;
+			if (best < 0 || p->heard_ns < e->peers[best].heard_ns)
+				best = (int)i;
+		}
+		if (best < 0)
+			return -ENOSPC;
+		if (!pdc_peer_in_use(e->pdc, (uint32_t)best))
+			return best;
+		after = e->peers[best].heard_ns + 1;
+	}
+	return -ENOSPC;
+}
+
+/* Room for one more provisional peer of source |nb|: 0 or -ENOSPC. */
+static int uet_engine_prov_room(struct uet_engine *e, uint32_t nb)
+{
+	int victim;
+
+	if (e->neigh[nb].prov >= UET_ENGINE_PROV_PER_SRC)
+		victim = uet_engine_prov_victim(e, nb);
+	else if (e->nprov >= UET_ENGINE_PROV_MAX ||
+		 (!e->nfree_ids && e->npeers == UET_ENGINE_MAX_PEERS))
+		victim = uet_engine_prov_victim(e, -1);
+	else
+		return 0;
+	if (victim < 0)
+		return victim;
+	uet_engine_peer_free(e, (uint32_t)victim);
+	return 0;
+}
+
+/*
+ * The peer of a frame from (|src|, |tag|) that is not an answer to one of
+ * our PDCs: the live or provisional peer it is, or a new provisional one.
+ * Its next hop must be known first (our answers go where the kernel says
+ * |src| is); when it is not, the kernel is asked and -EAGAIN returned: the
+ * sender resends. -ENOSPC when no provisional peer is free.
+ */
+int uet_engine_peer_rx(struct uet_engine *e, const struct uet_fa *src,
+		       uint32_t tag)
+{
+	int id = uet_engine_peer_find(e, src, tag), nb, ret;
+
+	if (id >= 0) {
+		e->neigh[e->peers[id].nb].used_ns = e->now_ns;
+		return id;
+	}
+	if (src->is_v6 != e->cfg.local.is_v6)
+		return -EAFNOSUPPORT;
+	nb = uet_engine_neigh_get(e, src, true);
+	if (nb < 0)
+		return nb;
+	if (!e->neigh[nb].has_mac) {
+		e->stats.rx_no_neigh++;
+		return -EAGAIN;
+	}
+	ret = uet_engine_prov_room(e, (uint32_t)nb);
+	if (ret == 0)
+		ret = uet_engine_peer_add(e, src, tag, UET_PEER_PROVISIONAL,
+					  (uint32_t)nb);
+	if (ret < 0)
+		e->stats.rx_no_peer++;
+	return ret;
+}
+
+/* ---- admission ------------------------------------------------------------ */
+
+/* A response opening a PDC must answer a message of ours to that host. */
+static int uet_engine_admit_rsp(struct uet_engine *e,
+				const struct pdc_rx_pkt *pkt)
+{
+	size_t off = pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA ?
+		     UET_FEP_RSP_DATA_MSG_ID_OFF : UET_FEP_RSP_MSG_ID_OFF;
+	uint16_t id;
+
+	if (pkt->len < off + 2)
+		return -EBADMSG;
+	id = (uint16_t)(pkt->buf[off] << 8 | pkt->buf[off + 1]);
+	if (uet_engine_resp_peer(e, pkt->peer, id) != pkt->peer ||
+	    (uet_engine_peer_is_up(e, pkt->peer) &&
+	     ses_msg_is_outstanding(e->ses, pkt->peer, id)))
+		return 0;
+	return -ENOENT;
+}
+
+/*
+ * ops.admit: the first packet of a PDC a remote initiator opens. Refused:
+ * what SES would not take at all (a header that does not decode, a
+ * response to nothing of ours), a source past its share of the table, and
+ * requests for another JobID or PIDonFEP once the table fills. While
+ * there is room those are admitted, for SES to answer them RC_BAD_JOB_ID
+ * or RC_BAD_PID as the spec asks (a sender learns its mistake instead of
+ * timing out).
+ */
+int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt)
+{
+	struct uet_engine *e = ctx;
+	struct ses_rx_pkt in = {
+		.peer = pkt->peer, .next_hdr = pkt->next_hdr,
+		.buf = pkt->buf, .len = pkt->len, .now_ns = e->now_ns,
+	};
+	const struct uet_engine_peer *p;
+	int rc;
+
+	if (pkt->peer >= e->npeers)
+		return -ENOENT;
+	p = &e->peers[pkt->peer];
+	if (pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE ||
+	    pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA)
+		rc = uet_engine_admit_rsp(e, pkt);
+	else
+		rc = ses_req_screen(e->ses, &in);
+	if (rc >= 0 && p->state == UET_PEER_PROVISIONAL) {
+		if (e->neigh[p->nb].live_ep >= UET_ENGINE_LIVE_PER_SRC ||
+		    e->nlive_ep >= UET_ENGINE_LIVE_EP_MAX)
+			rc = -EDQUOT;
+		else if (rc != UET_SES_RC_OK &&
+			 e->nlive_ep >= UET_ENGINE_LIVE_EP_MAX / 2)
+			rc = -EACCES;
+	}
+	if (rc < 0) {
+		e->stats.peers_refused++;
+		return rc;
+	}
+	return 0;
+}
+
+/* PDC opened a target PDC for |peer|: a provisional peer becomes live. */
+void uet_engine_peer_opened(struct uet_engine *e, uint32_t peer)
+{
+	struct uet_engine_peer *p;
+	struct uet_engine_neigh *n;
+
+	if (peer >= e->npeers)
+		return;
+	p = &e->peers[peer];
+	if (p->state != UET_PEER_PROVISIONAL)
+		return;
+	n = &e->neigh[p->nb];
+	n->prov--;
+	e->nprov--;
+	p->state = UET_PEER_LIVE;
+	n->live_ep++;
+	e->nlive_ep++;
+}
+
+/* ---- aging ------------------------------------------------------------ */
+
+static bool uet_engine_peer_is_idle(struct uet_engine *e, uint32_t id)
+{
+	const struct uet_engine_peer *p = &e->peers[id];
+
+	return !p->ops_out && !p->probing && !p->gone && !p->nheld &&
+	       e->now_ns - p->heard_ns >= UET_ENGINE_PEER_AGE_NS &&
+	       !pdc_peer_in_use(e->pdc, id) && ses_peer_is_idle(e->ses, id);
+}
+
+/*
+ * Live peers that sent to us first, and provisional ones, silent a while
+ * and held by nothing, give their ids back. SES forgets them: whoever
+ * comes next under the id starts as a new peer.
+ */
+void uet_engine_peers_age(struct uet_engine *e)
+{
+	if (e->now_ns - e->age_check_ns < UET_ENGINE_AGE_EVERY_NS)
+		return;
+	e->age_check_ns = e->now_ns;
+	for (uint32_t i = 0; i < e->npeers; i++) {
+		const struct uet_engine_peer *p = &e->peers[i];
+
+		if (p->state != UET_PEER_PROVISIONAL &&
+		    (p->state != UET_PEER_LIVE || !(p->tag & UET_ENGINE_TAG_EP)))
+			continue;
+		if (!uet_engine_peer_is_idle(e, i))
+			continue;
+		ses_peer_forget(e->ses, i);
+		uet_engine_peer_free(e, i);
+	}
+}
+
+/* ---- WREs held while the next hop resolves ---------------------------- */
+
+static void uet_engine_held_drop(struct uet_engine *e, uint32_t i)
+{
+	e->peers[e->held_wres[i].peer].nheld--;
+	memmove(&e->held_wres[i], &e->held_wres[i + 1],
+		(e->nheld_wres - i - 1) * sizeof(e->held_wres[0]));
+	e->nheld_wres--;
+}
+
+static int uet_engine_post_now(struct uet_engine *e, const struct ses_wre *wre)
+{
+	int ret = ses_wre_post(e->ses, wre);
+
+	if (ret == 0 && wre->dst->peer < e->npeers) {
+		struct uet_engine_peer *p = &e->peers[wre->dst->peer];
+
+		if (!p->ops_out++)
+			p->heard_ns = e->now_ns ? e->now_ns :
+						  uet_engine_now_ns();
+	}
+	return ret;
+}
+
+static void uet_engine_held_complete(struct uet_engine *e,
+				     const struct ses_wre *wre, int status)
+{
+	struct ses_tx_cpl cpl = { .status = status };
+
+	e->cpl_seen = true;
+	e->ops.tx_done(e->ctx, wre, &cpl);
+}
+
+/*
+ * Posts |peer|'s held WREs in the order they came, until SES is full
+ * (the rest wait for the next tick). A WRE SES refuses for itself
+ * completes with that error, as it would have from the post.
+ */
+static void uet_engine_held_release(struct uet_engine *e, uint32_t peer)
+{
+	for (uint32_t i = 0; i < e->nheld_wres && e->peers[peer].nheld;) {
+		const struct ses_wre *wre = e->held_wres[i].wre;
+		int ret;
+
+		if (e->held_wres[i].peer != peer) {
+			i++;
+			continue;
+		}
+		ret = uet_engine_post_now(e, wre);
+		if (ret == -EAGAIN)
+			return;
+		uet_engine_held_drop(e, i);
+		if (ret < 0)
+			uet_engine_held_complete(e, wre, ret);
+	}
+}
+
+/* Completes |peer|'s held WREs with |status|. */
+static void uet_engine_held_fail(struct uet_engine *e, uint32_t peer,
+				 int status)
+{
+	for (uint32_t i = 0; i < e->nheld_wres && e->peers[peer].nheld;) {
+		const struct ses_wre *wre = e->held_wres[i].wre;
+
+		if (e->held_wres[i].peer != peer) {
+			i++;
+			continue;
+		}
+		uet_engine_held_drop(e, i);
+		uet_engine_held_complete(e, wre, status);
+	}
+}
+
+static void uet_engine_peer_resolve(struct uet_engine *e, uint32_t id)
+{
+	struct uet_engine_peer *p = &e->peers[id];
+
+	uet_engine_neigh_retry(e, p->nb);
+	if (e->neigh[p->nb].has_mac)
+		p->state = UET_PEER_LIVE;
+	else
+		p->state = UET_PEER_RESOLVING;
+}
+
+int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
+{
+	uint32_t peer = wre->dst->peer;
+	struct uet_engine_peer *p;
+
+	if (peer >= e->npeers || e->peers[peer].state == UET_PEER_FREE)
+		return -EINVAL;
+	p = &e->peers[peer];
+	if (p->state == UET_PEER_UNREACHABLE)
+		uet_engine_peer_resolve(e, peer);	/* a new try */
+	/* Behind the ones held before it: WREs start in post order. */
+	if (p->state != UET_PEER_RESOLVING && !p->nheld)
+		return uet_engine_post_now(e, wre);
+	if (e->nheld_wres == UET_ENGINE_HELD_WRES)
+		return -EAGAIN;
+	e->held_wres[e->nheld_wres++] = (struct uet_engine_held_wre){
+		.wre = wre, .peer = peer };
+	p->nheld++;
+	return 0;
+}
+
+/* ---- the progress tick -------------------------------------------------- */
+
+/*
+ * Each millisecond: the neighbour cache asks the kernel what it must;
+ * resolving peers whose next hop came become live and their WREs go,
+ * those whose resolution failed fail their WREs (-EHOSTUNREACH, or the
+ * route's error).
+ */
+void uet_engine_peers_tick(struct uet_engine *e)
+{
+	if (e->now_ns - e->tick_ns < UET_ENGINE_TICK_NS)
+		return;
+	e->tick_ns = e->now_ns;
+	uet_engine_neigh_tick(e);
+	for (uint32_t i = 0; i < e->npeers; i++) {
+		struct uet_engine_peer *p = &e->peers[i];
+		const struct uet_engine_neigh *n = &e->neigh[p->nb];
+
+		if (p->state == UET_PEER_RESOLVING && n->has_mac) {
+			p->state = UET_PEER_LIVE;
+		} else if (p->state == UET_PEER_RESOLVING &&
+			   n->state == UET_NEIGH_FAILED) {
+			p->state = UET_PEER_UNREACHABLE;
+			e->stats.peers_unreachable++;
+			uet_engine_peer_fail(e, i, n->err ? n->err :
+						   -EHOSTUNREACH);
+			continue;
+		}
+		if (p->state == UET_PEER_LIVE && p->nheld)
+			uet_engine_held_release(e, i);
+	}
+}
+
+/*
+ * Everything in flight to |peer| completes with |status|, held WREs
+ * included. Its packets still held by PDC belong to an older epoch from
+ * now on, so PDC's fill never reads their (maybe freed) buffers again.
+ */
+void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status)
+{
+	if (peer >= e->npeers)
+		return;
+	e->peers[peer].epoch++;
+	uet_engine_held_fail(e, peer, status);
+	ses_peer_fail(e->ses, peer, status);
+}
+
+/* ---- the API -------------------------------------------------------- */
+
+int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
+			uint16_t pid_on_fep, int timeout_ms)
+{
+	uint32_t tag = UET_ENGINE_TAG_PID | pid_on_fep;
+	int id = uet_engine_peer_find(e, fa, tag), nb;
+	const struct uet_engine_neigh *n;
+
+	if (id >= 0) {
+		if (e->peers[id].state == UET_PEER_UNREACHABLE)
+			uet_engine_peer_resolve(e, (uint32_t)id);
+		return id;
+	}
+	if (fa->is_v6 != e->cfg.local.is_v6)
+		return -EAFNOSUPPORT;
+	nb = uet_engine_neigh_get(e, fa, false);
+	if (nb < 0)
+		return nb;
+	n = &e->neigh[nb];
+	if (n->state == UET_NEIGH_FAILED)
+		uet_engine_neigh_retry(e, (uint32_t)nb);
+	/* No route, or another interface's: nothing to wait for. */
+	if (n->state == UET_NEIGH_FAILED && n->err != -EHOSTUNREACH)
+		return n->err;
+	uet_engine_neigh_restart(e, (uint32_t)nb,
+				 (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) *
+				 1000000ull);
+	return uet_engine_peer_add(e, fa, tag, n->has_mac ? UET_PEER_LIVE :
+				   UET_PEER_RESOLVING, (uint32_t)nb);
+}
+
+int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
+		       struct uet_fa *fa)
+{
+	if (peer >= e->npeers || e->peers[peer].state == UET_PEER_FREE)
+		return -ENOENT;
+	*fa = e->peers[peer].fa;
+	return 0;
+}
+
+/* The MAC frames to |peer| go to; NULL when its next hop is unknown. */
+const uint8_t *uet_engine_peer_mac(const struct uet_engine *e, uint32_t peer)
+{
+	const struct uet_engine_neigh *n = &e->neigh[e->peers[peer].nb];
+
+	return n->has_mac ? n->mac : NULL;
+}
