@@ -258,3 +258,23 @@ $(B)/mpi_allreduce_loop: test/mpi/mpi_allreduce_loop.c
 
 E2E_TESTS	+= test/e2e_mpi_kill.sh
 E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
+
+# Next hops (issue [R] hostile peers, items 4 and 5): fi_neigh_check's
+# client writes to an address nobody answers ARP for (FI_EHOSTUNREACH
+# within the bound, writes to the real server completing meanwhile) and
+# times its first write to a peer nobody resolved yet; fi_neigh_forge
+# sends requests with a forged source MAC from a raw socket and watches
+# where the target's answers go.
+$(B)/fi_neigh_check: $(B)/test/fi_neigh_check.o $(B)/examples/ex_common.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+$(B)/fi_neigh_forge: $(B)/test/fi_neigh_forge.o $(B)/libuet_io.a \
+		     $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+all: $(B)/fi_neigh_check $(B)/fi_neigh_forge
+E2E_TESTS	+= test/e2e_neigh.sh
+E2E_DEPS	+= $(B)/fi_neigh_check $(B)/fi_neigh_forge $(B)/libuet-fi.so \
+		   $(B)/uetctl
