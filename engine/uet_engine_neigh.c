@@ -23,6 +23,7 @@
 #define UET_NEIGH_RECHECK_NS	1000000ull	/* resolving: look again */
 #define UET_NEIGH_REFRESH_NS	1000000000ull	/* usable: read again */
 #define UET_NEIGH_REKICK_NS	1000000000ull	/* resolving: ask again */
+#define UET_NEIGH_MIN_FAIL_NS	1000000000ull	/* the kernel's retrans_time */
 
 /* ---- the host digest -------------------------------------------------- */
 
@@ -178,10 +179,13 @@ static void uet_engine_neigh_pending(struct uet_engine *e,
 				     const struct uet_nl_hop *hop, uint64_t now)
 {
 	/*
-	 * FAILED counts only once this attempt saw the kernel try: an entry
-	 * that failed before we asked restarts with our request.
+	 * FAILED counts only once this attempt saw the kernel try, for
+	 * longer than one of its probe intervals: an entry that failed
+	 * before we asked, or an earlier attempt's probing that ends just
+	 * after we asked, restarts with our request.
 	 */
-	if (hop->nud == UET_NL_NUD_FAILED && n->seen_pending) {
+	if (hop->nud == UET_NL_NUD_FAILED && n->seen_pending &&
+	    now - n->since_ns >= UET_NEIGH_MIN_FAIL_NS) {
 		n->state = UET_NEIGH_FAILED;
 		n->err = -EHOSTUNREACH;
 		return;
