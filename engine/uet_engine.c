@@ -50,6 +50,9 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 	/* Frames wait for a kick (uet_engine_progress defers some). */
 	if (e->kick_deferred || e->nheld || uet_xsk_tx_needs_kick(e->xsk))
 		return 0;
+	/* WREs wait for a next hop: the tick looks each millisecond. */
+	if (e->nheld_wres && e->tick_ns + UET_ENGINE_TICK_NS < at)
+		at = e->tick_ns + UET_ENGINE_TICK_NS;
 	if (at == UINT64_MAX)
 		return UINT64_MAX;
 	return at > now ? at - now : 0;

@@ -7,7 +7,10 @@
  *
  * Peers are fabric endpoints (an IP address; one engine per address and
  * interface queue); their ids are the ses/pdc peer ids. Peers that send to
- * us first are added on arrival (the target must answer anyone).
+ * us first become peers when PDC admits their first packet (before that
+ * they are only answered), and their ids are reused once they are idle
+ * (engine/uet_engine_peer.c). Frames go to the next hop the kernel's
+ * neighbour table names, never to a received frame's source MAC.
  */
 #ifndef UET_ENGINE_H
 #define UET_ENGINE_H
@@ -125,11 +128,14 @@ uint32_t uet_engine_payload_mtu(const struct uet_engine *e);
 
 /*
  * uet_engine_peer_get() returns the peer id of the endpoint |pid_on_fep|
- * at |fa|, adding it (and resolving its next hop through the kernel,
- * waiting up to |timeout_ms|) when new. A host serves many endpoints, each
- * a peer of its own with PDCs of its own. Returns the id (>= 0), or
- * -EHOSTUNREACH / -ENETUNREACH / -EAFNOSUPPORT (family differs from ours)
- * / -ENOSPC.
+ * at |fa|, adding it when new. A host serves many endpoints, each a peer
+ * of its own with PDCs of its own. It never waits: when the kernel does
+ * not know the next hop yet, it is asked to resolve it, and WREs posted
+ * to the peer wait in the engine (uet_engine_post) until it is resolved;
+ * when the kernel's resolution fails or |timeout_ms| passes, they complete
+ * with -EHOSTUNREACH (tx_done), and the next post tries again. Returns the
+ * id (>= 0), or -ENETUNREACH (no route, or not through our interface) /
+ * -EAFNOSUPPORT (family differs from ours) / -ENOSPC.
  */
 int uet_engine_peer_get(struct uet_engine *e, const struct uet_fa *fa,
 			uint16_t pid_on_fep, int timeout_ms);
@@ -139,7 +145,9 @@ int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
 
 /*
  * uet_engine_post() starts |wre| (see ses_wre_post(): -EINVAL, -EMSGSIZE,
- * -EAGAIN). The WRE and what it points to stay the caller's until tx_done.
+ * -EAGAIN), or holds it while its peer's next hop resolves (-EAGAIN when
+ * UET_ENGINE_HELD_WRES wait already). The WRE and what it points to stay
+ * the caller's until tx_done.
  */
 int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre);
 

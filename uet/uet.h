@@ -74,7 +74,8 @@
 #define UET_CQ_DEF_SIZE		1024
 #define UET_AV_DEF_SIZE		64
 #define UET_MR_CNT		4096	/* ses_config.max_mrs */
-#define UET_PEER_TIMEOUT_MS	3000	/* neighbour resolution on first use */
+#define UET_PEER_TIMEOUT_MS	3000	/* neighbour resolution, then
+					 * FI_EHOSTUNREACH (never waited on) */
 /*
  * Retransmissions of a packet before its PDC fails. A receiver with no
  * room for an unexpected send refuses it for now (NACK) and the sender

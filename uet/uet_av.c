@@ -6,12 +6,17 @@
  * Each insertion gets a generation so endpoints notice a reused slot.
  */
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dev/uet_nl.h"
 #include "uet/uet.h"
 #include "uet/uet_iface.h"
+
+/* Addresses of one insertion whose next hop is looked up at once. */
+#define UET_AV_PREFETCH_MAX	64
 
 const struct uet_av_entry *uet_av_entry_get(const struct uet_av *av,
 					    fi_addr_t addr)
@@ -75,6 +80,40 @@ static int uet_av_put(struct uet_av *av, const struct uet_addr *a,
 	return 0;
 }
 
+/*
+ * Asks the kernel to resolve the next hops of |n| addresses now, outside
+ * the domain lock, so that the first operation to each finds it known:
+ * the engine never waits for a resolution (uet_engine_peer_get), it holds
+ * the operation meanwhile. Only a lookup and, for an unknown neighbour, a
+ * request (RTM_NEWNEIGH with NTF_USE); at most UET_AV_PREFETCH_MAX of
+ * them per insertion, so a large AV costs no more than a few ms here.
+ */
+static void uet_av_prefetch(const struct uet_addr *a, size_t n)
+{
+	struct uet_nl *nl;
+	struct uet_nl_hop hop;
+	char ifname[IF_NAMESIZE];
+
+	if (!n)
+		return;
+	nl = uet_nl_open();
+	if (!nl)
+		return;
+	for (size_t i = 0; i < n && i < UET_AV_PREFETCH_MAX; i++) {
+		if (i && uet_fa_is_equal(&a[i].fa, &a[i - 1].fa))
+			continue;
+		if (uet_nl_hop_lookup(nl, &a[i].fa.v6, a[i].fa.is_v6,
+				      &hop) < 0 || hop.nud == UET_NL_NUD_USABLE)
+			continue;
+		/* Our own addresses route through lo: nothing to resolve. */
+		if (if_indextoname((unsigned int)hop.ifindex, ifname) &&
+		    !strcmp(ifname, "lo"))
+			continue;
+		uet_nl_hop_resolve(nl, &hop, a[i].fa.is_v6);
+	}
+	uet_nl_close(nl);
+}
+
 /* Records the outcome of one insertion; counts the successes. */
 static void uet_av_result(int ret, size_t i, fi_addr_t *fi_addr,
 			  uint64_t flags, void *context, int *done)
@@ -93,7 +132,8 @@ static int uet_av_insert(struct fid_av *av_fid, const void *addr,
 {
 	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
 	const uint8_t *blob = addr;
-	struct uet_addr a;
+	struct uet_addr a, fetch[UET_AV_PREFETCH_MAX];
+	size_t nfetch = 0;
 	fi_addr_t tmp;
 	int done = 0, ret;
 
@@ -106,9 +146,12 @@ static int uet_av_insert(struct fid_av *av_fid, const void *addr,
 				      UET_ADDR_LEN) < 0 ? -FI_EINVAL : 0;
 		if (!ret)
 			ret = uet_av_put(av, &a, fi_addr ? &fi_addr[i] : &tmp);
+		if (!ret && nfetch < UET_AV_PREFETCH_MAX)
+			fetch[nfetch++] = a;
 		uet_av_result(ret, i, fi_addr, flags, context, &done);
 	}
 	uet_domain_unlock(av->dom);
+	uet_av_prefetch(fetch, nfetch);
 	return done;
 }
 
@@ -144,6 +187,8 @@ static int uet_av_insertsvc(struct fid_av *av_fid, const char *node,
 	if (!ret)
 		ret = uet_av_put(av, &a, fi_addr ? fi_addr : &tmp);
 	uet_domain_unlock(av->dom);
+	if (!ret)
+		uet_av_prefetch(&a, 1);
 	uet_av_result(ret, 0, fi_addr, flags, context, &done);
 	return done;
 }
