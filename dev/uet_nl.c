@@ -282,9 +282,16 @@ int uet_nl_hop_lookup(struct uet_nl *nl, const void *dst, bool is_v6,
 }
 
 /*
- * Without CAP_NET_ADMIN the kernel refuses NTF_USE; any datagram to the
- * hop makes it resolve too. An empty one to the discard port (9), which
- * the hop drops or answers with an ICMP error we never read.
+ * A datagram to the hop makes the kernel resolve it as it resolves for
+ * any packet: an empty one to the discard port (9), which the hop drops or
+ * answers with an ICMP error we never read. Better than NTF_USE, which
+ * has no packet to take a source address from: an IPv6 solicitation then
+ * goes from the link-local address, or not at all while that address is
+ * tentative (the first second of an interface), leaving the kernel to try
+ * again a second later; and the hop learns our link-local address, not
+ * the one our frames come from. With the datagram's source, the hop also
+ * learns our MAC for the address we talk from, which spares it a
+ * resolution of its own when our first frame arrives. Needs no privilege.
  */
 static int uet_nl_hop_poke(const struct uet_nl_hop *hop, bool is_v6)
 {
@@ -313,9 +320,10 @@ int uet_nl_hop_resolve(struct uet_nl *nl, const struct uet_nl_hop *hop,
 		       bool is_v6)
 {
 	struct uet_nl_neigh_reply nr = { .valid = false };
-	int ret = uet_nl_neigh(nl, hop->ifindex, &hop->addr, is_v6, true, &nr);
 
-	return ret == -EPERM ? uet_nl_hop_poke(hop, is_v6) : ret;
+	if (uet_nl_hop_poke(hop, is_v6) == 0)
+		return 0;
+	return uet_nl_neigh(nl, hop->ifindex, &hop->addr, is_v6, true, &nr);
 }
 
 static int uet_nl_ifreq(int ifindex, unsigned long req, struct ifreq *ifr)

@@ -301,12 +301,15 @@ int uet_engine_neigh_get(struct uet_engine *e, const struct uet_fa *fa,
 /*
  * Each millisecond of progress: resolving entries are looked at again,
  * usable ones in use are read again once a second; within the budget.
+ * The scan starts where the last one ran out of budget: a flood of forged
+ * sources being resolved delays the others' turn, never stops it.
  */
 void uet_engine_neigh_tick(struct uet_engine *e)
 {
 	uint64_t now = e->now_ns;
 
-	for (uint32_t i = 0; i < e->nneigh; i++) {
+	for (uint32_t k = 0; k < e->nneigh; k++) {
+		uint32_t i = (e->neigh_cursor + k) % e->nneigh;
 		struct uet_engine_neigh *n = &e->neigh[i];
 		bool due;
 
@@ -321,8 +324,10 @@ void uet_engine_neigh_tick(struct uet_engine *e)
 			due = false;
 		if (!due)
 			continue;
-		if (!uet_engine_nl_budget(e, now))
+		if (!uet_engine_nl_budget(e, now)) {
+			e->neigh_cursor = i;
 			break;
+		}
 		uet_engine_neigh_query(e, n, now);
 	}
 }

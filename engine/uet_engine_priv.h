@@ -203,6 +203,7 @@ struct uet_engine {
 	struct uet_nl *nl;	/* kept for neighbour lookups */
 	struct uet_engine_neigh neigh[UET_ENGINE_NEIGH_MAX];
 	uint32_t nneigh;	/* slots ever used */
+	uint32_t neigh_cursor;	/* where the tick's scan starts */
 	uint32_t neigh_hash[UET_ENGINE_NEIGH_HASH];	/* index + 1 */
 	uint64_t src_key;	/* of the host digests */
 	uint64_t nl_budget_ns;
