@@ -275,6 +275,9 @@ $(B)/fi_neigh_forge: $(B)/test/fi_neigh_forge.o $(B)/libuet_io.a \
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 all: $(B)/fi_neigh_check $(B)/fi_neigh_forge
+# The engine's kept netlink socket and its lookups that never wait, faked
+# for the engine fuzzer as its uet_nl_resolve() is (every address known).
+$(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_nl_fakes.c
 E2E_TESTS	+= test/e2e_neigh.sh
 E2E_DEPS	+= $(B)/fi_neigh_check $(B)/fi_neigh_forge $(B)/libuet-fi.so \
 		   $(B)/uetctl
