@@ -21,6 +21,9 @@
 #include "engine/uet_engine_priv.h"
 
 #define UET_NEIGH_RECHECK_NS	1000000ull	/* resolving: look again */
+/* Resolving and named by no peer (a source we only heard): the tick looks
+ * again this seldom; its own next frame makes it look sooner. */
+#define UET_NEIGH_RECHECK_IDLE_NS	100000000ull
 #define UET_NEIGH_REFRESH_NS	1000000000ull	/* usable: read again */
 #define UET_NEIGH_REKICK_NS	1000000000ull	/* resolving: ask again */
 #define UET_NEIGH_MIN_FAIL_NS	1000000000ull	/* the kernel's retrans_time */
@@ -271,9 +274,10 @@ void uet_engine_neigh_retry(struct uet_engine *e, uint32_t idx)
 
 /*
  * The entry for |fa|, made when new. The kernel is asked at once about a
- * new one, so that an answer it has goes out without waiting for a tick:
- * within the lookup budget for frames (|budgeted|), always otherwise. A
- * source that failed is tried again after a second.
+ * new one, and again about a resolving one at most each millisecond, so
+ * that an answer it has is used without waiting for a tick: within the
+ * lookup budget for frames (|budgeted|), always otherwise. A source that
+ * failed is tried again after a second.
  * Returns the index or -ENOSPC.
  */
 int uet_engine_neigh_get(struct uet_engine *e, const struct uet_fa *fa,
@@ -292,7 +296,8 @@ int uet_engine_neigh_get(struct uet_engine *e, const struct uet_fa *fa,
 	if (n->state == UET_NEIGH_FAILED && budgeted &&
 	    now - n->checked_ns >= UET_NEIGH_REFRESH_NS)
 		uet_engine_neigh_restart(e, (uint32_t)idx, 0);
-	if (n->state == UET_NEIGH_RESOLVING && !n->checked_ns &&
+	if (n->state == UET_NEIGH_RESOLVING &&
+	    (!n->checked_ns || now - n->checked_ns >= UET_NEIGH_RECHECK_NS) &&
 	    (!budgeted || uet_engine_nl_budget(e, now)))
 		uet_engine_neigh_query(e, n, now);
 	return idx;
@@ -316,7 +321,8 @@ void uet_engine_neigh_tick(struct uet_engine *e)
 		if (n->local)
 			continue;
 		if (n->state == UET_NEIGH_RESOLVING)
-			due = now - n->checked_ns >= UET_NEIGH_RECHECK_NS;
+			due = now - n->checked_ns >= (n->refs ?
+			      UET_NEIGH_RECHECK_NS : UET_NEIGH_RECHECK_IDLE_NS);
 		else if (n->state == UET_NEIGH_VALID)
 			due = n->refs && n->used_ns > n->checked_ns &&
 			      now - n->checked_ns >= UET_NEIGH_REFRESH_NS;

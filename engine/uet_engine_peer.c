@@ -230,10 +230,10 @@ static int uet_engine_admit_rsp(struct uet_engine *e,
  * ops.admit: the first packet of a PDC a remote initiator opens. Refused:
  * what SES would not take at all (a header that does not decode, a
  * response to nothing of ours), a source past its share of the table, and
- * requests for another JobID or PIDonFEP once the table fills. While
- * there is room those are admitted, for SES to answer them RC_BAD_JOB_ID
- * or RC_BAD_PID as the spec asks (a sender learns its mistake instead of
- * timing out).
+ * requests for another JobID or PIDonFEP once half the room for peers that
+ * send first is taken. Until then those are admitted, for SES to answer
+ * them RC_BAD_JOB_ID or RC_BAD_PID as the spec asks (a sender learns its
+ * mistake instead of timing out; test/e2e_fep.sh b).
  */
 int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt)
 {

@@ -40,7 +40,12 @@
 #define UET_ENGINE_NEIGH_MAX	(UET_ENGINE_MAX_PEERS + UET_ENGINE_PROV_MAX)
 #define UET_ENGINE_NEIGH_HASH	2048
 #define UET_ENGINE_NEIGH_TIMEOUT_NS	3000000000ull
-#define UET_ENGINE_NL_BUDGET	16	/* kernel lookups per millisecond */
+/*
+ * Kernel lookups per millisecond: a lookup is two netlink exchanges, a
+ * resolution request a datagram (some 10-30 us in all); a flood of forged
+ * sources gets at most this many, and a fraction of a core.
+ */
+#define UET_ENGINE_NL_BUDGET	8
 #define UET_ENGINE_TICK_NS	1000000ull	/* neighbours, resolving peers */
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
