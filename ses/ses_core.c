@@ -109,6 +109,7 @@ static int ses_init_state(struct ses *s)
 	ses_list_init(&s->posted[1]);
 	ses_list_init(&s->ux);
 	ses_list_init(&s->pull_pending);
+	ses_list_init(&s->pulling);
 	ses_list_init(&s->read_jobs);
 	ses_list_init(&s->rsp_jobs);
 	return 0;

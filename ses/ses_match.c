@@ -269,9 +269,28 @@ int ses_recv_post(struct ses *s, const struct ses_recv_attr *a)
 	return 0;
 }
 
+/*
+ * The receive of |m| is canceled while its message is in progress: a
+ * rendezvous stops pulling; a message still arriving is taken to its end
+ * and dropped (as a discarded one), its sender told nothing was placed.
+ */
+static void ses_rxm_cancel(struct ses *s, struct ses_rxm *m)
+{
+	struct ses_recv *r = m->recv;
+
+	if (m->flags & SES_RXM_F_RDV) {
+		ses_rdv_cancel(s, m);
+		return;
+	}
+	m->recv = NULL;
+	m->flags |= SES_RXM_F_DISCARD;
+	ses_recv_complete(s, r, NULL, -ECANCELED, UET_SES_RC_NULL, 0);
+}
+
 int ses_recv_cancel(struct ses *s, void *user_ctx)
 {
 	struct ses_list *h, *n;
+	uint32_t j;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -286,6 +305,15 @@ int ses_recv_cancel(struct ses *s, void *user_ctx)
 			ses_list_del(&r->link);
 			ses_recv_complete(s, r, NULL, -ECANCELED,
 					  UET_SES_RC_NULL, 0);
+			return 0;
+		}
+	}
+	/* Matched, its message in progress (rare: look at every one). */
+	for (j = 0; j < s->rxms.cap; j++) {
+		struct ses_rxm *m = ses_pool_at(&s->rxms, j);
+
+		if (m->flags && m->recv && m->recv->user_ctx == user_ctx) {
+			ses_rxm_cancel(s, m);
 			return 0;
 		}
 	}

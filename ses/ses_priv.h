@@ -269,6 +269,8 @@ struct ses {
 	struct ses_list posted[2];	/* [0] untagged, [1] tagged */
 	struct ses_list ux;
 	struct ses_list pull_pending;	/* rendezvous READs not yet started */
+	struct ses_list pulling;	/* rendezvous READs started */
+	uint64_t pull_check_ns;		/* ses_rdv_expire's last look */
 	uint32_t ux_cnt;
 	uint64_t ux_bytes;
 
@@ -429,5 +431,19 @@ int ses_rdv_pull(struct ses *s, struct ses_rxm *m, bool answer,
 void ses_rdv_pull_done(struct ses *s, struct ses_msg *msg, int status,
 		       uint8_t rc);
 void ses_rdv_progress(struct ses *s);
+/*
+ * Pulls that moved no data for rx_idle_ns (nor did any other pull from the
+ * same peer) end: the READ completes with -ETIMEDOUT, so the receive fails
+ * (-EIO, RC_UNDELIVERABLE, as a failed READ) and the sender, should it
+ * live, learns it. Returns the number ended.
+ */
+int ses_rdv_expire(struct ses *s, uint64_t now_ns);
+/*
+ * The receive of rendezvous |m| (matched: pulling or waiting to) is
+ * canceled: the READ ends, data still coming for it is dropped, the
+ * receive completes -ECANCELED and the sender is told nothing was placed
+ * (as ses_recv_discard). |m| is freed.
+ */
+void ses_rdv_cancel(struct ses *s, struct ses_rxm *m);
 
 #endif /* SES_PRIV_H */

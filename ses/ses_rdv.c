@@ -14,13 +14,23 @@
 
 #include "ses/ses_priv.h"
 
-/* Target state of one rendezvous: the READ it issues and where it lands. */
+/*
+ * Target state of one rendezvous: the READ it issues and where it lands.
+ * Once the READ started, its rxm is on s->pulling (by its link) and the
+ * READ's slot is known, so that a pull whose sender went silent ends in
+ * bounded time (ses_rdv_expire) and a canceled receive ends the READ.
+ */
 struct ses_rdv {
 	struct ses_wre wre;
 	struct ses_addr addr;
 	struct ses_iov iov[SES_IOV_MAX];
 	struct ses_rdv_ext ext;
 	uint32_t eager;		/* bytes placed from the request itself */
+	uint32_t msg;		/* the READ's slot in s->msgs, once started */
+	uint32_t msg_seq;	/* and its ses_msg.seq */
+	uint32_t seen;		/* READ bytes placed at the last look */
+	uint64_t last_ns;	/* when the pull last moved (0: not looked) */
+	bool canceled;		/* its receive was canceled: report nothing */
 };
 
 int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre)
@@ -128,11 +138,15 @@ static size_t ses_iov_slice(struct ses_iov *dst, const struct ses_iov *src,
 	return n;
 }
 
-/* Issues the READ of |m|; -EAGAIN leaves it on pull_pending. */
+/*
+ * Issues the READ of |m|; -EAGAIN leaves it on pull_pending, a READ
+ * started puts |m| on s->pulling.
+ */
 static int ses_rdv_pull_start(struct ses *s, struct ses_rxm *m)
 {
 	struct ses_msg_init in = { .flags = SES_MSG_F_INTERNAL, .gen = 0 };
-	int ret = ses_msg_start(s, &m->rdv->wre, &in, NULL);
+	struct ses_msg *msg = NULL;
+	int ret = ses_msg_start(s, &m->rdv->wre, &in, &msg);
 
 	if (ret == -EAGAIN) {
 		ses_list_add_tail(&s->pull_pending, &m->link);
@@ -141,7 +155,14 @@ static int ses_rdv_pull_start(struct ses *s, struct ses_rxm *m)
 	if (ret < 0) {
 		ses_rsp_send(s, m, UET_SES_RC_UNDELIVERABLE, 0);
 		ses_rxm_abort(s, m, ret, UET_SES_RC_NULL);
+		return 0;
 	}
+	/* The READ may have ended inside (ses_msg_pump): |m| is gone then. */
+	if (!(m->flags & SES_RXM_F_PULLING))
+		return 0;
+	m->rdv->msg = ses_pool_idx(&s->msgs, msg);
+	m->rdv->msg_seq = msg->seq;
+	ses_list_add_tail(&s->pulling, &m->link);
 	return 0;
 }
 
@@ -206,7 +227,12 @@ void ses_rdv_pull_done(struct ses *s, struct ses_msg *msg, int status,
 	struct ses_rxm *m = msg->wre->user_ctx;
 	uint32_t placed = m->rdv->eager;
 
-	if (!status) {
+	if (m->rdv->canceled) {
+		/* Dropped here, as ses_recv_discard drops one. */
+		ses_rsp_send(s, m, UET_SES_RC_OK, 0);
+		ses_recv_complete(s, m->recv, NULL, -ECANCELED,
+				  UET_SES_RC_NULL, 0);
+	} else if (!status) {
 		placed += msg->len;
 		ses_rsp_send(s, m, UET_SES_RC_OK, placed);
 		ses_recv_complete(s, m->recv, m, 0, UET_SES_RC_OK, placed);
@@ -219,4 +245,105 @@ void ses_rdv_pull_done(struct ses *s, struct ses_msg *msg, int status,
 	}
 	m->recv = NULL;
 	ses_rxm_free(s, m);
+}
+
+/* The READ of pull |m|, or NULL when it has not started. */
+static struct ses_msg *ses_rdv_msg(struct ses *s, const struct ses_rxm *m)
+{
+	struct ses_msg *msg;
+
+	if (!(m->flags & SES_RXM_F_PULLING) || !m->rdv ||
+	    m->rdv->msg >= s->msgs.cap)
+		return NULL;
+	msg = ses_pool_at(&s->msgs, m->rdv->msg);
+	if (!msg->wre || msg->seq != m->rdv->msg_seq ||
+	    msg->wre != &m->rdv->wre)
+		return NULL;
+	return msg;
+}
+
+void ses_rdv_cancel(struct ses *s, struct ses_rxm *m)
+{
+	struct ses_msg *msg = ses_rdv_msg(s, m);
+
+	m->rdv->canceled = true;
+	if (msg) {
+		/* Done: what still comes for it is dropped (ses_cpl.c). */
+		ses_msg_complete(s, msg, -ECANCELED, UET_SES_RC_NULL, 0);
+		ses_msg_try_free(s, msg);
+		return;
+	}
+	/* Not started (pull_pending): nothing of it is on the wire. */
+	ses_rsp_send(s, m, UET_SES_RC_OK, 0);
+	ses_recv_complete(s, m->recv, NULL, -ECANCELED, UET_SES_RC_NULL, 0);
+	m->recv = NULL;
+	ses_rxm_free(s, m);
+}
+
+/* At most this many peers are told apart; with more, all count as live. */
+#define SES_RDV_LIVE_MAX	16
+
+/*
+ * Looks at every started pull at most 16 times per rx_idle_ns. A pull
+ * moves when its READ placed data since the last look; one that waits to
+ * be sent (no id yet, or refused by the lower layer) is not the sender's
+ * silence. The sender serves its READs one after the other, so a pull
+ * waiting behind another of the same peer that moves is not idle either.
+ */
+int ses_rdv_expire(struct ses *s, uint64_t now_ns)
+{
+	uint32_t live[SES_RDV_LIVE_MAX], nlive = 0;
+	bool all_live = false;
+	struct ses_list *n, *next;
+	int ended = 0;
+
+	if (ses_list_is_empty(&s->pulling) ||
+	    now_ns - s->pull_check_ns < s->cfg.rx_idle_ns / 16)
+		return 0;
+	s->pull_check_ns = now_ns;
+	for (n = s->pulling.next; n != &s->pulling; n = n->next) {
+		struct ses_rxm *m = ses_container_of(n, struct ses_rxm, link);
+		struct ses_msg *msg = ses_rdv_msg(s, m);
+		struct ses_rdv *d = m->rdv;
+
+		if (!msg)
+			continue;
+		if (d->last_ns == 0 || msg->placed != d->seen ||
+		    (msg->flags & (SES_MSG_F_WAIT | SES_MSG_F_QUEUED))) {
+			d->seen = msg->placed;
+			d->last_ns = now_ns;
+			if (nlive < SES_RDV_LIVE_MAX)
+				live[nlive++] = m->peer;
+			else
+				all_live = true;
+		}
+	}
+	for (n = s->pulling.next; n != &s->pulling; n = next) {
+		struct ses_rxm *m = ses_container_of(n, struct ses_rxm, link);
+		struct ses_msg *msg = ses_rdv_msg(s, m);
+		bool peer_live = all_live;
+
+		next = n->next;
+		for (uint32_t i = 0; i < nlive && !peer_live; i++)
+			peer_live = live[i] == m->peer;
+		/* Started by a callback below: looked at next time. */
+		if (peer_live || !m->rdv->last_ns) {
+			m->rdv->last_ns = now_ns;
+			continue;
+		}
+		if (!msg || (msg->flags & SES_MSG_F_DONE) ||
+		    now_ns - m->rdv->last_ns < s->cfg.rx_idle_ns)
+			continue;
+		s->st.rx_timeouts++;
+		ended++;
+		ses_msg_complete(s, msg, -ETIMEDOUT, UET_SES_RC_NULL, 0);
+		ses_msg_try_free(s, msg);
+		/*
+		 * |m| is gone; the receive's callback may have started or
+		 * ended other pulls: start over (those seen stay, or are
+		 * ended now).
+		 */
+		next = s->pulling.next;
+	}
+	return ended;
 }

@@ -57,8 +57,12 @@ struct ses_recv_info {
  */
 int ses_recv_post(struct ses *s, const struct ses_recv_attr *a);
 /*
- * Removes the posted receive with |user_ctx|; recv_done reports it with
- * -ECANCELED. Returns 0 or -ENOENT (not posted, or already matched).
+ * Takes back the receive with |user_ctx|; recv_done reports it with
+ * -ECANCELED, from inside this call. A receive already matched to a
+ * message in progress is taken back too: the rest of the message is
+ * dropped as it comes (a rendezvous stops pulling), never placed, and its
+ * sender is told nothing was placed. Returns 0 or -ENOENT (no such
+ * receive: never posted, or already completed).
  */
 int ses_recv_cancel(struct ses *s, void *user_ctx);
 

@@ -273,7 +273,8 @@ int ses_rxm_expire(struct ses *s, uint64_t now_ns)
 		ses_rxm_abort(s, m, -ETIMEDOUT, UET_SES_RC_NULL);
 		n++;
 	}
-	return n;
+	/* Matched rendezvous messages are no longer arriving: pulling. */
+	return n + ses_rdv_expire(s, now_ns);
 }
 
 /* A READ being answered; kept while ops.tx refuses its packets. */

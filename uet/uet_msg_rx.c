@@ -300,11 +300,15 @@ int uet_msg_cancel(struct uet_ep *ep, void *context)
 		rx = container_of(pos, struct uet_rx, link);
 		if (rx->context != context)
 			continue;
-		/* recv_done reports it, FI_ECANCELED, from inside. */
+		/*
+		 * recv_done reports it, FI_ECANCELED, from inside; also when
+		 * matched to a message in progress (its rest is dropped, a
+		 * rendezvous pull stops), and a multi-receive buffer is
+		 * released with it.
+		 */
 		if (!ses_recv_cancel(uet_engine_ses(ep->eng), rx))
 			return 0;
-		/* Matched, data still arriving: it ends normally, and a
-		 * multi-receive buffer is released with it. */
+		/* Not in SES (cannot happen): it ends as it would have. */
 		rx->cancel = true;
 		return 0;
 	}
