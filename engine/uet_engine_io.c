@@ -453,7 +453,15 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	src.v6 = info.src.v6;
 	if (!src.is_v6)
 		src.v4 = info.src.v4;
-	/* info.src.mac is not looked at: anyone can write it. */
+	/*
+	 * Our own endpoints' frames come by local delivery (origin set); one
+	 * from the wire with our address is forged, and answering it would
+	 * send to ourselves. info.src.mac is not looked at: anyone writes it.
+	 */
+	if (!f->origin && uet_fa_equal(&src, &e->cfg.local)) {
+		e->stats.rx_bad++;
+		return;
+	}
 	peer = uet_engine_rx_peer(e, &src, info.src.port, buf + info.hdr_len,
 				  info.payload_len);
 	if (peer < 0) {

@@ -167,7 +167,7 @@ int uet_xsk_tx_alloc(struct uet_xsk *x, uint32_t len, struct uet_xsk_frame *f)
 		return -EMSGSIZE;
 	memset(f, 0, sizeof(*f));
 	f->nsegs = 1;
-	f->seg[0] = fake_dev.tx_buf;
+	f->seg[0] = fake_dev.tx_buf[fake_dev.tx_next++ % FAKE_TX_BUFS];
 	f->seg_len[0] = FAKE_FRAME_MAX;
 	f->len = len;
 	return 0;

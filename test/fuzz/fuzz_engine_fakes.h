@@ -12,6 +12,8 @@
 #define FAKE_PID	7
 #define FAKE_FRAME_MAX	2048
 #define FAKE_RX_MAX	64
+/* More than the engine holds (its ACKs wait for the kick): each its own. */
+#define FAKE_TX_BUFS	128
 
 struct fake_frame {
 	uint32_t len;
@@ -23,7 +25,8 @@ struct fake_dev {
 	int ifindex;
 	struct fake_frame rx[FAKE_RX_MAX];
 	uint32_t rx_head, rx_cnt;
-	uint8_t tx_buf[FAKE_FRAME_MAX];
+	uint8_t tx_buf[FAKE_TX_BUFS][FAKE_FRAME_MAX];
+	uint32_t tx_next;
 	uint64_t tx_frames;
 };
 

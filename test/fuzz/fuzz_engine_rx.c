@@ -11,12 +11,14 @@
  * - no byte outside the registered region and the posted receive
  *   changed (guards around both, and the rest of the arena);
  * - the state stays bounded: PDCs within the manager's table, live
- *   state bytes within what that table can hold;
+ *   state bytes within what that table can hold, provisional and live
+ *   peers within their caps;
  * - every frame sent goes to the layer-2 address the neighbour table
  *   gives for its destination IP, never to a MAC a frame came with.
  */
 #include <arpa/inet.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,12 +91,18 @@ void fake_tx_seen(const uint8_t *frame, uint32_t len)
 	uint8_t want[6];
 
 	if (uet_frame_decode(&info, frame, len, len) < 0) {
+		if (getenv("FUZZ_ENGINE_DEBUG"))
+			fprintf(stderr, "sent frame of %u B does not decode\n", len);
 		f_bad_l2 = true;
 		return;
 	}
 	fake_neigh_mac(&info.dst.v4, false, want);
-	if (memcmp(want, info.dst.mac, 6))
+	if (memcmp(want, info.dst.mac, 6)) {
+		if (getenv("FUZZ_ENGINE_DEBUG"))
+			fprintf(stderr, "frame to %08x went to another MAC\n",
+				ntohl(info.dst.v4.s_addr));
 		f_bad_l2 = true;
+	}
 }
 
 static void f_tx_done(void *ctx, const struct ses_wre *wre,
@@ -231,8 +239,12 @@ static void f_state_check(void)
 	struct uet_engine_stats st;
 
 	uet_engine_stats_get(f_eng, &st);
-	if (st.pdc.pdcs > 4096 ||
+	if (st.pdc.pdcs > UET_ENGINE_MAX_PDCS ||
 	    st.pdc.state_len > st.pdc.pdcs * F_PDC_STATE_MAX)
+		abort();
+	/* Forged sources get reply addresses from a bounded pool only. */
+	if (st.peers_provisional > UET_ENGINE_PROV_MAX ||
+	    st.peers_live > UET_ENGINE_LIVE_EP_MAX)
 		abort();
 	if (f_bad_l2 && !getenv("FUZZ_ENGINE_NO_L2"))
 		abort();
