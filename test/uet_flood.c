@@ -416,8 +416,14 @@ static int fl_learn(struct fl_learn *l, const char *path, const char *dst)
 				       UET_PDS_RUD_REQ_LEN) < 0)
 			continue;
 		l->reqs++;
-		if (!l->have_req || req.spdcid != l->spdcid) {
-			/* A new PDC of the client: start over on it. */
+		/*
+		 * A new PDC of the client: start over on it. It may reuse
+		 * the last one's SPDCID (a PDCID has as little as one bit of
+		 * generation over its slot): its SYNs' start PSN tells it.
+		 */
+		if (!l->have_req || req.spdcid != l->spdcid ||
+		    ((req.pro.flags & UET_PDS_F_REQ_SYN) &&
+		     req.psn - req.psn_offset != l->start_psn)) {
 			l->pdcs++;
 			l->spdcid = req.spdcid;
 			l->have_dpdcid = false;
