@@ -293,10 +293,10 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	e->ops = *ops;
 	e->ctx = ctx;
 	/*
-	 * A stable, non-zero entropy value per engine (ref 1.4); its low bit
-	 * is set per peer kind (uet_engine_frame_hdr).
+	 * A stable, non-zero entropy value per engine (ref 1.4); its low two
+	 * bits are set per peer kind (uet_engine_frame_hdr).
 	 */
-	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7ffe));
+	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7ffc));
 	ret = uet_engine_io_setup(e);
 	if (ret == 0)
 		ret = uet_engine_slots_setup(e);

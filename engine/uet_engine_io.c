@@ -198,27 +198,28 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
 
 /*
  * The peer a response from |from| answers. Responses that ride a PDC the
- * remote endpoint opened arrive from its index peer. The message went
- * there (a rendezvous pull answers the peer the send came from), or to
- * the remote's PIDonFEP peer: the one at the same address whose ACKs
- * named that index, else one that has heard no ACK yet (READ data may
- * overtake the ACK of its request), with message |id| outstanding.
+ * remote endpoint opened arrive at the index peer of the kind of its
+ * sending peer, which names ours they answer (uet_engine_tag.h): an index
+ * peer by its tag, or the remote's PIDonFEP peer: the one at the same
+ * address whose ACKs named that index, else one that has heard no ACK yet
+ * (READ data may overtake the ACK of its request), with message |id|
+ * outstanding. Never the message of another peer with the same id.
  */
 uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 			      uint16_t id)
 {
 	const struct uet_engine_peer *p = &e->peers[from];
+	uint32_t owner = uet_engine_tag_resp_owner(p->tag);
 	int32_t ep = UET_ENGINE_TAG_EP_IDX(p->tag);
 
-	if (!(p->tag & UET_ENGINE_TAG_EP) ||
-	    ses_msg_is_outstanding(e->ses, from, id))
+	if (owner == p->tag)
 		return from;
-	/* Another peer of the same remote endpoint; then one not yet known. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < e->npeers; i++) {
 			const struct uet_engine_peer *q = &e->peers[i];
-			bool same = q->tag & UET_ENGINE_TAG_EP ?
-				    !pass && UET_ENGINE_TAG_EP_IDX(q->tag) == ep :
+			bool same = owner & UET_ENGINE_TAG_EP ?
+				    !pass && q->tag == owner :
+				    (q->tag & UET_ENGINE_TAG_PID) &&
 				    q->remote_ep == (pass ? -1 : ep);
 
 			if (i != from && same && uet_engine_peer_is_up(e, i) &&
@@ -421,8 +422,7 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 			e->peers[peer].remote_ep = (int32_t)UET_FEP_ID_EP(spdcid);
 		return (int)peer;
 	}
-	tag = UET_ENGINE_TAG_EP | (sport & 1 ? UET_ENGINE_TAG_KIND : 0) |
-	      UET_FEP_ID_EP(spdcid);
+	tag = uet_engine_tag_rx(sport, UET_FEP_ID_EP(spdcid));
 	return uet_engine_peer_rx(e, src, tag);
 }
 
@@ -498,8 +498,8 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 	const uint8_t *mac = uet_engine_peer_mac(e, peer);
 	struct uet_frame_addr src = {
 		.is_v6 = e->cfg.local.is_v6,
-		/* The kind of our peer, for the receiver's (engine_priv.h) */
-		.port = e->entropy | (p->tag & UET_ENGINE_TAG_EP ? 1 : 0),
+		/* The kind of our peer, for the receiver's (engine_tag.h) */
+		.port = e->entropy | uet_engine_tag_send_kind(p->tag),
 	};
 	struct uet_frame_addr dst = { .is_v6 = p->fa.is_v6,
 				      .port = e->cfg.udp_port };

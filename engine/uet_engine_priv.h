@@ -4,6 +4,7 @@
 #define UET_ENGINE_PRIV_H
 
 #include "engine/uet_engine.h"
+#include "engine/uet_engine_tag.h"
 #include "dev/uet_dev_client.h"
 #include "dev/uet_frame.h"
 #include "dev/uet_mirror.h"
@@ -63,21 +64,7 @@
 #define UET_ENGINE_SILENT_NS	250000000ull
 #define UET_ENGINE_PROBE_RI	0xFFFu
 
-/*
- * A peer is one remote endpoint as one of its SES peers sees us: an
- * address and a tag. Those we send to first are named by their PIDonFEP;
- * those that send to us first, by the endpoint index in their PDCIDs
- * (uet_fep.h), which is all a request's PDS header tells, and by the kind
- * of the remote's own peer for us, which it puts in the low bit of the
- * UDP source port (its entropy): a remote endpoint reaches us through at
- * most two peers of its own (one it sent to first, one that sent to it
- * first), each with its own message_id sequence, and SES must keep the
- * two sequences apart.
- */
-#define UET_ENGINE_TAG_PID	0x10000u	/* | PIDonFEP */
-#define UET_ENGINE_TAG_EP	0x20000u	/* | kind << 8 | endpoint index */
-#define UET_ENGINE_TAG_KIND	0x100u
-#define UET_ENGINE_TAG_EP_IDX(t)	((int32_t)((t) & 0xFFu))
+/* Peer tags and kinds: uet_engine_tag.h. */
 
 /*
  * What a peer id is now. PROVISIONAL: a source PDC has not admitted, only
