@@ -60,14 +60,16 @@
  * process that restarts on the same address starts again at its first
  * id). The history moves to the new context once a request on it is taken
  * (passes every check; one refused is judged against no history and
- * changes nothing); requests still arriving on an older one are dropped, so nothing of the old incarnation completes,
- * places or answers anything for the new one (ses.h, ses_rx_pkt).
+ * changes nothing); requests still arriving on an older one are dropped,
+ * so nothing of the old incarnation completes, places or answers anything
+ * for the new one (ses.h, ses_rx_pkt).
  *
- * A later PDC that carries no request changes nothing: one local peer may
- * hear from two of the remote's peers (the engine's peers of one remote
- * endpoint, uet_engine_priv.h), one sending requests, the other only
- * responses. A live initiator that reopens its PDC after an idle close
- * had every request of the old one answered, so none is dropped.
+ * A later PDC that carries no request changes nothing: responses come on
+ * PDCs the remote opens too (the engine gives each of the remote's peers
+ * a peer of ours, engine/uet_engine_tag.h, but a PDC carrying only
+ * responses must still not move the history). A live initiator that
+ * reopens its PDC after an idle close had every request of the old one
+ * answered, so none is dropped.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
 
