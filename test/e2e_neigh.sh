@@ -12,7 +12,8 @@
 #  c. requests sent to the target from a raw socket with a forged source
 #     MAC are answered to our real MAC, the kernel's neighbour entry,
 #     never to the forged one (A runs no UET program there, so its packet
-#     socket sees the answers).
+#     socket sees the answers); also for a PIDonFEP nobody holds, which
+#     the device service answers.
 # Bounded: every program has an alarm, the script about 40 s.
 # E2E_NEIGH_CHECKS=c runs only c (ab: a and b, which run together).
 source "$(dirname "$0")/e2e_lib.sh"
@@ -92,11 +93,22 @@ check_c() {
 	rc=0
 	e2e_in A "$B/fi_neigh_forge" "$IF_A" "$IP_B" "$job" "$pid" "$FAKE_MAC" 30 \
 		> "$E2E_TMP/forge.out" 2>&1 || rc=$?
-	kill "$SPID" 2>/dev/null
-	wait "$SPID" 2>/dev/null || true
 	sed 's/^/  /' "$E2E_TMP/forge.out"
 	[ "$rc" = 0 ] || e2e_fail "c: answers went to the forged MAC, or none came"
 	e2e_ok "c: requests with a forged source MAC answered to the real one"
+	# The same to a PIDonFEP nobody holds: the device service answers.
+	ip -n "$NS_B" neigh flush all
+	rc=0
+	e2e_in A "$B/fi_neigh_forge" "$IF_A" "$IP_B" "$job" \
+		"$(( pid == 4000 ? 4001 : 4000 ))" "$FAKE_MAC" 30 \
+		> "$E2E_TMP/forge.out" 2>&1 || rc=$?
+	kill "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null || true
+	sed 's/^/  /' "$E2E_TMP/forge.out"
+	[ "$rc" = 0 ] ||
+		e2e_fail "c: the service's answers went to the forged MAC, or none came"
+	e2e_ok "c: requests for an absent PIDonFEP with a forged source MAC" \
+		"answered by the device service to the real one"
 }
 
 [[ $CHECKS == *a* || $CHECKS == *b* ]] && check_ab

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "dev/uet_frame.h"
+#include "dev/uet_nl.h"
 #include "dev/uet_xsk.h"
 #include "pdc/pdc_hdr.h"
 #include "ses/ses_hdr.h"
@@ -88,6 +89,93 @@ static uint16_t uetd_absent_pdc(const struct uet_frame_addr *peer,
 		uetd_absent[oldest].next_psn++;
 	*cack = uetd_absent[oldest].next_psn - 1;
 	return (uint16_t)oldest;
+}
+
+/*
+ * Where answers go at layer 2: the kernel's neighbour entry for the
+ * sender, never the frame's source MAC, which anyone writes (issue 14:
+ * a forged one would make us send where the forger wants). A small cache
+ * keeps a flood from costing a netlink call per frame: an entry is looked
+ * up again after UETD_HOP_FRESH_NS, one without a usable MAC (resolution
+ * started, the frame dropped: its sender resends) after UETD_HOP_RETRY_NS.
+ */
+#define UETD_HOPS		64
+#define UETD_HOP_FRESH_NS	1000000000ull
+#define UETD_HOP_RETRY_NS	100000000ull
+
+struct uetd_hop {
+	struct uet_frame_addr addr;	/* the sender's IP; mac: its next hop */
+	bool usable;
+	uint64_t looked_ns;		/* 0: empty */
+};
+
+static struct uetd_hop uetd_hops[UETD_HOPS];
+static struct uet_nl *uetd_nl;
+
+/* The cache entry of |ip|: its own, else the least recently looked up. */
+static struct uetd_hop *uetd_hop_slot(const struct uet_frame_addr *ip)
+{
+	struct uetd_hop *oldest = &uetd_hops[0];
+
+	for (uint32_t i = 0; i < UETD_HOPS; i++) {
+		struct uetd_hop *h = &uetd_hops[i];
+
+		if (h->looked_ns && uetd_addr_eq(&h->addr, ip))
+			return h;
+		if (h->looked_ns < oldest->looked_ns)
+			oldest = h;
+	}
+	oldest->looked_ns = 0;
+	return oldest;
+}
+
+/* The MAC answers to |ip| go to, into |mac|; false: none known yet. */
+static bool uetd_hop_mac(const struct uetd *d, const struct uet_frame_addr *ip,
+			 uint8_t mac[6])
+{
+	struct uetd_hop *h = uetd_hop_slot(ip);
+	uint64_t now = uetd_now_ns();
+	struct uet_nl_hop hop;
+
+	if (h->looked_ns && now - h->looked_ns <
+	    (h->usable ? UETD_HOP_FRESH_NS : UETD_HOP_RETRY_NS)) {
+		memcpy(mac, h->addr.mac, 6);
+		return h->usable;
+	}
+	if (!uetd_nl)
+		uetd_nl = uet_nl_open();
+	h->addr = *ip;
+	h->looked_ns = now;
+	h->usable = uetd_nl &&
+		    uet_nl_hop_lookup(uetd_nl, &ip->v6, ip->is_v6, &hop) == 0 &&
+		    hop.ifindex == d->ifindex;
+	if (h->usable && hop.nud != UET_NL_NUD_USABLE) {
+		uet_nl_hop_resolve(uetd_nl, &hop, ip->is_v6);
+		h->usable = false;
+	}
+	if (h->usable)
+		memcpy(h->addr.mac, hop.mac, 6);
+	memcpy(mac, h->addr.mac, 6);
+	return h->usable;
+}
+
+/*
+ * Our interface's MAC, for the answers' source (not the frame's
+ * destination, which may be anything); read again with the hops' period.
+ */
+static int uetd_our_mac(const struct uetd *d, uint8_t mac[6])
+{
+	static uint8_t ours[6];
+	static uint64_t read_ns;
+	uint64_t now = uetd_now_ns();
+
+	if (!read_ns || now - read_ns >= UETD_HOP_FRESH_NS) {
+		if (uet_nl_if_mac(d->ifindex, ours) < 0)
+			return -1;
+		read_ns = now;
+	}
+	memcpy(mac, ours, 6);
+	return 0;
 }
 
 /* Why no endpoint takes |job|/|pid|: the return code a target gives. */
@@ -185,6 +273,9 @@ nack:
 	hl = uet_frame_hdr_len(info.src.is_v6);
 	if (hl + (size_t)n > out_len)
 		return 0;
+	if (!uetd_hop_mac(d, &info.src, info.src.mac) ||
+	    uetd_our_mac(d, info.dst.mac) < 0)
+		return 0;	/* no next hop known yet: it resends */
 	info.dst.port = d->udp_port;
 	info.src.port = d->udp_port;	/* ours is no entropy of a PDC */
 	if (uet_frame_encode(out, hl, &info.dst, &info.src, (size_t)n) < 0)
