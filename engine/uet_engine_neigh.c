@@ -49,11 +49,7 @@ static uint64_t uet_engine_fa_digest(const struct uet_engine *e,
 {
 	uint64_t w[2], h = e->src_key;
 
-	memset(w, 0, sizeof(w));
-	if (fa->is_v6)
-		memcpy(w, &fa->v6, sizeof(w));
-	else
-		memcpy(w, &fa->v4, sizeof(fa->v4));
+	uet_fa_words(fa, w);
 	h = uet_mix64(h ^ w[0]);
 	h = uet_mix64(h ^ w[1] ^ (fa->is_v6 ? 6 : 4));
 	return h;
@@ -65,11 +61,7 @@ static uint32_t uet_fa_hash(const struct uet_fa *fa, uint32_t buckets)
 {
 	uint64_t w[2];
 
-	memset(w, 0, sizeof(w));
-	if (fa->is_v6)
-		memcpy(w, &fa->v6, sizeof(w));
-	else
-		memcpy(w, &fa->v4, sizeof(fa->v4));
+	uet_fa_words(fa, w);
 	return (uint32_t)(uet_mix64(w[0] ^ uet_mix64(w[1])) % buckets);
 }
 

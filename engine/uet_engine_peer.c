@@ -28,11 +28,7 @@ static uint32_t uet_peer_hash(const struct uet_fa *fa, uint32_t tag)
 {
 	uint64_t w[2];
 
-	memset(w, 0, sizeof(w));
-	if (fa->is_v6)
-		memcpy(w, &fa->v6, sizeof(w));
-	else
-		memcpy(w, &fa->v4, sizeof(fa->v4));
+	uet_fa_words(fa, w);
 	w[0] ^= (w[1] + tag) * 0x9E3779B97F4A7C15ull;
 	w[0] ^= w[0] >> 29;
 	return (uint32_t)((w[0] * 0xBF58476D1CE4E5B9ull) >> 40) %

@@ -216,6 +216,16 @@ struct uet_engine {
 	struct uet_engine_stats stats;
 };
 
+/* The address in two words (IPv4 in the first, the rest 0), for hashes. */
+static inline void uet_fa_words(const struct uet_fa *fa, uint64_t w[2])
+{
+	w[0] = w[1] = 0;
+	if (fa->is_v6)
+		memcpy(w, &fa->v6, sizeof(fa->v6));
+	else
+		memcpy(w, &fa->v4, sizeof(fa->v4));
+}
+
 static inline bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
 {
 	if (a->is_v6 != b->is_v6)
