@@ -32,7 +32,6 @@ UET=(env FI_PROVIDER=uet)
 CHECKS=${E2E_FEP_CHECKS:-abcdef}
 MTU=${E2E_FEP_MTU:-1500}
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 port() { echo $(( 47000 + RANDOM % 2000 )); }
 
 # The programs' lines, indented, none ending in " ok" (the e2e tally counts

@@ -11,7 +11,6 @@ source "$(dirname "$0")/e2e_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 LIMIT_S=60	# each loop of fi_amo_window gives up after this
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # check PROVIDER NAME WINDOW: runs a pair; both must end "all ok".
 check() {

@@ -14,7 +14,6 @@ export FI_PROVIDER_PATH
 LIMIT_S=60		# each fi_rma_check gives up after this (alarm)
 PEER_DEAD_MS=5000	# issue 6: error completions within 5 s of the kill
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # The programs' own lines, indented and without their " ok" (the e2e
 # tally counts lines ending in " ok": one per check of this script).

@@ -26,34 +26,9 @@ SYNS=5000
 RATE=2500		# SYNs a second: the flood lasts 2 s
 IDLE_MS=2500		# > the target's idle close (1 s) and its CLOSE_REQs
 REGION=$((1 << 20))
-FAILS=()
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# check NAME OK?: one check of this script: " ok", or a FAIL noted (all
-# cases run; the script fails at the end with every reason).
-# $why, when set, says why it failed.
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		e2e_ok "$what"
-	else
-		echo "e2e: $E2E_NAME: FAIL: $what${why:+: $why}" >&2
-		FAILS+=("$what${why:+ ($why)}")
-	fi
-	why=
-}
 
-# wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN.
-wait_for() {
-	local i
-	for i in $(seq $(( $3 * 20 ))); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 indent() { sed -e 's/ ok$//' -e "s/^/  $1/"; }
 
@@ -77,7 +52,7 @@ run_case() {
 		"$B/fi_flood_check" -s -a "$IP_T" -P "$svc" -p "$port" \
 		-T "$LIMIT_S" -L "$REGION" > "$out/server.out" 2>&1 &
 	srv=$!
-	wait_for "$out/server.out" "server: pid_on_fep" 10 ||
+	e2e_wait_for "$out/server.out" "server: pid_on_fep" 10 ||
 		e2e_fail "$name: no server: $(cat "$out/server.out")"
 	# The target's PIDonFEP, RI and key, for the flooder.
 	pid=$(sed -n 's/.*pid_on_fep \([0-9]*\) .*/\1/p' "$out/server.out")
@@ -100,7 +75,7 @@ run_case() {
 		"$B/fi_flood_check" -c "$IP_T" -P "$svc" -p "$port" \
 		-T "$LIMIT_S" "${cargs[@]}" > "$out/client.out" 2>&1 &
 	cli=$!
-	if ! wait_for "$out/client.out" "waiting for" 15; then
+	if ! e2e_wait_for "$out/client.out" "waiting for" 15; then
 		kill "$srv" "$cli" 2>/dev/null
 		cat "$out/client.out" "$out/server.out" >&2
 		e2e_fail "$name: the client did not come through its warm-up"
@@ -144,24 +119,24 @@ run_case() {
 	main=$(grep "client: main: writes" "$out/client.out" || true)
 
 	why=$(tail -n 1 "$out/flood.out")
-	check "$name: the flooder sent $SYNS SYNs ($mode)" \
+	e2e_check "$name: the flooder sent $SYNS SYNs ($mode)" \
 		test "$frc" = 0
 	why=$(sed -n 's/.*first error: //p' "$out/client.out" | head -n 1)
 	[ -n "$main" ] || why="the client never started its writes"
-	check "$name: every write of the client during the flood completed" \
+	e2e_check "$name: every write of the client during the flood completed" \
 		test "$crc" = 0 -a -n "$main" \
 		-a -z "$(grep 'errors [1-9]' "$out/client.out")"
 	why=$(grep "server: FAIL" "$out/server.out" | head -n 1 || true)
-	check "$name: the client's range holds what it wrote" \
+	e2e_check "$name: the client's range holds what it wrote" \
 		grep -q "client range .* holds the client's data ok" \
 		"$out/server.out"
 	why=$(grep "server: FAIL" "$out/server.out" | tail -n 1 || true)
-	check "$name: the rest of the region still holds the pattern" \
+	e2e_check "$name: the rest of the region still holds the pattern" \
 		grep -q "rest of the region .* holds the pattern ok" \
 		"$out/server.out"
 	if [ "$idle" = 1 ]; then
 		why="the client's frames show ${pdcs:-no} PDC(s)"
-		check "$name: the client's writes during the flood went on a new PDC" \
+		e2e_check "$name: the client's writes during the flood went on a new PDC" \
 			test "${pdcs:-0}" -ge 2
 	fi
 	[ "$src" = 0 ] || e2e_log "$name: server exit $src"
@@ -181,6 +156,4 @@ run_case "live PDC, flood from spoofed sources" 0 spoofed 78
 run_case "idle-closed PDC, new PDC during a UDP flood" 1 udp 79
 run_case "idle-closed PDC, new PDC during a spoofed flood" 1 spoofed 80
 
-if [ "${#FAILS[@]}" != 0 ]; then
-	e2e_fail "${#FAILS[@]} checks failed: $(printf '%s; ' "${FAILS[@]}")"
-fi
+e2e_checks_done

@@ -20,7 +20,6 @@ export FI_PROVIDER_PATH
 LIMIT_S=60		# each fi_soak gives up after this (alarm)
 KILL_BOUND_MS=5000
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # wait_for FILE PATTERN [SECONDS]: up to SECONDS (10) for a line.
 wait_for() {

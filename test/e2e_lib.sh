@@ -12,6 +12,38 @@ E2E_TMP=$(mktemp -d)
 e2e_log() { echo "e2e: $E2E_NAME: $*"; }
 e2e_fail() { echo "e2e: $E2E_NAME: FAIL: $*" >&2; exit 1; }
 e2e_ok() { echo "e2e: $E2E_NAME: $* ok"; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# e2e_check WHAT CMD...: one check of a script that runs all its cases
+# before it judges: " ok", or a FAIL noted in E2E_FAILS ($why, when set,
+# says why); e2e_checks_done then fails the script with every reason.
+E2E_FAILS=()
+e2e_check() {
+	local what=$1
+	shift
+	if "$@"; then
+		e2e_ok "$what"
+	else
+		echo "e2e: $E2E_NAME: FAIL: $what${why:+: $why}" >&2
+		E2E_FAILS+=("$what${why:+ ($why)}")
+	fi
+	why=
+}
+e2e_checks_done() {
+	[ "${#E2E_FAILS[@]}" = 0 ] || e2e_fail "${#E2E_FAILS[@]} checks" \
+		"failed: $(printf '%s; ' "${E2E_FAILS[@]}")"
+}
+
+# e2e_wait_for FILE PATTERN SECONDS: until FILE has a line matching
+# PATTERN; 1 when it has none by then.
+e2e_wait_for() {
+	local i
+	for i in $(seq $(( $3 * 20 ))); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
 
 # Root is needed; without it skip, except under CI where it fails.
 e2e_require_root() {

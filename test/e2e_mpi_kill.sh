@@ -15,7 +15,6 @@ MPI_KILL_BOUND_S=${MPI_KILL_BOUND_S:-30}
 MPI_KILL_TRIALS=${MPI_KILL_TRIALS:-4}
 NP=4
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # leftovers: the processes of the namespaces other than device services.
 leftovers() {

@@ -23,31 +23,9 @@ export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 LIMIT_S=30
 JOB=101
 IDS=16			# next message_ids attacked, and writes that follow
-FAILS=()
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# check WHAT CMD...: " ok" or a noted FAIL; $why says why.
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		e2e_ok "$what"
-	else
-		echo "e2e: $E2E_NAME: FAIL: $what${why:+: $why}" >&2
-		FAILS+=("$what${why:+ ($why)}")
-	fi
-	why=
-}
 
-wait_for() {
-	local i
-	for i in $(seq $(( $3 * 20 ))); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 indent() { sed -e 's/ ok$//' -e "s/^/  $1/"; }
 
@@ -77,21 +55,21 @@ run_case() {
 		"$B/fi_flood_check" -s -a "$IP_T" -P "$svc" -p "$port" \
 		-T "$LIMIT_S" > "$out/server.out" 2>&1 &
 	srv=$!
-	wait_for "$out/server.out" "server: pid_on_fep" 10 ||
+	e2e_wait_for "$out/server.out" "server: pid_on_fep" 10 ||
 		e2e_fail "$name: no server: $(cat "$out/server.out")"
 	capture_start "$out/before.pcap"
 	e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=$JOB UET_ENGINE_DEBUG=1 \
 		"$B/fi_flood_check" -c "$IP_T" -P "$svc" -p "$port" \
 		-T "$LIMIT_S" "${cargs[@]}" > "$out/client.out" 2>&1 &
 	cli=$!
-	if ! wait_for "$out/client.out" "warm-up: writes" 15; then
+	if ! e2e_wait_for "$out/client.out" "warm-up: writes" 15; then
 		kill "$srv" "$cli" "$CAP" 2>/dev/null
 		cat "$out/client.out" "$out/server.out" >&2
 		e2e_fail "$name: the client did not come through its warm-up"
 	fi
 	t0=$(now_ms)
 	capture_stop "$out/before.pcap"
-	wait_for "$out/client.out" "waiting for" 10 || true
+	e2e_wait_for "$out/client.out" "waiting for" 10 || true
 	e2e_in C "$B/uet_flood" replay --pcap "$out/before.pcap" \
 		--dst "$IP_T" --raw "$IF_C" --ids "$IDS" --rate 20000 \
 		${kinds:+--kinds "$kinds"} > "$out/replay.out" 2>&1 || rrc=$?
@@ -113,23 +91,23 @@ run_case() {
 	sed 's/^uet_flood: /after: /' "$out/after.out" | indent ""
 
 	why=$(tail -n 1 "$out/replay.out")
-	check "$name: the attacker learnt the client's flow and sent every kind" \
+	e2e_check "$name: the attacker learnt the client's flow and sent every kind" \
 		test "$rrc" = 0
 	want=$(sed -n 's/.*message_ids \(0x[0-9a-f]*\)\.\..*/\1/p' \
 		"$out/replay.out")
 	first=$(sed -n 's/.*first_id \(0x[0-9a-f]*\) .*/\1/p' "$out/after.out")
 	why="attacked from '$want', the client's next writes began at '$first'"
-	check "$name: the attacked message_ids are those the client used next" \
+	e2e_check "$name: the attacked message_ids are those the client used next" \
 		test -n "$want" -a "$want" = "$first"
 	why=$(sed -n 's/.*first error: //p' "$out/client.out" | head -n 1)
-	check "$name: the client's next $IDS writes completed without error" \
+	e2e_check "$name: the client's next $IDS writes completed without error" \
 		grep -q "client: main: writes $IDS errors 0" "$out/client.out"
 	why=$(grep "server: FAIL" "$out/server.out" | head -n 1 || true)
-	check "$name: the client's range holds what it wrote" \
+	e2e_check "$name: the client's range holds what it wrote" \
 		grep -q "client range .* holds the client's data ok" \
 		"$out/server.out"
 	why=$(grep "server: FAIL" "$out/server.out" | tail -n 1 || true)
-	check "$name: nothing of the attacker's landed elsewhere" \
+	e2e_check "$name: nothing of the attacker's landed elsewhere" \
 		grep -q "rest of the region .* holds the pattern ok" \
 		"$out/server.out"
 	[ "$crc" = 0 ] || e2e_log "$name: client exit $crc"
@@ -152,6 +130,4 @@ for kind in $("$B/uet_flood" replay --list-kinds); do
 	svc=$((svc + 1))
 done
 
-if [ "${#FAILS[@]}" != 0 ]; then
-	e2e_fail "${#FAILS[@]} checks failed: $(printf '%s; ' "${FAILS[@]}")"
-fi
+e2e_checks_done
