@@ -45,8 +45,8 @@ static void uet_params_define(void)
 	fi_param_define(&uet_prov, "port", FI_PARAM_INT,
 			"UDP port of UET (default 4793)");
 	fi_param_define(&uet_prov, "rto_ns", FI_PARAM_SIZE_T,
-			"Initial retransmit time-out in ns (default: the "
-			"engine's)");
+			"Initial retransmit time-out in ns (default 5000000, "
+			"5 ms)");
 	fi_param_define(&uet_prov, "max_retries", FI_PARAM_INT,
 			"Retransmissions before a peer is declared dead and "
 			"its operations fail (default 25)");
