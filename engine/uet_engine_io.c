@@ -231,15 +231,15 @@ uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 	return from;
 }
 
-/* The message id a response echoes (0 when it has none). */
-static uint16_t uet_engine_resp_id(const struct pdc_rx_pkt *pkt)
+/* The message id a response echoes, or -EBADMSG when too short for one. */
+int uet_engine_resp_id(const struct pdc_rx_pkt *pkt)
 {
 	size_t off = pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA ?
 		     UET_FEP_RSP_DATA_MSG_ID_OFF : UET_FEP_RSP_MSG_ID_OFF;
 
 	if (pkt->len < off + 2)
-		return 0;
-	return (uint16_t)(pkt->buf[off] << 8 | pkt->buf[off + 1]);
+		return -EBADMSG;
+	return pkt->buf[off] << 8 | pkt->buf[off + 1];
 }
 
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
@@ -262,9 +262,12 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 	resp->next_hdr = UET_PDS_NEXT_HDR_NONE;
 	resp->len = 0;
 	if (!uet_next_hdr_is_request(pkt->next_hdr)) {
-		/* READ data coming back, on a PDC the target opened */
+		/* READ data coming back, on a PDC the target opened (an id
+		 * too short to read: SES finds it malformed) */
+		int id = uet_engine_resp_id(pkt);
+
 		in.peer = uet_engine_resp_peer(e, pkt->peer,
-					       uet_engine_resp_id(pkt));
+					       id < 0 ? 0 : (uint16_t)id);
 		if (in.peer < e->npeers)
 			e->peers[in.peer].heard_ns = e->now_ns;
 		ses_rx_rsp(e->ses, &in);
@@ -513,7 +516,7 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 
 static bool uet_engine_is_ack(const uint8_t *pds)
 {
-	uint8_t type = (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
+	uint8_t type = uet_pds_type(pds);
 
 	return type == UET_PDS_TYPE_ACK || type == UET_PDS_TYPE_ACK_CC ||
 	       type == UET_PDS_TYPE_ACK_CCX;

@@ -208,13 +208,12 @@ int uet_engine_peer_rx(struct uet_engine *e, const struct uet_fa *src,
 static int uet_engine_admit_rsp(struct uet_engine *e,
 				const struct pdc_rx_pkt *pkt)
 {
-	size_t off = pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE_DATA ?
-		     UET_FEP_RSP_DATA_MSG_ID_OFF : UET_FEP_RSP_MSG_ID_OFF;
+	int ret = uet_engine_resp_id(pkt);
 	uint16_t id;
 
-	if (pkt->len < off + 2)
-		return -EBADMSG;
-	id = (uint16_t)(pkt->buf[off] << 8 | pkt->buf[off + 1]);
+	if (ret < 0)
+		return ret;
+	id = (uint16_t)ret;
 	if (uet_engine_resp_peer(e, pkt->peer, id) != pkt->peer ||
 	    (uet_engine_peer_is_up(e, pkt->peer) &&
 	     ses_msg_is_outstanding(e->ses, pkt->peer, id)))

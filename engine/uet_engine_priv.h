@@ -254,6 +254,7 @@ void uet_engine_peer_opened(struct uet_engine *e, uint32_t peer);
 void uet_engine_peers_tick(struct uet_engine *e);
 void uet_engine_peers_age(struct uet_engine *e);
 const uint8_t *uet_engine_peer_mac(const struct uet_engine *e, uint32_t peer);
+int uet_engine_resp_id(const struct pdc_rx_pkt *pkt);
 uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 			      uint16_t id);
 
