@@ -169,6 +169,28 @@ void ex_teardown(struct ex_ctx *c)
 	free(c->buf);
 }
 
+int ex_tcp_connect(const char *node, int port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV }, *ai;
+	char serv[16];
+	int fd = -1;
+
+	snprintf(serv, sizeof(serv), "%d", port);
+	if (getaddrinfo(node, serv, &hints, &ai))
+		return -1;
+	for (int i = 0; i < 200 && fd < 0; i++) {
+		fd = socket(ai->ai_family, SOCK_STREAM, 0);
+		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+			close(fd);
+			fd = -1;
+			usleep(50000);
+		}
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
 /* Server: accept one client within 60 s. Client: connect within 10 s. */
 static int ex_oob_connect(struct ex_ctx *c, const struct ex_opts *o)
 {

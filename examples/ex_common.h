@@ -93,6 +93,13 @@ int ex_wait_cq(struct ex_ctx *c, struct fi_cq_data_entry *entry);
 int ex_oob_send(struct ex_ctx *c, const void *buf, size_t len);
 int ex_oob_recv(struct ex_ctx *c, void *buf, size_t len);
 
+/*
+ * ex_tcp_connect() connects a TCP socket to |node|:|port| (any family),
+ * trying again every 50 ms for 10 s while the other side comes up.
+ * Returns the socket or -1.
+ */
+int ex_tcp_connect(const char *node, int port);
+
 /* A simple checksum (FNV-1a, 64 bits) of |len| bytes. */
 uint64_t ex_checksum(const void *buf, size_t len);
 

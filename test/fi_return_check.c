@@ -26,6 +26,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include "examples/ex_common.h"
 
 #define FRT_NAME_MAX	128
 #define FRT_MIB		(1024 * 1024ull)
@@ -453,27 +454,6 @@ out:
 }
 
 /* ---- client ----------------------------------------------------------------- */
-static int frt_connect(const char *node, int port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV }, *ai;
-	char serv[16];
-	int fd = -1;
-
-	snprintf(serv, sizeof(serv), "%d", port);
-	if (getaddrinfo(node, serv, &hints, &ai))
-		return -1;
-	for (int i = 0; i < 200 && fd < 0; i++) {
-		fd = socket(ai->ai_family, SOCK_STREAM, 0);
-		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-			close(fd);
-			fd = -1;
-			usleep(50000);
-		}
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
 
 /* Every write, then each read back over what it wrote. */
 static int frt_client_rma(struct frt *f, const struct frt_info *srv,
@@ -533,7 +513,7 @@ static int frt_client(const struct frt_opts *o)
 
 	if (frt_setup(&f, o) || frt_name(&f, hello.name, &hello.name_len))
 		goto out;
-	f.fd = frt_connect(o->node, o->port);
+	f.fd = ex_tcp_connect(o->node, o->port);
 	if (f.fd < 0) {
 		perror("fi_return_check: side channel");
 		goto out;

@@ -134,27 +134,6 @@ static int frc_oob_accept(int port)
 	return cfd;
 }
 
-static int frc_oob_connect(const char *dst, int port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV }, *ai;
-	char serv[16];
-	int fd = -1;
-
-	snprintf(serv, sizeof(serv), "%d", port);
-	if (getaddrinfo(dst, serv, &hints, &ai))
-		return -1;
-	for (int i = 0; i < 200 && fd < 0; i++) {
-		fd = socket(ai->ai_family, SOCK_STREAM, 0);
-		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-			close(fd);
-			fd = -1;
-			usleep(50000);
-		}
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
 
 int frc_exchange(struct ex_ctx *c, const struct frc_opts *o,
 		 struct frc_info *mine, struct frc_info *peer)
@@ -168,7 +147,7 @@ int frc_exchange(struct ex_ctx *c, const struct frc_opts *o,
 	}
 	mine->name_len = (uint32_t)name_len;
 	c->oob_fd = o->ex.server ? frc_oob_accept(o->ex.oob_port) :
-		    frc_oob_connect(o->ex.dst, o->ex.oob_port);
+		    ex_tcp_connect(o->ex.dst, o->ex.oob_port);
 	if (c->oob_fd < 0) {
 		perror("fi_rma_check: side channel");
 		return -1;

@@ -54,6 +54,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
+#include "examples/ex_common.h"
 
 #define SK_MIB		(1024 * 1024ull)
 #define SK_REGION	(64 * SK_MIB)	/* RMA target; and the recv area */
@@ -274,27 +275,6 @@ static int sk_listen(int port)
 	return fd;
 }
 
-static int sk_connect(const char *dst, int port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV }, *ai;
-	char serv[16];
-	int fd = -1;
-
-	snprintf(serv, sizeof(serv), "%d", port);
-	if (getaddrinfo(dst, serv, &hints, &ai))
-		return -1;
-	for (int i = 0; i < 200 && fd < 0; i++) {
-		fd = socket(ai->ai_family, SOCK_STREAM, 0);
-		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-			close(fd);
-			fd = -1;
-			usleep(50000);
-		}
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
 
 /* Progress (manual progress: RMA aimed at us lands only when we read the
  * CQ) until fd is readable; completions read meanwhile are ops' ends. */
@@ -733,7 +713,7 @@ static int sk_client(struct sk *s)
 
 	if (sk_open(s) || sk_hello_make(s, &mine, s->o.mode))
 		return -1;
-	s->fd = sk_connect(s->o.addr, s->o.port);
+	s->fd = ex_tcp_connect(s->o.addr, s->o.port);
 	if (s->fd < 0 || sk_send(s, &mine, sizeof(mine)) ||
 	    sk_recv(s, &s->srv, sizeof(s->srv)) || sk_av_insert(s, &s->srv)) {
 		fprintf(stderr, "fi_soak: no server\n");

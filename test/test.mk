@@ -155,7 +155,7 @@ E2E_DEPS	+= $(B)/fi_exit_target $(B)/fi_fep_check $(B)/libuet-fi.so \
 # Returning clients (issue 13, plain libfabric): one server stays up while
 # client processes come and go on the same address and endpoint index;
 # each new one must start clean (writes, reads and sends all its own).
-$(B)/fi_return_check: $(B)/test/fi_return_check.o
+$(B)/fi_return_check: $(B)/test/fi_return_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -234,7 +234,7 @@ E2E_DEPS	+= $(B)/gen_uet_pcap
 # (SOAK_GIB=N for a longer run: `make soak`); e2e_kill.sh: kill -9 of
 # either side mid-transfer; e2e_mpi_kill.sh: a rank of a loop of
 # MPI_Allreduce killed at random.
-$(B)/fi_soak: $(B)/test/fi_soak.o
+$(B)/fi_soak: $(B)/test/fi_soak.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
