@@ -121,26 +121,41 @@ static bool ses_rx_len_is_valid(const struct ses_rx_ctx *c)
 	return c->pay_len && !(c->pay_len & (SES_BLK_LEN - 1));
 }
 
+/*
+ * The destination of |h|: its JobID known here and its PIDonFEP within
+ * it; the JobID in |*job| (absolute addressing finds it from the PID).
+ */
+static uint8_t ses_rx_check_dest(const struct ses *s,
+				 const struct ses_std_hdr *h, uint32_t *job)
+{
+	int64_t abs_job;
+
+	*job = h->job_id;
+	if (h->f.rel) {
+		if (!ses_job_is_known(s, *job))
+			return UET_SES_RC_BAD_JOB_ID;
+		if (!ses_pid_is_known(s, *job, h->pid_on_fep))
+			return UET_SES_RC_BAD_PID;
+		return UET_SES_RC_OK;
+	}
+	/* ref 5.1: absolute addressing finds the PID alone. */
+	abs_job = ses_pid_job(s, h->pid_on_fep);
+	if (abs_job < 0)
+		return UET_SES_RC_BAD_PID;
+	*job = (uint32_t)abs_job;
+	return UET_SES_RC_OK;
+}
+
 /* design section 4, in order. */
 static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
-	uint32_t job = h->job_id;
-	int64_t abs_job;
+	uint32_t job;
 	uint8_t rc;
 
-	if (h->f.rel) {
-		if (!ses_job_is_known(s, job))
-			return UET_SES_RC_BAD_JOB_ID;
-		if (!ses_pid_is_known(s, job, h->pid_on_fep))
-			return UET_SES_RC_BAD_PID;
-	} else {
-		/* ref 5.1: absolute addressing finds the PID alone. */
-		abs_job = ses_pid_job(s, h->pid_on_fep);
-		if (abs_job < 0)
-			return UET_SES_RC_BAD_PID;
-		job = (uint32_t)abs_job;
-	}
+	rc = ses_rx_check_dest(s, h, &job);
+	if (rc != UET_SES_RC_OK)
+		return rc;
 	c->tbl = ses_tbl_find(s, job, h->pid_on_fep, h->resource_index);
 	if (!c->tbl)
 		return UET_SES_RC_BAD_INDEX;
@@ -384,18 +399,14 @@ static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
 int ses_req_screen(struct ses *s, const struct ses_rx_pkt *pkt)
 {
 	struct ses_rx_ctx c;
+	uint32_t job;
 	int ret;
 
 	memset(&c, 0, sizeof(c));
 	ret = ses_rx_parse(&c, pkt);
 	if (ret < 0)
 		return ret;
-	if (c.h.f.rel && !ses_job_is_known(s, c.h.job_id))
-		return UET_SES_RC_BAD_JOB_ID;
-	if (c.h.f.rel ? !ses_pid_is_known(s, c.h.job_id, c.h.pid_on_fep) :
-			ses_pid_job(s, c.h.pid_on_fep) < 0)
-		return UET_SES_RC_BAD_PID;
-	return UET_SES_RC_OK;
+	return ses_rx_check_dest(s, &c.h, &job);
 }
 
 ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
