@@ -84,9 +84,10 @@ static int uet_av_put(struct uet_av *av, const struct uet_addr *a,
  * Asks the kernel to resolve the next hops of |n| addresses now, outside
  * the domain lock, so that the first operation to each finds it known:
  * the engine never waits for a resolution (uet_engine_peer_get), it holds
- * the operation meanwhile. Only a lookup and, for an unknown neighbour, a
- * request (RTM_NEWNEIGH with NTF_USE); at most UET_AV_PREFETCH_MAX of
- * them per insertion, so a large AV costs no more than a few ms here.
+ * the operation meanwhile. Only a lookup and, for an unknown neighbour,
+ * a request that never waits (uet_nl_hop_resolve); at most
+ * UET_AV_PREFETCH_MAX of them per insertion, so a large AV costs no more
+ * than a few ms here.
  */
 static void uet_av_prefetch(const struct uet_addr *a, size_t n)
 {
