@@ -118,6 +118,17 @@
 	X(TSEND_FETCH_ATOMIC, 0x0E)					\
 	X(MSG_ERROR, 0x0F)
 
+/*
+ * Our vendor request opcodes (ref 3.2 leaves 0x30-0x3E to vendors): remote
+ * memory operations the target executes (seeds/doca-urom-rdmo.txt), each
+ * with an extension header of ours after the standard header (sizes
+ * below, layouts in ses/ses_hdr.h and fi_uet(7)).
+ */
+#define UET_SES_RDMO_OPCODE_LIST(X)					\
+	X(RDMO_APPEND, 0x30)						\
+	X(RDMO_SCATTER, 0x31)						\
+	X(RDMO_FLUSH, 0x32)
+
 /* ref 3.5: SES response opcodes (0x30-0x3F vendor). */
 #define UET_SES_RSP_OPCODE_LIST(X)					\
 	X(DEFAULT_RESPONSE, 0x00)					\
@@ -226,7 +237,8 @@ enum uet_pds_next_hdr { UET_PDS_NEXT_HDR_LIST(UET_PDS_NEXT_HDR_ENUM) };
 enum uet_pds_nack_code { UET_PDS_NACK_CODE_LIST(UET_PDS_NACK_ENUM) };
 enum uet_pds_ctl_type { UET_PDS_CTL_TYPE_LIST(UET_PDS_CTL_ENUM) };
 enum uet_pds_cc_type { UET_PDS_CC_TYPE_LIST(UET_PDS_CC_ENUM) };
-enum uet_ses_opcode { UET_SES_OPCODE_LIST(UET_SES_OPCODE_ENUM) };
+enum uet_ses_opcode { UET_SES_OPCODE_LIST(UET_SES_OPCODE_ENUM)
+		      UET_SES_RDMO_OPCODE_LIST(UET_SES_OPCODE_ENUM) };
 enum uet_ses_rsp_opcode { UET_SES_RSP_OPCODE_LIST(UET_SES_RSP_OPCODE_ENUM) };
 enum uet_ses_rc { UET_SES_RC_LIST(UET_SES_RC_ENUM) };
 enum uet_ses_amo_op { UET_SES_AMO_OP_LIST(UET_SES_AMO_OP_ENUM) };
@@ -350,6 +362,14 @@ enum uet_ses_amo_dt { UET_SES_AMO_DT_LIST(UET_SES_AMO_DT_ENUM) };
 #define UET_SES_AMO_CTL_VALID		0x03
 /* WS: rendezvous PID is 14 bits (RP-H, TH: 12 bits); we follow WS. */
 #define UET_SES_RDV_PID_MAX		0x3FFFu
+
+/* Ours (vendor opcodes above): the RDMO extension headers. */
+#define UET_SES_RDMO_APPEND_EXT_LEN	32
+#define UET_SES_RDMO_SCATTER_EXT_LEN	8
+#define UET_SES_RDMO_FLUSH_EXT_LEN	8
+#define UET_SES_RDMO_PIECE_LEN		20	/* one scatter descriptor */
+#define UET_SES_RDMO_F_RESULT		0x01	/* append: answer the old
+						 * pointer (RESPONSE_W_DATA) */
 
 /* ref 3.5: SES response headers. */
 #define UET_SES_RSP_LEN			12

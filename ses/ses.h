@@ -61,7 +61,7 @@ struct ses_addr {
  */
 struct ses_wre {
 	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, SEND, TAGGED_SEND,
-				 * ATOMIC, FETCHING_ATOMIC */
+				 * ATOMIC, FETCHING_ATOMIC, RDMO_* */
 	uint32_t flags;		/* SES_WRE_F_* */
 	const struct ses_addr *dst;
 	uint16_t ri;		/* target resource index (12 bits) */
@@ -83,6 +83,25 @@ struct ses_wre {
 	const void *amo_compare;
 	const struct ses_iov *res_iov;
 	size_t res_iov_cnt;
+	/*
+	 * Remote memory operations (ses_rdmo.c; wire in ses_hdr.h), executed
+	 * by the target:
+	 * - RDMO_APPEND: |iov| is the data, |mkey| the data region's key,
+	 *   remote_offset 0; the pointer is the uint64_t at rdmo_ptr_offset
+	 *   in the region of rdmo_ptr_mkey, and the data lands at (its old
+	 *   value - rdmo_data_bias). With one 8-byte |res_iov|, the old value
+	 *   comes back there (in the target's byte order, as an atomic's).
+	 * - RDMO_SCATTER: |iov|[0] is the table of rdmo_pieces descriptors
+	 *   (ses_rdmo_piece_encode, UET_SES_RDMO_PIECE_LEN bytes each, at
+	 *   most one Payload MTU), the rest the data, cut into the pieces in
+	 *   order.
+	 * - RDMO_FLUSH: no data; |ri| names the target's RMA table. Completes
+	 *   once every earlier message to dst is finished at the target.
+	 */
+	uint64_t rdmo_ptr_mkey;
+	uint64_t rdmo_ptr_offset;
+	uint64_t rdmo_data_bias;
+	uint32_t rdmo_pieces;
 };
 
 /* How a WRE ended. */
@@ -183,8 +202,10 @@ struct ses_recv_cpl {
  * pull a send's data are part of that send and not reported.
  */
 struct ses_rma_event {
-	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, ATOMIC or
-				 * FETCHING_ATOMIC */
+	uint8_t opcode;		/* UET_SES_OP_WRITE, READ, ATOMIC,
+				 * FETCHING_ATOMIC, RDMO_APPEND (once, for
+				 * its data) or RDMO_SCATTER (once for each
+				 * piece) */
 	uint8_t amo_op;		/* atomics: enum uet_ses_amo_op */
 	uint32_t peer;
 	uint32_t job_id;
@@ -294,6 +315,8 @@ struct ses_stats {
 	uint64_t rx_timeouts;	/* partial messages dropped when idle */
 	uint64_t rx_ux_full;	/* sends not taken: no receive, no room */
 	uint64_t gen_retries;	/* RC_BAD_GENERATION retries */
+	uint64_t rdmo_flush_held;	/* flushes answered later, not at once */
+	uint64_t rdmo_flush_expired;	/* held ones given up (RC_UNDELIVERABLE) */
 };
 
 /* Fills |cfg| with defaults (MTU 4096, rendezvous above 8192, ...). */

@@ -240,11 +240,8 @@ int ses_rx_amo(struct ses *s, struct ses_rx_ctx *c)
 	uint8_t rc;
 
 	rc = ses_amo_exec(c, fetch ? old : NULL);
-	if (rc != UET_SES_RC_OK) {
-		/* Not run (ses_amo_apply changes nothing): nothing recorded. */
-		s->st.rx_rejected++;
-		return ses_rx_fail(c, rc);
-	}
+	if (rc != UET_SES_RC_OK)	/* not run: ses_amo_apply changed nothing */
+		return ses_rx_refuse(s, c, rc);
 	/* Once only: a late copy of this request is a duplicate. */
 	ses_rx_id_done(s, c->peer, h->message_id);
 	ses_rx_rma_event(s, c, h->request_length, false, 0);

@@ -112,6 +112,7 @@ static int ses_init_state(struct ses *s)
 	ses_list_init(&s->pulling);
 	ses_list_init(&s->read_jobs);
 	ses_list_init(&s->rsp_jobs);
+	ses_list_init(&s->flush_holds);
 	return 0;
 }
 
@@ -178,7 +179,9 @@ void ses_destroy(struct ses *s)
 		ses_blkmap_fini(&m->blk);
 		free(m->ux_buf);
 		free(m->rdv);
+		free(m->rdmo);
 	}
+	ses_rdmo_fini(s);
 	ses_jobs_free(&s->read_jobs);
 	ses_jobs_free(&s->rsp_jobs);
 	ses_pool_fini(&s->peers);
@@ -331,6 +334,7 @@ int ses_progress(struct ses *s, uint64_t now_ns)
 	sent += ses_tx_progress(s);
 	ses_rdv_progress(s);
 	ses_rxm_expire(s, now_ns);
+	ses_rdmo_flush_expire(s, now_ns);
 	return sent;
 }
 
@@ -376,6 +380,7 @@ static void ses_peer_fail_rx(struct ses *s, uint32_t pidx, int status)
 		    ((m->flags & SES_RXM_F_INMAP) || !(m->flags & SES_RXM_F_UX)))
 			ses_rxm_abort(s, m, status, UET_SES_RC_NULL);
 	}
+	ses_rdmo_flush_drop(s, pidx);
 }
 
 static void ses_peer_fail_all(struct ses *s, struct ses_peer *p, int status)
@@ -445,6 +450,7 @@ bool ses_peer_is_idle(struct ses *s, uint32_t peer)
 		return true;
 	return !p->tx_cnt && ses_list_is_empty(&p->tx_wait) &&
 	       !ses_rxms_name(s, ses_pool_idx(&s->peers, p)) &&
+	       !ses_rdmo_flush_names(s, ses_pool_idx(&s->peers, p)) &&
 	       !ses_read_jobs_name(s, peer) && !ses_rsp_jobs_name(s, peer);
 }
 

@@ -6,17 +6,12 @@
  * arrives as RESPONSE_DATA packets, placed by message_offset in any order.
  * A message slot, and its id, stays taken until every packet sent has been
  * answered, so a late answer can never be taken for a newer message. A
- * fetching atomic gets its old values back as a READ gets its data.
+ * fetching atomic gets its old values back as a READ gets its data, and an
+ * RDMO append that asks for it its old pointer (m->fetch_len bytes in all).
  */
 #include <errno.h>
 
 #include "ses/ses_priv.h"
-
-/* A READ or a fetching atomic: it ends when its data is all in. */
-static bool ses_op_fetches(uint8_t op)
-{
-	return op == UET_SES_OP_READ || op == UET_SES_OP_FETCHING_ATOMIC;
-}
 
 void ses_msg_try_free(struct ses *s, struct ses_msg *m)
 {
@@ -94,7 +89,7 @@ static void ses_msg_on_rsp(struct ses *s, struct ses_msg *m,
 	    h->return_code == UET_SES_RC_NULL) {
 		/* A READ ends with its data; an empty one right here. */
 		if (h->opcode == UET_SES_RSP_RESPONSE &&
-		    (!ses_op_fetches(m->opcode) || m->placed == m->len))
+		    m->placed == m->fetch_len)
 			ses_msg_complete(s, m, 0, UET_SES_RC_OK,
 					 h->modified_length);
 	} else if (h->return_code != UET_SES_RC_BAD_GENERATION ||
@@ -111,10 +106,10 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 			    const uint8_t *data, size_t data_len)
 {
 	const struct ses_wre *w = m->wre;
-	bool amo = m->opcode == UET_SES_OP_FETCHING_ATOMIC;
+	bool to_res = m->opcode != UET_SES_OP_READ;
 	int ret;
 
-	if (!ses_op_fetches(m->opcode) || (m->flags & SES_MSG_F_DONE))
+	if (!m->fetch_len || (m->flags & SES_MSG_F_DONE))
 		return;
 	if (h->return_code != UET_SES_RC_OK) {
 		ses_msg_complete(s, m, -EREMOTEIO, h->return_code, 0);
@@ -126,10 +121,10 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 	 * in whole blocks as the target sends them (every MTU is 1 KiB * n).
 	 */
 	if (h->payload_length != data_len || !data_len ||
-	    (uint64_t)h->message_offset + data_len > m->len ||
+	    (uint64_t)h->message_offset + data_len > m->fetch_len ||
 	    (h->message_offset & (SES_BLK_LEN - 1)) ||
 	    ((data_len & (SES_BLK_LEN - 1)) &&
-	     h->message_offset + data_len != m->len)) {
+	     h->message_offset + data_len != m->fetch_len)) {
 		s->st.rx_malformed++;
 		return;
 	}
@@ -139,10 +134,10 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 		s->st.rx_malformed += ret < 0;
 		return;
 	}
-	ses_iov_write(amo ? w->res_iov : w->iov, amo ? w->res_iov_cnt :
+	ses_iov_write(to_res ? w->res_iov : w->iov, to_res ? w->res_iov_cnt :
 		      w->iov_cnt, h->message_offset, data, data_len);
 	m->placed += h->payload_length;
-	if (m->placed == m->len) {
+	if (m->placed == m->fetch_len) {
 		ses_msg_complete(s, m, 0, UET_SES_RC_OK, m->len);
 		ses_msg_try_free(s, m);
 	}

@@ -122,6 +122,41 @@ struct ses_rdv_ext {
 	uint64_t read_match_bits;
 };
 
+/*
+ * Ours: the extension header of an RDMO request (vendor opcodes
+ * RDMO_APPEND, RDMO_SCATTER, RDMO_FLUSH), on every packet of it; its
+ * length and fields depend on the opcode (big-endian, reserved bytes 0):
+ *
+ * RDMO_APPEND, 32 bytes: flags 8 (UET_SES_RDMO_F_RESULT) | reserved 56 |
+ *   ptr_memory_key 64 | ptr_offset 64 | data_bias 64. The standard header's
+ *   memory_key is the data region's and its buffer_offset 0; the pointer is
+ *   a uint64_t at ptr_offset in the region of ptr_memory_key, and the data
+ *   goes at (old pointer - data_bias) in the data region.
+ * RDMO_SCATTER, 8 bytes: piece_count 16 | reserved 48. The message starts
+ *   with piece_count descriptors (struct ses_rdmo_piece, in the first
+ *   packet), then the data, cut into the pieces in order.
+ * RDMO_FLUSH, 8 bytes: first_message_id 16 | reserved 48: the initiator's
+ *   oldest message to this target still unanswered when the flush was
+ *   posted (the flush's own id when none): the target answers once every
+ *   message from it up to the flush is finished.
+ */
+struct ses_rdmo_ext {
+	uint8_t flags;			/* APPEND */
+	uint64_t ptr_memory_key;	/* APPEND */
+	uint64_t ptr_offset;		/* APPEND */
+	uint64_t data_bias;		/* APPEND */
+	uint16_t piece_count;		/* SCATTER */
+	uint16_t first_message_id;	/* FLUSH */
+};
+
+/* Ours: one scatter descriptor, 20 bytes: memory_key 64 | offset 64 |
+ * length 32. */
+struct ses_rdmo_piece {
+	uint64_t memory_key;
+	uint64_t buffer_offset;
+	uint32_t length;
+};
+
 /* ref 3.5: response header (next_hdr RESPONSE), 12 bytes. */
 struct ses_rsp_hdr {
 	uint8_t list;			/* 2 bits: 0 expected, 1 overflow */
@@ -195,6 +230,17 @@ ssize_t ses_rdv_ext_encode(uint8_t *out, size_t outlen,
 ssize_t ses_rdv_ext_decode(struct ses_rdv_ext *h, const uint8_t *in,
 			   size_t inlen);
 
+/* The RDMO extension length of |opcode|, 0 for any other opcode. */
+size_t ses_rdmo_ext_len(uint8_t opcode);
+/* |opcode| must be an RDMO one (else -EINVAL / -EBADMSG). */
+ssize_t ses_rdmo_ext_encode(uint8_t *out, size_t outlen, uint8_t opcode,
+			    const struct ses_rdmo_ext *h);
+ssize_t ses_rdmo_ext_decode(struct ses_rdmo_ext *h, uint8_t opcode,
+			    const uint8_t *in, size_t inlen);
+/* Always UET_SES_RDMO_PIECE_LEN bytes (the caller checks room). */
+void ses_rdmo_piece_encode(uint8_t *out, const struct ses_rdmo_piece *p);
+void ses_rdmo_piece_decode(struct ses_rdmo_piece *p, const uint8_t *in);
+
 /* opcode must not be RESPONSE_W_DATA (that one has data headers). */
 ssize_t ses_rsp_hdr_encode(uint8_t *out, size_t outlen,
 			   const struct ses_rsp_hdr *h);
@@ -230,5 +276,7 @@ const char *ses_rsp_opcode_name(uint8_t opcode);
 const char *ses_rc_name(uint8_t rc);
 const char *ses_amo_op_name(uint8_t amo_op);
 const char *ses_amo_dt_name(uint8_t amo_dt);
+/* Our vendor opcodes: "RDMO_APPEND", ...; NULL for the others. */
+const char *ses_rdmo_opcode_name(uint8_t opcode);
 
 #endif /* SES_HDR_H */

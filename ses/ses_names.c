@@ -46,3 +46,11 @@ const char *ses_amo_dt_name(uint8_t amo_dt)
 	default: return NULL;
 	}
 }
+
+const char *ses_rdmo_opcode_name(uint8_t opcode)
+{
+	switch (opcode) {
+	UET_SES_RDMO_OPCODE_LIST(SES_NAME_CASE)
+	default: return NULL;
+	}
+}

@@ -72,6 +72,8 @@
  * answered, so none is dropped.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
+/* Refused ids a peer's history remembers (for RDMO flushes). */
+#define SES_RX_REFUSED_RING	32
 
 struct ses_peer {
 	uint32_t id;
@@ -86,6 +88,16 @@ struct ses_peer {
 	uint32_t rx_pdc;	/* the context the history belongs to */
 	uint64_t tx_busy[SES_MSG_WINDOW / 64];
 	uint64_t rx_done[SES_RX_WINDOW / 64];
+	/*
+	 * The last ids refused (answered with an error, so never done), with
+	 * rx_answered when they were: an RDMO flush waits for the ids before
+	 * it to be done or refused (ses_rdmo.c). rx_answered counts ids done
+	 * and refused.
+	 */
+	uint32_t rx_answered;
+	uint32_t rx_refused_at[SES_RX_REFUSED_RING];	/* 0: none */
+	uint16_t rx_refused_ids[SES_RX_REFUSED_RING];
+	uint8_t rx_refused_next;
 	struct ses_list tx_wait;	/* messages waiting for an id */
 };
 
@@ -112,6 +124,9 @@ struct ses_msg {
 	uint32_t placed;	/* READ bytes placed */
 	uint32_t rdv_mr;	/* rendezvous: region index */
 	uint32_t seq;		/* s->msg_seq when taken: its msg_ref */
+	uint32_t fetch_len;	/* bytes answered in RESPONSE_DATA: a READ's
+				 * or fetching atomic's len, an APPEND's 8
+				 * when it asks for the old pointer */
 	uint16_t msg_id;	/* unless SES_MSG_F_WAIT */
 	uint8_t opcode;		/* on the wire */
 	uint8_t gen;
@@ -159,6 +174,8 @@ struct ses_rx_ctx {
 	struct ses_rdv_ext rdv;
 	struct ses_cas_ext amo;	/* ATOMIC, FETCHING_ATOMIC (atomic.* alone
 				 * unless amo_op is a CSWAP) */
+	struct ses_rdmo_ext rdmo;	/* RDMO_* */
+	uint8_t *rdmo_ptr;	/* APPEND: the pointer, once checked */
 	const uint8_t *pay;
 	uint32_t pay_len;
 	uint32_t off;		/* message_offset */
@@ -195,6 +212,7 @@ static inline int ses_rx_fail(struct ses_rx_ctx *c, uint8_t rc)
 
 struct ses_recv;
 struct ses_rdv;
+struct ses_rdmo_rxm;
 
 struct ses_rxm {
 	struct ses_list link;	/* rx_active while INMAP */
@@ -219,6 +237,7 @@ struct ses_rxm {
 	uint8_t *ux_buf;	/* bytes kept while unexpected */
 	uint32_t ux_len;
 	struct ses_rdv *rdv;
+	struct ses_rdmo_rxm *rdmo;	/* an RDMO still arriving */
 };
 
 struct ses_recv {
@@ -279,7 +298,14 @@ struct ses {
 	uint32_t claim_seq;
 	struct ses_list read_jobs;	/* READ responses ops.tx refused */
 	struct ses_list rsp_jobs;	/* deferred responses ops.tx refused */
+	struct ses_list flush_holds;	/* RDMO flushes not yet answered */
+	uint32_t flush_hold_cnt;
 };
+
+static inline bool ses_op_is_rdmo(uint8_t op)
+{
+	return op >= UET_SES_OP_RDMO_APPEND && op <= UET_SES_OP_RDMO_FLUSH;
+}
 
 /* ses_core.c */
 struct ses_peer *ses_peer_find(struct ses *s, uint32_t id);
@@ -353,6 +379,36 @@ void ses_amo_pkt_ext(const struct ses_msg *m, struct ses_pkt *pkt);
 /* Whether an initiator may send |w| (an atomic) with |mtu|. */
 bool ses_amo_wre_is_valid(const struct ses_wre *w, uint32_t mtu);
 
+/* ses_rdmo.c */
+/* Whether an initiator may send |w| (an RDMO), and its fetch_len. */
+bool ses_rdmo_wre_is_valid(const struct ses *s, const struct ses_wre *w);
+/* Adds the RDMO extension of |m| to |pkt|, after its header. */
+void ses_rdmo_pkt_ext(const struct ses *s, const struct ses_msg *m,
+		      struct ses_pkt *pkt);
+/* The checks of the RDMO of |c| proper, after ses_rx.c's. */
+uint8_t ses_rdmo_check(struct ses *s, struct ses_rx_ctx *c);
+/*
+ * A later packet of a scatter whose first (with the descriptors) has not
+ * come: it cannot be checked yet; the sender sends it again.
+ */
+bool ses_rdmo_waits_som(const struct ses_rx_ctx *c);
+/* Whether packet |c| describes the same RDMO as |m| does. */
+bool ses_rdmo_is_same(const struct ses_rx_ctx *c, const struct ses_rxm *m);
+/* Executes the RDMO of |c| (every check passed) and answers. */
+int ses_rx_rdmo(struct ses *s, struct ses_rx_ctx *c);
+/* Answers the held flushes of peer index |pidx| that are now clear. */
+void ses_rdmo_flush_kick(struct ses *s, uint32_t pidx, uint64_t now_ns);
+/* Gives up held flushes that waited rx_idle_ns without progress. */
+void ses_rdmo_flush_expire(struct ses *s, uint64_t now_ns);
+/* Drops the held flushes of |pidx| unanswered (its initiator is gone). */
+void ses_rdmo_flush_drop(struct ses *s, uint32_t pidx);
+bool ses_rdmo_flush_names(const struct ses *s, uint32_t pidx);
+void ses_rdmo_fini(struct ses *s);
+
+/* ses_rx.c */
+/* Refuses the request of |c| with |rc| (counted; the id noted refused). */
+int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc);
+
 /* ses_rxm.c: done window, target message state, READ serving */
 /*
  * Whether |id| from |p| is finished. Only looks: nothing is recorded of a
@@ -363,6 +419,14 @@ bool ses_rx_id_is_done(const struct ses *s, const struct ses_peer *p,
 		       uint16_t id);
 /* Marks |id| finished; may move the window up to it. */
 void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
+/*
+ * Notes that |id| was refused, apart from the window (which a refused id
+ * must not move), in a ring of the last SES_RX_REFUSED_RING.
+ */
+void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id);
+/* Finished, or noted refused. */
+bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,
+			  uint16_t id);
 /* Whether |id| carries the prefix of |p| (any, while none is fixed). */
 bool ses_rx_id_prefix_is_ok(const struct ses *s, const struct ses_peer *p,
 			    uint16_t id);

@@ -76,6 +76,9 @@ static uint8_t ses_rx_check_op(struct ses *s, struct ses_rx_ctx *c)
 			return UET_SES_RC_UNSUPPORTED_SIZE;
 		return UET_SES_RC_OK;
 	}
+	/* An RDMO names its regions in its extension: ses_rdmo_check. */
+	if (ses_op_is_rdmo(h->opcode))
+		return UET_SES_RC_OK;
 	if (h->opcode != UET_SES_OP_WRITE && h->opcode != UET_SES_OP_READ &&
 	    !ses_op_is_amo(h->opcode))
 		return UET_SES_RC_UNSUPPORTED_OP;
@@ -101,6 +104,9 @@ static bool ses_rx_len_is_valid(const struct ses_rx_ctx *c)
 
 	if (h->opcode == UET_SES_OP_READ)
 		return h->f.som && h->f.eom && !c->pay_len;
+	if (h->opcode == UET_SES_OP_RDMO_FLUSH)
+		return h->f.som && h->f.eom && !c->pay_len &&
+		       !h->request_length;
 	/* An atomic is one packet; a CSWAP's operands are in its header. */
 	if (ses_op_is_amo(h->opcode))
 		return h->f.som && h->f.eom &&
@@ -175,6 +181,8 @@ static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 		return UET_SES_RC_INITIATOR_ERR;
 	if (ses_op_is_amo(h->opcode))
 		return ses_amo_check(c);
+	if (ses_op_is_rdmo(h->opcode))
+		return ses_rdmo_check(s, c);
 	return UET_SES_RC_OK;
 }
 
@@ -188,7 +196,8 @@ static bool ses_rx_is_same_msg(const struct ses_rx_ctx *c,
 	       h->buffer_offset == m->buffer_offset &&
 	       h->memory_key == m->mkey && c->job_id == m->job_id &&
 	       h->pid_on_fep == m->pid_on_fep &&
-	       h->resource_index == m->ri && h->initiator == m->initiator;
+	       h->resource_index == m->ri && h->initiator == m->initiator &&
+	       (!m->rdmo || ses_rdmo_is_same(c, m));
 }
 
 void ses_rx_rma_event_init(struct ses_rma_event *ev,
@@ -272,6 +281,10 @@ static int ses_rx_dispatch(struct ses *s, struct ses_rx_ctx *c)
 	case UET_SES_OP_ATOMIC:
 	case UET_SES_OP_FETCHING_ATOMIC:
 		return ses_rx_amo(s, c);
+	case UET_SES_OP_RDMO_APPEND:
+	case UET_SES_OP_RDMO_SCATTER:
+	case UET_SES_OP_RDMO_FLUSH:
+		return ses_rx_rdmo(s, c);
 	default:
 		return ses_rx_send(s, c);
 	}
@@ -300,9 +313,15 @@ static void ses_rx_take(struct ses *s, struct ses_rx_ctx *c)
  * still taken when it comes. A message whose packet was refused ends by
  * the initiator's other packets or the idle time-out.
  */
-static int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc)
+int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc)
 {
 	s->st.rx_rejected++;
+	/*
+	 * Answered, never done: a flush after it need not wait for it. On a
+	 * new context the history is not the request's to mark.
+	 */
+	if (!c->fresh)
+		ses_rx_id_refused(s, c->peer, c->h.message_id);
 	return ses_rx_fail(c, rc);
 }
 
@@ -338,6 +357,8 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 			return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
 		}
 	}
+	if (ses_rdmo_waits_som(c))
+		return -EAGAIN;
 	rc = ses_rx_check(s, c);
 	if (rc == UET_SES_RC_OK && c->rxm && !ses_rx_is_same_msg(c, c->rxm))
 		rc = UET_SES_RC_OP_VIOLATION;
@@ -383,6 +404,12 @@ static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
 		if (e > 0 && ses_amo_op_is_cswap(c->amo.atomic.amo_op))
 			e = ses_cas_ext_decode(&c->amo, pkt->buf + n,
 					       pkt->len - (size_t)n);
+		if (e < 0)
+			return (int)e;
+		n += e;
+	} else if (ses_op_is_rdmo(c->h.opcode)) {
+		e = ses_rdmo_ext_decode(&c->rdmo, c->h.opcode, pkt->buf + n,
+					pkt->len - (size_t)n);
 		if (e < 0)
 			return (int)e;
 		n += e;
@@ -449,5 +476,8 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	ret = ses_rx_one(s, &c);
 	if (ret < 0)
 		return ret;
+	/* What this request finished may be what a held flush waits for. */
+	if (s->flush_hold_cnt)
+		ses_rdmo_flush_kick(s, c.pidx, c.now_ns);
 	return ses_rx_rsp_put(&c, rsp, rsp_len);
 }

@@ -80,8 +80,37 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id)
 {
 	uint16_t seq = id & s->id_seq_mask;
 
+	p->rx_answered++;
 	if (ses_rx_window_fit(s, p, seq))
 		p->rx_done[SES_RX_WORD(seq)] |= SES_RX_BIT(seq);
+}
+
+void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id)
+{
+	(void)s;
+	p->rx_answered++;
+	p->rx_refused_ids[p->rx_refused_next] = id;
+	p->rx_refused_at[p->rx_refused_next] = p->rx_answered;
+	p->rx_refused_next = (p->rx_refused_next + 1) % SES_RX_REFUSED_RING;
+}
+
+bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,
+			  uint16_t id)
+{
+	/*
+	 * An id comes back only after the initiator has had S more answered
+	 * (less the W it may have in flight): an older note is of another
+	 * message.
+	 */
+	uint32_t fresh = s->id_seq_mask + 1u - s->msg_window;
+
+	if (ses_rx_id_is_done(s, p, id))
+		return true;
+	for (unsigned i = 0; i < SES_RX_REFUSED_RING; i++)
+		if (p->rx_refused_at[i] && p->rx_refused_ids[i] == id &&
+		    p->rx_answered - p->rx_refused_at[i] < fresh)
+			return true;
+	return false;
 }
 
 /*
@@ -110,6 +139,7 @@ void ses_rx_history_clear(struct ses_peer *p)
 	p->rx_init = false;
 	p->rx_prefix_set = false;
 	memset(p->rx_done, 0, sizeof(p->rx_done));
+	memset(p->rx_refused_at, 0, sizeof(p->rx_refused_at));
 }
 
 /*
@@ -128,6 +158,8 @@ static void ses_rx_drop_arriving(struct ses *s, const struct ses_peer *p)
 		if ((m->flags & SES_RXM_F_INMAP) && m->peer == pidx)
 			ses_rxm_abort(s, m, -ECONNRESET, UET_SES_RC_NULL);
 	}
+	/* Its flushes wait for ids the new incarnation numbers afresh. */
+	ses_rdmo_flush_drop(s, pidx);
 }
 
 enum ses_rx_pdc_age ses_rx_pdc_age(const struct ses_peer *p, uint32_t pdc)
@@ -232,6 +264,8 @@ void ses_rxm_forget(struct ses *s, struct ses_rxm *m)
 	ses_blkmap_fini(&m->blk);
 	free(m->rdv);
 	m->rdv = NULL;
+	free(m->rdmo);
+	m->rdmo = NULL;
 	m->flags = 0;
 	ses_pool_put(&s->rxms, m);
 }
@@ -247,6 +281,8 @@ void ses_rxm_free(struct ses *s, struct ses_rxm *m)
 	m->ux_buf = NULL;
 	free(m->rdv);
 	m->rdv = NULL;
+	free(m->rdmo);
+	m->rdmo = NULL;
 	m->recv = NULL;
 	m->flags = 0;
 	ses_pool_put(&s->rxms, m);

@@ -49,6 +49,9 @@ static int ses_wre_check(const struct ses_wre *w)
 	case UET_SES_OP_TAGGED_SEND:
 	case UET_SES_OP_ATOMIC:
 	case UET_SES_OP_FETCHING_ATOMIC:
+	case UET_SES_OP_RDMO_APPEND:
+	case UET_SES_OP_RDMO_SCATTER:
+	case UET_SES_OP_RDMO_FLUSH:
 		break;
 	default:
 		return -EINVAL;
@@ -67,6 +70,8 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre)
 		return ret;
 	if (ses_op_is_amo(wre->opcode) &&
 	    !ses_amo_wre_is_valid(wre, s->cfg.payload_mtu))
+		return -EINVAL;
+	if (ses_op_is_rdmo(wre->opcode) && !ses_rdmo_wre_is_valid(s, wre))
 		return -EINVAL;
 	/*
 	 * A large send goes as a rendezvous so that, unexpected, it costs
@@ -135,6 +140,14 @@ static void ses_msg_fill(struct ses *s, struct ses_msg *m,
 	m->flags = in->flags;
 	m->rdv_mr = in->rdv_mr;
 	m->gen = ses_msg_gen(s, w, in->gen);
+	/* What comes back as RESPONSE_DATA (ses_cpl.c). */
+	if (m->opcode == UET_SES_OP_READ ||
+	    m->opcode == UET_SES_OP_FETCHING_ATOMIC)
+		m->fetch_len = m->len;
+	else if (m->opcode == UET_SES_OP_RDMO_APPEND && w->res_iov_cnt)
+		m->fetch_len = sizeof(uint64_t);
+	else
+		m->fetch_len = 0;
 	/* READ and rendezvous requests are one packet; data comes back.
 	 * An atomic is one packet (ses_amo_wre_is_valid). */
 	if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode) ||
@@ -206,9 +219,7 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 	if (!m)
 		return -EAGAIN;
 	ses_msg_fill(s, m, w, in);
-	if ((m->opcode == UET_SES_OP_READ ||
-	     m->opcode == UET_SES_OP_FETCHING_ATOMIC) &&
-	    ses_blkmap_init(&m->blk, m->len) < 0) {
+	if (m->fetch_len && ses_blkmap_init(&m->blk, m->fetch_len) < 0) {
 		ret = -ENOMEM;
 		goto err_put;
 	}
@@ -287,6 +298,8 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 		ses_rdv_pkt_ext(s, m, pkt);
 	else if (ses_op_is_amo(m->opcode))
 		ses_amo_pkt_ext(m, pkt);
+	else if (ses_op_is_rdmo(m->opcode))
+		ses_rdmo_pkt_ext(s, m, pkt);
 }
 
 int ses_msg_pump(struct ses *s, struct ses_msg *m)
