@@ -423,7 +423,16 @@ void uet_op_set_iov(struct uet_op *op, const struct iovec *iov, size_t cnt,
 void uet_op_accepted(struct uet_op *op);
 bool uet_op_is_reported(const struct uet_op *op);
 bool uet_op_end_was_reported(struct uet_op *op, int status, uint8_t rc);
+/*
+ * |op|'s own buffer of UET_INJECT_COPY_MAX bytes (the one an inject
+ * completion copies into), kept with it; NULL when out of memory.
+ */
+uint8_t *uet_op_scratch(struct uet_op *op);
 void uet_op_free_copies(struct uet_ep *ep);
+
+/* uet_rdmo.c: fi_open_ops(FI_UET_RDMO_OPS) on a domain. */
+int uet_domain_ops_open(struct fid *fid, const char *name, uint64_t flags,
+			void **ops, void *context);
 
 /* uet_rma.c */
 extern const struct fi_ops_rma uet_rma_ops;

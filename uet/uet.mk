@@ -17,7 +17,8 @@ all: $(B)/libuet_io.a
 UET_FI_SRCS	:= uet/uet_init.c uet/uet_attr.c uet/uet_iface.c \
 		   uet/uet_addr.c uet/uet_fabric.c uet/uet_domain.c \
 		   uet/uet_av.c uet/uet_cq.c uet/uet_cntr.c uet/uet_eq.c \
-		   uet/uet_ep.c uet/uet_mr.c uet/uet_rma.c uet/uet_progress.c \
+		   uet/uet_ep.c uet/uet_mr.c uet/uet_rma.c uet/uet_rdmo.c \
+		   uet/uet_progress.c \
 		   uet/uet_progress_thread.c \
 		   uet/uet_msg.c uet/uet_tagged.c uet/uet_msg_tx.c \
 		   uet/uet_msg_rx.c uet/uet_atomic.c uet/uet_wait.c \

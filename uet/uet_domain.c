@@ -121,7 +121,7 @@ static const struct fi_ops uet_domain_fi_ops = {
 	.close = uet_domain_close,
 	.bind = uet_no_bind,
 	.control = uet_domain_control,
-	.ops_open = uet_no_ops_open,
+	.ops_open = uet_domain_ops_open,
 	.tostr = uet_no_tostr,
 	.ops_set = uet_no_ops_set,
 };

@@ -140,6 +140,13 @@ bool uet_op_end_was_reported(struct uet_op *op, int status, uint8_t rc)
 	return reported;
 }
 
+uint8_t *uet_op_scratch(struct uet_op *op)
+{
+	if (!op->copy)
+		op->copy = malloc(UET_INJECT_COPY_MAX);
+	return op->copy;
+}
+
 void uet_op_free_copies(struct uet_ep *ep)
 {
 	for (size_t i = 0; ep->ops && i < ep->tx_size; i++) {

@@ -5,10 +5,12 @@
  * operation, however many packets it took; refused operations are not
  * reported). Each counter counts what its man page says:
  *
- *   endpoint FI_REMOTE_WRITE (fi_endpoint(3)): RMA writes and base atomics;
+ *   endpoint FI_REMOTE_WRITE (fi_endpoint(3)): RMA writes and base atomics,
+ *     RDMO appends (once) and scatters (once per piece: each a write);
  *   endpoint FI_REMOTE_READ: RMA reads, fetching and compare atomics;
  *   region FI_REMOTE_WRITE (fi_mr(3)): writes and atomics that modify the
- *     region: every atomic but FI_ATOMIC_READ, fetching ones included;
+ *     region: every atomic but FI_ATOMIC_READ, fetching ones included; an
+ *     append's data region (not its pointer's), a scatter piece's region;
  *   region FI_REMOTE_READ: what reads the region: RMA reads, fetching and
  *     compare atomics.
  *
@@ -35,7 +37,9 @@ static bool uet_rma_event_is_ep_read(const struct ses_rma_event *ev)
 /* fi_mr(3)'s FI_REMOTE_WRITE: a write or an atomic that modifies. */
 static bool uet_rma_event_modifies(const struct ses_rma_event *ev)
 {
-	if (ev->opcode == UET_SES_OP_WRITE || ev->opcode == UET_SES_OP_ATOMIC)
+	if (ev->opcode == UET_SES_OP_WRITE || ev->opcode == UET_SES_OP_ATOMIC ||
+	    ev->opcode == UET_SES_OP_RDMO_APPEND ||
+	    ev->opcode == UET_SES_OP_RDMO_SCATTER)
 		return true;
 	return uet_rma_event_is_fetch(ev) && ev->amo_op != UET_SES_AMO_READ;
 }
