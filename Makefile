@@ -9,6 +9,7 @@ SBINDIR		?= $(EXEC_PREFIX)/sbin
 DATADIR		?= $(PREFIX)/share
 DOCDIR		?= $(DATADIR)/doc/uet
 MANDIR		?= $(DATADIR)/man
+INCLUDEDIR	?= $(PREFIX)/include
 DESTDIR		?=
 
 CC		?= cc
@@ -179,7 +180,8 @@ all: man
 
 # ---- install ----------------------------------------------------------------
 # Everything under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local): uetctl and uetd
-# in $(SBINDIR), the man pages, README.md, the systemd unit (naming
+# in $(SBINDIR), the man pages, README.md, <rdma/fi_ext_uet.h> (the
+# provider's extensions) in $(INCLUDEDIR), the systemd unit (naming
 # $(SBINDIR)/uetd), except the provider and the dissector, which go where
 # libfabric and tshark look for them whatever PREFIX is:
 # The provider goes where libfabric looks for DL providers when
@@ -213,6 +215,7 @@ INSTALL_FILES	= 0755 $(B)/uetctl $(SBINDIR) \
 		  0644 $(B)/man/fi_uet.7 $(MANDIR)/man7 \
 		  0644 $(B)/man/uetctl.8 $(MANDIR)/man8 \
 		  0644 $(B)/man/uetd.8 $(MANDIR)/man8 \
+		  0644 include/rdma/fi_ext_uet.h $(INCLUDEDIR)/rdma \
 		  0644 README.md $(DOCDIR)
 
 install: all

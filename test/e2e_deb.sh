@@ -98,6 +98,12 @@ done
 man -P cat fi_uet 2>/dev/null | grep -q "FI_UET_MAX_RETRIES (integer, default 25)" ||
 	e2e_fail "man fi_uet: no generated FI_UET_MAX_RETRIES"
 e2e_ok "man -w fi_uet, uetctl, uetd"
+# The extension header, where a program including <rdma/fi_ext_uet.h> finds it.
+printf '#include <rdma/fi_ext_uet.h>\nint main(void) { struct fi_uet_rdmo_ops o = { sizeof(o) }; return !FI_UET_RDMO_OPS[0] + (int)!o.size; }\n' |
+	cc -x c -o "$E2E_TMP/ext" - 2>"$E2E_TMP/cc.err" ||
+	e2e_fail "<rdma/fi_ext_uet.h>: $(head -3 "$E2E_TMP/cc.err")"
+"$E2E_TMP/ext" || e2e_fail "<rdma/fi_ext_uet.h>: the program failed"
+e2e_ok "<rdma/fi_ext_uet.h> installed and compiles"
 tshark -G protocols 2>/dev/null | awk -F'\t' '$3 == "uet"' | grep -q . ||
 	e2e_fail "tshark -G protocols: no uet"
 # Installed and given on the command line: both load, one registers.

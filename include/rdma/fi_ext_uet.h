@@ -16,9 +16,9 @@
  *   follow the domain's FI_MR_VIRT_ADDR rule, as for fi_write. If |result|
  *   is not NULL, old is stored there before the completion. Appends to one
  *   pointer never overlap, from any number of initiators; they pipeline
- *   (no round trip between the pointer update and the write). A pointer
- *   whose data would not fit the data region fails the append with
- *   FI_EIO (prov_errno: the UET code, RC_BAD_ADDR) and is not moved.
+ *   (no round trip between the pointer update and the write). An append
+ *   that would not fit the data region fails (err FI_EACCES, prov_errno
+ *   the UET code RC_BAD_ADDR, 0x1D) and moves nothing.
  * flush: completes after the target has finished every earlier RDMO and
  *   RMA write of this endpoint to |dest|: what they wrote is visible to
  *   the target application.
