@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The tshark dissector (tools/uet.lua) on frames made with the codecs by
 # gen_uet_pcap: the seed example field by field, the ACK_CC with its SACK and
-# response, NACKs, control packets, every other header, and malformed frames
+# response, NACKs, control packets, every other header, our RDMO requests
+# with their extension headers and scatter descriptors, and malformed frames
 # decoded with a warning and no Lua error. Needs no root and no namespaces.
 source "$(dirname "$0")/e2e_lib.sh"
 trap 'rm -rf "$E2E_TMP"' EXIT
@@ -174,6 +175,45 @@ expect_name 18 uet.ses.return_code RC_NO_MATCH
 expect_name 19 uet.pds.type UUD_REQ
 e2e_ok "extension headers, CC, small, medium, RUDI, UUD"
 
+# ---- our RDMO requests: vendor opcodes, their extension headers ------------
+expect 27 uet.ses.opcode=0x30 uet.ses.message_id=10 uet.ses.rdmo_append=1 \
+	uet.ses.rdmo_flags=0x01 uet.ses.rdmo_flag_result=1 \
+	uet.ses.rdmo_ptr_memory_key=0x00000000000acce6 \
+	uet.ses.rdmo_ptr_offset=4664 uet.ses.rdmo_data_bias=1099511627840 \
+	uet.ses.memory_key=0x00000000000acce5 uet.ses.request_length=64 \
+	uet.ses.payload_length=64 data.len=64 uet.ses.rdmo_scatter= \
+	uet.ses.rdmo_flush= uet.ses.rdmo_piece= _ws.expert= \
+	"_ws.col.Info=RUD_REQ psn=0x2a3b4c7b | RDMO_APPEND som eom msg=10 off=0 len=64 RESULT ptr_key=0x00000000000acce6 ptr_off=4664 bias=1099511627840"
+# first packet: the ext, 3 descriptors, then 64 bytes of data
+expect 28 uet.ses.opcode=0x31 uet.ses.message_id=11 uet.ses.som=1 \
+	uet.ses.eom=0 uet.ses.rdmo_scatter=1 uet.ses.rdmo_piece_count=3 \
+	uet.ses.rdmo_piece=1,1,1 \
+	uet.ses.rdmo_piece_memory_key=0x00000000000b0001,0x00000000000b0002,0x00000000000b0003 \
+	uet.ses.rdmo_piece_offset=0,4096,123456 \
+	uet.ses.rdmo_piece_length=16,24,100 uet.ses.request_length=200 \
+	uet.ses.payload_length=124 data.len=64 uet.ses.rdmo_append= \
+	uet.ses.rdmo_flags= _ws.expert= \
+	"_ws.col.Info=RUD_REQ psn=0x2a3b4c7c | RDMO_SCATTER som msg=11 off=0 len=200 pieces=3"
+# a later packet: the ext again, no descriptors, only data
+expect 29 uet.ses.opcode=0x31 uet.ses.message_id=11 uet.ses.som=0 \
+	uet.ses.eom=1 uet.ses.rdmo_scatter=1 uet.ses.rdmo_piece_count=3 \
+	uet.ses.rdmo_piece= uet.ses.rdmo_piece_memory_key= \
+	uet.ses.payload_length=76 uet.ses.message_offset=124 data.len=76 \
+	_ws.expert=
+expect 30 uet.ses.opcode=0x32 uet.ses.message_id=12 uet.ses.rdmo_flush=1 \
+	uet.ses.rdmo_first_message_id=10 uet.ses.request_length=0 \
+	uet.ses.payload_length=0 data.len= uet.ses.rdmo_append= \
+	uet.ses.rdmo_piece_count= _ws.expert= \
+	"_ws.col.Info=RUD_REQ psn=0x2a3b4c7e | RDMO_FLUSH som eom msg=12 off=0 len=0 first_msg=10"
+expect_name 27 uet.ses.opcode RDMO_APPEND
+expect_name 28 uet.ses.opcode RDMO_SCATTER
+expect_name 29 uet.ses.opcode RDMO_SCATTER
+expect_name 30 uet.ses.opcode RDMO_FLUSH
+expect_frames "uet.ses.opcode == RDMO_SCATTER" "28 29 32"
+expect_frames "uet.ses.rdmo_flag_result" "27"
+expect_frames "uet.ses.rdmo_piece" "28"
+e2e_ok "RDMO_APPEND, RDMO_SCATTER (first and later packet), RDMO_FLUSH"
+
 # ---- malformed frames: a warning each, nothing else ------------------------
 W="Expert Info (Warning/Malformed):"
 expect 20 "_ws.expert=$W RUD_REQ header truncated: 7 of 12 bytes"
@@ -183,7 +223,12 @@ expect 23 "_ws.expert=$W SES REQUEST_STD header truncated: 20 of 44 bytes"
 expect 24 "_ws.expert=$W reserved next_hdr 9"
 expect 25 "_ws.expert=$W reserved NACK code 0x0c"
 expect 26 "_ws.expert=$W PDS prologue truncated: 1 of 2 bytes"
-expect_frames "_ws.expert" "20 21 22 23 24 25 26"
+expect 31 "_ws.expert=$W RDMO append extension header truncated: 10 of 32 bytes" \
+	uet.ses.opcode=0x30 uet.ses.rdmo_append= uet.ses.rdmo_ptr_memory_key= \
+	data.len=10
+expect 32 "_ws.expert=$W RDMO scatter descriptor table truncated: 40 of 60 bytes" \
+	uet.ses.rdmo_piece_count=3 uet.ses.rdmo_piece= data.len=40
+expect_frames "_ws.expert" "20 21 22 23 24 25 26 31 32"
 e2e_ok "malformed frames warned"
 
 # ---- no Lua error anywhere, nothing on stderr ------------------------------
@@ -193,7 +238,7 @@ expect_frames "_ws.lua.error || _ws.malformed.expert ||
 ts -V >"$E2E_TMP/all.txt" || e2e_fail "tshark -V failed: $(tail -1 "$ERR")"
 ! grep -q "Lua Error" "$E2E_TMP/all.txt" ||
 	e2e_fail "Lua error: $(grep -m1 "Lua Error" "$E2E_TMP/all.txt")"
-[ "$(grep -c "^Ultra Ethernet Transport" "$E2E_TMP/all.txt")" = 26 ] ||
+[ "$(grep -c "^Ultra Ethernet Transport" "$E2E_TMP/all.txt")" = 32 ] ||
 	e2e_fail "not every frame decoded as UET"
 if grep -v '^Running as user ".*This could be dangerous\.$' "$ERR" | grep -q .; then
 	e2e_fail "tshark stderr: $(grep -v '^Running as user' "$ERR" | head -3)"

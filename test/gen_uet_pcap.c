@@ -2,7 +2,8 @@
 /*
  * Writes a classic pcap file of hand-made UET frames for the dissector test
  * (test/e2e_dissector.sh): the seed example, every PDS header type and SES
- * header, and malformed frames. Usage: gen_uet_pcap FILE.pcap
+ * header, malformed frames, and our RDMO requests with their extension
+ * headers. Usage: gen_uet_pcap FILE.pcap
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -498,6 +499,117 @@ static void t_malformed(struct t_gen *g)
 	t_emit(g, &p, T_TO_TGT);
 }
 
+/* Appends the RDMO extension header of |opcode| (ses_rdmo_ext_encode). */
+static void t_rdmo_ext(struct t_gen *g, struct t_pkt *p, uint8_t opcode,
+		       const struct ses_rdmo_ext *x)
+{
+	t_put(g, p, "ses_rdmo_ext_encode",
+	      ses_rdmo_ext_encode(p->b + p->len, sizeof(p->b) - p->len, opcode,
+				  x));
+}
+
+/* Appends |n| scatter descriptors (ses_rdmo_piece_encode). */
+static void t_rdmo_pieces(struct t_gen *g, struct t_pkt *p,
+			  const struct ses_rdmo_piece *pc, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (sizeof(p->b) - p->len < UET_SES_RDMO_PIECE_LEN) {
+			t_put(g, p, "ses_rdmo_piece_encode", -ENOBUFS);
+			return;
+		}
+		ses_rdmo_piece_encode(p->b + p->len, &pc[i]);
+		p->len += UET_SES_RDMO_PIECE_LEN;
+	}
+}
+
+/*
+ * Frames 27-32, our RDMO requests: an RDMO_APPEND asking for the old
+ * pointer; an RDMO_SCATTER of 3 pieces in two packets (the first with the
+ * descriptors and 64 bytes of data, the second the other 76); an RDMO_FLUSH;
+ * then malformed on purpose: an append's extension cut at 10 of 32 bytes,
+ * and a scatter whose 3 descriptors do not fit its payload.
+ */
+static void t_rdmo(struct t_gen *g)
+{
+	static const struct ses_rdmo_piece pieces[] = {
+		{ .memory_key = 0xb0001, .buffer_offset = 0, .length = 16 },
+		{ .memory_key = 0xb0002, .buffer_offset = 4096, .length = 24 },
+		{ .memory_key = 0xb0003, .buffer_offset = 123456,
+		  .length = 100 },
+	};
+	const size_t table = 3 * UET_SES_RDMO_PIECE_LEN;	/* 60 */
+	struct pdc_req pds = t_req(UET_PDS_TYPE_RUD_REQ,
+				   UET_PDS_NEXT_HDR_REQUEST_STD, 0,
+				   T_PSN + 30, 0);
+	struct ses_std_hdr ses = t_std(UET_SES_OP_RDMO_APPEND, 10, 64);
+	struct ses_rdmo_ext x = {
+		.flags = UET_SES_RDMO_F_RESULT,
+		.ptr_memory_key = 0xacce6,
+		.ptr_offset = 0x1238,
+		.data_bias = 0x10000000040ull,
+	};
+	struct t_pkt p = { .len = 0 };
+
+	T_PUT(g, &p, pdc_req_encode, &pds);
+	T_PUT(g, &p, ses_std_hdr_encode, &ses);
+	t_rdmo_ext(g, &p, ses.opcode, &x);
+	t_fill(&p, 64);
+	t_emit(g, &p, T_TO_TGT);
+
+	p.len = 0;
+	pds.psn++;
+	ses = t_std(UET_SES_OP_RDMO_SCATTER, 11, table + 16 + 24 + 100);
+	ses.f.eom = false;
+	x = (struct ses_rdmo_ext){ .piece_count = 3 };
+	T_PUT(g, &p, pdc_req_encode, &pds);
+	T_PUT(g, &p, ses_std_hdr_encode, &ses);
+	t_rdmo_ext(g, &p, ses.opcode, &x);
+	t_rdmo_pieces(g, &p, pieces, 3);
+	t_fill(&p, 64);
+	t_emit(g, &p, T_TO_TGT);
+
+	p.len = 0;
+	pds.psn++;
+	ses.f.som = false;
+	ses.f.eom = true;
+	ses.payload_length = 76;
+	ses.message_offset = (uint32_t)table + 64;
+	T_PUT(g, &p, pdc_req_encode, &pds);
+	T_PUT(g, &p, ses_std_hdr_encode, &ses);
+	t_rdmo_ext(g, &p, ses.opcode, &x);
+	t_fill(&p, 76);
+	t_emit(g, &p, T_TO_TGT);
+
+	p.len = 0;
+	pds.psn++;
+	ses = t_std(UET_SES_OP_RDMO_FLUSH, 12, 0);
+	x = (struct ses_rdmo_ext){ .first_message_id = 10 };
+	T_PUT(g, &p, pdc_req_encode, &pds);
+	T_PUT(g, &p, ses_std_hdr_encode, &ses);
+	t_rdmo_ext(g, &p, ses.opcode, &x);
+	t_emit(g, &p, T_TO_TGT);
+
+	p.len = 0;
+	pds.psn++;
+	ses = t_std(UET_SES_OP_RDMO_APPEND, 13, 64);
+	x = (struct ses_rdmo_ext){ .ptr_memory_key = 0xacce6 };
+	T_PUT(g, &p, pdc_req_encode, &pds);
+	T_PUT(g, &p, ses_std_hdr_encode, &ses);
+	t_rdmo_ext(g, &p, ses.opcode, &x);
+	p.len -= UET_SES_RDMO_APPEND_EXT_LEN - 10;	/* cut at 10 of 32 */
+	t_emit(g, &p, T_TO_TGT);
+
+	p.len = 0;
+	pds.psn++;
+	ses = t_std(UET_SES_OP_RDMO_SCATTER, 14, table + 40);
+	x = (struct ses_rdmo_ext){ .piece_count = 3 };
+	T_PUT(g, &p, pdc_req_encode, &pds);
+	T_PUT(g, &p, ses_std_hdr_encode, &ses);
+	t_rdmo_ext(g, &p, ses.opcode, &x);
+	t_rdmo_pieces(g, &p, pieces, 2);		/* 40 of 60 bytes */
+	t_emit(g, &p, T_TO_TGT);
+}
+
 static int t_addr(struct uet_frame_addr *a, const char *ip, uint8_t mac_lo,
 		  uint16_t entropy)
 {
@@ -517,8 +629,8 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "-h"))) {
 		printf("usage: gen_uet_pcap FILE.pcap\n"
 		       "  writes hand-made UET frames (every PDS and SES "
-		       "header, malformed ones)\n  to FILE.pcap for the "
-		       "dissector test\n");
+		       "header, malformed ones,\n  our RDMO requests) to "
+		       "FILE.pcap for the dissector test\n");
 		return 0;
 	}
 	/* A name that starts with '-' is a mistyped option, not a file. */
@@ -543,6 +655,7 @@ int main(int argc, char **argv)
 	t_std_requests(&g);
 	t_other_requests(&g);
 	t_malformed(&g);
+	t_rdmo(&g);
 	if (fclose(g.f) != 0)
 		g.err = 1;
 	if (g.err) {

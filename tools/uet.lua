@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- Wireshark/tshark (4.0+) dissector for Ultra Ethernet Transport on UDP port
 -- 4793: every PDS and SES header the project's codecs know, field by field
--- (pdc/pdc_hdr.h, ses/ses_hdr.h; wire facts: uet-wire-format.md sections 1-3).
+-- (pdc/pdc_hdr.h, ses/ses_hdr.h; wire facts: uet-wire-format.md sections 1-3),
+-- and our vendor RDMO opcodes with their extension headers (ses/ses_hdr.h).
 --
 -- Layouts follow the codecs, not the other public dissectors: where sources
 -- disagree the codecs follow Wireshark's C dissector (ref tag WS), so do we.
@@ -73,6 +74,8 @@ local ses_opcode_names = {
 	[0x0A] = "RENDEZVOUS_TSEND", [0x0B] = "DEFERRABLE_TSEND",
 	[0x0C] = "DEFERRABLE_RTR", [0x0D] = "TSEND_ATOMIC",
 	[0x0E] = "TSEND_FETCH_ATOMIC", [0x0F] = "MSG_ERROR",
+	-- ours, vendor range (UET_SES_RDMO_OPCODE_LIST)
+	[0x30] = "RDMO_APPEND", [0x31] = "RDMO_SCATTER", [0x32] = "RDMO_FLUSH",
 }
 
 local ses_rsp_opcode_names = {
@@ -148,10 +151,14 @@ local ses_len = { [1] = 20, [2] = 32, [3] = 44, [4] = 12, [5] = 20, [6] = 12 }
 local OP = { ATOMIC = 0x03, FETCHING_ATOMIC = 0x04, RENDEZVOUS_SEND = 0x06,
 	     TAGGED_SEND = 0x09, RENDEZVOUS_TSEND = 0x0A,
 	     DEFERRABLE_TSEND = 0x0B, TSEND_ATOMIC = 0x0D,
-	     TSEND_FETCH_ATOMIC = 0x0E }
+	     TSEND_FETCH_ATOMIC = 0x0E, RDMO_APPEND = 0x30,
+	     RDMO_SCATTER = 0x31, RDMO_FLUSH = 0x32 }
 local RSP_W_DATA = 0x02
 local AMO_CSWAP, AMO_CSWAP_GT = 0x0D, 0x12
 local ATOMIC_EXT_LEN, CAS_EXT_LEN, RDV_EXT_LEN = 4, 36, 24
+-- Ours: UET_SES_RDMO_*_EXT_LEN, UET_SES_RDMO_PIECE_LEN, UET_SES_RDMO_F_RESULT.
+local RDMO_APPEND_EXT_LEN, RDMO_SCATTER_EXT_LEN, RDMO_FLUSH_EXT_LEN = 32, 8, 8
+local RDMO_PIECE_LEN, RDMO_F_RESULT = 20, 0x01
 
 -- ---- fields ---------------------------------------------------------------
 
@@ -268,6 +275,22 @@ field("ses.rdv_resource_index", ProtoField.uint16, "Resource index", H, nil,
       0x0FFF)
 field("ses.read_offset", ProtoField.uint64, "Read offset", D)
 field("ses.read_match_bits", ProtoField.uint64, "Read match bits", H)
+-- ours: the RDMO extension headers and scatter descriptors
+field("ses.rdmo_append", ProtoField.none, "RDMO append extension header")
+field("ses.rdmo_scatter", ProtoField.none, "RDMO scatter extension header")
+field("ses.rdmo_flush", ProtoField.none, "RDMO flush extension header")
+field("ses.rdmo_flags", ProtoField.uint8, "Flags", H)
+field("ses.rdmo_flag_result", ProtoField.bool,
+      "RESULT (answer the old pointer)", 8, nil, RDMO_F_RESULT)
+field("ses.rdmo_ptr_memory_key", ProtoField.uint64, "Pointer memory key", H)
+field("ses.rdmo_ptr_offset", ProtoField.uint64, "Pointer offset", D)
+field("ses.rdmo_data_bias", ProtoField.uint64, "Data bias", D)
+field("ses.rdmo_piece_count", ProtoField.uint16, "Piece count", D)
+field("ses.rdmo_piece", ProtoField.none, "RDMO scatter descriptor")
+field("ses.rdmo_piece_memory_key", ProtoField.uint64, "Memory key", H)
+field("ses.rdmo_piece_offset", ProtoField.uint64, "Buffer offset", D)
+field("ses.rdmo_piece_length", ProtoField.uint32, "Length", D)
+field("ses.rdmo_first_message_id", ProtoField.uint16, "First message id", D)
 -- ref 3.5: responses
 field("ses.list", ProtoField.uint8, "List", D, ses_list_names, 0xC0)
 field("ses.rsp_opcode", ProtoField.uint8, "Response opcode", H,
@@ -731,8 +754,77 @@ local function ses_small_medium(ctx, t, o, nh)
 	return ses_len[nh], op
 end
 
+-- Ours: the RDMO extension header of |op| (ses/ses_hdr.h, big-endian,
+-- reserved bytes 0), on every packet of the message.
+local rdmo_exts = {
+	[OP.RDMO_APPEND] = { kind = "rdmo_append", len = RDMO_APPEND_EXT_LEN,
+			     what = "append" },
+	[OP.RDMO_SCATTER] = { kind = "rdmo_scatter",
+			      len = RDMO_SCATTER_EXT_LEN, what = "scatter" },
+	[OP.RDMO_FLUSH] = { kind = "rdmo_flush", len = RDMO_FLUSH_EXT_LEN,
+			    what = "flush" },
+}
+
+local function ses_rdmo_ext(ctx, tree, o, op)
+	local tvb = ctx.tvb
+	local x = rdmo_exts[op]
+	local len = x.len
+	if not check_len(ctx, tree, o, len,
+			 "RDMO " .. x.what .. " extension header") then
+		return nil
+	end
+	local t = tree:add(F["ses." .. x.kind], tvb(o, len))
+	if op == OP.RDMO_APPEND then
+		local fl = tvb(o, 1):uint()
+		local fi = t:add(F["ses.rdmo_flags"], tvb(o, 1))
+		fi:add(F["ses.rdmo_flag_result"], tvb(o, 1))
+		t:add(F["ses.reserved"], tvb(o + 1, 7))
+		t:add(F["ses.rdmo_ptr_memory_key"], tvb(o + 8, 8))
+		t:add(F["ses.rdmo_ptr_offset"], tvb(o + 16, 8))
+		t:add(F["ses.rdmo_data_bias"], tvb(o + 24, 8))
+		info(ctx, string.format("%sptr_key=0x%s ptr_off=%s bias=%s",
+			band(fl, RDMO_F_RESULT) ~= 0 and "RESULT " or "",
+			tvb(o + 8, 8):uint64():tohex(),
+			tostring(tvb(o + 16, 8):uint64()),
+			tostring(tvb(o + 24, 8):uint64())))
+	elseif op == OP.RDMO_SCATTER then
+		t:add(F["ses.rdmo_piece_count"], tvb(o, 2))
+		t:add(F["ses.reserved"], tvb(o + 2, 6))
+		info(ctx, "pieces=" .. tvb(o, 2):uint())
+	else
+		t:add(F["ses.rdmo_first_message_id"], tvb(o, 2))
+		t:add(F["ses.reserved"], tvb(o + 2, 6))
+		info(ctx, "first_msg=" .. tvb(o, 2):uint())
+	end
+	return len
+end
+
+-- Ours: the |count| descriptors an RDMO_SCATTER message starts with, at |o|
+-- in the payload of its SOM packet. Returns their length, or nil when the
+-- payload is too short for them (warned; the payload is then shown as data).
+local function ses_rdmo_pieces(ctx, tree, o, count)
+	local tvb = ctx.tvb
+	local len = count * RDMO_PIECE_LEN
+	if not check_len(ctx, tree, o, len,
+			 "RDMO scatter descriptor table") then
+		return nil
+	end
+	for i = 0, count - 1 do
+		local p = o + i * RDMO_PIECE_LEN
+		local t = tree:add(F["ses.rdmo_piece"], tvb(p, RDMO_PIECE_LEN))
+		t:append_text(string.format(" %d of %d", i + 1, count))
+		t:add(F["ses.rdmo_piece_memory_key"], tvb(p, 8))
+		t:add(F["ses.rdmo_piece_offset"], tvb(p + 8, 8))
+		t:add(F["ses.rdmo_piece_length"], tvb(p + 16, 4))
+	end
+	return len
+end
+
 -- ref 3.4: the extension header selected by the standard header's opcode.
 local function ses_ext(ctx, tree, o, op)
+	if rdmo_exts[op] then
+		return ses_rdmo_ext(ctx, tree, o, op)
+	end
 	local tvb = ctx.tvb
 	local kind
 	if op == OP.ATOMIC or op == OP.FETCHING_ATOMIC or
@@ -860,8 +952,9 @@ local function ses_rsp(ctx, t, o, nh)
 	return ses_len[nh]
 end
 
--- Decodes the SES header(s) at |o|; returns the offset of the payload, or
--- nil when the rest cannot be interpreted.
+-- Decodes the SES header(s) at |o| (under the root |tree|, with an RDMO
+-- scatter's descriptors); returns the offset of the data, or nil when the
+-- rest cannot be interpreted.
 local function dissect_ses(ctx, tree, o, nh)
 	local hlen = ses_len[nh]
 	if not hlen then
@@ -882,11 +975,17 @@ local function dissect_ses(ctx, tree, o, nh)
 			-- a missing extension leaves its bytes to the data view
 			len = len + (ext or 0)
 			t:set_len(len)
+			local tvb = ctx.tvb
 			if som and ext then
-				local tvb = ctx.tvb
 				local n = tvb:reported_length_remaining(o + len)
 				generated(t, F["ses.payload_length"],
 					  tvb(o + 32, 8), math.max(n, 0))
+			end
+			-- the payload length counts the descriptors, data not
+			if som and ext and op == OP.RDMO_SCATTER then
+				local count = tvb(o + len - ext, 2):uint()
+				len = len + (ses_rdmo_pieces(ctx, tree, o + len,
+							     count) or 0)
 			end
 		end
 	elseif nh == NH.SMALL or nh == NH.MEDIUM then
