@@ -111,7 +111,7 @@ if [ -x "$B/gen_uet_pcap" ]; then
 	"$B/gen_uet_pcap" "$E2E_TMP/u.pcap" >/dev/null
 	n=$(tshark -n -r "$E2E_TMP/u.pcap" -X lua_script:tools/uet.lua \
 		-Y uet 2>"$E2E_TMP/ts.err" | wc -l)
-	[ "$n" = 26 ] || e2e_fail "tshark with both dissectors: $n frames, $(head -2 "$E2E_TMP/ts.err")"
+	[ "$n" = 32 ] || e2e_fail "tshark with both dissectors: $n frames, $(head -2 "$E2E_TMP/ts.err")"
 fi
 e2e_ok "tshark knows uet (installed, and with -X lua_script too)"
 
