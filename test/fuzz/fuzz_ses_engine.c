@@ -10,7 +10,9 @@
  * region never changed, and that every payload sent out was read from a
  * readable region. The first byte puts the engine's message_ids under a
  * prefix of 1 to 8 bits in half the runs: every request it sends must carry
- * it, and requests come under varying prefixes.
+ * it, and requests come under varying prefixes. Built requests include our
+ * RDMOs (appends whose pointer and data lie in the regions, scatters with
+ * descriptors, flushes).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -211,6 +213,49 @@ static struct ses *f_setup(uint8_t mode)
 
 /* The last request built, for continuation packets of its message. */
 static struct ses_std_hdr f_last;
+static struct ses_rdmo_ext f_last_rdmo;
+
+/*
+ * An RDMO's extension after the header (continuation packets repeat
+ * it) and, for a scatter's first packet, descriptors at the payload's
+ * start: mostly of the regions, sometimes not.
+ */
+static size_t f_rdmo_ext(struct f_in *in, const struct ses_std_hdr *h,
+			 uint8_t *pkt, size_t n, size_t cap, size_t pay,
+			 bool fresh)
+{
+	static const uint64_t keys[] = { 0x11, 0x22, 0x33, 0x44 };
+	struct ses_rdmo_ext *x = &f_last_rdmo;
+	struct ses_rdmo_piece pc;
+	ssize_t e;
+
+	if (fresh) {
+		memset(x, 0, sizeof(*x));
+		x->flags = (uint8_t)(f_take(in, 1) & 1);
+		x->ptr_memory_key = keys[f_take(in, 1) % 4];
+		x->ptr_offset = f_take(in, 2) % 4200;
+		x->data_bias = f_take(in, 1) & 1 ? 0 : f_take(in, 8);
+		x->piece_count = (uint16_t)(f_take(in, 1) % 9);
+		x->first_message_id = (uint16_t)(h->message_id -
+						 f_take(in, 1) % 8);
+	}
+	e = ses_rdmo_ext_encode(pkt + n, cap - n, h->opcode, x);
+	if (e < 0)
+		return n;
+	n += (size_t)e;
+	if (h->opcode != UET_SES_OP_RDMO_SCATTER || !h->f.som)
+		return n;
+	for (unsigned i = 0; i < x->piece_count &&
+	     (i + 1) * UET_SES_RDMO_PIECE_LEN <= pay &&
+	     n + UET_SES_RDMO_PIECE_LEN <= cap; i++) {
+		pc.memory_key = keys[f_take(in, 1) % 4];
+		pc.buffer_offset = f_take(in, 2) % 4200;
+		pc.length = (uint32_t)(f_take(in, 2) % 1200);
+		ses_rdmo_piece_encode(pkt + n + i * UET_SES_RDMO_PIECE_LEN,
+				      &pc);
+	}
+	return n;
+}
 
 /* A later packet of the message f_last began: mostly a plausible one. */
 static size_t f_next_req(struct f_in *in, uint8_t *pkt, size_t cap)
@@ -231,6 +276,10 @@ static size_t f_next_req(struct f_in *in, uint8_t *pkt, size_t cap)
 		pay = 2048;
 	h.payload_length = (uint16_t)pay;
 	n = (size_t)ses_std_hdr_encode(pkt, cap, &h);
+	if (ses_rdmo_ext_len(h.opcode))
+		n = f_rdmo_ext(in, &h, pkt, n, cap, pay, false);
+	if (pay > cap - n)
+		pay = cap - n;
 	memset(pkt + n, (int)sel, pay);
 	return n + pay;
 }
@@ -247,9 +296,12 @@ static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
 	struct ses_std_hdr h = { 0 };
 	struct ses_rdv_ext e = { 0 };
 	uint8_t sel = (uint8_t)f_take(in, 1), sel2 = (uint8_t)f_take(in, 1);
-	size_t n, pay;
+	size_t n, pay, table = 0;
 
 	h.opcode = ops[sel & 7];
+	/* Our RDMOs, now and then. */
+	if (sel2 & 8)
+		h.opcode = (uint8_t)(UET_SES_OP_RDMO_APPEND + (sel2 >> 4) % 3);
 	h.f.som = sel & 0x08;
 	h.f.eom = sel & 0x10;
 	h.f.rel = !(sel & 0x20);
@@ -281,9 +333,18 @@ static size_t f_build_req(struct f_in *in, uint8_t *pkt, size_t cap)
 		e.read_match_bits = f_take(in, 1);
 		n += (size_t)ses_rdv_ext_encode(pkt + n, cap - n, &e);
 	}
+	if (ses_rdmo_ext_len(h.opcode)) {
+		n = f_rdmo_ext(in, &h, pkt, n, cap, pay, true);
+		/* A scatter's descriptors are its payload's first bytes. */
+		if (h.f.som && h.opcode == UET_SES_OP_RDMO_SCATTER)
+			table = (size_t)f_last_rdmo.piece_count *
+				UET_SES_RDMO_PIECE_LEN;
+	}
 	if (pay > cap - n)
 		pay = cap - n;
-	memset(pkt + n, (int)sel, pay);
+	if (table > pay)
+		table = pay;
+	memset(pkt + n + table, (int)sel, pay - table);
 	return n + pay;
 }
 
