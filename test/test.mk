@@ -290,3 +290,5 @@ $(B)/fi_rdmo_bench: $(B)/test/fi_rdmo_bench.o $(B)/examples/ex_common.o
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_rdmo_bench
+BENCH_SCRIPTS	+= test/bench_rdmo.sh
+BENCH_DEPS	+= $(B)/fi_rdmo_bench $(B)/libuet-fi.so $(B)/uetctl
