@@ -281,3 +281,14 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_nl_fakes.c
 E2E_TESTS	+= test/e2e_neigh.sh
 E2E_DEPS	+= $(B)/fi_neigh_check $(B)/fi_neigh_forge $(B)/libuet-fi.so \
 		   $(B)/uetctl
+
+# RDMO benchmark: 8-byte appends of <rdma/fi_ext_uet.h> against the same
+# work done one-sided (fi_fetch_atomic FI_SUM, then fi_write), 64 and 1 in
+# flight, every run's queue and pointers checked.
+$(B)/fi_rdmo_bench: $(B)/test/fi_rdmo_bench.o $(B)/examples/ex_common.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_rdmo_bench
+BENCH_SCRIPTS	+= test/bench_rdmo.sh
+BENCH_DEPS	+= $(B)/fi_rdmo_bench $(B)/libuet-fi.so $(B)/uetctl
