@@ -281,3 +281,15 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_nl_fakes.c
 E2E_TESTS	+= test/e2e_neigh.sh
 E2E_DEPS	+= $(B)/fi_neigh_check $(B)/fi_neigh_forge $(B)/libuet-fi.so \
 		   $(B)/uetctl
+
+# Remote memory operations (<rdma/fi_ext_uet.h>, plain libfabric and the
+# provider's extension): two clients' pipelined appends to one queue,
+# scatters, refusals, flushes seen by the target before any call of its
+# own; with and without FI_MR_VIRT_ADDR.
+$(B)/fi_rdmo_check: $(B)/test/fi_rdmo_check.o $(B)/examples/ex_common.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_rdmo_check
+E2E_TESTS	+= test/e2e_rdmo.sh
+E2E_DEPS	+= $(B)/fi_rdmo_check $(B)/libuet-fi.so $(B)/uetctl
