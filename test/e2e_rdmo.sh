@@ -11,6 +11,9 @@
 # a byte. A flush completes only once everything before it is in the
 # target's memory: the server looks, on the client's word and before any
 # libfabric call of its own. fi_open_ops of another name is -FI_ENOSYS.
+# Completions are fi_write's (FI_RMA | FI_WRITE, the write counter), and
+# the target's FI_RMA_EVENT counters count an append once on its data
+# region, a scatter once per piece, refusals not at all.
 # Client 1 also fills the provider's queue of operations waiting for an
 # absent address until -FI_EAGAIN, and its appends after it must still
 # complete only with their result written.
@@ -107,6 +110,11 @@ flush_refused_ok() {
 	[ "$(both 'first operation, a flush: completed ok$')" = 2 ] &&
 		[ "$(both "$after the flush completed in [0-9]* ms ok\$")" = 2 ]
 }
+counters_ok() {
+	why="no counter lines"
+	[ "$(both 'FI_RMA | FI_WRITE and counted by the write counter ok$')" = 2 ] &&
+		grep -q 'server: remote write counters: ' "$OUT-server.out"
+}
 reuse_ok() {
 	why="no line of client 1's appends after -FI_EAGAIN"
 	grep -q "then -FI_EAGAIN; [0-9]* appends one at a time after it: .* ok\$" \
@@ -134,6 +142,8 @@ check() {
 		flush_refused_ok
 	e2e_check "$name: appends after an operation refused for FI_INJECT_COMPLETE" \
 		reuse_ok
+	e2e_check "$name: completions and counters as fi_write's; remote write counters count each RDMO write once" \
+		counters_ok
 }
 
 e2e_setup 9000

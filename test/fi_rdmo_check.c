@@ -42,7 +42,11 @@
  *    seq) once, at the offset the client got, nothing past the pointer)
  *    and each client's own queue, and gives each client its verdict.
  * Also: fi_open_ops with another name is -FI_ENOSYS, with flags
- * -FI_EBADFLAGS.
+ * -FI_EBADFLAGS; every completion is an fi_write's (FI_RMA | FI_WRITE,
+ * counted by the write counter, errors as errors); the server's
+ * FI_RMA_EVENT counters, its endpoint's and each region's, count an
+ * append once on its data region (none on its pointer's), a scatter once
+ * per piece, an fi_write once, a refusal not at all.
  *
  * -m va or -m off: FI_MR_VIRT_ADDR offered or not (the pointer then holds
  * addresses or offsets); both sides must run the same.
@@ -368,6 +372,8 @@ struct frd_fab {
 	struct fid_av *av;
 	struct fid_cq *cq;
 	struct fid_ep *ep;
+	/* Client: FI_WRITE completions; server: FI_REMOTE_WRITE events. */
+	struct fid_cntr *cntr;
 	bool va;
 };
 
@@ -385,8 +391,9 @@ struct frd_fab {
 static int frd_fab_open(struct frd_fab *f, const struct frd_opts *o)
 {
 	struct fi_cq_attr cq_attr = { .size = 8192,
-				      .format = FI_CQ_FORMAT_CONTEXT };
+				      .format = FI_CQ_FORMAT_MSG };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
 	struct fi_info *hints = fi_allocinfo();
 	int ret;
 
@@ -394,7 +401,7 @@ static int frd_fab_open(struct frd_fab *f, const struct frd_opts *o)
 		return -1;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		      FI_REMOTE_WRITE;
+		      FI_REMOTE_WRITE | (o->server ? FI_RMA_EVENT : 0);
 	hints->mode = FI_CONTEXT | FI_CONTEXT2;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED |
 				      FI_MR_PROV_KEY | FI_MR_ENDPOINT |
@@ -417,6 +424,9 @@ static int frd_fab_open(struct frd_fab *f, const struct frd_opts *o)
 	FRD_CHECK(fi_endpoint(f->domain, f->info, &f->ep, NULL));
 	FRD_CHECK(fi_ep_bind(f->ep, &f->av->fid, 0));
 	FRD_CHECK(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
+	FRD_CHECK(fi_cntr_open(f->domain, &cntr_attr, &f->cntr, NULL));
+	FRD_CHECK(fi_ep_bind(f->ep, &f->cntr->fid,
+			     o->server ? FI_REMOTE_WRITE : FI_WRITE));
 	FRD_CHECK(fi_enable(f->ep));
 	return 0;
 }
@@ -425,6 +435,8 @@ static void frd_fab_close(struct frd_fab *f)
 {
 	if (f->ep)
 		fi_close(&f->ep->fid);
+	if (f->cntr)
+		fi_close(&f->cntr->fid);
 	if (f->cq)
 		fi_close(&f->cq->fid);
 	if (f->av)
@@ -437,21 +449,45 @@ static void frd_fab_close(struct frd_fab *f)
 		fi_freeinfo(f->info);
 }
 
-/* Registers |len| bytes at |buf|; a page-aligned zeroed one if NULL. */
-static int frd_mr(struct frd_fab *f, void **buf, size_t len, uint64_t access,
-		  struct fid_mr **mr)
+/*
+ * Registers |len| bytes at |buf| (a page-aligned zeroed one if NULL),
+ * with a counter of the remote writes to it when |cntr| is not NULL.
+ */
+static int frd_mr_cntr(struct frd_fab *f, void **buf, size_t len,
+		       uint64_t access, struct fid_mr **mr,
+		       struct fid_cntr **cntr)
 {
+	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP };
+	bool ep = f->info->domain_attr->mr_mode & FI_MR_ENDPOINT;
+
 	if (!*buf) {
 		if (posix_memalign(buf, 4096, len))
 			return -1;
 		memset(*buf, 0, len);
 	}
-	FRD_CHECK(fi_mr_reg(f->domain, *buf, len, access, 0, 0, 0, mr, NULL));
-	if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+	FRD_CHECK(fi_mr_reg(f->domain, *buf, len, access, 0, 0,
+			    cntr ? FI_RMA_EVENT : 0, mr, NULL));
+	if (ep)
 		FRD_CHECK(fi_mr_bind(*mr, &f->ep->fid, 0));
-		FRD_CHECK(fi_mr_enable(*mr));
+	if (cntr) {
+		FRD_CHECK(fi_cntr_open(f->domain, &attr, cntr, NULL));
+		FRD_CHECK(fi_mr_bind(*mr, &(*cntr)->fid, FI_REMOTE_WRITE));
 	}
+	if (ep || cntr)
+		FRD_CHECK(fi_mr_enable(*mr));
 	return 0;
+}
+
+static int frd_mr(struct frd_fab *f, void **buf, size_t len, uint64_t access,
+		  struct fid_mr **mr)
+{
+	return frd_mr_cntr(f, buf, len, access, mr, NULL);
+}
+
+static void frd_close_cntr(struct fid_cntr *c)
+{
+	if (c)
+		fi_close(&c->fid);
 }
 
 /* How peers address |p| in its region: the address, or an offset. */
@@ -473,7 +509,7 @@ static int frd_name(struct frd_fab *f, uint8_t *name, uint32_t *len)
 /* Runs the provider: reads the CQ, where nothing is due. 0 or -1. */
 static int frd_srv_progress(struct frd_fab *f)
 {
-	struct fi_cq_entry e;
+	struct fi_cq_msg_entry e;
 	struct fi_cq_err_entry err = { 0 };
 	ssize_t r = fi_cq_read(f->cq, &e, 1);
 
@@ -495,7 +531,12 @@ struct frd_srv_client {
 	bool ready, results;
 	uint8_t *aux, *scat, *scat2;
 	struct fid_mr *aux_mr, *scat_mr, *scat2_mr;
+	/* Remote writes to each (FI_RMA_EVENT). */
+	struct fid_cntr *aux_cntr, *scat_cntr, *scat2_cntr;
 	uint8_t *img0, *img1;	/* what its scatter regions must hold */
+	uint32_t pieces[2];	/* scatter pieces in each scatter region */
+	uint32_t aux_writes;	/* its RESULTS: appends to its own queue */
+	uint32_t writes;	/* and fi_writes to its scatter region */
 	uint64_t *main_res;	/* its results in the shared queue */
 	uint32_t flush_checked;	/* flush rounds found in memory */
 	uint32_t checks;	/* STATE messages found true */
@@ -508,6 +549,7 @@ struct frd_srv {
 	size_t q_len;
 	uint64_t *ptr;
 	struct fid_mr *q_mr, *ptr_mr;
+	struct fid_cntr *q_cntr, *ptr_cntr;
 	uint64_t stale_key;
 	struct frd_srv_client cl[FRD_CLIENTS_MAX + 1];	/* by id; 0 unused */
 	uint32_t hellos, readies, results;
@@ -532,22 +574,31 @@ static int frd_srv_regions(struct frd_srv *s)
 	void *p = NULL, *sp = NULL;
 
 	s->q_len = (size_t)s->o->clients * s->o->n_main * FRD_MAIN_MAX + 4096;
-	if (frd_mr(f, &p, s->q_len, rw, &s->q_mr))
+	if (frd_mr_cntr(f, &p, s->q_len, rw, &s->q_mr, &s->q_cntr))
 		return -1;
 	s->q = p;
 	p = NULL;
-	if (frd_mr(f, &p, FRD_PTR_WORDS * sizeof(uint64_t), rw, &s->ptr_mr))
+	if (frd_mr_cntr(f, &p, FRD_PTR_WORDS * sizeof(uint64_t), rw,
+			&s->ptr_mr, &s->ptr_cntr))
 		return -1;
 	s->ptr = p;
 	*frd_word(s, 0) = frd_raddr(f, s->q, 0);
 	for (uint32_t k = 1; k <= s->o->clients; k++) {
 		struct frd_srv_client *c = &s->cl[k];
+		struct frd_scatter plan[FRD_NSCAT];
 		void *a = NULL, *b = NULL, *d = NULL;
 
-		if (frd_mr(f, &a, FRD_AUX_LEN, rw, &c->aux_mr) ||
-		    frd_mr(f, &b, FRD_SCAT_LEN, rw, &c->scat_mr) ||
-		    frd_mr(f, &d, FRD_SCAT2_LEN, rw, &c->scat2_mr))
+		if (frd_mr_cntr(f, &a, FRD_AUX_LEN, rw, &c->aux_mr,
+				&c->aux_cntr) ||
+		    frd_mr_cntr(f, &b, FRD_SCAT_LEN, rw, &c->scat_mr,
+				&c->scat_cntr) ||
+		    frd_mr_cntr(f, &d, FRD_SCAT2_LEN, rw, &c->scat2_mr,
+				&c->scat2_cntr) ||
+		    frd_scatter_plan(k, plan))
 			return -1;
+		for (uint32_t i = 0; i < FRD_NSCAT; i++)
+			for (uint32_t j = 0; j < plan[i].n; j++)
+				c->pieces[plan[i].pc[j].region]++;
 		c->aux = a;
 		c->scat = b;
 		c->scat2 = d;
@@ -559,7 +610,6 @@ static int frd_srv_regions(struct frd_srv *s)
 			return -1;
 		*frd_word(s, 8 * k) = frd_raddr(f, c->aux, 0);
 		*frd_word(s, 8 * k + 1) = frd_raddr(f, c->aux, FRD_AUX_LEN - 8);
-		c->fd = -1;
 	}
 	/* A key that was a region's: nobody's now. */
 	if (frd_mr(f, &sp, 4096, rw, &stale))
@@ -911,6 +961,60 @@ static int frd_srv_aux_results(struct frd_srv *s, uint32_t k,
 	return 0;
 }
 
+/*
+ * The remote write counters (FI_RMA_EVENT), once every client is done:
+ * an append counts once, on its data region (not its pointer's), a
+ * scatter once per piece on the piece's region, an fi_write as ever;
+ * refusals not at all.
+ */
+static int frd_srv_counters(struct frd_srv *s, struct frd_verdict *v)
+{
+	uint64_t all, want_all = 0;
+	struct {
+		const char *what;
+		struct fid_cntr *c;
+		uint64_t want;
+		uint32_t k;
+	} t[3 * FRD_CLIENTS_MAX + 2];
+	uint32_t n = 0;
+
+	t[n++] = (typeof(t[0])){ "shared queue", s->q_cntr,
+				 (uint64_t)s->o->clients * s->o->n_main, 0 };
+	t[n++] = (typeof(t[0])){ "pointers", s->ptr_cntr, 0, 0 };
+	for (uint32_t k = 1; k <= s->o->clients; k++) {
+		const struct frd_srv_client *c = &s->cl[k];
+
+		t[n++] = (typeof(t[0])){ "own queue", c->aux_cntr,
+					 c->aux_writes, k };
+		t[n++] = (typeof(t[0])){ "scatter region", c->scat_cntr,
+					 c->pieces[0] + c->writes, k };
+		t[n++] = (typeof(t[0])){ "second scatter region",
+					 c->scat2_cntr, c->pieces[1], k };
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t got = fi_cntr_read(t[i].c);
+
+		want_all += t[i].want;
+		if (got != t[i].want) {
+			FRD_WHY(v, "client %u's %s: its counter says %lu "
+				"remote writes, not %lu", t[i].k, t[i].what,
+				(unsigned long)got, (unsigned long)t[i].want);
+			return -1;
+		}
+	}
+	all = fi_cntr_read(s->f.cntr);
+	if (all != want_all) {
+		FRD_WHY(v, "the endpoint's counter says %lu remote writes, not "
+			"%lu", (unsigned long)all, (unsigned long)want_all);
+		return -1;
+	}
+	printf("fi_rdmo_check: server: remote write counters: %lu on the "
+	       "endpoint, each region's its own (an append once on its data, "
+	       "none on its pointer; a scatter once per piece; refused ones "
+	       "none)\n", (unsigned long)all);
+	return 0;
+}
+
 /* The shared queue, once every client has sent its results. */
 static int frd_srv_main_check(struct frd_srv *s, struct frd_verdict *v)
 {
@@ -997,6 +1101,8 @@ static int frd_srv_results(struct frd_srv *s, uint32_t k,
 		return -1;
 	}
 	c->results = true;
+	c->aux_writes = m->n_aux;
+	c->writes = m->writes;
 	s->results++;
 	if (frd_srv_aux_results(s, k, m, pairs, &v)) {
 		printf("fi_rdmo_check: server: client %u own queue: FAIL: "
@@ -1019,6 +1125,9 @@ static int frd_srv_results(struct frd_srv *s, uint32_t k,
 	if (frd_srv_main_check(s, &v)) {
 		printf("fi_rdmo_check: server: shared queue: FAIL: %s\n",
 		       v.why);
+		v.ok = 0;
+	} else if (frd_srv_counters(s, &v)) {
+		printf("fi_rdmo_check: server: FAIL: %s\n", v.why);
 		v.ok = 0;
 	}
 	for (uint32_t i = 1; i <= s->o->clients; i++)
@@ -1082,6 +1191,8 @@ static int frd_server(const struct frd_opts *o)
 
 	for (uint32_t i = 0; i < FRD_CLIENTS_MAX; i++)
 		pending[i].fd = -1;
+	for (uint32_t k = 0; k <= FRD_CLIENTS_MAX; k++)
+		s.cl[k].fd = -1;
 	if (frd_fab_open(&s.f, o) || frd_srv_regions(&s))
 		goto out;
 	lfd = frd_listen(o->port);
@@ -1151,6 +1262,10 @@ out:
 
 		if (c->fd >= 0)
 			close(c->fd);
+		/* Counters first: a region with one bound will not close. */
+		frd_close_cntr(c->aux_cntr);
+		frd_close_cntr(c->scat_cntr);
+		frd_close_cntr(c->scat2_cntr);
 		if (c->aux_mr)
 			fi_close(&c->aux_mr->fid);
 		if (c->scat_mr)
@@ -1164,6 +1279,8 @@ out:
 		free(c->img1);
 		free(c->main_res);
 	}
+	frd_close_cntr(s.q_cntr);
+	frd_close_cntr(s.ptr_cntr);
 	if (s.q_mr)
 		fi_close(&s.q_mr->fid);
 	if (s.ptr_mr)
@@ -1210,7 +1327,7 @@ struct frd_cli {
 	uint64_t *main_res, aux_res[FRD_FLUSH_RECS], reuse_res[FRD_REUSE_MAX];
 	uint64_t full_res, err_res;
 	uint64_t cpl[FRD_K_COUNT];
-	uint64_t stray, twice;
+	uint64_t stray, twice, bad_flags, cpl_ok, cpl_err;
 	/* The client's view of its own regions (frd_msg STATE). */
 	uint64_t aux_bytes;
 	uint32_t aux_recs, writes, reuse_n;
@@ -1225,7 +1342,8 @@ static void frd_op_init(struct frd_op *op, enum frd_kind kind,
 	op->result = result;
 }
 
-static void frd_op_end(struct frd_cli *c, void *ctx, int err, int prov_errno)
+static void frd_op_end(struct frd_cli *c, void *ctx, uint64_t flags,
+		       int err, int prov_errno)
 {
 	struct frd_op *op = ctx;
 
@@ -1233,6 +1351,13 @@ static void frd_op_end(struct frd_cli *c, void *ctx, int err, int prov_errno)
 		c->stray++;
 		return;
 	}
+	/* Every one of ours completes as an fi_write does. */
+	if (flags != (FI_RMA | FI_WRITE))
+		c->bad_flags++;
+	if (err)
+		c->cpl_err++;
+	else
+		c->cpl_ok++;
 	if (op->done)
 		c->twice++;
 	op->done = true;
@@ -1246,13 +1371,13 @@ static void frd_op_end(struct frd_cli *c, void *ctx, int err, int prov_errno)
 /* Reads what completed: how many, or -1 (the CQ failed). */
 static int frd_pump(struct frd_cli *c)
 {
-	struct fi_cq_entry e[32];
+	struct fi_cq_msg_entry e[32];
 	struct fi_cq_err_entry err;
 	ssize_t r = fi_cq_read(c->f.cq, e, 32);
 
 	if (r > 0) {
 		for (ssize_t i = 0; i < r; i++)
-			frd_op_end(c, e[i].op_context, 0, 0);
+			frd_op_end(c, e[i].op_context, e[i].flags, 0, 0);
 		return (int)r;
 	}
 	if (r == -FI_EAGAIN)
@@ -1261,7 +1386,8 @@ static int frd_pump(struct frd_cli *c)
 		memset(&err, 0, sizeof(err));
 		if (fi_cq_readerr(c->f.cq, &err, 0) != 1)
 			return -1;
-		frd_op_end(c, err.op_context, err.err, err.prov_errno);
+		frd_op_end(c, err.op_context, err.flags, err.err,
+			   err.prov_errno);
 		return 1;
 	}
 	fprintf(stderr, "fi_rdmo_check: client %u: fi_cq_read: %s\n", c->k,
@@ -1997,6 +2123,26 @@ static int frd_cli_results(struct frd_cli *c)
 	return ret;
 }
 
+/* The write counter counts what the CQ said: successes, errors. */
+static int frd_cli_counter(struct frd_cli *c)
+{
+	uint64_t ok = fi_cntr_read(c->f.cntr), err = fi_cntr_readerr(c->f.cntr);
+
+	if (ok != c->cpl_ok || err != c->cpl_err) {
+		printf("fi_rdmo_check: client %u: the write counter says %lu "
+		       "and %lu errors, the CQ %lu and %lu\n", c->k,
+		       (unsigned long)ok, (unsigned long)err,
+		       (unsigned long)c->cpl_ok, (unsigned long)c->cpl_err);
+		return -1;
+	}
+	printf("fi_rdmo_check: client %u: %lu completions, %lu of them "
+	       "errors, each flagged FI_RMA | FI_WRITE and counted by the "
+	       "write counter ok\n", c->k,
+	       (unsigned long)(c->cpl_ok + c->cpl_err),
+	       (unsigned long)c->cpl_err);
+	return 0;
+}
+
 static int frd_client(const struct frd_opts *o)
 {
 	struct frd_cli c = { .o = o, .fd = -1, .k = o->id };
@@ -2013,12 +2159,15 @@ static int frd_client(const struct frd_opts *o)
 	    (o->absent && frd_cli_reuse(&c)) || frd_cli_results(&c))
 		goto out;
 	/* Nothing completed twice, nothing unasked for. */
-	if (frd_pump(&c) < 0 || c.stray || c.twice) {
+	if (frd_pump(&c) < 0 || c.stray || c.twice || c.bad_flags) {
 		printf("fi_rdmo_check: client %u: %lu completions without a "
-		       "context, %lu twice\n", c.k, (unsigned long)c.stray,
-		       (unsigned long)c.twice);
+		       "context, %lu twice, %lu not FI_RMA | FI_WRITE\n", c.k,
+		       (unsigned long)c.stray, (unsigned long)c.twice,
+		       (unsigned long)c.bad_flags);
 		goto out;
 	}
+	if (frd_cli_counter(&c))
+		goto out;
 	printf("fi_rdmo_check: client %u: all ok\n", c.k);
 	ret = 0;
 out:
