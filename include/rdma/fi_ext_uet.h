@@ -17,8 +17,9 @@
  *   is not NULL, old is stored there before the completion. Appends to one
  *   pointer never overlap, from any number of initiators; they pipeline
  *   (no round trip between the pointer update and the write). A pointer
- *   whose data would not fit the data region fails the append with
- *   FI_EIO (prov_errno: the UET code, RC_BAD_ADDR) and is not moved.
+ *   whose data would not fit the data region fails the append as a write
+ *   past its region fails, FI_EACCES with the UET code RC_BAD_ADDR in
+ *   prov_errno, and is not moved.
  * flush: completes after the target has finished every earlier RDMO and
  *   RMA write of this endpoint to |dest|: what they wrote is visible to
  *   the target application.
