@@ -395,6 +395,11 @@ uint8_t ses_rdmo_check(struct ses *s, struct ses_rx_ctx *c);
  * come: it cannot be checked yet; the sender sends it again.
  */
 bool ses_rdmo_waits_som(const struct ses_rx_ctx *c);
+/*
+ * A later packet of an append whose first reserved its room: not refused
+ * for the RI table's generation (ses_rdmo.c).
+ */
+bool ses_rdmo_has_room(const struct ses_rx_ctx *c);
 /* Whether packet |c| describes the same RDMO as |m| does. */
 bool ses_rdmo_is_same(const struct ses_rx_ctx *c, const struct ses_rxm *m);
 /* Executes the RDMO of |c| (every check passed) and answers. */

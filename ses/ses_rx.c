@@ -170,7 +170,7 @@ static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 		return c->tbl->flags & SES_RI_F_NO_GEN ? UET_SES_RC_DISABLED :
 		       UET_SES_RC_DISABLED_GEN;
 	if (!(c->tbl->flags & SES_RI_F_NO_GEN) &&
-	    h->ri_generation != c->tbl->gen)
+	    h->ri_generation != c->tbl->gen && !ses_rdmo_has_room(c))
 		return UET_SES_RC_BAD_GENERATION;
 	rc = ses_rx_check_op(s, c);
 	if (rc != UET_SES_RC_OK)

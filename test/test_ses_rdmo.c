@@ -722,3 +722,88 @@ Test(ses_rdmo, refusal_on_a_later_context_settles_nothing)
 	t_ok(a.tx[1].cpl);
 	cr_assert_eq(memcmp(mb, d, sizeof(d)), 0);
 }
+
+/*
+ * The RI table's generation changes (a region of the table removed) while
+ * an append of several packets arrives: its room was reserved with its
+ * first packet, so it completes there, once; a retry under a new id would
+ * reserve again and leave the first room half written.
+ */
+Test(ses_rdmo, append_of_several_packets_across_a_generation_change)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	static uint8_t big[3000];
+	struct t_pkt held[4];
+	struct ses_iov iov, riov;
+	struct ses_wre wr;
+	uint64_t r = 0;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 11 + 3);
+	words[6] = 64;
+	a.tx_cnt = 0;
+	t_append_wre(&wr, &iov, &dst_a, big, sizeof(big), T_RKEY_Q, 6, &r,
+		     &riov);
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	/* The first packet in; the others wait. */
+	n = t_hold_reqs(UET_SES_OP_RDMO_APPEND, held, 4);
+	cr_assert_eq(n, 3);
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	cr_assert_eq(words[6], 64 + sizeof(big), "room reserved");
+	cr_assert_eq(ses_mr_remove(b.s, &id, T_RKEY_RO), 0);
+	for (size_t i = 1; i < n; i++) {
+		t_wire_deliver(&w, &held[i]);
+		t_pkt_free(&held[i]);
+	}
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 1);
+	t_ok(a.tx[0].cpl);
+	cr_assert_eq(r, 64);
+	cr_assert_eq(words[6], 64 + sizeof(big), "reserved twice: %lu",
+		     (unsigned long)words[6]);
+	cr_assert_eq(memcmp(q + 64, big, sizeof(big)), 0);
+}
+
+/*
+ * Its data region replaced while an append of several packets arrives:
+ * the rest is refused (the room was another region's), not sent again to
+ * be reserved a second time, and nothing lands in the new region.
+ */
+Test(ses_rdmo, append_of_several_packets_its_region_replaced)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	static uint8_t big[3000], other[T_QLEN];
+	struct t_pkt held[4];
+	struct ses_iov iov, riov;
+	struct ses_wre wr;
+	uint64_t r = 0;
+	size_t n;
+
+	memset(big, 0x6B, sizeof(big));
+	memset(other, 0, sizeof(other));
+	words[7] = 128;
+	a.tx_cnt = 0;
+	t_append_wre(&wr, &iov, &dst_a, big, sizeof(big), T_RKEY_Q, 7, &r,
+		     &riov);
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	n = t_hold_reqs(UET_SES_OP_RDMO_APPEND, held, 4);
+	cr_assert_eq(n, 3);
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	cr_assert_eq(ses_mr_replace(b.s, &id, T_RKEY_Q, other, T_QLEN,
+				    SES_ACCESS_REMOTE_WRITE |
+				    SES_ACCESS_REMOTE_READ), 0);
+	for (size_t i = 1; i < n; i++) {
+		t_wire_deliver(&w, &held[i]);
+		t_pkt_free(&held[i]);
+	}
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 1);
+	t_refused(a.tx[0].cpl, UET_SES_RC_BAD_MKEY);
+	cr_assert_eq(words[7], 128 + sizeof(big), "reserved once");
+	for (size_t i = 0; i < T_QLEN; i++)
+		cr_assert_eq(other[i], 0, "byte %zu of the new region", i);
+}
+
