@@ -181,6 +181,12 @@ void ses_destroy(struct ses *s)
 		free(m->rdv);
 		free(m->rdmo);
 	}
+	/* Forgotten peers have rx_refused cleared, so scan all. */
+	for (i = 0; i < s->peers.cap; i++) {
+		struct ses_peer *p = ses_pool_at(&s->peers, i);
+
+		free(p->rx_refused);
+	}
 	ses_rdmo_fini(s);
 	ses_jobs_free(&s->read_jobs);
 	ses_jobs_free(&s->rsp_jobs);
@@ -465,6 +471,8 @@ int ses_peer_forget(struct ses *s, uint32_t peer)
 	ses_map_del(&s->peer_map, peer);
 	if (s->last_peer == p)
 		s->last_peer = NULL;
+	free(p->rx_refused);
+	p->rx_refused = NULL;
 	ses_pool_put(&s->peers, p);
 	return 0;
 }

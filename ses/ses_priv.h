@@ -72,8 +72,12 @@
  * answered, so none is dropped.
  */
 #define SES_RX_WINDOW		(2 * SES_MSG_WINDOW)
-/* Refused ids a peer's history remembers (for RDMO flushes). */
-#define SES_RX_REFUSED_RING	32
+/* A refused id, for RDMO flushes (ses_rx_id_refused). */
+struct ses_rx_refusal {
+	uint32_t at;		/* rx_answered then; 0: none */
+	uint32_t pdc;		/* the context it came on */
+	uint16_t id;
+};
 
 struct ses_peer {
 	uint32_t id;
@@ -89,15 +93,14 @@ struct ses_peer {
 	uint64_t tx_busy[SES_MSG_WINDOW / 64];
 	uint64_t rx_done[SES_RX_WINDOW / 64];
 	/*
-	 * The last ids refused (answered with an error, so never done), with
-	 * rx_answered when they were: an RDMO flush waits for the ids before
-	 * it to be done or refused (ses_rdmo.c). rx_answered counts ids done
-	 * and refused.
+	 * Ids refused (answered with an error, so never done): an RDMO flush
+	 * waits for the ids before it to be done or refused (ses_rdmo.c).
+	 * One slot per sequence modulo rx_check, which is more than a flush
+	 * waits for (ses_rdmo_flush_check); allocated at the peer's first
+	 * refusal, NULL until then. rx_answered counts ids done and refused.
 	 */
 	uint32_t rx_answered;
-	uint32_t rx_refused_at[SES_RX_REFUSED_RING];	/* 0: none */
-	uint16_t rx_refused_ids[SES_RX_REFUSED_RING];
-	uint8_t rx_refused_next;
+	struct ses_rx_refusal *rx_refused;
 	struct ses_list tx_wait;	/* messages waiting for an id */
 };
 
@@ -392,6 +395,11 @@ uint8_t ses_rdmo_check(struct ses *s, struct ses_rx_ctx *c);
  * come: it cannot be checked yet; the sender sends it again.
  */
 bool ses_rdmo_waits_som(const struct ses_rx_ctx *c);
+/*
+ * A later packet of an append whose first reserved its room: not refused
+ * for the RI table's generation (ses_rdmo.c).
+ */
+bool ses_rdmo_has_room(const struct ses_rx_ctx *c);
 /* Whether packet |c| describes the same RDMO as |m| does. */
 bool ses_rdmo_is_same(const struct ses_rx_ctx *c, const struct ses_rxm *m);
 /* Executes the RDMO of |c| (every check passed) and answers. */
@@ -420,11 +428,12 @@ bool ses_rx_id_is_done(const struct ses *s, const struct ses_peer *p,
 /* Marks |id| finished; may move the window up to it. */
 void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
 /*
- * Notes that |id| was refused, apart from the window (which a refused id
- * must not move), in a ring of the last SES_RX_REFUSED_RING.
+ * Notes that |id|, on context |pdc|, was refused, apart from the window
+ * (which a refused id must not move): in p->rx_refused.
  */
-void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id);
-/* Finished, or noted refused. */
+void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id,
+		       uint32_t pdc);
+/* Finished, or noted refused on the peer's context. */
 bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,
 			  uint16_t id);
 /* Whether |id| carries the prefix of |p| (any, while none is fixed). */

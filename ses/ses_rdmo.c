@@ -10,7 +10,12 @@
  * data's length with a compare-and-swap once the whole range is known to
  * lie in the data region (so a refused append moves nothing), when the
  * first packet of the append arrives, whichever it is; every packet then
- * lands at its offset from the old value. Appends to one pointer never
+ * lands at its offset from the old value. Room reserved is filled: the
+ * other packets are not refused for the RI table's generation (a region
+ * of the table removed meanwhile), which would have the initiator send
+ * the whole append again under a new id, to be reserved a second time
+ * with the first room left half written; only for the data region
+ * itself gone or replaced (ses_rdmo_has_room). Appends to one pointer never
  * overlap, whatever their initiators, because each reservation is one
  * atomic step; the initiator need not wait between them, so they
  * pipeline. The seed's caching of the pointer buys nothing here: the
@@ -46,6 +51,8 @@ struct ses_rdmo_rxm {
 	struct ses_rdmo_ext ext;
 	uint64_t old;			/* APPEND: the pointer before */
 	uint64_t data_off;		/* APPEND: where its data starts */
+	const struct ses_region *region;	/* APPEND: its data region */
+	uint32_t region_seq;		/* APPEND: and that region's seq */
 	struct ses_rdmo_piece pieces[];	/* SCATTER: ext.piece_count */
 };
 
@@ -206,15 +213,43 @@ static uint8_t ses_rdmo_scatter_check(struct ses *s, struct ses_rx_ctx *c)
 	       UET_SES_RC_OP_VIOLATION;
 }
 
+bool ses_rdmo_has_room(const struct ses_rx_ctx *c)
+{
+	return c->h.opcode == UET_SES_OP_RDMO_APPEND && c->rxm &&
+	       c->rxm->opcode == UET_SES_OP_RDMO_APPEND && c->rxm->rdmo;
+}
+
+/*
+ * A later packet of an append whose room is reserved: it lands there, in
+ * the region the room was reserved in (the pointer is done with).
+ */
+static uint8_t ses_rdmo_append_rest_check(struct ses *s,
+					  struct ses_rx_ctx *c)
+{
+	const struct ses_rdmo_rxm *st = c->rxm->rdmo;
+	struct ses_region *r = ses_mr_find(s, c->tbl,
+					   ses_rdmo_rkey(c->h.memory_key));
+
+	if (c->h.buffer_offset)
+		return UET_SES_RC_OP_VIOLATION;
+	if (!r || r != st->region || r->seq != st->region_seq)
+		return UET_SES_RC_BAD_MKEY;
+	if (!ses_range_is_inside(st->data_off + c->off, c->pay_len, r->len))
+		return UET_SES_RC_BAD_ADDR;
+	c->region = r;
+	return UET_SES_RC_OK;
+}
+
 /* The data region, and the pointer as a fetching atomic's target. */
 static uint8_t ses_rdmo_append_check(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
-	const struct ses_rdmo_rxm *st = c->rxm ? c->rxm->rdmo : NULL;
 	uint32_t need = SES_ACCESS_REMOTE_READ | SES_ACCESS_REMOTE_WRITE;
 	struct ses_region *r, *pr;
 	uint8_t *ptr;
 
+	if (ses_rdmo_has_room(c))
+		return ses_rdmo_append_rest_check(s, c);
 	if (h->buffer_offset)
 		return UET_SES_RC_OP_VIOLATION;
 	r = ses_mr_find(s, c->tbl, ses_rdmo_rkey(h->memory_key));
@@ -235,10 +270,6 @@ static uint8_t ses_rdmo_append_check(struct ses *s, struct ses_rx_ctx *c)
 	ptr = pr->base + c->rdmo.ptr_offset;
 	if ((uintptr_t)ptr % sizeof(uint64_t))
 		return UET_SES_RC_AMO_UNALIGNED;
-	/* Reserved already: this packet must land inside the region. */
-	if (st && !ses_range_is_inside(st->data_off + c->off, c->pay_len,
-				       r->len))
-		return UET_SES_RC_BAD_ADDR;
 	c->region = r;
 	c->rdmo_ptr = ptr;
 	return UET_SES_RC_OK;
@@ -370,6 +401,8 @@ static int ses_rx_rdmo_append(struct ses *s, struct ses_rx_ctx *c)
 	}
 	m->rdmo->old = old;
 	m->rdmo->data_off = data_off;
+	m->rdmo->region = c->region;
+	m->rdmo->region_seq = c->region->seq;
 place:
 	ret = ses_blkmap_mark(&m->blk, c->off, c->pay_len);
 	if (ret)

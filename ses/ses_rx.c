@@ -170,7 +170,7 @@ static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 		return c->tbl->flags & SES_RI_F_NO_GEN ? UET_SES_RC_DISABLED :
 		       UET_SES_RC_DISABLED_GEN;
 	if (!(c->tbl->flags & SES_RI_F_NO_GEN) &&
-	    h->ri_generation != c->tbl->gen)
+	    h->ri_generation != c->tbl->gen && !ses_rdmo_has_room(c))
 		return UET_SES_RC_BAD_GENERATION;
 	rc = ses_rx_check_op(s, c);
 	if (rc != UET_SES_RC_OK)
@@ -317,11 +317,11 @@ int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc)
 {
 	s->st.rx_rejected++;
 	/*
-	 * Answered, never done: a flush after it need not wait for it. On a
-	 * new context the history is not the request's to mark.
+	 * Answered, never done: a flush after it need not wait for it. Noted
+	 * with its context: on a new one it counts for the history only once
+	 * that context is the peer's.
 	 */
-	if (!c->fresh)
-		ses_rx_id_refused(s, c->peer, c->h.message_id);
+	ses_rx_id_refused(s, c->peer, c->h.message_id, c->pdc);
 	return ses_rx_fail(c, rc);
 }
 

@@ -85,32 +85,59 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id)
 		p->rx_done[SES_RX_WORD(seq)] |= SES_RX_BIT(seq);
 }
 
-void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id)
+/*
+ * Whether note |r| still names a message: an id comes back only after the
+ * initiator has had S more answered (less the W it may have in flight),
+ * so an older note is of another message.
+ */
+static bool ses_rx_refusal_is_live(const struct ses *s,
+				   const struct ses_peer *p,
+				   const struct ses_rx_refusal *r)
 {
-	(void)s;
+	return r->at && p->rx_answered - r->at < s->id_seq_mask + 1u -
+						 s->msg_window;
+}
+
+/*
+ * Every refusal is noted, whatever its context: one on a context the
+ * target has not taken yet (the first request of a new incarnation, or of
+ * the first, refused for the RI generation its initiator had not learnt)
+ * counts once that context is the peer's, and a flush the initiator sends
+ * right after must find it. A note of the peer's current context is not
+ * overwritten by one of another, which would make its flushes wait.
+ */
+void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id,
+		       uint32_t pdc)
+{
+	uint16_t seq = id & s->id_seq_mask;
+	struct ses_rx_refusal *r;
+
 	p->rx_answered++;
-	p->rx_refused_ids[p->rx_refused_next] = id;
-	p->rx_refused_at[p->rx_refused_next] = p->rx_answered;
-	p->rx_refused_next = (p->rx_refused_next + 1) % SES_RX_REFUSED_RING;
+	if (!p->rx_refused) {
+		p->rx_refused = calloc(s->rx_check, sizeof(*p->rx_refused));
+		if (!p->rx_refused)
+			return;	/* a flush after it waits, then gives up */
+	}
+	r = &p->rx_refused[seq % s->rx_check];
+	if (p->rx_pdc_set && pdc != p->rx_pdc && r->pdc == p->rx_pdc &&
+	    r->id != id && ses_rx_refusal_is_live(s, p, r))
+		return;
+	*r = (struct ses_rx_refusal){ .at = p->rx_answered, .pdc = pdc,
+				      .id = id };
 }
 
 bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,
 			  uint16_t id)
 {
-	/*
-	 * An id comes back only after the initiator has had S more answered
-	 * (less the W it may have in flight): an older note is of another
-	 * message.
-	 */
-	uint32_t fresh = s->id_seq_mask + 1u - s->msg_window;
+	const struct ses_rx_refusal *r;
 
 	if (ses_rx_id_is_done(s, p, id))
 		return true;
-	for (unsigned i = 0; i < SES_RX_REFUSED_RING; i++)
-		if (p->rx_refused_at[i] && p->rx_refused_ids[i] == id &&
-		    p->rx_answered - p->rx_refused_at[i] < fresh)
-			return true;
-	return false;
+	if (!p->rx_refused || !p->rx_pdc_set)
+		return false;
+	r = &p->rx_refused[(id & s->id_seq_mask) % s->rx_check];
+	return r->id == id && r->pdc == p->rx_pdc &&
+	       ses_rx_refusal_is_live(s, p, r);
 }
 
 /*
@@ -139,7 +166,7 @@ void ses_rx_history_clear(struct ses_peer *p)
 	p->rx_init = false;
 	p->rx_prefix_set = false;
 	memset(p->rx_done, 0, sizeof(p->rx_done));
-	memset(p->rx_refused_at, 0, sizeof(p->rx_refused_at));
+	/* Refusals stay: each counts only for its own context. */
 }
 
 /*

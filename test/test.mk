@@ -292,3 +292,15 @@ $(B)/fi_rdmo_bench: $(B)/test/fi_rdmo_bench.o $(B)/examples/ex_common.o
 all: $(B)/fi_rdmo_bench
 BENCH_SCRIPTS	+= test/bench_rdmo.sh
 BENCH_DEPS	+= $(B)/fi_rdmo_bench $(B)/libuet-fi.so $(B)/uetctl
+
+# Remote memory operations (<rdma/fi_ext_uet.h>, plain libfabric and the
+# provider's extension): two clients' pipelined appends to one queue,
+# scatters, refusals, flushes seen by the target before any call of its
+# own; with and without FI_MR_VIRT_ADDR.
+$(B)/fi_rdmo_check: $(B)/test/fi_rdmo_check.o $(B)/examples/ex_common.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_rdmo_check
+E2E_TESTS	+= test/e2e_rdmo.sh
+E2E_DEPS	+= $(B)/fi_rdmo_check $(B)/libuet-fi.so $(B)/uetctl

@@ -586,3 +586,224 @@ Test(ses_rdmo, flush_given_up_when_an_earlier_message_never_comes)
 	cr_assert_eq(st.rdmo_flush_expired, 1);
 	t_pkt_free(&held[0]);
 }
+
+/*
+ * The first request to a target is refused for its RI generation (the
+ * initiator had none cached) and sent again: a flush that was that first
+ * request waits, as its retry, for the refused id, refused on a context
+ * the target had not taken yet. It is settled all the same.
+ */
+Test(ses_rdmo, flush_first_to_a_target_retried_for_its_generation)
+{
+	struct ses_iov fiov;
+	struct ses_wre fl;
+	struct ses_stats st;
+
+	a.gen[T_RI] = 5;	/* b's table is at 0 */
+	t_flush_wre(&fl, &fiov);
+	t_ok(t_run_one(&a, &fl));
+	ses_stats_get(a.s, &st);
+	cr_assert_eq(st.gen_retries, 1);
+	ses_stats_get(b.s, &st);
+	cr_assert_eq(st.rdmo_flush_expired, 0);
+	cr_assert_eq(ses_peer_is_idle(b.s, a.id), true);
+}
+
+/* Refused before anything of a's was taken: the flush after is not held. */
+Test(ses_rdmo, flush_after_refusals_on_a_new_context)
+{
+	struct ses_wre wr[4], fl;
+	struct ses_iov iov[4], fiov;
+	uint8_t d[64] = { 1 };
+	struct ses_stats st;
+
+	a.tx_cnt = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		t_wre(&wr[i], UET_SES_OP_WRITE, &dst_a, &iov[i], d, sizeof(d));
+		wr[i].ri = T_RI;
+		wr[i].mkey = 0x9999;
+		cr_assert_eq(ses_wre_post(a.s, &wr[i]), 0);
+	}
+	t_flush_wre(&fl, &fiov);
+	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 5, "%u completions: the flush is held",
+		     a.tx_cnt);
+	for (unsigned i = 0; i < 4; i++)
+		t_refused(a.tx[i].cpl, UET_SES_RC_BAD_MKEY);
+	cr_assert_eq(a.tx[4].wre, &fl);
+	t_ok(a.tx[4].cpl);
+	ses_stats_get(b.s, &st);
+	cr_assert_eq(st.rdmo_flush_expired, 0);
+}
+
+#define T_FULL_APPENDS	100
+
+/* Appends to a full queue, pipelined, then a flush: none holds it. */
+Test(ses_rdmo, flush_after_many_refused_appends)
+{
+	static struct ses_wre wr[T_FULL_APPENDS];
+	static struct ses_iov iov[T_FULL_APPENDS];
+	struct ses_wre ok, fl;
+	struct ses_iov oiov, fiov;
+	uint8_t d[16] = { 2 };
+	struct ses_stats st;
+
+	/* Something taken first: the target has a's history. */
+	t_wre(&ok, UET_SES_OP_WRITE, &dst_a, &oiov, d, sizeof(d));
+	ok.ri = T_RI;
+	ok.mkey = T_RKEY_B;
+	t_ok(t_run_one(&a, &ok));
+	words[5] = T_QLEN - 8;
+	a.tx_cnt = 0;
+	for (unsigned i = 0; i < T_FULL_APPENDS; i++) {
+		t_append_wre(&wr[i], &iov[i], &dst_a, d, sizeof(d), T_RKEY_Q,
+			     5, NULL, NULL);
+		cr_assert_eq(ses_wre_post(a.s, &wr[i]), 0);
+	}
+	t_flush_wre(&fl, &fiov);
+	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
+	t_wire_run(&w, 1000000);
+	cr_assert_eq(a.tx_total, 1 + T_FULL_APPENDS + 1,
+		     "%u completions: the flush is held", a.tx_total);
+	cr_assert_eq(words[5], T_QLEN - 8);
+	ses_stats_get(b.s, &st);
+	cr_assert_eq(st.rdmo_flush_expired, 0);
+	cr_assert_eq(ses_peer_is_idle(b.s, a.id), true);
+}
+
+/*
+ * A request refused on a later context (not a's until one of its requests
+ * is taken) with the id a's held flush waits for settles nothing of a's.
+ */
+Test(ses_rdmo, refusal_on_a_later_context_settles_nothing)
+{
+	uint8_t d[64], buf[512], out[UET_SES_RSP_LEN];
+	struct ses_wre wr, fl;
+	struct ses_iov iov, fiov;
+	struct ses_rsp_hdr rsp;
+	struct ses_std_hdr h;
+	struct t_pkt held[1];
+	ssize_t n;
+
+	memset(d, 0x3C, sizeof(d));
+	a.tx_cnt = 0;
+	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
+	wr.ri = T_RI;
+	wr.mkey = T_RKEY_B;
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	t_flush_wre(&fl, &fiov);
+	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
+	cr_assert_eq(t_hold_reqs(UET_SES_OP_WRITE, held, 1), 1);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 0);
+	/* The write's id, refused on context 7. */
+	cr_assert_lt(held[0].len, sizeof(buf));
+	memcpy(buf, held[0].buf, held[0].len);
+	cr_assert_gt(ses_std_hdr_decode(&h, buf, held[0].len), 0);
+	h.memory_key = 0x9999;
+	cr_assert_gt(ses_std_hdr_encode(buf, sizeof(buf), &h), 0);
+	n = ses_rx_req(b.s, &(struct ses_rx_pkt){ .peer = a.id, .pdc = 7,
+			.next_hdr = held[0].next_hdr, .buf = buf,
+			.len = held[0].len, .now_ns = w.now_ns },
+		       out, sizeof(out));
+	cr_assert_gt(n, 0);
+	cr_assert_gt(ses_rsp_hdr_decode(&rsp, out, (size_t)n), 0);
+	cr_assert_eq(rsp.return_code, UET_SES_RC_BAD_MKEY);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 0, "the flush was answered for another's");
+	cr_assert_eq(ses_peer_is_idle(b.s, a.id), false);
+	/* The write itself: then the flush. */
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 2);
+	t_ok(a.tx[0].cpl);
+	t_ok(a.tx[1].cpl);
+	cr_assert_eq(memcmp(mb, d, sizeof(d)), 0);
+}
+
+/*
+ * The RI table's generation changes (a region of the table removed) while
+ * an append of several packets arrives: its room was reserved with its
+ * first packet, so it completes there, once; a retry under a new id would
+ * reserve again and leave the first room half written.
+ */
+Test(ses_rdmo, append_of_several_packets_across_a_generation_change)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	static uint8_t big[3000];
+	struct t_pkt held[4];
+	struct ses_iov iov, riov;
+	struct ses_wre wr;
+	uint64_t r = 0;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 11 + 3);
+	words[6] = 64;
+	a.tx_cnt = 0;
+	t_append_wre(&wr, &iov, &dst_a, big, sizeof(big), T_RKEY_Q, 6, &r,
+		     &riov);
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	/* The first packet in; the others wait. */
+	n = t_hold_reqs(UET_SES_OP_RDMO_APPEND, held, 4);
+	cr_assert_eq(n, 3);
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	cr_assert_eq(words[6], 64 + sizeof(big), "room reserved");
+	cr_assert_eq(ses_mr_remove(b.s, &id, T_RKEY_RO), 0);
+	for (size_t i = 1; i < n; i++) {
+		t_wire_deliver(&w, &held[i]);
+		t_pkt_free(&held[i]);
+	}
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 1);
+	t_ok(a.tx[0].cpl);
+	cr_assert_eq(r, 64);
+	cr_assert_eq(words[6], 64 + sizeof(big), "reserved twice: %lu",
+		     (unsigned long)words[6]);
+	cr_assert_eq(memcmp(q + 64, big, sizeof(big)), 0);
+}
+
+/*
+ * Its data region replaced while an append of several packets arrives:
+ * the rest is refused (the room was another region's), not sent again to
+ * be reserved a second time, and nothing lands in the new region.
+ */
+Test(ses_rdmo, append_of_several_packets_its_region_replaced)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	static uint8_t big[3000], other[T_QLEN];
+	struct t_pkt held[4];
+	struct ses_iov iov, riov;
+	struct ses_wre wr;
+	uint64_t r = 0;
+	size_t n;
+
+	memset(big, 0x6B, sizeof(big));
+	memset(other, 0, sizeof(other));
+	words[7] = 128;
+	a.tx_cnt = 0;
+	t_append_wre(&wr, &iov, &dst_a, big, sizeof(big), T_RKEY_Q, 7, &r,
+		     &riov);
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	n = t_hold_reqs(UET_SES_OP_RDMO_APPEND, held, 4);
+	cr_assert_eq(n, 3);
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	cr_assert_eq(ses_mr_replace(b.s, &id, T_RKEY_Q, other, T_QLEN,
+				    SES_ACCESS_REMOTE_WRITE |
+				    SES_ACCESS_REMOTE_READ), 0);
+	for (size_t i = 1; i < n; i++) {
+		t_wire_deliver(&w, &held[i]);
+		t_pkt_free(&held[i]);
+	}
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 1);
+	t_refused(a.tx[0].cpl, UET_SES_RC_BAD_MKEY);
+	cr_assert_eq(words[7], 128 + sizeof(big), "reserved once");
+	for (size_t i = 0; i < T_QLEN; i++)
+		cr_assert_eq(other[i], 0, "byte %zu of the new region", i);
+}
+
