@@ -807,3 +807,54 @@ Test(ses_rdmo, append_of_several_packets_its_region_replaced)
 		cr_assert_eq(other[i], 0, "byte %zu of the new region", i);
 }
 
+/* ---- a flush and the generation retries of what came before it ---------- */
+static struct ses_wre t_gw, t_gf;
+static uint8_t t_gd[200];
+static bool t_gf_done, t_gf_saw_data, t_gw_done;
+
+static void t_gen_hook(struct t_node *n, const struct ses_wre *wre,
+		       const struct ses_tx_cpl *cpl)
+{
+	(void)n;
+	cr_assert_eq(cpl->status, 0, "rc %s", ses_rc_name(cpl->rc));
+	if (wre == &t_gw)
+		t_gw_done = true;
+	if (wre == &t_gf) {
+		t_gf_done = true;
+		t_gf_saw_data = !memcmp(mb + 512, t_gd, sizeof(t_gd));
+	}
+}
+
+/*
+ * The RI generation moves while a write and a flush are on their way:
+ * the flush, refused first, is sent again, and held for the write; the
+ * write, refused then, is sent again under an id after the flush's. The
+ * flush must still complete only once the write's data is in place.
+ */
+Test(ses_rdmo, flush_waits_for_a_generation_retry_of_an_earlier_write)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	struct ses_iov iov, fiov;
+	struct t_pkt held[1];
+
+	memset(t_gd, 0x4D, sizeof(t_gd));
+	t_gf_done = t_gf_saw_data = t_gw_done = false;
+	a.tx_hook = t_gen_hook;
+	t_wre(&t_gw, UET_SES_OP_WRITE, &dst_a, &iov, t_gd, sizeof(t_gd));
+	t_gw.ri = T_RI;
+	t_gw.mkey = T_RKEY_B;
+	t_gw.remote_offset = 512;
+	cr_assert_eq(ses_wre_post(a.s, &t_gw), 0);
+	t_flush_wre(&t_gf, &fiov);
+	cr_assert_eq(ses_wre_post(a.s, &t_gf), 0);
+	cr_assert_eq(t_hold_reqs(UET_SES_OP_WRITE, held, 1), 1);
+	cr_assert_eq(ses_mr_remove(b.s, &id, T_RKEY_RO), 0);
+	t_wire_run(&w, 100000);
+	cr_assert(!t_gf_done, "the flush completed with the write unseen");
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	t_wire_run(&w, 100000);
+	cr_assert(t_gw_done && t_gf_done);
+	cr_assert(t_gf_saw_data, "the flush completed before the write's "
+		  "retry had placed its data");
+}
