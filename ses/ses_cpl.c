@@ -28,6 +28,10 @@ void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
 	if (m->flags & SES_MSG_F_DONE)
 		return;
 	m->flags |= SES_MSG_F_DONE;
+	if (m->flush_gated) {
+		m->flush_gated = false;
+		s->flush_gated_cnt--;
+	}
 	/* Nothing more of it goes out; only answers to what went are due. */
 	m->pkt_cnt = m->pkt_sent;
 	if (m->flags & SES_MSG_F_QUEUED) {
@@ -45,6 +49,8 @@ void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
 		ses_rdv_pull_done(s, m, status, rc);
 	else
 		s->ops.tx_done(s->ctx, m->wre, &cpl);
+	if (s->flush_gated_cnt)
+		ses_rdmo_flush_ungate(s, m->peer);
 }
 
 /*
@@ -56,7 +62,8 @@ void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
 static bool ses_msg_retry(struct ses *s, struct ses_msg *m, uint8_t gen)
 {
 	struct ses_msg_init in = { .opcode = m->opcode, .gen = gen,
-				   .flags = SES_MSG_F_RETRIED };
+				   .flags = SES_MSG_F_RETRIED,
+				   .post_seq = m->post_seq };
 	const struct ses_wre *w = m->wre;
 
 	if (m->flags & (SES_MSG_F_RETRIED | SES_MSG_F_INTERNAL))
@@ -89,9 +96,14 @@ static void ses_msg_on_rsp(struct ses *s, struct ses_msg *m,
 	    h->return_code == UET_SES_RC_NULL) {
 		/* A READ ends with its data; an empty one right here. */
 		if (h->opcode == UET_SES_RSP_RESPONSE &&
-		    m->placed == m->fetch_len)
-			ses_msg_complete(s, m, 0, UET_SES_RC_OK,
-					 h->modified_length);
+		    m->placed == m->fetch_len) {
+			if (m->opcode == UET_SES_OP_RDMO_FLUSH)
+				ses_rdmo_flush_answered(s, m,
+							h->modified_length);
+			else
+				ses_msg_complete(s, m, 0, UET_SES_RC_OK,
+						 h->modified_length);
+		}
 	} else if (h->return_code != UET_SES_RC_BAD_GENERATION ||
 		   !ses_msg_retry(s, m, h->ri_generation)) {
 		ses_msg_complete(s, m, -EREMOTEIO, h->return_code,

@@ -127,6 +127,8 @@ struct ses_msg {
 	uint32_t placed;	/* READ bytes placed */
 	uint32_t rdv_mr;	/* rendezvous: region index */
 	uint32_t seq;		/* s->msg_seq when taken: its msg_ref */
+	uint32_t post_seq;	/* its WRE's first message's seq (a retry
+				 * is its WRE's, posted then) */
 	uint32_t fetch_len;	/* bytes answered in RESPONSE_DATA: a READ's
 				 * or fetching atomic's len, an APPEND's 8
 				 * when it asks for the old pointer */
@@ -134,6 +136,8 @@ struct ses_msg {
 	uint8_t opcode;		/* on the wire */
 	uint8_t gen;
 	uint8_t flags;
+	bool flush_gated;	/* RDMO_FLUSH answered, waiting for earlier
+				 * writes to complete (ses_rdmo.c) */
 };
 
 /* ---- RI tables and regions ---------------------------------------------- */
@@ -303,6 +307,7 @@ struct ses {
 	struct ses_list rsp_jobs;	/* deferred responses ops.tx refused */
 	struct ses_list flush_holds;	/* RDMO flushes not yet answered */
 	uint32_t flush_hold_cnt;
+	uint32_t flush_gated_cnt;	/* ours answered, not yet completed */
 };
 
 static inline bool ses_op_is_rdmo(uint8_t op)
@@ -333,6 +338,7 @@ struct ses_msg_init {
 	uint8_t flags;		/* SES_MSG_F_* */
 	int gen;		/* -1: ask ops.ri_gen_get */
 	uint32_t rdv_mr;
+	uint32_t post_seq;	/* a retry: its WRE's (0: a new WRE) */
 };
 
 int ses_msg_start(struct ses *s, const struct ses_wre *wre,
@@ -385,6 +391,15 @@ bool ses_amo_wre_is_valid(const struct ses_wre *w, uint32_t mtu);
 /* ses_rdmo.c */
 /* Whether an initiator may send |w| (an RDMO), and its fetch_len. */
 bool ses_rdmo_wre_is_valid(const struct ses *s, const struct ses_wre *w);
+/*
+ * The target answered our flush |m| RC_OK: it completes with
+ * |modified_len|, now or once every write (RMA, atomic, RDMO) to its peer
+ * posted before it has completed, generation retries included.
+ */
+void ses_rdmo_flush_answered(struct ses *s, struct ses_msg *m,
+			     uint32_t modified_len);
+/* A message to peer index |peer| completed: flushes waiting on it may. */
+void ses_rdmo_flush_ungate(struct ses *s, uint32_t peer);
 /* Adds the RDMO extension of |m| to |pkt|, after its header. */
 void ses_rdmo_pkt_ext(const struct ses *s, const struct ses_msg *m,
 		      struct ses_pkt *pkt);

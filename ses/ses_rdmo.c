@@ -33,7 +33,11 @@
  * memory, visible to the application here. Until then it is held, its
  * packet acknowledged with a DEFAULT_RESPONSE; held ones are bounded,
  * checked again whenever their peer's requests finish, and given up with
- * RC_UNDELIVERABLE after rx_idle_ns without progress.
+ * RC_UNDELIVERABLE after rx_idle_ns without progress. A message refused
+ * for the RI generation is sent again by its initiator under a new id,
+ * which may come after the flush's: so the initiator completes an answered
+ * flush only once every write to that peer posted before it has completed
+ * (ses_rdmo_flush_answered), retries included.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -147,6 +151,61 @@ void ses_rdmo_pkt_ext(const struct ses *s, const struct ses_msg *m,
 	n = ses_rdmo_ext_encode(pkt->hdr + pkt->hdr_len,
 				sizeof(pkt->hdr) - pkt->hdr_len, m->opcode, &x);
 	pkt->hdr_len = (uint16_t)(pkt->hdr_len + (n > 0 ? n : 0));
+}
+
+/* What a flush answers for: writes to the target's memory. */
+static bool ses_rdmo_op_writes(uint8_t op)
+{
+	return op == UET_SES_OP_WRITE || op == UET_SES_OP_ATOMIC ||
+	       op == UET_SES_OP_FETCHING_ATOMIC ||
+	       op == UET_SES_OP_RDMO_APPEND || op == UET_SES_OP_RDMO_SCATTER;
+}
+
+/*
+ * Whether a write to the peer of flush |f|, posted before it, has not
+ * completed yet (a generation retry counts as its WRE: post_seq). Once the
+ * target has answered the flush, such a write's own answer is on its way,
+ * or it was refused for the generation and sent again under an id the
+ * flush did not wait for.
+ */
+static bool ses_rdmo_flush_is_early(struct ses *s, const struct ses_msg *f)
+{
+	for (uint32_t i = 0; i < s->msgs.cap; i++) {
+		const struct ses_msg *m = ses_pool_at(&s->msgs, i);
+
+		if (m != f && m->wre && m->peer == f->peer &&
+		    !(m->flags & (SES_MSG_F_DONE | SES_MSG_F_INTERNAL)) &&
+		    ses_rdmo_op_writes(m->opcode) &&
+		    (int32_t)(m->post_seq - f->post_seq) < 0)
+			return true;
+	}
+	return false;
+}
+
+void ses_rdmo_flush_answered(struct ses *s, struct ses_msg *m,
+			     uint32_t modified_len)
+{
+	if (!ses_rdmo_flush_is_early(s, m)) {
+		ses_msg_complete(s, m, 0, UET_SES_RC_OK, modified_len);
+		return;
+	}
+	if (!m->flush_gated) {
+		m->flush_gated = true;
+		s->flush_gated_cnt++;
+	}
+}
+
+void ses_rdmo_flush_ungate(struct ses *s, uint32_t peer)
+{
+	for (uint32_t i = 0; s->flush_gated_cnt && i < s->msgs.cap; i++) {
+		struct ses_msg *f = ses_pool_at(&s->msgs, i);
+
+		if (!f->flush_gated || f->peer != peer ||
+		    ses_rdmo_flush_is_early(s, f))
+			continue;
+		ses_msg_complete(s, f, 0, UET_SES_RC_OK, 0);
+		ses_msg_try_free(s, f);
+	}
 }
 
 /* ---- target: checks -------------------------------------------------------- */

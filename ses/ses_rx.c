@@ -338,6 +338,22 @@ int ses_rx_dup_or_bad(struct ses *s, struct ses_rx_ctx *c, int mark)
 	return ses_rx_refuse(s, c, UET_SES_RC_OP_VIOLATION);
 }
 
+/*
+ * Whether refusing |c|, a packet of the message in progress under its id,
+ * ends that message. Its initiator gives the message up on this answer:
+ * for RC_BAD_GENERATION it sends it whole again under a new id (ref 4),
+ * for a refused part of an append whose room is reserved it fails it.
+ * The other packets will not come, and the id comes back after S more
+ * ids, maybe before rx_idle_ns: the message is dropped now (its id
+ * finished), or the one that next has the id is refused as not the same.
+ */
+static bool ses_rx_refusal_ends_msg(const struct ses_rx_ctx *c, uint8_t rc)
+{
+	return c->rxm && (rc == UET_SES_RC_BAD_GENERATION ||
+			  ses_rdmo_has_room(c)) &&
+	       ses_rx_is_same_msg(c, c->rxm);
+}
+
 static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
@@ -362,8 +378,13 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 	rc = ses_rx_check(s, c);
 	if (rc == UET_SES_RC_OK && c->rxm && !ses_rx_is_same_msg(c, c->rxm))
 		rc = UET_SES_RC_OP_VIOLATION;
-	if (rc != UET_SES_RC_OK)
+	if (rc != UET_SES_RC_OK) {
+		if (ses_rx_refusal_ends_msg(c, rc)) {
+			ses_rxm_abort(s, c->rxm, -EIO, rc);
+			c->rxm = NULL;
+		}
 		return ses_rx_refuse(s, c, rc);
+	}
 	ses_rx_take(s, c);
 	return ses_rx_dispatch(s, c);
 }

@@ -225,6 +225,7 @@ int ses_msg_start(struct ses *s, const struct ses_wre *w,
 	}
 	m->peer = ses_pool_idx(&s->peers, p);
 	m->seq = ++s->msg_seq;
+	m->post_seq = in->post_seq ? in->post_seq : m->seq;
 	/*
 	 * The window is full (of messages the target may be refusing until
 	 * its application posts receives), or earlier ones wait already:

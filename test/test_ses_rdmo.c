@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "test_ses_wire.h"
+#include "uet_fep.h"
 
 #define T_JOB		7
 #define T_PID		2
@@ -34,7 +35,8 @@ static _Alignas(64) uint64_t words[64];
 static _Alignas(64) uint8_t mb[T_BLEN];
 static _Alignas(64) uint8_t ro[T_BLEN];
 
-static void t_setup(void)
+/* Message ids of |prefix_bits| prefix bits (0: the whole 16 bits). */
+static void t_setup_bits(uint8_t prefix_bits)
 {
 	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
 	uint32_t rw = SES_ACCESS_REMOTE_WRITE | SES_ACCESS_REMOTE_READ;
@@ -42,6 +44,7 @@ static void t_setup(void)
 
 	t_wire_init(&w, 11);
 	ses_config_init(&cfg);
+	cfg.msg_id_prefix_bits = prefix_bits;
 	cfg.payload_mtu = 1024;
 	cfg.job_id = T_JOB;
 	cfg.initiator = 1;
@@ -64,6 +67,11 @@ static void t_setup(void)
 				SES_ACCESS_REMOTE_READ), 0);
 	t_addr(&dst_a, 2, T_JOB, T_PID);
 	t_addr(&dst_c, 2, T_JOB, T_PID);
+}
+
+static void t_setup(void)
+{
+	t_setup_bits(0);
 }
 
 static void t_teardown(void)
@@ -807,3 +815,103 @@ Test(ses_rdmo, append_of_several_packets_its_region_replaced)
 		cr_assert_eq(other[i], 0, "byte %zu of the new region", i);
 }
 
+/* ---- a flush and the generation retries of what came before it ---------- */
+static struct ses_wre t_gw, t_gf;
+static uint8_t t_gd[200];
+static bool t_gf_done, t_gf_saw_data, t_gw_done;
+
+static void t_gen_hook(struct t_node *n, const struct ses_wre *wre,
+		       const struct ses_tx_cpl *cpl)
+{
+	(void)n;
+	cr_assert_eq(cpl->status, 0, "rc %s", ses_rc_name(cpl->rc));
+	if (wre == &t_gw)
+		t_gw_done = true;
+	if (wre == &t_gf) {
+		t_gf_done = true;
+		t_gf_saw_data = !memcmp(mb + 512, t_gd, sizeof(t_gd));
+	}
+}
+
+/*
+ * The RI generation moves while a write and a flush are on their way:
+ * the flush, refused first, is sent again, and held for the write; the
+ * write, refused then, is sent again under an id after the flush's. The
+ * flush must still complete only once the write's data is in place.
+ */
+Test(ses_rdmo, flush_waits_for_a_generation_retry_of_an_earlier_write)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	struct ses_iov iov, fiov;
+	struct t_pkt held[1];
+
+	memset(t_gd, 0x4D, sizeof(t_gd));
+	t_gf_done = t_gf_saw_data = t_gw_done = false;
+	a.tx_hook = t_gen_hook;
+	t_wre(&t_gw, UET_SES_OP_WRITE, &dst_a, &iov, t_gd, sizeof(t_gd));
+	t_gw.ri = T_RI;
+	t_gw.mkey = T_RKEY_B;
+	t_gw.remote_offset = 512;
+	cr_assert_eq(ses_wre_post(a.s, &t_gw), 0);
+	t_flush_wre(&t_gf, &fiov);
+	cr_assert_eq(ses_wre_post(a.s, &t_gf), 0);
+	cr_assert_eq(t_hold_reqs(UET_SES_OP_WRITE, held, 1), 1);
+	cr_assert_eq(ses_mr_remove(b.s, &id, T_RKEY_RO), 0);
+	t_wire_run(&w, 100000);
+	cr_assert(!t_gf_done, "the flush completed with the write unseen");
+	t_wire_deliver(&w, &held[0]);
+	t_pkt_free(&held[0]);
+	t_wire_run(&w, 100000);
+	cr_assert(t_gw_done && t_gf_done);
+	cr_assert(t_gf_saw_data, "the flush completed before the write's "
+		  "retry had placed its data");
+}
+
+/*
+ * A write of several packets, its first taken and the rest refused for a
+ * generation that moved meanwhile: the initiator sends it all again under
+ * a new id and frees the old one, which comes back after S ids (1024
+ * here, as in the engine). The target must not keep the old message's
+ * partial state for it until rx_idle_ns: the message that next has the
+ * id would be refused as not the same (RC_OP_VIOLATION).
+ */
+Test(ses_rdmo, generation_retry_leaves_no_partial_message)
+{
+	struct ses_ri_id id = { T_JOB, T_PID, T_RI };
+	static uint8_t big[3000], d[8];
+	struct ses_iov iov;
+	struct ses_wre wr;
+	struct t_pkt held[4];
+	size_t n;
+
+	t_teardown();
+	t_setup_bits(UET_FEP_EP_BITS);
+	memset(big, 0x2F, sizeof(big));
+	a.tx_cnt = 0;
+	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, big, sizeof(big));
+	wr.ri = T_RI;
+	wr.mkey = T_RKEY_B;
+	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
+	n = t_hold_reqs(UET_SES_OP_WRITE, held, 4);
+	cr_assert_eq(n, 3);
+	t_wire_deliver(&w, &held[0]);
+	cr_assert_eq(ses_mr_remove(b.s, &id, T_RKEY_RO), 0);
+	for (size_t i = 1; i < n; i++)
+		t_wire_deliver(&w, &held[i]);
+	for (size_t i = 0; i < n; i++)
+		t_pkt_free(&held[i]);
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 1);
+	t_ok(a.tx[0].cpl);
+	cr_assert_eq(memcmp(mb, big, sizeof(big)), 0);
+	/* Once round the ids, and past: every write its own. */
+	for (unsigned i = 0; i < 1100; i++) {
+		memset(d, (uint8_t)i, sizeof(d));
+		t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
+		wr.ri = T_RI;
+		wr.mkey = T_RKEY_B;
+		wr.remote_offset = 3200;
+		t_ok(t_run_one(&a, &wr));
+		cr_assert_eq(mb[3200], (uint8_t)i);
+	}
+}
