@@ -77,6 +77,7 @@ struct ses_rx_refusal {
 	uint32_t at;		/* rx_answered then; 0: none */
 	uint32_t pdc;		/* the context it came on */
 	uint16_t id;
+	uint8_t rc;		/* the answer */
 };
 
 struct ses_peer {
@@ -447,7 +448,10 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id);
  * (which a refused id must not move): in p->rx_refused.
  */
 void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id,
-		       uint32_t pdc);
+		       uint32_t pdc, uint8_t rc);
+/* Whether |id| was noted refused on context |pdc|, and then with |*rc|. */
+bool ses_rx_id_refused_on(const struct ses *s, const struct ses_peer *p,
+			  uint16_t id, uint32_t pdc, uint8_t *rc);
 /* Finished, or noted refused on the peer's context. */
 bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,
 			  uint16_t id);

@@ -25,7 +25,8 @@
  * of them are checked there before a byte lands (one bad key refuses the
  * whole scatter), and kept for its later packets. A later packet that
  * comes before the first is not taken yet (ses_rdmo_waits_som): the
- * sender sends it again.
+ * sender sends it again; once the first was refused, it gets the same
+ * answer (ses_rx_one), else PDC would send it until it gave the peer up.
  *
  * FLUSH is answered once every message of its initiator from the first
  * one that was unanswered when the flush was posted (its extension names

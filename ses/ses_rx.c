@@ -321,7 +321,7 @@ int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc)
 	 * with its context: on a new one it counts for the history only once
 	 * that context is the peer's.
 	 */
-	ses_rx_id_refused(s, c->peer, c->h.message_id, c->pdc);
+	ses_rx_id_refused(s, c->peer, c->h.message_id, c->pdc, rc);
 	return ses_rx_fail(c, rc);
 }
 
@@ -373,8 +373,17 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 			return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
 		}
 	}
-	if (ses_rdmo_waits_som(c))
+	/*
+	 * A later packet of a scatter whose first has not come waits for
+	 * it (sent again); if the first was refused, the message is over and
+	 * its initiator waits only for this one's answer: the same.
+	 */
+	if (ses_rdmo_waits_som(c)) {
+		if (ses_rx_id_refused_on(s, c->peer, h->message_id, c->pdc,
+					 &rc))
+			return ses_rx_refuse(s, c, rc);
 		return -EAGAIN;
+	}
 	rc = ses_rx_check(s, c);
 	if (rc == UET_SES_RC_OK && c->rxm && !ses_rx_is_same_msg(c, c->rxm))
 		rc = UET_SES_RC_OP_VIOLATION;

@@ -107,7 +107,7 @@ static bool ses_rx_refusal_is_live(const struct ses *s,
  * overwritten by one of another, which would make its flushes wait.
  */
 void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id,
-		       uint32_t pdc)
+		       uint32_t pdc, uint8_t rc)
 {
 	uint16_t seq = id & s->id_seq_mask;
 	struct ses_rx_refusal *r;
@@ -123,7 +123,21 @@ void ses_rx_id_refused(const struct ses *s, struct ses_peer *p, uint16_t id,
 	    r->id != id && ses_rx_refusal_is_live(s, p, r))
 		return;
 	*r = (struct ses_rx_refusal){ .at = p->rx_answered, .pdc = pdc,
-				      .id = id };
+				      .id = id, .rc = rc };
+}
+
+bool ses_rx_id_refused_on(const struct ses *s, const struct ses_peer *p,
+			  uint16_t id, uint32_t pdc, uint8_t *rc)
+{
+	const struct ses_rx_refusal *r;
+
+	if (!p->rx_refused)
+		return false;
+	r = &p->rx_refused[(id & s->id_seq_mask) % s->rx_check];
+	if (r->id != id || r->pdc != pdc || !ses_rx_refusal_is_live(s, p, r))
+		return false;
+	*rc = r->rc;
+	return true;
 }
 
 bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,

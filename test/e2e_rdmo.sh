@@ -8,9 +8,12 @@
 # sum of the lengths. Scatters land exactly (one packet, several, eight
 # pipelined, two regions). A wrong key is RC_BAD_MKEY, a range past the
 # region RC_BAD_ADDR (prov_errno), and neither moves a pointer nor writes
-# a byte. A flush completes only once everything before it is in the
-# target's memory: the server looks, on the client's word and before any
-# libfabric call of its own. fi_open_ops of another name is -FI_ENOSYS.
+# a byte (appends, and scatters of several packets). A flush completes
+# only once everything before it is in the target's memory: the server
+# looks, on the client's word and before any libfabric call of its own;
+# once while the server closes a region (the RI generation moves and what
+# was on its way is sent again). fi_open_ops of another name is
+# -FI_ENOSYS.
 # Completions are fi_write's (FI_RMA | FI_WRITE, the write counter), and
 # the target's FI_RMA_EVENT counters count an append once on its data
 # region, a scatter once per piece, refusals not at all.

@@ -25,14 +25,17 @@
  *    packets) to its own queue and a 16 KiB fi_write, none waited for, then
  *    a flush; once only the flush has completed it tells the server, which
  *    checks, before any libfabric call, that the pointer and every byte are
- *    in its memory;
+ *    in its memory. In client 1's second round the server closes a region
+ *    of its endpoint meanwhile: the RI generation moves, and what arrives
+ *    under the old one is refused and sent again;
  *  - refusals: an append with a wrong data key and one with a wrong pointer
  *    key (RC_BAD_MKEY), one that does not fit the queue's end (RC_BAD_ADDR),
- *    and one that exactly fits; a scatter with one wrong key, one with one
- *    piece past its region: each error completion carries its UET code in
- *    prov_errno, no result is written, and the server finds no pointer
- *    moved and no byte written; FRD_BATCH appends to the full queue and a
- *    flush posted together: the refusals hold the flush back no time;
+ *    and one that exactly fits; a scatter of several packets with one
+ *    wrong key, one with one piece past its region: each error completion
+ *    carries its UET code in prov_errno, no result is written, and the
+ *    server finds no pointer moved and no byte written; FRD_BATCH appends
+ *    to the full queue and a flush posted together: the refusals hold the
+ *    flush back no time;
  *  - with -x ADDR (an address nobody answers): fi_writemsg with
  *    FI_INJECT_COMPLETE to it until the provider says -FI_EAGAIN (its
  *    operations wait for the address), then appends one after the other
@@ -96,14 +99,15 @@ _Static_assert(UET_SES_RC_BAD_ADDR == 0x1d, "RC_BAD_ADDR");
 #define FRD_WRITE_LEN	16384	/* a flush round's fi_write */
 #define FRD_SCAT_AREA	65536	/* scatter region: the pieces, then */
 #define FRD_SCAT_LEN	(FRD_SCAT_AREA + FRD_ROUNDS * FRD_WRITE_LEN)
-#define FRD_SCAT2_LEN	32768	/* the second scatter region */
-#define FRD_SCAT_SPARE	4096	/* at the end of each area: refused ones */
+#define FRD_SCAT2_LEN	40960	/* the second scatter region */
+#define FRD_SCAT_SPARE	8192	/* at the end of each area: refused ones */
 #define FRD_NSCAT	10
 #define FRD_PTR_WORDS	64	/* 0: shared queue; 8k, 8k+1: client k's */
 #define FRD_JUNK_MAX	2000	/* -x: writes to the absent address */
 #define FRD_JUNK_LEN	1000
 #define FRD_WAIT_S	30	/* one wait for a completion or an answer */
 #define FRD_SENTINEL	UINT64_MAX	/* a result not written */
+#define FRD_BUMPS_MAX	4	/* regions the server may close (FRD_BUMP) */
 
 enum frd_queue { FRD_Q_MAIN = 1, FRD_Q_AUX = 2 };
 
@@ -254,7 +258,10 @@ static int frd_scatter_image(uint32_t client, uint8_t *img0, uint8_t *img1)
 }
 
 /* ---- the side channel ---------------------------------------------------- */
-enum frd_msg_type { FRD_HELLO = 1, FRD_READY, FRD_STATE, FRD_RESULTS };
+enum frd_msg_type {
+	FRD_HELLO = 1, FRD_READY, FRD_STATE, FRD_RESULTS,
+	FRD_BUMP,		/* close a region: the RI generation moves */
+};
 
 /* Client to server. */
 struct frd_msg {
@@ -550,6 +557,10 @@ struct frd_srv {
 	uint64_t *ptr;
 	struct fid_mr *q_mr, *ptr_mr;
 	struct fid_cntr *q_cntr, *ptr_cntr;
+	/* Regions closed on FRD_BUMP, while a client's appends arrive. */
+	struct fid_mr *spare[FRD_BUMPS_MAX];
+	void *spare_buf[FRD_BUMPS_MAX];
+	uint32_t bumps;
 	uint64_t stale_key;
 	struct frd_srv_client cl[FRD_CLIENTS_MAX + 1];	/* by id; 0 unused */
 	uint32_t hellos, readies, results;
@@ -611,6 +622,9 @@ static int frd_srv_regions(struct frd_srv *s)
 		*frd_word(s, 8 * k) = frd_raddr(f, c->aux, 0);
 		*frd_word(s, 8 * k + 1) = frd_raddr(f, c->aux, FRD_AUX_LEN - 8);
 	}
+	for (uint32_t i = 0; i < FRD_BUMPS_MAX; i++)
+		if (frd_mr(f, &s->spare_buf[i], 4096, rw, &s->spare[i]))
+			return -1;
 	/* A key that was a region's: nobody's now. */
 	if (frd_mr(f, &sp, 4096, rw, &stale))
 		return -1;
@@ -1155,6 +1169,24 @@ static int frd_srv_ready(struct frd_srv *s, uint32_t k)
 	return 0;
 }
 
+/*
+ * A client's appends are arriving: a region of the endpoint's RI table
+ * closed now moves its generation, and requests made under the old one
+ * are refused RC_BAD_GENERATION and sent again by their initiator. An
+ * append of several packets whose first is in must still land once.
+ */
+static int frd_srv_bump(struct frd_srv *s)
+{
+	uint32_t i = s->bumps;
+
+	if (i >= FRD_BUMPS_MAX || !s->spare[i])
+		return -1;
+	FRD_CHECK(fi_close(&s->spare[i]->fid));
+	s->spare[i] = NULL;
+	s->bumps++;
+	return 0;
+}
+
 /* One message from |c|, read whole, handled. */
 static int frd_srv_message(struct frd_srv *s, struct frd_srv_client *c)
 {
@@ -1172,6 +1204,8 @@ static int frd_srv_message(struct frd_srv *s, struct frd_srv_client *c)
 	switch (m.type) {
 	case FRD_READY:
 		return frd_srv_ready(s, c->id);
+	case FRD_BUMP:
+		return frd_srv_bump(s);
 	case FRD_STATE:
 		return frd_srv_state(s, c->id, &m);
 	case FRD_RESULTS:
@@ -1249,6 +1283,8 @@ static int frd_server(const struct frd_opts *o)
 		if (frd_srv_progress(&s.f))
 			goto out;
 	}
+	printf("fi_rdmo_check: server: %u regions closed while appends "
+	       "were arriving (the RI generation moved)\n", s.bumps);
 	printf("fi_rdmo_check: server: all ok\n");
 	ret = 0;
 out:
@@ -1278,6 +1314,11 @@ out:
 		free(c->img0);
 		free(c->img1);
 		free(c->main_res);
+	}
+	for (uint32_t i = 0; i < FRD_BUMPS_MAX; i++) {
+		if (s.spare[i])
+			fi_close(&s.spare[i]->fid);
+		free(s.spare_buf[i]);
 	}
 	frd_close_cntr(s.q_cntr);
 	frd_close_cntr(s.ptr_cntr);
@@ -1752,17 +1793,24 @@ static int frd_cli_scatters(struct frd_cli *c)
  * then a flush: once it alone has completed, the server must find all of
  * it in its memory.
  */
-static int frd_cli_flush_round(struct frd_cli *c, uint32_t r,
-			       uint32_t *pending)
+static int frd_cli_flush_round(struct frd_cli *c, uint32_t r)
 {
 	uint8_t *wsrc = c->write_src + (size_t)r * FRD_WRITE_LEN;
-	uint32_t before = c->aux_recs;
+	struct frd_msg bump = { .type = FRD_BUMP, .client = c->k };
 
 	for (uint32_t i = 0; i < FRD_BATCH; i++) {
 		uint32_t seq = r * FRD_BATCH + i;
 		uint8_t *src = c->aux_src + (size_t)seq * FRD_AUX_MAX;
 		uint32_t len = frd_rec_fill(src, FRD_Q_AUX, c->k, seq);
 
+		/*
+		 * Client 1's round 2: the generation moves mid-batch. Once
+		 * in a run: a request refused for it is sent again once,
+		 * and must not meet a second move.
+		 */
+		if (c->k == 1 && r == 1 && i == FRD_BATCH / 2 &&
+		    frd_send_all(c->fd, &bump, sizeof(bump)))
+			return -1;
 		c->aux_res[seq] = FRD_SENTINEL;
 		frd_op_init(&c->aux_ops[seq], FRD_K_AUX, &c->aux_res[seq]);
 		FRD_POST(c, c->ops->append(c->f.ep, src, len, c->desc, c->srv,
@@ -1790,26 +1838,21 @@ static int frd_cli_flush_round(struct frd_cli *c, uint32_t r,
 		return -1;
 	}
 	/* Nothing else waited for: tell the server at once. */
-	*pending = !c->write_ops[r].done;
-	for (uint32_t seq = before; seq < c->aux_recs; seq++)
-		*pending += !c->aux_ops[seq].done;
 	return frd_cli_state(c, FRD_CASE_FLUSH1 + r);
 }
 
 static int frd_cli_flushes(struct frd_cli *c)
 {
-	uint32_t pending, unseen = 0;
-
 	for (uint32_t r = 0; r < FRD_ROUNDS; r++) {
-		if (frd_cli_flush_round(c, r, &pending))
+		if (frd_cli_flush_round(c, r))
 			return -1;
-		unseen += pending;
 		printf("fi_rdmo_check: client %u: flush round %u: %u appends "
-		       "(%lu bytes in all) and a %u-byte fi_write, then the "
-		       "flush: %u of them not yet completed here when it "
-		       "did; the server found all in its memory ok\n", c->k,
-		       r + 1, FRD_BATCH, (unsigned long)c->aux_bytes,
-		       FRD_WRITE_LEN, pending);
+		       "(%lu bytes in all) and a %u-byte fi_write%s, then the "
+		       "flush; on its completion alone the server found all in "
+		       "its memory ok\n", c->k, r + 1, FRD_BATCH,
+		       (unsigned long)c->aux_bytes, FRD_WRITE_LEN,
+		       c->k == 1 && r == 1 ? ", a region of the server's "
+		       "closed meanwhile" : "");
 	}
 	if (frd_wait_kind(c, FRD_K_AUX, FRD_FLUSH_RECS) ||
 	    frd_wait_kind(c, FRD_K_WRITE, FRD_ROUNDS))
@@ -1828,9 +1871,6 @@ static int frd_cli_flushes(struct frd_cli *c)
 			       r + 1, fi_strerror(c->write_ops[r].err));
 			return -1;
 		}
-	printf("fi_rdmo_check: client %u: %u flushes: %u operations still "
-	       "outstanding here when their flush completed ok\n", c->k,
-	       FRD_ROUNDS, unseen);
 	return 0;
 }
 
@@ -1885,15 +1925,17 @@ static int frd_cli_err_scatter(struct frd_cli *c, uint32_t what,
 
 	for (size_t i = 0; i < n; i++)
 		len += iov[i].len;
-	memset(c->junk, 0xEE, len);
+	/* The scatters' sources: theirs completed. */
+	memset(c->scat_src, 0xEE, len);
 	c->err_res = FRD_SENTINEL;
 	frd_op_init(&c->err_op, FRD_K_ERR, NULL);
-	FRD_POST(c, c->ops->scatter(c->f.ep, c->junk, len, c->desc, c->srv,
-				    iov, n, &c->err_op));
+	FRD_POST(c, c->ops->scatter(c->f.ep, c->scat_src, len, c->desc,
+				    c->srv, iov, n, &c->err_op));
 	if (frd_cli_refused(c, name, err, rc) || frd_cli_state(c, what))
 		return -1;
-	printf("fi_rdmo_check: client %u: %s: %s, prov_errno %#x; none of "
-	       "its pieces written ok\n", c->k, name, fi_strerror(err), rc);
+	printf("fi_rdmo_check: client %u: %s (%zu pieces, %zu bytes): %s, "
+	       "prov_errno %#x; none of its pieces written ok\n", c->k, name,
+	       n, len, fi_strerror(err), rc);
 	return 0;
 }
 
@@ -1949,22 +1991,43 @@ static int frd_cli_full_flush(struct frd_cli *c)
 	return 0;
 }
 
+/*
+ * The pieces of a refused scatter: FRD_ERR_PIECES of FRD_ERR_PIECE_LEN
+ * bytes, several packets, in the spare ends of both scatter regions.
+ */
+#define FRD_ERR_PIECES		24
+#define FRD_ERR_PIECE_LEN	500
+_Static_assert(FRD_ERR_PIECES / 2 * (FRD_ERR_PIECE_LEN + 100) <=
+	       FRD_SCAT_SPARE, "refused pieces beyond the spare ends");
+
+static void frd_err_pieces(const struct frd_cli *c, struct fi_rma_iov *iov)
+{
+	for (uint32_t i = 0; i < FRD_ERR_PIECES; i++) {
+		bool two = i % 2;
+		uint64_t end = two ? c->in.scat2_addr + FRD_SCAT2_LEN :
+			       c->in.scat_addr + FRD_SCAT_AREA;
+
+		iov[i] = (struct fi_rma_iov){
+			.addr = end - FRD_SCAT_SPARE +
+				(uint64_t)(i / 2) * (FRD_ERR_PIECE_LEN + 100),
+			.len = FRD_ERR_PIECE_LEN,
+			.key = two ? c->in.scat2_key : c->in.scat_key,
+		};
+	}
+}
+
 static int frd_cli_errors(struct frd_cli *c)
 {
 	const struct frd_info *in = &c->in;
 	uint64_t end = in->aux_addr + FRD_AUX_LEN;
 	uint8_t *rec = c->junk + 2048;
-	struct fi_rma_iov bad_key[3] = {
-		{ in->scat_addr + FRD_SCAT_AREA - FRD_SCAT_SPARE, 64,
-		  in->scat_key },
-		{ in->scat2_addr + FRD_SCAT2_LEN - FRD_SCAT_SPARE, 64,
-		  in->stale_key },
-		{ in->scat2_addr + FRD_SCAT2_LEN - 2048, 64, in->scat2_key },
-	}, past_end[3] = {
-		{ in->scat_addr + FRD_SCAT_AREA - 1024, 64, in->scat_key },
-		{ in->scat2_addr + FRD_SCAT2_LEN - 1024, 64, in->scat2_key },
-		{ in->scat2_addr + FRD_SCAT2_LEN - 32, 64, in->scat2_key },
-	};
+	struct fi_rma_iov bad_key[FRD_ERR_PIECES], past_end[FRD_ERR_PIECES];
+
+	/* One piece with a region's key closed since; one past its region. */
+	frd_err_pieces(c, bad_key);
+	bad_key[FRD_ERR_PIECES / 2 + 1].key = in->stale_key;
+	frd_err_pieces(c, past_end);
+	past_end[FRD_ERR_PIECES - 1].addr = in->scat2_addr + FRD_SCAT2_LEN - 32;
 
 	if (frd_cli_err_append(c, 5, in->aux_ptr_addr, in->ptr_key,
 			       in->stale_key, 16, FI_EKEYREJECTED,
@@ -2000,9 +2063,9 @@ static int frd_cli_errors(struct frd_cli *c)
 	if (frd_cli_err_append(c, 9, in->full_ptr_addr, in->ptr_key,
 			       in->aux_key, 1, FI_EACCES,
 			       UET_SES_RC_BAD_ADDR) ||
-	    frd_cli_err_scatter(c, 10, bad_key, 3, FI_EKEYREJECTED,
-				UET_SES_RC_BAD_MKEY) ||
-	    frd_cli_err_scatter(c, 11, past_end, 3, FI_EACCES,
+	    frd_cli_err_scatter(c, 10, bad_key, FRD_ERR_PIECES,
+				FI_EKEYREJECTED, UET_SES_RC_BAD_MKEY) ||
+	    frd_cli_err_scatter(c, 11, past_end, FRD_ERR_PIECES, FI_EACCES,
 				UET_SES_RC_BAD_ADDR))
 		return -1;
 	return frd_cli_full_flush(c);

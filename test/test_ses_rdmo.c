@@ -915,3 +915,35 @@ Test(ses_rdmo, generation_retry_leaves_no_partial_message)
 		cr_assert_eq(mb[3200], (uint8_t)i);
 	}
 }
+
+/*
+ * A scatter of several packets refused at its first (one piece's key is
+ * wrong): its other packets, which wait for the first while it has not
+ * come, must be answered too once it was refused, or PDC sends them
+ * again until it gives the peer up.
+ */
+Test(ses_rdmo, scatter_of_several_packets_refused_leaves_nothing_waiting)
+{
+	struct ses_rdmo_piece pcs[20];
+	static uint8_t data[20 * 150];
+	static struct t_scatter sc;
+	struct ses_iov iov;
+	struct ses_wre wr;
+	uint8_t d[8] = { 9 };
+
+	for (unsigned i = 0; i < 20; i++)
+		pcs[i] = (struct ses_rdmo_piece){ T_RKEY_B, i * 200, 150 };
+	pcs[7].memory_key = 0x9999;
+	memset(data, 0x33, sizeof(data));
+	t_scatter_wre(&sc, &dst_a, pcs, 20, data);
+	t_refused(t_run_one(&a, &sc.wr), UET_SES_RC_BAD_MKEY);
+	cr_assert_eq(w.q_cnt, 0, "%zu packets still going round (%u not "
+		     "taken)", w.q_cnt, w.eagain_cnt);
+	for (size_t i = 0; i < T_BLEN; i++)
+		cr_assert_eq(mb[i], 0, "byte %zu written", i);
+	/* And the peer goes on. */
+	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
+	wr.ri = T_RI;
+	wr.mkey = T_RKEY_B;
+	t_ok(t_run_one(&a, &wr));
+}
