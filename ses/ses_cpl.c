@@ -28,8 +28,8 @@ void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
 	if (m->flags & SES_MSG_F_DONE)
 		return;
 	m->flags |= SES_MSG_F_DONE;
-	if (m->flush_gated) {
-		m->flush_gated = false;
+	if (m->flush_wait) {
+		m->flush_wait = 0;
 		s->flush_gated_cnt--;
 	}
 	/* Nothing more of it goes out; only answers to what went are due. */
@@ -50,7 +50,7 @@ void ses_msg_complete(struct ses *s, struct ses_msg *m, int status, uint8_t rc,
 	else
 		s->ops.tx_done(s->ctx, m->wre, &cpl);
 	if (s->flush_gated_cnt)
-		ses_rdmo_flush_ungate(s, m->peer);
+		ses_rdmo_flush_ungate(s, m);
 }
 
 /*

@@ -137,8 +137,8 @@ struct ses_msg {
 	uint8_t opcode;		/* on the wire */
 	uint8_t gen;
 	uint8_t flags;
-	bool flush_gated;	/* RDMO_FLUSH answered, waiting for earlier
-				 * writes to complete (ses_rdmo.c) */
+	uint32_t flush_wait;	/* RDMO_FLUSH answered: earlier writes to
+				 * its peer still to complete (ses_rdmo.c) */
 };
 
 /* ---- RI tables and regions ---------------------------------------------- */
@@ -308,7 +308,7 @@ struct ses {
 	struct ses_list rsp_jobs;	/* deferred responses ops.tx refused */
 	struct ses_list flush_holds;	/* RDMO flushes not yet answered */
 	uint32_t flush_hold_cnt;
-	uint32_t flush_gated_cnt;	/* ours answered, not yet completed */
+	uint32_t flush_gated_cnt;	/* ours answered, with flush_wait */
 };
 
 static inline bool ses_op_is_rdmo(uint8_t op)
@@ -399,8 +399,8 @@ bool ses_rdmo_wre_is_valid(const struct ses *s, const struct ses_wre *w);
  */
 void ses_rdmo_flush_answered(struct ses *s, struct ses_msg *m,
 			     uint32_t modified_len);
-/* A message to peer index |peer| completed: flushes waiting on it may. */
-void ses_rdmo_flush_ungate(struct ses *s, uint32_t peer);
+/* Message |m| completed: flushes to its peer counting on it may. */
+void ses_rdmo_flush_ungate(struct ses *s, const struct ses_msg *m);
 /* Adds the RDMO extension of |m| to |pkt|, after its header. */
 void ses_rdmo_pkt_ext(const struct ses *s, const struct ses_msg *m,
 		      struct ses_pkt *pkt);

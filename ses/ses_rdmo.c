@@ -162,48 +162,70 @@ static bool ses_rdmo_op_writes(uint8_t op)
 	       op == UET_SES_OP_RDMO_APPEND || op == UET_SES_OP_RDMO_SCATTER;
 }
 
-/*
- * Whether a write to the peer of flush |f|, posted before it, has not
- * completed yet (a generation retry counts as its WRE: post_seq). Once the
- * target has answered the flush, such a write's own answer is on its way,
- * or it was refused for the generation and sent again under an id the
- * flush did not wait for.
- */
-static bool ses_rdmo_flush_is_early(struct ses *s, const struct ses_msg *f)
+/* A write of the flush's, not a rendezvous pull of ours. */
+static bool ses_rdmo_msg_writes(const struct ses_msg *m)
 {
+	return !(m->flags & SES_MSG_F_INTERNAL) && ses_rdmo_op_writes(m->opcode);
+}
+
+/* Whether write |m| went to the peer of flush |f| and was posted before it. */
+static bool ses_rdmo_is_before(const struct ses_msg *m,
+			       const struct ses_msg *f)
+{
+	return m->peer == f->peer && ses_rdmo_msg_writes(m) &&
+	       (int32_t)(m->post_seq - f->post_seq) < 0;
+}
+
+/*
+ * The writes to the peer of flush |f| posted before it and not completed
+ * (a generation retry counts as its WRE: post_seq). Once the target has
+ * answered the flush, such a write's own answer is on its way, or it was
+ * refused for the generation and sent again under an id the flush did not
+ * wait for. Each completes once, through ses_msg_complete (a retried
+ * one's retry does, the original only lingers), and is counted down then.
+ */
+static uint32_t ses_rdmo_flush_early_cnt(struct ses *s,
+					 const struct ses_msg *f)
+{
+	uint32_t n = 0;
+
 	for (uint32_t i = 0; i < s->msgs.cap; i++) {
 		const struct ses_msg *m = ses_pool_at(&s->msgs, i);
 
-		if (m != f && m->wre && m->peer == f->peer &&
-		    !(m->flags & (SES_MSG_F_DONE | SES_MSG_F_INTERNAL)) &&
-		    ses_rdmo_op_writes(m->opcode) &&
-		    (int32_t)(m->post_seq - f->post_seq) < 0)
-			return true;
+		n += m->wre && !(m->flags & SES_MSG_F_DONE) &&
+		     ses_rdmo_is_before(m, f);
 	}
-	return false;
+	return n;
 }
 
 void ses_rdmo_flush_answered(struct ses *s, struct ses_msg *m,
 			     uint32_t modified_len)
 {
-	if (!ses_rdmo_flush_is_early(s, m)) {
+	uint32_t n = ses_rdmo_flush_early_cnt(s, m);
+
+	if (!n) {
 		ses_msg_complete(s, m, 0, UET_SES_RC_OK, modified_len);
 		return;
 	}
-	if (!m->flush_gated) {
-		m->flush_gated = true;
+	if (!m->flush_wait)
 		s->flush_gated_cnt++;
-	}
+	m->flush_wait = n;
 }
 
-void ses_rdmo_flush_ungate(struct ses *s, uint32_t peer)
+void ses_rdmo_flush_ungate(struct ses *s, const struct ses_msg *m)
 {
-	for (uint32_t i = 0; s->flush_gated_cnt && i < s->msgs.cap; i++) {
+	if (!ses_rdmo_msg_writes(m))
+		return;
+	for (uint32_t i = 0, left = s->flush_gated_cnt; left &&
+	     i < s->msgs.cap; i++) {
 		struct ses_msg *f = ses_pool_at(&s->msgs, i);
 
-		if (!f->flush_gated || f->peer != peer ||
-		    ses_rdmo_flush_is_early(s, f))
+		if (!f->flush_wait)
 			continue;
+		left--;
+		if (!ses_rdmo_is_before(m, f) || --f->flush_wait)
+			continue;
+		s->flush_gated_cnt--;
 		ses_msg_complete(s, f, 0, UET_SES_RC_OK, 0);
 		ses_msg_try_free(s, f);
 	}
