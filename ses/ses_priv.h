@@ -311,6 +311,20 @@ struct ses {
 	uint32_t flush_gated_cnt;	/* ours answered, with flush_wait */
 };
 
+/* Bytes [off, off + len) lie inside a region of |region_len| bytes. */
+static inline bool ses_range_is_inside(uint64_t off, uint64_t len,
+				       uint64_t region_len)
+{
+	return off <= region_len && len <= region_len - off;
+}
+
+/* ref 5.4: the RKEY is bits 47:0, or 11:0 in the optimized format. */
+static inline uint64_t ses_mkey_rkey(uint64_t mkey)
+{
+	return mkey & (mkey & UET_MKEY_OPTIMIZED ? 0xFFFull :
+		       UET_MKEY_RKEY_MASK);
+}
+
 static inline bool ses_op_is_rdmo(uint8_t op)
 {
 	return op >= UET_SES_OP_RDMO_APPEND && op <= UET_SES_OP_RDMO_FLUSH;
@@ -430,6 +444,14 @@ bool ses_rdmo_flush_names(const struct ses *s, uint32_t pidx);
 void ses_rdmo_fini(struct ses *s);
 
 /* ses_rx.c */
+/*
+ * Design section 4's key, access and range checks of one region: the one
+ * of |mkey| in |t|, granting |need| (SES_ACCESS_*), [off, off + len)
+ * inside it. Returns UET_SES_RC_OK with *|out| set, or the code why not.
+ */
+uint8_t ses_rx_region_check(const struct ses *s, const struct ses_ri_tbl *t,
+			    uint64_t mkey, uint32_t need, uint64_t off,
+			    uint64_t len, struct ses_region **out);
 /* Refuses the request of |c| with |rc| (counted; the id noted refused). */
 int ses_rx_refuse(struct ses *s, struct ses_rx_ctx *c, uint8_t rc);
 

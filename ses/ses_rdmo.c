@@ -72,17 +72,6 @@ struct ses_flush_hold {
 	uint64_t since_ns;	/* last progress */
 };
 
-static bool ses_range_is_inside(uint64_t off, uint64_t len, uint64_t rlen)
-{
-	return off <= rlen && len <= rlen - off;
-}
-
-static uint64_t ses_rdmo_rkey(uint64_t mkey)
-{
-	return mkey & (mkey & UET_MKEY_OPTIMIZED ? 0xFFFull :
-		       UET_MKEY_RKEY_MASK);
-}
-
 /* ---- initiator ----------------------------------------------------------- */
 static bool ses_rdmo_scatter_is_valid(const struct ses *s,
 				      const struct ses_wre *w)
@@ -247,18 +236,11 @@ static uint8_t ses_rdmo_piece_check(struct ses *s, const struct ses_rx_ctx *c,
 				    const struct ses_rdmo_piece *pc,
 				    struct ses_region **out)
 {
-	struct ses_region *r = ses_mr_find(s, c->tbl,
-					   ses_rdmo_rkey(pc->memory_key));
+	struct ses_region *r;
 
-	if (!r)
-		return UET_SES_RC_BAD_MKEY;
-	if (!(r->access & SES_ACCESS_REMOTE_WRITE))
-		return UET_SES_RC_PERM_VIOLATION;
-	if (!ses_range_is_inside(pc->buffer_offset, pc->length, r->len))
-		return UET_SES_RC_BAD_ADDR;
-	if (out)
-		*out = r;
-	return UET_SES_RC_OK;
+	return ses_rx_region_check(s, c->tbl, pc->memory_key,
+				   SES_ACCESS_REMOTE_WRITE, pc->buffer_offset,
+				   pc->length, out ? out : &r);
 }
 
 static uint32_t ses_rdmo_table_len(const struct ses_rx_ctx *c)
@@ -310,7 +292,7 @@ static uint8_t ses_rdmo_append_rest_check(struct ses *s,
 {
 	const struct ses_rdmo_rxm *st = c->rxm->rdmo;
 	struct ses_region *r = ses_mr_find(s, c->tbl,
-					   ses_rdmo_rkey(c->h.memory_key));
+					   ses_mkey_rkey(c->h.memory_key));
 
 	if (c->h.buffer_offset)
 		return UET_SES_RC_OP_VIOLATION;
@@ -328,27 +310,22 @@ static uint8_t ses_rdmo_append_check(struct ses *s, struct ses_rx_ctx *c)
 	const struct ses_std_hdr *h = &c->h;
 	uint32_t need = SES_ACCESS_REMOTE_READ | SES_ACCESS_REMOTE_WRITE;
 	struct ses_region *r, *pr;
-	uint8_t *ptr;
+	uint8_t *ptr, rc;
 
 	if (ses_rdmo_has_room(c))
 		return ses_rdmo_append_rest_check(s, c);
 	if (h->buffer_offset)
 		return UET_SES_RC_OP_VIOLATION;
-	r = ses_mr_find(s, c->tbl, ses_rdmo_rkey(h->memory_key));
-	if (!r)
-		return UET_SES_RC_BAD_MKEY;
-	if (!(r->access & SES_ACCESS_REMOTE_WRITE))
-		return UET_SES_RC_PERM_VIOLATION;
-	if (h->request_length > r->len)
-		return UET_SES_RC_BAD_ADDR;
-	pr = ses_mr_find(s, c->tbl, ses_rdmo_rkey(c->rdmo.ptr_memory_key));
-	if (!pr)
-		return UET_SES_RC_BAD_MKEY;
-	if ((pr->access & need) != need)
-		return UET_SES_RC_PERM_VIOLATION;
-	if (!ses_range_is_inside(c->rdmo.ptr_offset, sizeof(uint64_t),
-				 pr->len))
-		return UET_SES_RC_BAD_ADDR;
+	/* Where in the data the pointer puts it is known only once read. */
+	rc = ses_rx_region_check(s, c->tbl, h->memory_key,
+				 SES_ACCESS_REMOTE_WRITE, 0, h->request_length,
+				 &r);
+	if (rc == UET_SES_RC_OK)
+		rc = ses_rx_region_check(s, c->tbl, c->rdmo.ptr_memory_key,
+					 need, c->rdmo.ptr_offset,
+					 sizeof(uint64_t), &pr);
+	if (rc != UET_SES_RC_OK)
+		return rc;
 	ptr = pr->base + c->rdmo.ptr_offset;
 	if ((uintptr_t)ptr % sizeof(uint64_t))
 		return UET_SES_RC_AMO_UNALIGNED;
@@ -532,7 +509,7 @@ static void ses_rdmo_scatter_report(struct ses *s, const struct ses_rx_ctx *c)
 	for (uint32_t i = 0; i < c->rdmo.piece_count; i++) {
 		ses_rdmo_piece_at(c, i, &pc);
 		ses_rx_rma_event_init(&ev, c, pc.length);
-		ev.rkey = ses_rdmo_rkey(pc.memory_key);
+		ev.rkey = ses_mkey_rkey(pc.memory_key);
 		ev.offset = pc.buffer_offset;
 		s->ops.rma_done(s->ctx, &ev);
 	}

@@ -12,13 +12,6 @@
 #include "ses/ses_amo.h"
 #include "ses/ses_priv.h"
 
-/* Bytes [off, off + len) lie inside a region of |region_len| bytes. */
-static bool ses_range_is_inside(uint64_t off, uint64_t len,
-				uint64_t region_len)
-{
-	return off <= region_len && len <= region_len - off;
-}
-
 static bool ses_op_is_msg(uint8_t op)
 {
 	return op == UET_SES_OP_SEND || op == UET_SES_OP_TAGGED_SEND ||
@@ -50,11 +43,20 @@ static uint32_t ses_op_access(uint8_t op)
 	}
 }
 
-/* ref 5.4: the RKEY is bits 47:0, or 11:0 in the optimized format. */
-static uint64_t ses_mkey_rkey(uint64_t mkey)
+uint8_t ses_rx_region_check(const struct ses *s, const struct ses_ri_tbl *t,
+			    uint64_t mkey, uint32_t need, uint64_t off,
+			    uint64_t len, struct ses_region **out)
 {
-	return mkey & (mkey & UET_MKEY_OPTIMIZED ? 0xFFFull :
-		       UET_MKEY_RKEY_MASK);
+	struct ses_region *r = ses_mr_find(s, t, ses_mkey_rkey(mkey));
+
+	if (!r)
+		return UET_SES_RC_BAD_MKEY;
+	if ((r->access & need) != need)
+		return UET_SES_RC_PERM_VIOLATION;
+	if (!ses_range_is_inside(off, len, r->len))
+		return UET_SES_RC_BAD_ADDR;
+	*out = r;
+	return UET_SES_RC_OK;
 }
 
 /* Key, access and range: the checks that depend on the opcode. */
@@ -62,7 +64,7 @@ static uint8_t ses_rx_check_op(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
 	uint32_t need = ses_op_access(h->opcode);
-	struct ses_region *r;
+	uint8_t rc;
 
 	/* An atomic READ only reads. */
 	if (ses_op_is_amo(h->opcode) &&
@@ -82,18 +84,15 @@ static uint8_t ses_rx_check_op(struct ses *s, struct ses_rx_ctx *c)
 	if (h->opcode != UET_SES_OP_WRITE && h->opcode != UET_SES_OP_READ &&
 	    !ses_op_is_amo(h->opcode))
 		return UET_SES_RC_UNSUPPORTED_OP;
-	r = ses_mr_find(s, c->tbl, ses_mkey_rkey(h->memory_key));
-	if (!r)
-		return UET_SES_RC_BAD_MKEY;
-	c->region = r;
-	if ((r->access & need) != need)
-		return UET_SES_RC_PERM_VIOLATION;
 	/* The whole message, and so this packet, must fit the region. */
-	if (!ses_range_is_inside(h->buffer_offset, h->request_length, r->len) ||
+	rc = ses_rx_region_check(s, c->tbl, h->memory_key, need,
+				 h->buffer_offset, h->request_length,
+				 &c->region);
+	if (rc == UET_SES_RC_OK &&
 	    !ses_range_is_inside(c->off, c->pay_len,
-				 r->len - h->buffer_offset))
+				 c->region->len - h->buffer_offset))
 		return UET_SES_RC_BAD_ADDR;
-	return UET_SES_RC_OK;
+	return rc;
 }
 
 /* Lengths consistent with the header (ref 3.1, 4). */
