@@ -143,15 +143,11 @@ bool ses_rx_id_refused_on(const struct ses *s, const struct ses_peer *p,
 bool ses_rx_id_is_settled(const struct ses *s, const struct ses_peer *p,
 			  uint16_t id)
 {
-	const struct ses_rx_refusal *r;
+	uint8_t rc;
 
-	if (ses_rx_id_is_done(s, p, id))
-		return true;
-	if (!p->rx_refused || !p->rx_pdc_set)
-		return false;
-	r = &p->rx_refused[(id & s->id_seq_mask) % s->rx_check];
-	return r->id == id && r->pdc == p->rx_pdc &&
-	       ses_rx_refusal_is_live(s, p, r);
+	return ses_rx_id_is_done(s, p, id) ||
+	       (p->rx_pdc_set &&
+		ses_rx_id_refused_on(s, p, id, p->rx_pdc, &rc));
 }
 
 /*
