@@ -459,6 +459,16 @@ Test(ses_rdmo, initiator_refuses_bad_wres)
 }
 
 /* ---- flush ------------------------------------------------------------- */
+/* A WRITE WRE of |buf| to the target's region of |mkey| at |off|. */
+static void t_write_wre(struct ses_wre *wr, struct ses_iov *iov, void *buf,
+			size_t len, uint64_t mkey, uint64_t off)
+{
+	t_wre(wr, UET_SES_OP_WRITE, &dst_a, iov, buf, len);
+	wr->ri = T_RI;
+	wr->mkey = mkey;
+	wr->remote_offset = off;
+}
+
 static void t_flush_wre(struct ses_wre *wr, struct ses_iov *iov)
 {
 	t_wre(wr, UET_SES_OP_RDMO_FLUSH, &dst_a, iov, NULL, 0);
@@ -494,10 +504,7 @@ Test(ses_rdmo, flush_answers_after_earlier_data_is_in)
 
 	memset(big, 0xE7, sizeof(big));
 	a.tx_cnt = 0;
-	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, big, sizeof(big));
-	wr.ri = T_RI;
-	wr.mkey = T_RKEY_Q;
-	wr.remote_offset = 256;
+	t_write_wre(&wr, &iov, big, sizeof(big), T_RKEY_Q, 256);
 	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 	t_flush_wre(&fl, &fiov);
 	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
@@ -547,14 +554,10 @@ Test(ses_rdmo, flush_not_held_by_a_refused_message)
 	struct ses_stats st;
 
 	/* Something taken first, so the target has a's history. */
-	t_wre(&ok, UET_SES_OP_WRITE, &dst_a, &oiov, d, sizeof(d));
-	ok.ri = T_RI;
-	ok.mkey = T_RKEY_Q;
+	t_write_wre(&ok, &oiov, d, sizeof(d), T_RKEY_Q, 0);
 	t_ok(t_run_one(&a, &ok));
 	a.tx_cnt = 0;
-	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
-	wr.ri = T_RI;
-	wr.mkey = 0x9999;
+	t_write_wre(&wr, &iov, d, sizeof(d), 0x9999, 0);
 	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 	t_flush_wre(&fl, &fiov);
 	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
@@ -575,9 +578,7 @@ Test(ses_rdmo, flush_given_up_when_an_earlier_message_never_comes)
 	struct ses_stats st;
 
 	a.tx_cnt = 0;
-	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
-	wr.ri = T_RI;
-	wr.mkey = T_RKEY_Q;
+	t_write_wre(&wr, &iov, d, sizeof(d), T_RKEY_Q, 0);
 	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 	t_flush_wre(&fl, &fiov);
 	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
@@ -627,9 +628,7 @@ Test(ses_rdmo, flush_after_refusals_on_a_new_context)
 
 	a.tx_cnt = 0;
 	for (unsigned i = 0; i < 4; i++) {
-		t_wre(&wr[i], UET_SES_OP_WRITE, &dst_a, &iov[i], d, sizeof(d));
-		wr[i].ri = T_RI;
-		wr[i].mkey = 0x9999;
+		t_write_wre(&wr[i], &iov[i], d, sizeof(d), 0x9999, 0);
 		cr_assert_eq(ses_wre_post(a.s, &wr[i]), 0);
 	}
 	t_flush_wre(&fl, &fiov);
@@ -658,9 +657,7 @@ Test(ses_rdmo, flush_after_many_refused_appends)
 	struct ses_stats st;
 
 	/* Something taken first: the target has a's history. */
-	t_wre(&ok, UET_SES_OP_WRITE, &dst_a, &oiov, d, sizeof(d));
-	ok.ri = T_RI;
-	ok.mkey = T_RKEY_B;
+	t_write_wre(&ok, &oiov, d, sizeof(d), T_RKEY_B, 0);
 	t_ok(t_run_one(&a, &ok));
 	words[5] = T_QLEN - 8;
 	a.tx_cnt = 0;
@@ -696,9 +693,7 @@ Test(ses_rdmo, refusal_on_a_later_context_settles_nothing)
 
 	memset(d, 0x3C, sizeof(d));
 	a.tx_cnt = 0;
-	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
-	wr.ri = T_RI;
-	wr.mkey = T_RKEY_B;
+	t_write_wre(&wr, &iov, d, sizeof(d), T_RKEY_B, 0);
 	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 	t_flush_wre(&fl, &fiov);
 	cr_assert_eq(ses_wre_post(a.s, &fl), 0);
@@ -848,10 +843,7 @@ Test(ses_rdmo, flush_waits_for_a_generation_retry_of_an_earlier_write)
 	memset(t_gd, 0x4D, sizeof(t_gd));
 	t_gf_done = t_gf_saw_data = t_gw_done = false;
 	a.tx_hook = t_gen_hook;
-	t_wre(&t_gw, UET_SES_OP_WRITE, &dst_a, &iov, t_gd, sizeof(t_gd));
-	t_gw.ri = T_RI;
-	t_gw.mkey = T_RKEY_B;
-	t_gw.remote_offset = 512;
+	t_write_wre(&t_gw, &iov, t_gd, sizeof(t_gd), T_RKEY_B, 512);
 	cr_assert_eq(ses_wre_post(a.s, &t_gw), 0);
 	t_flush_wre(&t_gf, &fiov);
 	cr_assert_eq(ses_wre_post(a.s, &t_gf), 0);
@@ -888,9 +880,7 @@ Test(ses_rdmo, generation_retry_leaves_no_partial_message)
 	t_setup_bits(UET_FEP_EP_BITS);
 	memset(big, 0x2F, sizeof(big));
 	a.tx_cnt = 0;
-	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, big, sizeof(big));
-	wr.ri = T_RI;
-	wr.mkey = T_RKEY_B;
+	t_write_wre(&wr, &iov, big, sizeof(big), T_RKEY_B, 0);
 	cr_assert_eq(ses_wre_post(a.s, &wr), 0);
 	n = t_hold_reqs(UET_SES_OP_WRITE, held, 4);
 	cr_assert_eq(n, 3);
@@ -907,10 +897,7 @@ Test(ses_rdmo, generation_retry_leaves_no_partial_message)
 	/* Once round the ids, and past: every write its own. */
 	for (unsigned i = 0; i < 1100; i++) {
 		memset(d, (uint8_t)i, sizeof(d));
-		t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
-		wr.ri = T_RI;
-		wr.mkey = T_RKEY_B;
-		wr.remote_offset = 3200;
+		t_write_wre(&wr, &iov, d, sizeof(d), T_RKEY_B, 3200);
 		t_ok(t_run_one(&a, &wr));
 		cr_assert_eq(mb[3200], (uint8_t)i);
 	}
@@ -942,8 +929,6 @@ Test(ses_rdmo, scatter_of_several_packets_refused_leaves_nothing_waiting)
 	for (size_t i = 0; i < T_BLEN; i++)
 		cr_assert_eq(mb[i], 0, "byte %zu written", i);
 	/* And the peer goes on. */
-	t_wre(&wr, UET_SES_OP_WRITE, &dst_a, &iov, d, sizeof(d));
-	wr.ri = T_RI;
-	wr.mkey = T_RKEY_B;
+	t_write_wre(&wr, &iov, d, sizeof(d), T_RKEY_B, 0);
 	t_ok(t_run_one(&a, &wr));
 }
