@@ -61,13 +61,6 @@ static struct uet_op *uet_rdmo_op(struct uet_ep *ep, fi_addr_t dest,
 	op->want_cq = ep->tx_cq && (!ep->tx_selective ||
 				    (ep->tx_op_flags & FI_COMPLETION));
 	op->fence = false;
-	/*
-	 * At its end, never at an inject completion (uet_op_level.c): an
-	 * append's result and a flush's word come with the answer. Set here
-	 * as uet_op_set_iov does for the others: an op whose call failed
-	 * comes back to the free list as that call had set it up.
-	 */
-	op->cpl_at = UET_OP_CPL_AT_END;
 	memset(&op->wre, 0, sizeof(op->wre));
 	op->wre.dst = &op->dst;
 	op->wre.ri = ri;

@@ -132,6 +132,12 @@ struct uet_op *uet_op_take(struct uet_ep *ep)
 	}
 	op = container_of(ep->free_ops.next, struct uet_op, link);
 	uet_list_del(&op->link);
+	/*
+	 * Completes at its end unless its call says otherwise
+	 * (uet_op_set_iov): an op whose call failed comes back to the free
+	 * list as that call had set it up, maybe for an inject completion.
+	 */
+	op->cpl_at = UET_OP_CPL_AT_END;
 	return op;
 }
 
