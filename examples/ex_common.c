@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,47 @@ void ex_teardown(struct ex_ctx *c)
 	if (c->oob_fd >= 0)
 		close(c->oob_fd);
 	free(c->buf);
+}
+
+int ex_tcp_listen(int port, int backlog)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons((uint16_t)port),
+				     .sin6_addr = IN6ADDR_ANY_INIT };
+	int one = 1, zero = 0, fd = socket(AF_INET6, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) ||
+	    listen(fd, backlog)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static const char *ex_limit_name;
+
+static void ex_on_alarm(int sig)
+{
+	static const char tail[] = ": time limit reached\n";
+	ssize_t n;
+
+	(void)sig;
+	/* Only async-signal-safe calls; exiting whatever they return. */
+	n = write(STDERR_FILENO, ex_limit_name, strlen(ex_limit_name));
+	n = write(STDERR_FILENO, tail, sizeof(tail) - 1);
+	(void)n;
+	_exit(3);
+}
+
+void ex_time_limit(const char *name, unsigned sec)
+{
+	ex_limit_name = name;
+	signal(SIGALRM, ex_on_alarm);
+	alarm(sec);
 }
 
 int ex_tcp_connect(const char *node, int port)

@@ -100,6 +100,19 @@ int ex_oob_recv(struct ex_ctx *c, void *buf, size_t len);
  */
 int ex_tcp_connect(const char *node, int port);
 
+/*
+ * ex_tcp_listen() listens on TCP |port| of every address, IPv4 and IPv6
+ * (one dual-stack socket), with |backlog|. Returns the socket or -1.
+ */
+int ex_tcp_listen(int port, int backlog);
+
+/*
+ * ex_time_limit() ends the process with status 3 after |sec| seconds,
+ * saying "|name|: time limit reached" on stderr: a test program that
+ * hangs fails instead. |name| must live as long as the process.
+ */
+void ex_time_limit(const char *name, unsigned sec);
+
 /* A simple checksum (FNV-1a, 64 bits) of |len| bytes. */
 uint64_t ex_checksum(const void *buf, size_t len);
 

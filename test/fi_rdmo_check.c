@@ -634,24 +634,6 @@ static int frd_srv_regions(struct frd_srv *s)
 	return 0;
 }
 
-static int frd_listen(int port)
-{
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
-				     .sin6_port = htons((uint16_t)port),
-				     .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, zero = 0, fd = socket(AF_INET6, SOCK_STREAM, 0);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) ||
-	    listen(fd, FRD_CLIENTS_MAX)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 #define FRD_WHY(v, ...)	snprintf((v)->why, sizeof((v)->why), __VA_ARGS__)
 
@@ -1229,7 +1211,7 @@ static int frd_server(const struct frd_opts *o)
 		s.cl[k].fd = -1;
 	if (frd_fab_open(&s.f, o) || frd_srv_regions(&s))
 		goto out;
-	lfd = frd_listen(o->port);
+	lfd = ex_tcp_listen(o->port, FRD_CLIENTS_MAX);
 	if (lfd < 0) {
 		perror("fi_rdmo_check: side channel");
 		goto out;
@@ -2253,15 +2235,6 @@ static const char *frd_usage =
 	"       fi_rdmo_check -c SERVER -k ID [-W WINDOW] [-x ABSENT] "
 	"[-m va|off] [-p PORT] [-S SVC] [-T SEC]\n";
 
-static void frd_on_alarm(int sig)
-{
-	static const char msg[] = "fi_rdmo_check: time limit reached\n";
-	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-
-	(void)sig;
-	(void)n;	/* exiting either way */
-	_exit(3);
-}
 
 static int frd_parse(int argc, char **argv, struct frd_opts *o)
 {
@@ -2306,7 +2279,6 @@ int main(int argc, char **argv)
 	if (frd_parse(argc, argv, &o))
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, frd_on_alarm);
-	alarm(o.limit_s);
+	ex_time_limit("fi_rdmo_check", o.limit_s);
 	return o.server ? frd_server(&o) : frd_client(&o);
 }

@@ -331,24 +331,6 @@ static int frt_av_insert(struct frt *f, const uint8_t *name, uint32_t len)
 	} while (0)
 
 /* ---- server ----------------------------------------------------------------- */
-static int frt_listen(int port)
-{
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
-				     .sin6_port = htons((uint16_t)port),
-				     .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, zero = 0, fd = socket(AF_INET6, SOCK_STREAM, 0);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) ||
-	    listen(fd, 4)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* Receives posted before the client may send: one slot per send. */
 static int frt_post_recvs(struct frt *f)
@@ -432,7 +414,7 @@ static int frt_server(const struct frt_opts *o)
 
 	if (frt_setup(&f, o))
 		goto out;
-	lfd = frt_listen(o->port);
+	lfd = ex_tcp_listen(o->port, 4);
 	if (lfd < 0) {
 		perror("fi_return_check: side channel");
 		goto out;
@@ -549,15 +531,6 @@ static const char *frt_usage =
 	"       fi_return_check -c SERVER -k SEED [-p PORT] [-S SVC] "
 	"[-T SEC]\n";
 
-static void frt_on_alarm(int sig)
-{
-	static const char msg[] = "fi_return_check: time limit reached\n";
-	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-
-	(void)sig;
-	(void)n;	/* exiting either way */
-	_exit(3);
-}
 
 static int frt_parse(int argc, char **argv, struct frt_opts *o)
 {
@@ -595,7 +568,6 @@ int main(int argc, char **argv)
 	if (frt_parse(argc, argv, &o))
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, frt_on_alarm);
-	alarm(o.limit_s);
+	ex_time_limit("fi_return_check", o.limit_s);
 	return o.server ? frt_server(&o) : frt_client(&o);
 }

@@ -58,16 +58,6 @@ void frc_pattern(uint8_t *buf, size_t len, uint64_t seed)
 	}
 }
 
-static void frc_on_alarm(int sig)
-{
-	static const char msg[] = "fi_rma_check: time limit reached\n";
-
-	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-
-	(void)sig;
-	(void)n;	/* exiting either way */
-	_exit(3);
-}
 
 static int frc_parse(int argc, char **argv, struct frc_opts *o)
 {
@@ -117,18 +107,12 @@ static int frc_parse(int argc, char **argv, struct frc_opts *o)
  */
 static int frc_oob_accept(int port)
 {
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
-				     .sin6_port = htons((uint16_t)port),
-				     .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, zero = 0, fd = socket(AF_INET6, SOCK_STREAM, 0), cfd = -1;
+	int fd = ex_tcp_listen(port, 1), cfd = -1;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 	if (fd < 0)
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (!bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) &&
-	    !listen(fd, 1) && poll(&pfd, 1, 60000) == 1)
+	if (poll(&pfd, 1, 60000) == 1)
 		cfd = accept(fd, NULL, NULL);
 	close(fd);
 	return cfd;
@@ -174,8 +158,7 @@ int main(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	/* Lines, not blocks: the e2e script watches for "victim: writing". */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, frc_on_alarm);
-	alarm(o.limit_s);
+	ex_time_limit("fi_rma_check", o.limit_s);
 	return o.ex.server ? frc_server_main(&o) : frc_client_main(&o);
 }
 

@@ -173,15 +173,6 @@ static uint64_t sk_msg_len(uint64_t k, uint64_t size)
 	return size - (k * 4099) % (size / 2 + 1);
 }
 
-static void sk_on_alarm(int sig)
-{
-	static const char msg[] = "fi_soak: time limit reached\n";
-	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-
-	(void)sig;
-	(void)n;
-	_exit(3);
-}
 
 #define SK_CALL(call)	do { int r_ = (int)(call); if (r_) { \
 			fprintf(stderr, "fi_soak: %s: %s\n", #call, \
@@ -256,24 +247,6 @@ static void sk_close(struct sk *s)
 }
 
 /* ---- side channel ------------------------------------------------------- */
-static int sk_listen(int port)
-{
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
-				     .sin6_port = htons((uint16_t)port),
-				     .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, zero = 0, fd = socket(AF_INET6, SOCK_STREAM, 0);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) ||
-	    listen(fd, 4)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 
 /* Progress (manual progress: RMA aimed at us lands only when we read the
@@ -952,7 +925,7 @@ static int sk_server(struct sk *s)
 
 	if (sk_open(s))
 		return -1;
-	lfd = sk_listen(s->o.port);
+	lfd = ex_tcp_listen(s->o.port, 4);
 	if (lfd < 0) {
 		perror("fi_soak: listen");
 		return -1;
@@ -1024,8 +997,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, sk_on_alarm);
-	alarm(s.o.limit_s);
+	ex_time_limit("fi_soak", s.o.limit_s);
 	ret = s.o.server ? sk_server(&s) : sk_client(&s);
 	sk_close(&s);
 	if (!s.o.server)
