@@ -80,13 +80,24 @@ static void bare_open(struct bare *b, const char *ifname)
 	uint32_t idx = 0;
 	int map = xsks_map(ifname);
 
+	int ret = -ENOMEM;
+
 	b->area = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (b->area == MAP_FAILED ||
-	    xsk_umem__create(&b->umem, b->area, len, &b->fq, &b->cq, &ucfg) ||
-	    xsk_socket__create(&b->xsk, ifname, 0, b->umem, &b->rx, &b->tx,
-			       &scfg) ||
-	    xsk_socket__update_xskmap(b->xsk, map)) {
+	if (b->area != MAP_FAILED)
+		ret = xsk_umem__create(&b->umem, b->area, len, &b->fq, &b->cq,
+				       &ucfg);
+	/* The device service stopped a moment ago may still hold queue 0
+	 * (the kernel releases a socket's pool later): up to a second. */
+	for (int tries = 0; ret == 0 && tries < 50; tries++) {
+		ret = xsk_socket__create(&b->xsk, ifname, 0, b->umem, &b->rx,
+					 &b->tx, &scfg);
+		if (ret != -EBUSY)
+			break;
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
+	if (ret || xsk_socket__update_xskmap(b->xsk, map)) {
+		errno = ret < 0 ? -ret : errno;
 		fprintf(stderr, "bench_xsk: bare socket: %m\n");
 		exit(1);
 	}

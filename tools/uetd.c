@@ -125,11 +125,19 @@ static bool uetd_request(struct uetd *d, int conn)
 		uetd_stats_reply(d, conn, req.flags & UET_DEV_F_TEXT);
 		return true;
 	case UET_DEV_STOP: {
-		int32_t st = uetd_may_stop(conn) ? 0 : -EPERM;
+		int32_t st = -EPERM;
 
-		uetd_send(conn, &st, sizeof(st), NULL, 0);
-		if (st == 0)
+		/*
+		 * Answered after the teardown (main), so that whoever asked
+		 * finds the queue free: a socket bound to it at once would
+		 * otherwise meet ours, still closing (EBUSY).
+		 */
+		if (uetd_may_stop(conn) && d->stop_conn < 0) {
+			d->stop_conn = conn;
 			d->stop = true;
+			return true;
+		}
+		uetd_send(conn, &st, sizeof(st), NULL, 0);
 		return true;
 	}
 	default:
@@ -207,7 +215,7 @@ static void uetd_loop(struct uetd *d)
 	for (uint32_t i = 1; i < d->layout.max_eps; i++)
 		uetd_ep_close(d, i);
 	for (int k = 0; k < c.n; k++)
-		if (uetd_conn_ep(d, c.fd[k]) < 0)
+		if (uetd_conn_ep(d, c.fd[k]) < 0 && c.fd[k] != d->stop_conn)
 			close(c.fd[k]);
 }
 
@@ -271,7 +279,7 @@ int main(int argc, char **argv)
 
 	d.mode = UET_XDP_MODE_NATIVE;
 	d.udp_port = UET_UDP_PORT;
-	d.umem_fd = d.shm_fd = d.pids_map = d.lsock = -1;
+	d.umem_fd = d.shm_fd = d.pids_map = d.lsock = d.stop_conn = -1;
 	d.next_auto_pid = UET_FEP_PID_AUTO_FIRST;
 	for (uint32_t i = 0; i < UET_FEP_MAX_EPS; i++)
 		d.eps[i].conn = -1;
@@ -345,5 +353,11 @@ int main(int argc, char **argv)
 	uetd_loop(&d);
 	uetd_log(&d, "stopping");
 	uetd_dev_teardown(&d);
+	if (d.stop_conn >= 0) {
+		int32_t st = 0;
+
+		uetd_send(d.stop_conn, &st, sizeof(st), NULL, 0);
+		close(d.stop_conn);
+	}
 	return 0;
 }

@@ -64,6 +64,7 @@ struct uetd {
 	bool attached;		/* the program is ours to detach */
 	int lsock;
 	bool stop;
+	int stop_conn;		/* who asked us to stop: answered once gone */
 	struct uetd_ep eps[UET_FEP_MAX_EPS];
 	uint64_t pid_rest_until[UETD_PIDS];
 	uid_t pid_last_uid[UETD_PIDS];	/* who held a resting PIDonFEP */
