@@ -201,7 +201,8 @@ mpi_kill_jobs() {
 	done
 }
 
-# mpi_lat OUT: the 8-byte half round trip (us) mpi_check printed.
+# mpi_lat OUT [BYTES]: the half round trip (us) mpi_check printed for
+# BYTES-byte messages (8 unless given).
 mpi_lat() {
-	sed -n 's/.*half round trip \([0-9.]*\) us.*/\1/p' "$1"
+	sed -n "s/^mpi_check: ${2:-8} B ping-pong half round trip \([0-9.]*\) us.*/\1/p" "$1"
 }
