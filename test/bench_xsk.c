@@ -89,11 +89,12 @@ static void bare_open(struct bare *b, const char *ifname)
 				       &ucfg);
 	/* The device service stopped a moment ago may still hold queue 0
 	 * (the kernel releases a socket's pool later): up to a second. */
-	for (int tries = 0; ret == 0 && tries < 50; tries++) {
+	for (int tries = 1; ret == 0; tries++) {
 		ret = xsk_socket__create(&b->xsk, ifname, 0, b->umem, &b->rx,
 					 &b->tx, &scfg);
-		if (ret != -EBUSY)
+		if (ret != -EBUSY || tries == 50)
 			break;
+		ret = 0;
 		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
 	}
 	if (ret || xsk_socket__update_xskmap(b->xsk, map)) {
