@@ -234,6 +234,11 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	cfg.rdv_ri = e->cfg.rdv ? e->cfg.rdv_ri : SES_RI_NONE;
 	if (e->cfg.rdv_threshold)
 		cfg.rdv_threshold = e->cfg.rdv_threshold;
+	cfg.rdv_eager_len = e->cfg.rdv_eager_len;
+	if (cfg.rdv_eager_len > cfg.payload_mtu)
+		cfg.rdv_eager_len = cfg.payload_mtu;
+	if (cfg.rdv_eager_len > cfg.rdv_threshold)
+		cfg.rdv_eager_len = cfg.rdv_threshold;
 	cfg.max_peers = UET_ENGINE_MAX_PEERS;
 	/* Our index in every message_id: responses on a PDC the target
 	 * opens are steered by it while that PDC's SYN is set. */

@@ -58,6 +58,12 @@ struct uet_engine_cfg {
 	uint16_t rdv_ri;		/* 12 bits, not used by other tables */
 	uint32_t rdv_threshold;		/* 0: the SES default */
 	/*
+	 * Bytes of a rendezvous send its request carries, so that they
+	 * travel while the target sets up its READ; at most a packet (and
+	 * the threshold). 0: none, only the header.
+	 */
+	uint32_t rdv_eager_len;
+	/*
 	 * Every ACK a completion owes is kicked to the kernel before the
 	 * completion goes up. Without it, they go with the next progress
 	 * call, in the same kick as the application's answer (0.7 us of an

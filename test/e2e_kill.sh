@@ -136,7 +136,7 @@ target_killed rma
 target_killed rma -r
 target_killed tag
 initiator_killed rma b
-# Above 8 KiB uet sends by rendezvous: the receiver pulls the data with a
+# Above 64 KiB uet sends by rendezvous: the receiver pulls the data with a
 # READ. The partial-message idle time-out is 5 s: -G 6000 lets it act.
 initiator_killed tag c -n 8388608 -w 4 -G 6000
 # At MTU 1500 (Payload MTU 1024) an 8 KiB message goes eager in 8

@@ -57,7 +57,7 @@
 #define FEP_MAX_EPS	64
 #define FEP_NAME_MAX	128
 #define FEP_REGIONS	4
-#define FEP_MSG_SLOT	32768		/* a receive buffer */
+#define FEP_MSG_SLOT	131072		/* a receive buffer */
 #define FEP_MAX_ROUNDS	32768
 #define FEP_MAGIC	0xFE9C4EC4u
 #define FEP_TAG_MAGIC	0xFE9ull
@@ -66,8 +66,8 @@
 /* Region sizes: 1 byte, a page boundary crossed, 64 KiB, over 1 MiB. */
 static const size_t fep_region_len[FEP_REGIONS] = { 1, 4097, 65539,
 						    (1u << 20) + 4099 };
-/* Tagged messages per round: eager and rendezvous (over 8 KiB). */
-static const size_t fep_msg_len[2] = { 64, 20000 };
+/* Tagged messages per round: eager and rendezvous (over 64 KiB). */
+static const size_t fep_msg_len[2] = { 64, 100000 };
 
 enum fep_kind { FEP_WRITE, FEP_READ, FEP_SEND, FEP_RECV };
 static const char *const fep_kind_name[] = { "fi_write", "fi_read",

@@ -4,7 +4,7 @@
  * remote CQ data, unexpected messages, send order. The client sends, the
  * server receives and checks (lengths, tags, remote CQ data, the source
  * with FI_SOURCE, every byte). Sizes span eager, multi-packet and, on
- * uet, rendezvous (over 8 KiB).
+ * uet, rendezvous (over 64 KiB).
  */
 #include <string.h>
 
@@ -14,7 +14,7 @@
 int t_case_pingpong(struct t *t)
 {
 	static const size_t sizes[] = { 0, 1, 8, 64, 65, 1000, 4096, 8192,
-					8193, 65536, 1u << 20, 16u << 20 };
+					8193, 65536, 65537, 1u << 20, 16u << 20 };
 
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t s = sizes[k], room = s + (s < T_BUF_LEN ? 1 : 0);

@@ -36,7 +36,8 @@
 #define FRT_SEND_MAX	FRT_MIB
 #define FRT_BUF_LEN	(FRT_REGION_LEN + FRT_NSENDS * FRT_SEND_MAX)
 
-/* Eager and rendezvous, one packet and many (Payload MTU 8192 here). */
+/* Eager and rendezvous (sends over 64 KiB), one packet and many (Payload
+ * MTU 8192 here). */
 static const size_t frt_write_len[FRT_NWRITES] = {
 	1, 64, 1000, 8192, 20000, FRT_MIB,
 };

@@ -150,6 +150,9 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->ordered = ep->ordered;
 	cfg->rdv = true;
 	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);
+	/* 0 would mean the SES default (8 KiB): 1 sends every byte as one. */
+	cfg->rdv_threshold = p->rdv_threshold ? p->rdv_threshold : 1;
+	cfg->rdv_eager_len = p->rdv_eager;
 	cfg->ack_before_cpl = p->ack_before_cpl;
 }
 

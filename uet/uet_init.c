@@ -50,6 +50,12 @@ static void uet_params_define(void)
 	fi_param_define(&uet_prov, "max_retries", FI_PARAM_INT,
 			"Retransmissions before a peer is declared dead and "
 			"its operations fail (default 25)");
+	fi_param_define(&uet_prov, "rdv_threshold", FI_PARAM_INT,
+			"Sends longer than this many bytes go as a rendezvous "
+			"(the target reads them once matched; default 65536)");
+	fi_param_define(&uet_prov, "rdv_eager", FI_PARAM_INT,
+			"Bytes a rendezvous send carries in its request, at "
+			"most one packet (default: a full packet; 0: none)");
 	fi_param_define(&uet_prov, "queue_id", FI_PARAM_INT,
 			"Interface rx queue of the AF_XDP socket (default 0)");
 	fi_param_define(&uet_prov, "pid_on_fep", FI_PARAM_INT,
@@ -114,6 +120,10 @@ void uet_params_get(struct uet_params *p)
 	uet_param_int("port", 0xFFFF, &port);
 	uet_param_int("max_retries", 1000000, &p->max_retries);
 	uet_param_int("queue_id", 0xFFFF, &p->queue_id);
+	p->rdv_threshold = UET_RDV_THRESHOLD_DEFAULT;
+	uet_param_int("rdv_threshold", 1u << 30, &p->rdv_threshold);
+	p->rdv_eager = UET_RDV_EAGER_DEFAULT;
+	uet_param_int("rdv_eager", 8192, &p->rdv_eager);
 	uet_param_int("pid_on_fep", 0xFFF, &pid);
 	uet_param_int("ri_base", 0xFFF, &ri);
 	p->progress_idle_us = -1;
