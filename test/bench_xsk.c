@@ -7,11 +7,17 @@
  *   bench_xsk tx IFACE DST_IP SECONDS PAYLOAD engine|bare
  * The receiver prints "rx FRAMES PAYLOAD_BYTES NS" for the frames that
  * arrived between its first frame and SECONDS later.
+ * And the floor of a ping-pong (bare loop only): the client sends a frame
+ * and waits for the one the server sends back on receiving it, ITERS times,
+ * and prints "pingpong median half round trip NS ns"; both busy-poll.
+ *   bench_xsk pong IFACE DST_IP SECONDS PAYLOAD
+ *   bench_xsk ping IFACE DST_IP ITERS PAYLOAD
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +191,82 @@ static void bare_tx(struct bare *b, const uint8_t *frame, uint32_t len,
 	}
 }
 
+/* Sends |frame| (one chunk) and kicks at once, as a ping-pong would. */
+static void bare_send_one(struct bare *b, const uint8_t *frame, uint32_t len)
+{
+	uint32_t idx = 0, n = xsk_ring_cons__peek(&b->cq, FRAMES / 2, &idx);
+	struct xdp_desc *d;
+
+	for (uint32_t i = 0; i < n; i++)
+		b->free_addr[b->nfree++] = *xsk_ring_cons__comp_addr(&b->cq,
+								      idx + i);
+	xsk_ring_cons__release(&b->cq, n);
+	if (!b->nfree || xsk_ring_prod__reserve(&b->tx, 1, &idx) != 1) {
+		fprintf(stderr, "bench_xsk: no tx room\n");
+		exit(1);
+	}
+	d = xsk_ring_prod__tx_desc(&b->tx, idx);
+	d->addr = b->free_addr[--b->nfree];
+	memcpy(b->area + d->addr, frame, len);
+	d->len = len;
+	d->options = 0;
+	xsk_ring_prod__submit(&b->tx, 1);
+	sendto(xsk_socket__fd(b->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0);
+}
+
+/* Waits (busy) for one frame, up to |until|; true when one came. */
+static bool bare_recv_one(struct bare *b, uint64_t until)
+{
+	uint32_t idx = 0, fidx = 0;
+
+	while (xsk_ring_cons__peek(&b->rx, 1, &idx) != 1)
+		if (now_ns() > until)
+			return false;
+	xsk_ring_prod__reserve(&b->fq, 1, &fidx);
+	*xsk_ring_prod__fill_addr(&b->fq, fidx) =
+		xsk_ring_cons__rx_desc(&b->rx, idx)->addr &
+		~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+	xsk_ring_prod__submit(&b->fq, 1);
+	xsk_ring_cons__release(&b->rx, 1);
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int bare_pingpong(struct bare *b, const uint8_t *frame, uint32_t len,
+			 bool ping, uint64_t n)
+{
+	uint64_t *rtt = ping ? calloc(n, sizeof(*rtt)) : NULL;
+	uint64_t end = now_ns() + n * 1000000000ull;
+
+	if (!ping) {	/* |n| seconds, answering each frame */
+		while (bare_recv_one(b, end))
+			bare_send_one(b, frame, len);
+		return 0;
+	}
+	if (!rtt)
+		return 1;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t t0 = now_ns();
+
+		bare_send_one(b, frame, len);
+		if (!bare_recv_one(b, t0 + 1000000000ull)) {
+			fprintf(stderr, "bench_xsk: no answer\n");
+			return 1;
+		}
+		rtt[i] = now_ns() - t0;
+	}
+	qsort(rtt, n, sizeof(*rtt), cmp_u64);
+	printf("pingpong median half round trip %llu ns\n",
+	       (unsigned long long)rtt[n / 2] / 2);
+	return 0;
+}
+
 /* ---- the engine ---------------------------------------------------------- */
 static struct uet_xsk *engine_open(const char *ifname)
 {
@@ -319,7 +401,23 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc == 6 && (!strcmp(argv[1], "ping") ||
+			  !strcmp(argv[1], "pong"))) {
+		uint32_t len = build_frame(frame, argv[3],
+					   (uint32_t)strtoul(argv[5], NULL, 0));
+		struct bare b;
+
+		if (len > UET_XSK_CHUNK_LEN)
+			return 2;
+		bare_open(&b, argv[2]);
+		printf("ready\n");
+		fflush(stdout);
+		return bare_pingpong(&b, frame, len, argv[1][1] == 'i',
+				     strtoull(argv[4], NULL, 0));
+	}
 	fprintf(stderr, "usage: bench_xsk rx IFACE SECONDS engine|bare\n"
-		"       bench_xsk tx IFACE DST SECONDS PAYLOAD engine|bare\n");
+		"       bench_xsk tx IFACE DST SECONDS PAYLOAD engine|bare\n"
+		"       bench_xsk pong IFACE DST SECONDS PAYLOAD\n"
+		"       bench_xsk ping IFACE DST ITERS PAYLOAD\n");
 	return 2;
 }
