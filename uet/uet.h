@@ -456,6 +456,7 @@ void uet_op_complete(struct uet_op *op, int status, uint8_t rc);
 /* uet_progress.c */
 extern const struct uet_engine_ops uet_engine_ops;
 void uet_domain_progress(struct uet_domain *dom);
+void uet_domain_app_came(struct uet_domain *dom);
 uint64_t uet_deadline_ns(int timeout_ms);
 bool uet_deadline_passed(uint64_t deadline_ns);
 int uet_domain_wait(struct uet_domain *dom, int extra_fd,

@@ -200,11 +200,16 @@ const struct uet_engine_ops uet_engine_ops = {
 	.rma_done = uet_ep_rma_done,
 };
 
+/* The application is here: the progress thread keeps away meanwhile. */
+void uet_domain_app_came(struct uet_domain *dom)
+{
+	atomic_fetch_add_explicit(&dom->app_calls, 1, memory_order_relaxed);
+}
+
 /* Called with the domain lock held: the application's progress. */
 void uet_domain_progress(struct uet_domain *dom)
 {
-	/* The progress thread keeps away while this moves. */
-	atomic_fetch_add_explicit(&dom->app_calls, 1, memory_order_relaxed);
+	uet_domain_app_came(dom);
 	uet_domain_run_engines(dom);
 }
 
