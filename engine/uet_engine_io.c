@@ -486,6 +486,17 @@ static int uet_engine_rx(struct uet_engine *e)
 	struct uet_xsk_frame frames[UET_ENGINE_RX_BATCH];
 	uint32_t n = uet_xsk_rx_burst(e->xsk, frames, UET_ENGINE_RX_BATCH);
 
+	/*
+	 * The kernel wrote these frames on the sending core: each first
+	 * touch is a cache miss. Ask for all their headers (Ethernet to SES:
+	 * two lines) at once, so the misses overlap instead of queueing one
+	 * frame after another (the decoder was the top symbol of a profile
+	 * of 8-byte writes).
+	 */
+	for (uint32_t i = 0; i < n; i++) {
+		__builtin_prefetch(frames[i].seg[0]);
+		__builtin_prefetch(frames[i].seg[0] + 64);
+	}
 	for (uint32_t i = 0; i < n; i++)
 		uet_engine_rx_frame(e, &frames[i]);
 	uet_xsk_rx_release(e->xsk, frames, n);
