@@ -5,7 +5,8 @@
 # so uet uses Payload MTU 8192), runs alternated,
 # medians of REPS: 8-byte write ping-pong latency, 4 KiB and 1 MiB write
 # bandwidth and 8-byte write rate; beside them the bare AF_XDP loop of
-# bench_xsk at the same frame size (8192-byte payloads). One table, then one
+# bench_xsk at the same frame size (8192-byte payloads) and its bare
+# ping-pong (the latency floor: one frame each way, no protocol). One table, then one
 # "bench: NAME VALUE UNIT" line per result, with the uet/tcp ratios.
 E2E_NAME=bench_rma
 source "$(dirname "$0")/e2e_lib.sh"
@@ -59,8 +60,24 @@ bare_bw() {
 	awk '/^rx/ { if ($4 > 0) printf "%.1f\n", $2 * 8192 * 1e3 / $4 }' "$out"
 }
 
+# bare_pingpong: the bare rings' half round trip (ns) with 64-byte UDP
+# payloads (a PDS header and a little), the floor under every provider's
+# latency here (one frame each way).
+bare_pingpong() {
+	local out="$E2E_TMP/pong.out" s
+	reload --no-service
+	e2e_in B "$B/bench_xsk" pong "$IF_B" "$IP_A" 2 64 > "$out" &
+	s=$!
+	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
+	e2e_in A "$B/bench_xsk" ping "$IF_A" "$IP_B" 100000 64 |
+		sed -n 's/.*half round trip \([0-9]*\) ns.*/\1/p' || true
+	wait "$s" || true
+	reload
+}
+
 for _ in $(seq "$REPS"); do
 	bare_bw >> "$E2E_TMP/bare"
+	bare_pingpong >> "$E2E_TMP/barepp"
 	for prov in $PROVIDERS; do
 		k=$(key "$prov")
 		run "$prov" uet_pingpong -n 8 -i 5000 |
@@ -97,6 +114,7 @@ for prov in $PROVIDERS; do
 	echo "bench: rma_bw1m_mb_per_s_$k $(median < "$E2E_TMP/bw1m.$k") MB/s"
 done
 echo "bench: xsk_bare_mb_per_s_8192 $bare MB/s"
+echo "bench: xsk_bare_pingpong_half_rtt_ns $(median < "$E2E_TMP/barepp") ns"
 if [[ " $PROVIDERS " == *" uet "* ]]; then
 	u=$(median < "$E2E_TMP/bw1m.uet")
 	awk -v u="$u" -v b="$bare" 'BEGIN { if (b > 0 && u != "nan")
