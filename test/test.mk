@@ -304,3 +304,8 @@ $(B)/fi_rdmo_check: $(B)/test/fi_rdmo_check.o $(B)/examples/ex_common.o
 all: $(B)/fi_rdmo_check
 E2E_TESTS	+= test/e2e_rdmo.sh
 E2E_DEPS	+= $(B)/fi_rdmo_check $(B)/libuet-fi.so $(B)/uetctl
+
+# Zero-copy with copy mode as the fallback (issue 17): what veth shows.
+E2E_TESTS	+= test/e2e_zerocopy.sh
+E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
+		   $(B)/uetd

@@ -63,6 +63,8 @@ struct uetd {
 	int pids_map;		/* uet_xdp_pids */
 	bool attached;		/* the program is ours to detach */
 	int lsock;
+	bool zero_copy;		/* the driver took XDP_ZEROCOPY */
+	int zc_refused;		/* else why (-errno), 0 when not asked */
 	bool stop;
 	int stop_conn;		/* who asked us to stop: answered once gone */
 	struct uetd_ep eps[UET_FEP_MAX_EPS];

@@ -90,6 +90,32 @@ static int uetd_first_socket(struct uetd *d)
 			       &ucfg);
 	if (ret < 0)
 		return ret;
+	/*
+	 * Zero-copy where the driver has it (the NIC DMAs into the UMEM, no
+	 * copy in the kernel either way); copy mode otherwise. Generic (skb)
+	 * XDP never has it, nor does veth: the bind says EOPNOTSUPP (or
+	 * EINVAL), and the endpoints' sockets share whichever the first got.
+	 */
+	d->zero_copy = false;
+	d->zc_refused = 0;
+	if (d->mode == UET_XDP_MODE_NATIVE) {
+		scfg.bind_flags = (uint16_t)((scfg.bind_flags & ~XDP_COPY) |
+					     XDP_ZEROCOPY);
+		ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id,
+					 d->umem, &d->rx, &d->tx, &scfg);
+		if (ret == 0) {
+			d->zero_copy = true;
+			uetd_fill_all(d);
+			return 0;
+		}
+		d->zc_refused = ret;
+		uetd_log(d, "zero-copy refused (%s): copy mode",
+			 strerror(-ret));
+		scfg.bind_flags = (uint16_t)((scfg.bind_flags & ~XDP_ZEROCOPY) |
+					     XDP_COPY);
+	} else {
+		d->zc_refused = -EOPNOTSUPP;	/* skb mode: copies, always */
+	}
 	ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id, d->umem,
 				 &d->rx, &d->tx, &scfg);
 	if (ret == -EINVAL && l->multi_buf && d->mtu + UET_ETH_HDR_LEN +
