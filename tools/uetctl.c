@@ -65,6 +65,7 @@ static const struct option uetctl_opts[] = {
 	{ "endpoints", required_argument, NULL, 'e' },
 	{ "no-service", no_argument, NULL, 'n' },
 	{ "policy", required_argument, NULL, 'P' },
+	{ "busy-poll", required_argument, NULL, 'B' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -76,6 +77,7 @@ struct uetctl_args {
 	bool json, off, has_drop, decode, no_service;
 	long endpoints;
 	const char *policy;
+	const char *busy_poll;	/* "USEC[,BUDGET]", checked */
 	double drop_pct;
 	const char *file;
 	long count;
@@ -121,6 +123,19 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 		case 'j': a->json = true; break;
 		case 'n': a->no_service = true; break;
 		case 'P': a->policy = optarg; break;
+		case 'B': {
+			long us = strtol(optarg, &end, 10), budget = 8;
+
+			if (*end == ',')
+				budget = strtol(end + 1, &end, 10);
+			if (*end || us < 0 || us > 1000000 || budget < 1 ||
+			    budget > 65535)
+				return uetctl_usage_error(uetctl_cur,
+					"--busy-poll is USEC[,BUDGET]: 0..1000000 "
+					"us, budget 1..65535");
+			a->busy_poll = optarg;
+			break;
+		}
 		case 'e':
 			a->endpoints = strtol(optarg, &end, 10);
 			if (*end || a->endpoints < 2 || a->endpoints > 64 ||
@@ -173,7 +188,7 @@ static int uetctl_load(int argc, char **argv)
 	const char *mode;
 	struct uetctl_args a;
 	char why[200] = "";
-	int ret = uetctl_parse(argc, argv, "mpenP", true, &a);
+	int ret = uetctl_parse(argc, argv, "mpenPB", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -191,7 +206,7 @@ static int uetctl_load(int argc, char **argv)
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("load", a.ifname, -ENODEV);
 	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, a.policy,
-			       why, sizeof(why));
+			       a.busy_poll, why, sizeof(why));
 	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
 	if (ret < 0) {
@@ -365,13 +380,17 @@ static int uetctl_capture_verb(int argc, char **argv)
 
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
-		  "[--endpoints N] [--policy FILE] [--no-service]\n"
+		  "[--endpoints N] [--policy FILE] [--busy-poll USEC[,BUDGET]]"
+		  " [--no-service]\n"
 		  "  start the interface's device service (uetd), which "
 		  "attaches the UET XDP\n  program (default native mode, "
 		  "port 4793) and serves up to N-1 endpoints\n  (default "
 		  "32); --policy: which users may use which JobIDs (default"
 		  "\n  /etc/uet/jobs.conf if it exists); --no-service: the "
-		  "bare program, for one\n  AF_XDP socket\n", uetctl_load },
+		  "bare program, for one\n  AF_XDP socket; --busy-poll: "
+		  "the endpoints' sockets busy-poll the NIC's\n  queue "
+		  "(SO_PREFER_BUSY_POLL, SO_BUSY_POLL USEC, SO_BUSY_POLL_BUDGET"
+		  ",\n  default 8)\n", uetctl_load },
 	{ "unload", "uetctl unload IFACE\n"
 		    "  stop the service, detach the program, remove its "
 		    "pinned maps\n", uetctl_unload },

@@ -36,8 +36,8 @@ static void uetctl_uetd_path(char *buf, size_t len)
 }
 
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
-		     long endpoints, const char *policy, char *why,
-		     size_t why_len)
+		     long endpoints, const char *policy,
+		     const char *busy_poll, char *why, size_t why_len)
 {
 	char path[PATH_MAX], rfd[16], sport[16], seps[16], buf[200] = "";
 	struct pollfd pfd;
@@ -88,6 +88,10 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 			if (policy) {
 				args[n++] = "--policy";
 				args[n++] = policy;
+			}
+			if (busy_poll) {
+				args[n++] = "--busy-poll";
+				args[n++] = busy_poll;
 			}
 			args[n] = NULL;
 			execvp(path, (char *const *)args);

@@ -241,7 +241,8 @@ static int uetd_silent_xdp(enum libxdp_print_level l, const char *f,
 static void uetd_usage(void)
 {
 	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
-		"[--queue Q] [--endpoints N] [--policy FILE] [--foreground] "
+		"[--queue Q] [--endpoints N] [--policy FILE] "
+		"[--busy-poll USEC[,BUDGET]] [--foreground] "
 		"[--ready-fd FD]\n");
 }
 
@@ -270,6 +271,7 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'P' },
+		{ "busy-poll", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct uetd d;
@@ -308,6 +310,21 @@ int main(int argc, char **argv)
 		case 'f': d.foreground = true; break;
 		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
 		case 'P': policy = optarg; break;
+		case 'B': {
+			char *end;
+
+			v = strtol(optarg, &end, 10);
+			d.busy_poll_budget = 8;
+			if (*end == ',')
+				d.busy_poll_budget = (int)strtol(end + 1, &end,
+								 10);
+			if (*end || v < 0 || v > 1000000 ||
+			    d.busy_poll_budget < 1 ||
+			    d.busy_poll_budget > 65535)
+				return uetd_usage(), 2;
+			d.busy_poll_us = (int)v;
+			break;
+		}
 		default: return uetd_usage(), 2;
 		}
 	}

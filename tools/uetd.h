@@ -64,6 +64,8 @@ struct uetd {
 	bool attached;		/* the program is ours to detach */
 	int lsock;
 	bool zero_copy;		/* the driver took XDP_ZEROCOPY */
+	/* Busy polling of every socket (0: off), as the kernel holds it. */
+	int busy_poll_us, busy_poll_budget;
 	int zc_refused;		/* else why (-errno), 0 when not asked */
 	bool stop;
 	int stop_conn;		/* who asked us to stop: answered once gone */

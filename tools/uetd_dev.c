@@ -68,6 +68,64 @@ static void uetd_fill_all(struct uetd *d)
 	}
 }
 
+/* Older libc headers lack these (Linux 5.11). */
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL	69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET	70
+#endif
+
+/*
+ * Busy polling (uetd --busy-poll): the socket's syscalls run the NIC
+ * queue's NAPI themselves instead of waiting for its interrupt, up to
+ * USEC and BUDGET packets a call, and the kernel leaves the queue to them
+ * (prefer). Raising them needs CAP_NET_ADMIN, which endpoints lack: the
+ * service sets them on every socket it makes. On veth they are taken and
+ * do nothing (no NAPI id). 0 or -errno.
+ */
+static int uetd_busy_poll_set(const struct uetd *d, int fd)
+{
+	int one = 1;
+
+	if (!d->busy_poll_us)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
+		       sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &d->busy_poll_us,
+		       sizeof(d->busy_poll_us)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET,
+		       &d->busy_poll_budget, sizeof(d->busy_poll_budget)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* What the kernel holds for |fd|, into d's figures (for status). */
+static void uetd_busy_poll_read(struct uetd *d, int fd)
+{
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &d->busy_poll_us,
+		       &len) < 0)
+		d->busy_poll_us = 0;
+	/* The budget cannot be read back (no getsockopt): the one set. */
+}
+
+/* The first socket is bound: its settings, then the fill ring. */
+static int uetd_first_socket_done(struct uetd *d)
+{
+	int fd = xsk_socket__fd(d->sock), ret = uetd_busy_poll_set(d, fd);
+
+	if (ret < 0) {
+		uetd_log(d, "busy polling refused: %s", strerror(-ret));
+		return ret;
+	}
+	if (d->busy_poll_us)
+		uetd_busy_poll_read(d, fd);
+	uetd_fill_all(d);
+	return 0;
+}
+
 static int uetd_first_socket(struct uetd *d)
 {
 	const struct uet_dev_layout *l = &d->layout;
@@ -105,8 +163,7 @@ static int uetd_first_socket(struct uetd *d)
 					 d->umem, &d->rx, &d->tx, &scfg);
 		if (ret == 0) {
 			d->zero_copy = true;
-			uetd_fill_all(d);
-			return 0;
+			return uetd_first_socket_done(d);
 		}
 		d->zc_refused = ret;
 		uetd_log(d, "zero-copy refused (%s): copy mode",
@@ -129,8 +186,7 @@ static int uetd_first_socket(struct uetd *d)
 	}
 	if (ret < 0)
 		return ret;
-	uetd_fill_all(d);
-	return 0;
+	return uetd_first_socket_done(d);
 }
 
 static void uetd_layout_init(struct uetd *d, int mtu)
@@ -288,7 +344,8 @@ int uetd_dev_ep_socket(struct uetd *d, uint32_t ep)
 
 	if (fd < 0)
 		return -errno;
-	if (setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring, sizeof(ring)) < 0 ||
+	if (uetd_busy_poll_set(d, fd) < 0 ||
+	    setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring, sizeof(ring)) < 0 ||
 	    setsockopt(fd, SOL_XDP, XDP_TX_RING, &ring, sizeof(ring)) < 0 ||
 	    getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) < 0)
 		goto err;

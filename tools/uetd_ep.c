@@ -282,14 +282,19 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++)
 		uetd_cat(buf, len, &off, "%-14s %llu\n",
 			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
-	uetd_cat(buf, len, &off, "service: pid %d, queue %u (%s%s%s), UDP port "
-		 "%u, %u endpoints at most; opened %llu, refused %llu, closed "
-		 "%llu; absent destinations: %llu frames, %llu answered\n",
-		 getpid(), d->queue_id, d->zero_copy ? "zero-copy" : "copy mode",
+	uetd_cat(buf, len, &off, "service: pid %d, queue %u (%s%s%s", getpid(),
+		 d->queue_id, d->zero_copy ? "zero-copy" : "copy mode",
 		 !d->zero_copy && d->zc_refused ? ": zero-copy " : "",
 		 d->zero_copy || !d->zc_refused ? "" :
 		 d->mode == UET_XDP_MODE_SKB ? "needs native mode" :
-		 "refused by the driver", d->udp_port, d->layout.max_eps - 1,
+		 "refused by the driver");
+	if (d->busy_poll_us)
+		uetd_cat(buf, len, &off, "; busy poll %d us, budget %d",
+			 d->busy_poll_us, d->busy_poll_budget);
+	uetd_cat(buf, len, &off, "), UDP port "
+		 "%u, %u endpoints at most; opened %llu, refused %llu, closed "
+		 "%llu; absent destinations: %llu frames, %llu answered\n",
+		 d->udp_port, d->layout.max_eps - 1,
 		 (unsigned long long)d->opens, (unsigned long long)d->refusals,
 		 (unsigned long long)d->ep_closed,
 		 (unsigned long long)d->absent_rx,
@@ -329,14 +334,16 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		uetd_cat(buf, sizeof(buf), &off, ", \"%s\": %llu",
 			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
 	uetd_cat(buf, sizeof(buf), &off, ", \"service\": {\"pid\": %d, "
-		 "\"zero_copy\": %s, \"queue\": %u, \"endpoints_max\": %u, "
+		 "\"zero_copy\": %s, \"busy_poll_us\": %d, "
+		 "\"busy_poll_budget\": %d, \"queue\": %u, \"endpoints_max\": %u, "
 		 "\"opened\": %llu, "
 		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
 		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
 		 "\"fill_lost\": %llu, \"rx_recovered\": %llu, "
 		 "\"rx_reserve\": %u}, "
 		 "\"endpoints\": [", getpid(),
-		 d->zero_copy ? "true" : "false",
+		 d->zero_copy ? "true" : "false", d->busy_poll_us,
+		 d->busy_poll_budget,
 		 d->queue_id, d->layout.max_eps - 1,
 		 (unsigned long long)d->opens,
 		 (unsigned long long)d->refusals,
