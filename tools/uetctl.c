@@ -17,6 +17,7 @@
 #include <xdp/libxdp.h>
 
 #include "tools/uetctl.h"
+#include "dev/uet_dev_opts.h"
 #include "dev/uet_xdp_ctl.h"
 #include "uet_wire.h"
 
@@ -124,16 +125,13 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 		case 'n': a->no_service = true; break;
 		case 'P': a->policy = optarg; break;
 		case 'B': {
-			long us = strtol(optarg, &end, 10), budget = 8;
+			int us, budget;
 
-			if (*end == ',')
-				budget = strtol(end + 1, &end, 10);
-			if (*end || us < 0 || us > 1000000 || budget < 1 ||
-			    budget > 65535)
+			if (!uet_dev_busy_poll_parse(optarg, &us, &budget))
 				return uetctl_usage_error(uetctl_cur,
 					"--busy-poll is USEC[,BUDGET]: 0..1000000 "
 					"us, budget 1..65535");
-			a->busy_poll = optarg;
+			a->busy_poll = optarg;	/* uetd reads it again */
 			break;
 		}
 		case 'e':

@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
+#include "dev/uet_dev_opts.h"
 #include "tools/uetd.h"
 #include "uet_wire.h"
 
@@ -310,21 +311,11 @@ int main(int argc, char **argv)
 		case 'f': d.foreground = true; break;
 		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
 		case 'P': policy = optarg; break;
-		case 'B': {
-			char *end;
-
-			v = strtol(optarg, &end, 10);
-			d.busy_poll_budget = 8;
-			if (*end == ',')
-				d.busy_poll_budget = (int)strtol(end + 1, &end,
-								 10);
-			if (*end || v < 0 || v > 1000000 ||
-			    d.busy_poll_budget < 1 ||
-			    d.busy_poll_budget > 65535)
+		case 'B':
+			if (!uet_dev_busy_poll_parse(optarg, &d.busy_poll_us,
+						     &d.busy_poll_budget))
 				return uetd_usage(), 2;
-			d.busy_poll_us = (int)v;
 			break;
-		}
 		default: return uetd_usage(), 2;
 		}
 	}
