@@ -63,10 +63,9 @@ struct uetd {
 	int pids_map;		/* uet_xdp_pids */
 	bool attached;		/* the program is ours to detach */
 	int lsock;
-	bool zero_copy;		/* the driver took XDP_ZEROCOPY */
+	bool zero_copy;		/* the driver took XDP_ZEROCOPY (native only) */
 	/* Busy polling of every socket (0: off), as the kernel holds it. */
 	int busy_poll_us, busy_poll_budget;
-	int zc_refused;		/* else why (-errno), 0 when not asked */
 	bool stop;
 	int stop_conn;		/* who asked us to stop: answered once gone */
 	struct uetd_ep eps[UET_FEP_MAX_EPS];

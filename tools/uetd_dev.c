@@ -155,7 +155,6 @@ static int uetd_first_socket(struct uetd *d)
 	 * EINVAL), and the endpoints' sockets share whichever the first got.
 	 */
 	d->zero_copy = false;
-	d->zc_refused = 0;
 	if (d->mode == UET_XDP_MODE_NATIVE) {
 		scfg.bind_flags = (uint16_t)((scfg.bind_flags & ~XDP_COPY) |
 					     XDP_ZEROCOPY);
@@ -165,13 +164,10 @@ static int uetd_first_socket(struct uetd *d)
 			d->zero_copy = true;
 			return uetd_first_socket_done(d);
 		}
-		d->zc_refused = ret;
 		uetd_log(d, "zero-copy refused (%s): copy mode",
 			 strerror(-ret));
 		scfg.bind_flags = (uint16_t)((scfg.bind_flags & ~XDP_ZEROCOPY) |
 					     XDP_COPY);
-	} else {
-		d->zc_refused = -EOPNOTSUPP;	/* skb mode: copies, always */
 	}
 	ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id, d->umem,
 				 &d->rx, &d->tx, &scfg);

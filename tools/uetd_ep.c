@@ -282,12 +282,12 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 	for (unsigned int i = 0; i < UET_XDP_CNT_MAX; i++)
 		uetd_cat(buf, len, &off, "%-14s %llu\n",
 			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
-	uetd_cat(buf, len, &off, "service: pid %d, queue %u (%s%s%s", getpid(),
-		 d->queue_id, d->zero_copy ? "zero-copy" : "copy mode",
-		 !d->zero_copy && d->zc_refused ? ": zero-copy " : "",
-		 d->zero_copy || !d->zc_refused ? "" :
-		 d->mode == UET_XDP_MODE_SKB ? "needs native mode" :
-		 "refused by the driver");
+	/* Native mode asks for zero-copy; copying there means refused. */
+	uetd_cat(buf, len, &off, "service: pid %d, queue %u (%s", getpid(),
+		 d->queue_id, d->zero_copy ? "zero-copy" :
+		 d->mode == UET_XDP_MODE_SKB ?
+		 "copy mode: zero-copy needs native mode" :
+		 "copy mode: zero-copy refused by the driver");
 	if (d->busy_poll_us)
 		uetd_cat(buf, len, &off, "; busy poll %d us, budget %d",
 			 d->busy_poll_us, d->busy_poll_budget);
