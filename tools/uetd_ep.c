@@ -184,10 +184,14 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 		sl->state = UET_DEV_SLOT_ACTIVE;
 		uet_dev_shm_unlock(d->shm);
 	}
-	d->eps[ep] = (struct uetd_ep){ .conn = conn, .pid = cred.pid,
-				       .uid = cred.uid, .gid = cred.gid,
-				       .job_id = req->job_id,
-				       .pid_on_fep = (uint16_t)pid };
+	/* Field by field: the socket's rx ring mapping is in there. */
+	d->eps[ep].conn = conn;
+	d->eps[ep].pid = cred.pid;
+	d->eps[ep].uid = cred.uid;
+	d->eps[ep].gid = cred.gid;
+	d->eps[ep].job_id = req->job_id;
+	d->eps[ep].pid_on_fep = (uint16_t)pid;
+	d->eps[ep].rest_until = 0;
 	rep.ep = ep;
 	rep.pid_on_fep = (uint16_t)pid;
 	rep.udp_port = d->udp_port;
