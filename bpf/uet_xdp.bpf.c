@@ -27,7 +27,7 @@ const volatile __u16 uet_udp_port = UET_UDP_PORT;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, UET_XDP_MAX_EPS);
+	__uint(max_entries, UET_XDP_XSK_ENTRIES);
 	__type(key, __u32);
 	__type(value, __u32);
 } uet_xdp_xsks SEC(".maps");
@@ -39,6 +39,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct uet_xdp_pid_ent);
 } uet_xdp_pids SEC(".maps");
+
+/* Written by the device service: the queue of each endpoint's socket. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UET_XDP_MAX_EPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} uet_xdp_ep_queue SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -331,7 +339,7 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	void *pos = (void *)(long)ctx->data;
 	struct uet_xdp_cfg *cfg;
 	struct udphdr *udp;
-	__u32 key = 0, ep;
+	__u32 key = 0, ep, qoff;
 	__u16 proto;
 
 	uet_xdp_count(UET_XDP_CNT_SEEN);
@@ -352,7 +360,8 @@ int uet_xdp_prog(struct xdp_md *ctx)
 		return XDP_DROP;
 	}
 	/* The kernel redirects only to sockets bound to the arrival queue. */
-	if (!cfg || ctx->rx_queue_index != cfg->queue_id) {
+	qoff = ctx->rx_queue_index - (cfg ? cfg->queue_id : 0);
+	if (!cfg || qoff >= (cfg->queues ? cfg->queues : 1u)) {
 		uet_xdp_count(UET_XDP_CNT_NO_SOCKET);
 		return XDP_PASS;
 	}
@@ -360,8 +369,17 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	if (ep != UET_FEP_EP_SERVICE &&
 	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep))
 		ep = UET_FEP_EP_SERVICE;
+	if (ep != UET_FEP_EP_SERVICE) {
+		__u32 *q = bpf_map_lookup_elem(&uet_xdp_ep_queue, &ep);
+
+		if (!q || *q != qoff) {
+			uet_xdp_count(UET_XDP_CNT_WRONG_QUEUE);
+			ep = UET_FEP_EP_SERVICE;
+		}
+	}
+	key = ep == UET_FEP_EP_SERVICE ? UET_XDP_SVC_KEY(qoff) : ep;
 	if (ep == UET_FEP_EP_SERVICE &&
-	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep)) {
+	    !bpf_map_lookup_elem(&uet_xdp_xsks, &key)) {
 		uet_xdp_count(UET_XDP_CNT_NO_SOCKET);
 		return XDP_PASS;
 	}
@@ -373,7 +391,7 @@ int uet_xdp_prog(struct xdp_md *ctx)
 		uet_xdp_count(UET_XDP_CNT_REDIRECTED);
 		uet_xdp_count_in(&uet_xdp_ep_rx, ep);
 	}
-	return bpf_redirect_map(&uet_xdp_xsks, ep, XDP_PASS);
+	return bpf_redirect_map(&uet_xdp_xsks, key, XDP_PASS);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -78,11 +78,12 @@ ssize_t uet_dev_call(int conn, const struct uet_dev_req *req, void *rep,
 }
 
 int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
-		    struct uet_dev_ep *ep, char *why, size_t why_len)
+		    uint32_t queue, struct uet_dev_ep *ep, char *why,
+		    size_t why_len)
 {
 	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
 				   .type = UET_DEV_OPEN, .job_id = job_id,
-				   .pid_on_fep = pid_on_fep };
+				   .pid_on_fep = pid_on_fep, .queue = queue };
 	struct uet_xsk_shared sh;
 	int fds[3];
 	ssize_t n;

@@ -39,14 +39,16 @@ ssize_t uet_dev_call(int conn, const struct uet_dev_req *req, void *rep,
 
 /*
  * uet_dev_ep_open() asks the service of |ifname| for an endpoint of JobID
- * |job_id| with PIDonFEP |pid_on_fep| (UET_DEV_PID_ANY: any free one), and
- * attaches to its socket. Returns 0, or -errno with the service's reason
+ * |job_id| with PIDonFEP |pid_on_fep| (UET_DEV_PID_ANY: any free one) on rx
+ * queue |queue| (UET_DEV_QUEUE_ANY: the service's choice), and attaches to
+ * its socket. Returns 0, or -errno with the service's reason
  * in |why| (EADDRINUSE: PIDonFEP taken or resting; EACCES: JobID not
  * allowed for this user; ENOSPC: no endpoint index free; ENOENT: no
  * service; EOPNOTSUPP: kernel too old to share the rings).
  */
 int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
-		    struct uet_dev_ep *ep, char *why, size_t why_len);
+		    uint32_t queue, struct uet_dev_ep *ep, char *why,
+		    size_t why_len);
 void uet_dev_ep_close(struct uet_dev_ep *ep);
 
 #endif /* UET_DEV_CLIENT_H */

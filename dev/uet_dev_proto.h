@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
-#define UET_DEV_PROTO_VERSION	1
+#define UET_DEV_PROTO_VERSION	2
 
 enum uet_dev_req_type {
 	UET_DEV_OPEN = 1,	/* an endpoint: reply + 3 fds */
@@ -30,6 +30,8 @@ enum uet_dev_req_type {
 
 /* UET_DEV_OPEN: PIDonFEP wanted, or this for any free one. */
 #define UET_DEV_PID_ANY		0xFFFFu
+/* UET_DEV_OPEN: rx queue wanted, or this for the one with fewest. */
+#define UET_DEV_QUEUE_ANY	0xFFFFFFFFu
 
 struct uet_dev_req {
 	uint32_t version;	/* UET_DEV_PROTO_VERSION */
@@ -37,6 +39,7 @@ struct uet_dev_req {
 	uint32_t job_id;	/* OPEN: 24 bits */
 	uint16_t pid_on_fep;	/* OPEN: 0..4095 or UET_DEV_PID_ANY */
 	uint16_t flags;		/* UET_DEV_F_* */
+	uint32_t queue;		/* OPEN: an rx queue or UET_DEV_QUEUE_ANY */
 };
 
 #define UET_DEV_F_TEXT		0x1	/* STATS: lines for people, not JSON */
@@ -66,7 +69,7 @@ struct uet_dev_open_rep {
 	uint16_t udp_port;
 	uint32_t job_id;
 	uint32_t ifindex;
-	uint32_t queue_id;
+	uint32_t queue_id;	/* the rx queue its socket is bound to */
 	struct uet_dev_layout layout;
 	char msg[128];		/* with a non-zero status: why, for logs */
 };

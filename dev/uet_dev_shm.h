@@ -38,7 +38,10 @@ enum uet_dev_slot_state {
 /*
  * A chunk of a frame sent to us by another endpoint of the interface
  * (uet_fep_steer.h): in the sender's transmit chunks, which go back to the
- * sender's mailbox once read.
+ * sender's mailbox once read. Or a receive chunk the service handed on
+ * (from UET_DEV_LOCAL_FROM_RX): a frame for us that arrived on another
+ * queue than ours (uetd --queues); it goes back to the fill ring, as the
+ * chunks of our rx ring do.
  */
 struct uet_dev_local_desc {
 	uint64_t addr;
@@ -46,6 +49,8 @@ struct uet_dev_local_desc {
 	uint16_t contd;		/* more chunks of the frame follow */
 	uint16_t from;		/* the sender's index */
 };
+
+#define UET_DEV_LOCAL_FROM_RX	0xFFFFu
 
 struct uet_dev_shm_slot {
 	uint32_t state;		/* enum uet_dev_slot_state */

@@ -135,7 +135,12 @@ static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 	return 0;
 }
 
-/* Frames other endpoints queued for us (uet_xsk_tx_local): whole ones. */
+/*
+ * Frames other endpoints queued for us (uet_xsk_tx_local), and frames the
+ * service handed on from another queue: whole ones. The latter's chunks are
+ * receive chunks: named in the held list, as those of our rx ring are,
+ * until they go back to the fill ring.
+ */
 static uint32_t uet_xsk_rx_local(struct uet_xsk *x, struct uet_xsk_frame *fr,
 				 uint32_t max)
 {
@@ -145,23 +150,29 @@ static uint32_t uet_xsk_rx_local(struct uet_xsk *x, struct uet_xsk_frame *fr,
 	if (__atomic_load_n(&sl->local_head, __ATOMIC_ACQUIRE) ==
 	    sl->local_tail || uet_dev_shm_lock(x->shm) < 0)
 		return 0;
-	while (n < max && sl->local_tail != sl->local_head) {
+	while (n < max && sl->local_tail != sl->local_head &&
+	       sl->held_cnt + UET_XSK_MAX_SEGS <= UET_DEV_HELD_MAX) {
 		struct uet_xsk_frame *f = &fr[n];
 		uint32_t t = sl->local_tail;
 
 		f->len = 0;
 		f->nsegs = 0;
+		f->origin = 0;
 		do {
 			const struct uet_dev_local_desc *d =
 				&sl->local[t++ % UET_DEV_LOCAL_RING];
 
+			if (d->from == UET_DEV_LOCAL_FROM_RX)
+				sl->held[sl->held_cnt++] = d->addr &
+					~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
 			if (f->nsegs < UET_XSK_MAX_SEGS) {
 				f->addr[f->nsegs] = d->addr;
 				f->seg[f->nsegs] = x->area + d->addr;
 				f->seg_len[f->nsegs++] = d->len;
 				f->len += d->len;
 			}
-			f->origin = (uint16_t)(d->from + 1);
+			if (d->from != UET_DEV_LOCAL_FROM_RX)
+				f->origin = (uint16_t)(d->from + 1);
 			if (!d->contd)
 				break;
 		} while (t != sl->local_head);

@@ -91,8 +91,9 @@ static int uet_engine_dev_open(struct uet_engine *e)
 					    UET_DEV_PID_ANY;
 	int ret;
 
-	ret = uet_dev_ep_open(e->cfg.ifname, e->cfg.job_id, want, &e->dev,
-			      uet_engine_why, sizeof(uet_engine_why));
+	ret = uet_dev_ep_open(e->cfg.ifname, e->cfg.job_id, want,
+			      e->cfg.queue_id, &e->dev, uet_engine_why,
+			      sizeof(uet_engine_why));
 	if (ret < 0)
 		return ret;
 	e->xsk = e->dev.xsk;

@@ -37,7 +37,8 @@ struct uet_fa {
 
 struct uet_engine_cfg {
 	char ifname[16];		/* the interface the XDP program is on */
-	uint32_t queue_id;		/* its rx queue (0 on veth) */
+	uint32_t queue_id;		/* its rx queue: asked for (or
+					 * UET_DEV_QUEUE_ANY), then got */
 	struct uet_fa local;		/* our address on it */
 	uint16_t udp_port;		/* UET port, normally 4793 */
 	uint32_t payload_mtu;		/* 0: chosen from the interface MTU */

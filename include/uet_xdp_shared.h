@@ -12,10 +12,18 @@
 
 /*
  * XSKMAP entries: one per endpoint index (uet_fep.h); entry 0 is the
- * device service's own socket, the one that owns the fill and completion
- * rings of the shared UMEM. All are bound to the service's rx queue.
+ * device service's own socket on its first rx queue, the one that owns the
+ * fill and completion rings of the shared UMEM there. A service of several
+ * queues (uetd --queues) has a socket of its own on each further queue,
+ * at UET_XDP_SVC_KEY(queue offset). Each endpoint is bound to one queue,
+ * uet_xdp_ep_queue names which.
  */
 #define UET_XDP_MAX_EPS			UET_FEP_MAX_EPS
+#define UET_XDP_MAX_QUEUES		16
+#define UET_XDP_XSK_ENTRIES		(UET_XDP_MAX_EPS + UET_XDP_MAX_QUEUES)
+/* The service's socket on the queue |qoff| after its first one. */
+#define UET_XDP_SVC_KEY(qoff)		((qoff) ? UET_XDP_MAX_EPS + (qoff) : \
+					 UET_FEP_EP_SERVICE)
 
 /* The PIDonFEP table: one entry per PIDonFEP (12 bits). */
 #define UET_XDP_MAX_PIDS		4096
@@ -39,7 +47,11 @@ _Static_assert(sizeof(struct uet_xdp_pid_ent) == 8, "uet_xdp_pid_ent layout");
 #define UET_XDP_CNT_CAPTURE_LOST	7	/* capture ring full */
 #define UET_XDP_CNT_TO_SERVICE		8	/* UET, no endpoint for it: to
 						 * the service's socket */
-#define UET_XDP_CNT_MAX			9
+#define UET_XDP_CNT_WRONG_QUEUE		9	/* for an endpoint bound to
+						 * another queue: to the
+						 * service's socket of this
+						 * one, which hands it on */
+#define UET_XDP_CNT_MAX			10
 
 /*
  * Run-time settings (one array entry, key 0). Both debug features are off
@@ -50,8 +62,8 @@ struct uet_xdp_cfg {
 	__u32 capture;		/* tap on when non-zero: the capturing pid */
 	__u16 udp_port;		/* for status only: the program uses rodata */
 	__u8 mode;		/* for status only: enum uet_xdp_mode */
-	__u8 pad;
-	__u32 queue_id;		/* the rx queue the sockets are bound to */
+	__u8 queues;		/* rx queues served from queue_id; 0 is 1 */
+	__u32 queue_id;		/* the first rx queue the sockets are bound to */
 };
 _Static_assert(sizeof(struct uet_xdp_cfg) == 16, "uet_xdp_cfg layout");
 
@@ -82,9 +94,15 @@ _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
  * PIDonFEP; value: struct uet_xdp_pid_ent) and puts each endpoint's socket
  * at its index in uet_xdp_xsks. The counters then mean: REDIRECTED, frames
  * sent to an endpoint (index > 0); TO_SERVICE, frames sent to the service's
- * socket (index 0) because they name no endpoint or one without a socket;
- * NO_SOCKET, frames that arrived on another rx queue than the settings'
- * queue_id, or found no service socket either (both passed to the kernel).
+ * socket of the arrival queue because they name no endpoint or one without
+ * a socket, or one bound to another queue (also WRONG_QUEUE: the kernel
+ * redirects only to sockets of the arrival queue); NO_SOCKET, frames that
+ * arrived on a queue the service does not serve, or found no service
+ * socket either (both passed to the kernel).
+ *
+ * uet_xdp_ep_queue: __u32 per endpoint index, the offset from queue_id of
+ * the queue its socket is bound to (written by the service before the
+ * socket goes in uet_xdp_xsks).
  *
  * uet_xdp_ep_rx: per-CPU __u64 per endpoint index, the frames redirected to
  * that endpoint (entry 0 stays zero: see TO_SERVICE).

@@ -69,9 +69,10 @@ e2e_cleanup() {
 	rm -rf "$E2E_TMP"
 }
 
-# e2e_setup [MTU]: namespaces, veth pair, IPv4 and IPv6 addresses.
+# e2e_setup [MTU [QUEUES]]: namespaces, veth pair (QUEUES rx and tx queues
+# each end, default 1), IPv4 and IPv6 addresses.
 e2e_setup() {
-	local mtu=${1:-1500} n=$(( $$ % 200 + 20 ))
+	local mtu=${1:-1500} n=$(( $$ % 200 + 20 )) q=${2:-1}
 	e2e_require_root
 	trap e2e_cleanup EXIT
 	# A bpffs of our own: `ip netns exec` hides /sys/fs/bpf (see
@@ -89,8 +90,9 @@ e2e_setup() {
 	IP6_B="fd75:e7:$n::2"
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
-	ip -n "$NS_A" link add "$IF_A" mtu "$mtu" type veth peer name "$IF_B" \
-		netns "$NS_B" mtu "$mtu"
+	ip -n "$NS_A" link add "$IF_A" mtu "$mtu" numtxqueues "$q" \
+		numrxqueues "$q" type veth peer name "$IF_B" netns "$NS_B" \
+		mtu "$mtu" numtxqueues "$q" numrxqueues "$q"
 	for side in A B; do
 		local ns=NS_$side ifc=IF_$side ip=IP_$side ip6=IP6_$side
 		ip -n "${!ns}" link set lo up

@@ -67,6 +67,7 @@ static const struct option uetctl_opts[] = {
 	{ "no-service", no_argument, NULL, 'n' },
 	{ "policy", required_argument, NULL, 'P' },
 	{ "busy-poll", required_argument, NULL, 'B' },
+	{ "queues", required_argument, NULL, 'Q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -76,7 +77,7 @@ struct uetctl_args {
 	enum uet_xdp_mode mode;
 	long port;
 	bool json, off, has_drop, decode, no_service;
-	long endpoints;
+	long endpoints, queues;
 	const char *policy;
 	const char *busy_poll;	/* "USEC[,BUDGET]", checked */
 	double drop_pct;
@@ -141,6 +142,13 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 				return uetctl_usage_error(uetctl_cur,
 					"--endpoints is a power of 2, 2..64");
 			break;
+		case 'Q':
+			a->queues = strtol(optarg, &end, 10);
+			if (*end || a->queues < 1 ||
+			    a->queues > UET_XDP_MAX_QUEUES)
+				return uetctl_usage_error(uetctl_cur,
+					"--queues is 1..16");
+			break;
 		case 'x': a->decode = true; break;
 		case 'w': a->file = optarg; break;
 		case 'c':
@@ -186,7 +194,7 @@ static int uetctl_load(int argc, char **argv)
 	const char *mode;
 	struct uetctl_args a;
 	char why[200] = "";
-	int ret = uetctl_parse(argc, argv, "mpenPB", true, &a);
+	int ret = uetctl_parse(argc, argv, "mpenPBQ", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -203,7 +211,8 @@ static int uetctl_load(int argc, char **argv)
 		return uetctl_fail("load", a.ifname, -EPERM);
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("load", a.ifname, -ENODEV);
-	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, a.policy,
+	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, a.queues,
+			       a.policy,
 			       a.busy_poll, why, sizeof(why));
 	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
@@ -378,8 +387,8 @@ static int uetctl_capture_verb(int argc, char **argv)
 
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
-		  "[--endpoints N] [--policy FILE] [--busy-poll USEC[,BUDGET]]"
-		  " [--no-service]\n"
+		  "[--endpoints N] [--queues N] [--policy FILE]\n"
+		  "  [--busy-poll USEC[,BUDGET]] [--no-service]\n"
 		  "  start the interface's device service (uetd), which "
 		  "attaches the UET XDP\n  program (default native mode, "
 		  "port 4793) and serves up to N-1 endpoints\n  (default "
@@ -388,7 +397,9 @@ static const struct uetctl_verb uetctl_verbs[] = {
 		  "bare program, for one\n  AF_XDP socket; --busy-poll: "
 		  "the endpoints' sockets busy-poll the NIC's\n  queue "
 		  "(SO_PREFER_BUSY_POLL, SO_BUSY_POLL USEC, SO_BUSY_POLL_BUDGET"
-		  ",\n  default 8)\n", uetctl_load },
+		  ",\n  default 8); --queues: serve rx queues 0..N-1, each "
+		  "endpoint on one\n  (FI_UET_QUEUE_ID, or the one with "
+		  "fewest)\n", uetctl_load },
 	{ "unload", "uetctl unload IFACE\n"
 		    "  stop the service, detach the program, remove its "
 		    "pinned maps\n", uetctl_unload },

@@ -24,7 +24,7 @@ int uetctl_capture(const char *ifname, const char *path, long count,
  * figures (-ENOENT: none runs).
  */
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
-		     long endpoints, const char *policy,
+		     long endpoints, long queues, const char *policy,
 		     const char *busy_poll, char *why, size_t why_len);
 int uetctl_svc_stop(const char *ifname);
 int uetctl_svc_stats(const char *ifname, bool json);

@@ -36,10 +36,11 @@ static void uetctl_uetd_path(char *buf, size_t len)
 }
 
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
-		     long endpoints, const char *policy,
+		     long endpoints, long queues, const char *policy,
 		     const char *busy_poll, char *why, size_t why_len)
 {
-	char path[PATH_MAX], rfd[16], sport[16], seps[16], buf[200] = "";
+	char path[PATH_MAX], rfd[16], sport[16], seps[16], sq[16];
+	char buf[200] = "";
 	struct pollfd pfd;
 	int p[2], status, err;
 	size_t got = 0;
@@ -69,6 +70,7 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		snprintf(rfd, sizeof(rfd), "%d", p[1]);
 		snprintf(sport, sizeof(sport), "%ld", port);
 		snprintf(seps, sizeof(seps), "%ld", endpoints);
+		snprintf(sq, sizeof(sq), "%ld", queues);
 		{
 			const char *args[16];
 			int n = 0;
@@ -84,6 +86,10 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 			if (endpoints) {
 				args[n++] = "--endpoints";
 				args[n++] = seps;
+			}
+			if (queues > 1) {
+				args[n++] = "--queues";
+				args[n++] = sq;
 			}
 			if (policy) {
 				args[n++] = "--policy";

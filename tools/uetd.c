@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--endpoints N]
+ * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--queues N]
+ *      [--endpoints N]
  *            [--policy FILE] [--foreground] [--ready-fd FD]
  *
  * The device service of one interface (tools/uetd.h). `uetctl load IFACE`
@@ -163,14 +164,16 @@ static int uetd_conn_ep(const struct uetd *d, int fd)
 
 static void uetd_loop(struct uetd *d)
 {
-	static struct pollfd pfd[UETD_MAX_CONNS + 2];
+	static struct pollfd pfd[UETD_MAX_CONNS + 1 + UET_XDP_MAX_QUEUES];
 	struct uetd_conns c = { .n = 0 };
 
 	while (!d->stop && !uetd_signalled) {
-		int n = 0, ready;
+		int n = 0, ready, first_conn = 1 + (int)d->queues;
 
 		pfd[n++] = (struct pollfd){ d->lsock, POLLIN, 0 };
-		pfd[n++] = (struct pollfd){ uetd_dev_fd(d), POLLIN, 0 };
+		for (uint32_t q = 0; q < d->queues; q++)
+			pfd[n++] = (struct pollfd){ uetd_dev_fd(d, q), POLLIN,
+						    0 };
 		for (int i = 0; i < c.n; i++)
 			pfd[n++] = (struct pollfd){ c.fd[i], POLLIN, 0 };
 		ready = poll(pfd, (nfds_t)n, 100);
@@ -188,7 +191,7 @@ static void uetd_loop(struct uetd *d)
 			else if (fd >= 0)
 				close(fd);
 		}
-		for (int i = 2; i < n; i++) {
+		for (int i = first_conn; i < n; i++) {
 			int fd = pfd[i].fd, ep = uetd_conn_ep(d, fd);
 			bool keep = true;
 
@@ -242,7 +245,7 @@ static int uetd_silent_xdp(enum libxdp_print_level l, const char *f,
 static void uetd_usage(void)
 {
 	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
-		"[--queue Q] [--endpoints N] [--policy FILE] "
+		"[--queue Q] [--queues N] [--endpoints N] [--policy FILE] "
 		"[--busy-poll USEC[,BUDGET]] [--foreground] "
 		"[--ready-fd FD]\n");
 }
@@ -268,6 +271,7 @@ int main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "queue", required_argument, NULL, 'q' },
+		{ "queues", required_argument, NULL, 'Q' },
 		{ "endpoints", required_argument, NULL, 'e' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
@@ -282,7 +286,9 @@ int main(int argc, char **argv)
 
 	d.mode = UET_XDP_MODE_NATIVE;
 	d.udp_port = UET_UDP_PORT;
-	d.umem_fd = d.shm_fd = d.pids_map = d.lsock = d.stop_conn = -1;
+	d.queues = 1;
+	d.umem_fd = d.shm_fd = d.pids_map = d.ep_queue_map = -1;
+	d.lsock = d.stop_conn = -1;
 	d.next_auto_pid = UET_FEP_PID_AUTO_FIRST;
 	for (uint32_t i = 0; i < UET_FEP_MAX_EPS; i++)
 		d.eps[i].conn = -1;
@@ -300,6 +306,12 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			d.queue_id = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'Q':
+			v = strtol(optarg, NULL, 10);
+			if (v < 1 || v > UET_XDP_MAX_QUEUES)
+				return uetd_usage(), 2;
+			d.queues = (uint32_t)v;
 			break;
 		case 'e':
 			v = strtol(optarg, NULL, 10);
@@ -353,8 +365,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, uetd_on_signal);
 	signal(SIGINT, uetd_on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	uetd_log(&d, "serving %s: queue %u, UDP port %u, %u endpoints, "
-		 "%u MiB UMEM", d.ifname, d.queue_id, d.udp_port,
+	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints, "
+		 "%u MiB UMEM", d.ifname, d.queue_id,
+		 d.queue_id + d.queues - 1, d.udp_port,
 		 d.layout.max_eps - 1,
 		 (unsigned)((uint64_t)d.layout.chunks * 4096 >> 20));
 	uetd_ready(ready_fd, 0, "ok");

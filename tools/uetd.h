@@ -33,6 +33,7 @@ struct uetd_ep {
 	gid_t gid;
 	uint32_t job_id;
 	uint16_t pid_on_fep;
+	uint32_t queue;		/* offset from d->queue_id of its socket's */
 	uint64_t rest_until;	/* index resting after its owner left */
 	/* Its rx ring, mapped by us: what is left there when it dies. */
 	void *rx_map;
@@ -40,10 +41,26 @@ struct uetd_ep {
 	struct xsk_ring_cons rx;
 };
 
+/*
+ * The service's socket on one rx queue. Sockets of one UMEM on one queue
+ * share its fill and completion rings (kernel af_xdp.rst): those of the
+ * first socket there, this one. Each queue has its own; every receive
+ * chunk fits in any of them.
+ */
+struct uetd_queue {
+	struct xsk_socket *sock;
+	struct xsk_ring_prod fill, tx;	/* tx: the first queue's only */
+	struct xsk_ring_cons comp, rx;
+	bool rx_mid_frame;	/* the last chunk taken had more after it */
+	uint32_t eps;		/* endpoints bound to this queue */
+	uint64_t handed_on;	/* frames for an endpoint of another queue */
+};
+
 struct uetd {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
-	uint32_t queue_id;
+	uint32_t queue_id;	/* the first rx queue served */
+	uint32_t queues;	/* from queue_id on (uetd --queues) */
 	int mtu;		/* when we started */
 	uint16_t udp_port;
 	enum uet_xdp_mode mode;
@@ -54,13 +71,12 @@ struct uetd {
 	void *area;
 	struct uet_dev_shm *shm;
 	size_t shm_len;
-	/* The first socket: its fill and completion rings are everybody's. */
+	/* q[0]'s socket is the UMEM's first; answers go out there. */
 	struct xsk_umem *umem;
-	struct xsk_socket *sock;
-	struct xsk_ring_prod fill, tx;
-	struct xsk_ring_cons comp, rx;
+	struct uetd_queue q[UET_XDP_MAX_QUEUES];
 	struct uet_xdp_maps maps;
 	int pids_map;		/* uet_xdp_pids */
+	int ep_queue_map;	/* uet_xdp_ep_queue */
 	bool attached;		/* the program is ours to detach */
 	int lsock;
 	bool zero_copy;		/* the driver took XDP_ZEROCOPY (native only) */
@@ -81,7 +97,6 @@ struct uetd {
 	uint32_t tx_reserved_idx;
 	bool tx_reserved;	/* a tx ring slot reserved, not yet used */
 	bool tx_unkicked;
-	bool rx_mid_frame;	/* the last chunk taken had more after it */
 	char why[200];		/* why set-up failed, when errno says too little */
 };
 
@@ -89,17 +104,22 @@ struct uetd {
 int uetd_dev_setup(struct uetd *d);
 void uetd_dev_teardown(struct uetd *d);
 /*
- * A socket for endpoint index |ep| bound to the shared UMEM; fd or -errno.
+ * A socket for endpoint index |ep| bound to the shared UMEM on queue
+ * offset |q| (uetd_dev_queue_pick()); fd or -errno.
  * Its rx ring stays mapped here until uetd_dev_ep_recover().
  */
-int uetd_dev_ep_socket(struct uetd *d, uint32_t ep);
+int uetd_dev_ep_socket(struct uetd *d, uint32_t ep, uint32_t q);
 /*
  * After endpoint |ep|'s socket is gone: the receive chunks it held and
  * those left in its rx ring go back to the fill ring, each once. Returns
  * how many.
  */
 uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep);
-/* Frames that reached the service's own socket: answered or recycled. */
+/*
+ * Frames that reached the service's own sockets: handed on to their
+ * endpoint when it is bound to another queue than they came on, else
+ * answered or recycled.
+ */
 void uetd_dev_rx(struct uetd *d);
 /*
  * The fill ring topped up from the reserve (uet_dev_shm.h): endpoints do
@@ -107,8 +127,10 @@ void uetd_dev_rx(struct uetd *d);
  * what they took).
  */
 void uetd_dev_fill_top_up(struct uetd *d);
-/* The epoll/poll fd of the service's socket. */
-int uetd_dev_fd(const struct uetd *d);
+/* The poll fd of the service's socket on queue offset |q|. */
+int uetd_dev_fd(const struct uetd *d, uint32_t q);
+/* The queue offset for a new endpoint that asked for |want|; -errno. */
+int uetd_dev_queue_pick(const struct uetd *d, uint32_t want);
 
 /* uetd_absent.c: answers a request for an absent destination in |in|. */
 void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);

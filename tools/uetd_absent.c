@@ -295,7 +295,7 @@ void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len)
 		return;
 	if (d->tx_reserved)
 		idx = d->tx_reserved_idx;
-	else if (xsk_ring_prod__reserve(&d->tx, 1, &idx) != 1)
+	else if (xsk_ring_prod__reserve(&d->q[0].tx, 1, &idx) != 1)
 		return;
 	d->tx_reserved = false;
 	d->tx_reserved_idx = idx;
@@ -308,10 +308,10 @@ void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len)
 		d->tx_reserved = true;
 		return;
 	}
-	xsk_ring_prod__tx_desc(&d->tx, idx)->addr = addr;
-	xsk_ring_prod__tx_desc(&d->tx, idx)->len = (uint32_t)n;
-	xsk_ring_prod__tx_desc(&d->tx, idx)->options = 0;
-	xsk_ring_prod__submit(&d->tx, 1);
+	xsk_ring_prod__tx_desc(&d->q[0].tx, idx)->addr = addr;
+	xsk_ring_prod__tx_desc(&d->q[0].tx, idx)->len = (uint32_t)n;
+	xsk_ring_prod__tx_desc(&d->q[0].tx, idx)->options = 0;
+	xsk_ring_prod__submit(&d->q[0].tx, 1);
 	d->absent_answered++;
 	d->tx_unkicked = true;
 }

@@ -16,6 +16,7 @@
 
 #include <bpf/bpf.h>
 
+#include "dev/uet_fep_steer.h"
 #include "dev/uet_frame.h"
 #include "dev/uet_nl.h"
 #include "dev/uet_xsk.h"
@@ -49,11 +50,24 @@ static int uetd_memfd(const char *name, size_t len, void **map)
 	return fd;
 }
 
-/* Every receive chunk goes to the fill ring at the start. */
-/* Receive chunks the fill ring keeps (the rest wait in the reserve). */
+/*
+ * Receive chunks a fill ring keeps (the rest wait in the reserve): this
+ * many, or with several queues a share that leaves half of all in the
+ * reserve.
+ */
 #define UETD_FILL_TARGET	2048
 
-/* Every receive chunk to the fill ring, or past its target the reserve. */
+static uint32_t uetd_fill_target(const struct uetd *d)
+{
+	uint32_t share = d->layout.rx_chunks / (2 * d->queues);
+
+	return share < UETD_FILL_TARGET ? share : UETD_FILL_TARGET;
+}
+
+/*
+ * Every receive chunk to the first queue's fill ring, or past its target
+ * the reserve; the other queues' rings then take theirs from the reserve.
+ */
 static void uetd_fill_all(struct uetd *d)
 {
 	uint64_t addrs[256];
@@ -64,8 +78,10 @@ static void uetd_fill_all(struct uetd *d)
 
 		for (uint32_t k = 0; k < n; k++)
 			addrs[k] = (uint64_t)(i + k) * UET_XSK_CHUNK_LEN;
-		uet_dev_shm_fill(d->shm, &d->fill, addrs, n);
+		uet_dev_shm_fill(d->shm, &d->q[0].fill, addrs, n);
 	}
+	for (uint32_t q = 1; q < d->queues; q++)
+		uet_dev_shm_fill(d->shm, &d->q[q].fill, NULL, 0);
 }
 
 /* Older libc headers lack these (Linux 5.11). */
@@ -111,10 +127,10 @@ static void uetd_busy_poll_read(struct uetd *d, int fd)
 	/* The budget cannot be read back (no getsockopt): the one set. */
 }
 
-/* The first socket is bound: its settings, then the fill ring. */
+/* The first socket is bound: its settings. */
 static int uetd_first_socket_done(struct uetd *d)
 {
-	int fd = xsk_socket__fd(d->sock), ret = uetd_busy_poll_set(d, fd);
+	int fd = xsk_socket__fd(d->q[0].sock), ret = uetd_busy_poll_set(d, fd);
 
 	if (ret < 0) {
 		uetd_log(d, "busy polling refused: %s", strerror(-ret));
@@ -122,8 +138,36 @@ static int uetd_first_socket_done(struct uetd *d)
 	}
 	if (d->busy_poll_us)
 		uetd_busy_poll_read(d, fd);
-	uetd_fill_all(d);
 	return 0;
+}
+
+/*
+ * The service's socket on queue offset |q| > 0: on the same UMEM, with
+ * fill and completion rings of its own (the kernel keeps one pair per
+ * device and queue), bound as the first one was (zero-copy or copy,
+ * multi-buffer or not). No tx ring: answers go out on the first queue.
+ */
+static int uetd_queue_socket(struct uetd *d, uint32_t q)
+{
+	struct uetd_queue *dq = &d->q[q];
+	struct xsk_socket_config scfg = {
+		.rx_size = d->layout.ring_size,
+		.tx_size = d->layout.ring_size,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP |
+			      (d->zero_copy ? XDP_ZEROCOPY : XDP_COPY) |
+			      (d->layout.multi_buf ? XDP_USE_SG : 0),
+	};
+	int ret;
+
+	ret = xsk_socket__create_shared(&dq->sock, d->ifname, d->queue_id + q,
+					d->umem, &dq->rx, NULL, &dq->fill,
+					&dq->comp, &scfg);
+	if (ret < 0) {
+		dq->sock = NULL;
+		return ret;
+	}
+	return uetd_busy_poll_set(d, xsk_socket__fd(dq->sock));
 }
 
 static int uetd_first_socket(struct uetd *d)
@@ -144,8 +188,8 @@ static int uetd_first_socket(struct uetd *d)
 	size_t len = (size_t)l->chunks * UET_XSK_CHUNK_LEN;
 	int ret;
 
-	ret = xsk_umem__create(&d->umem, d->area, len, &d->fill, &d->comp,
-			       &ucfg);
+	ret = xsk_umem__create(&d->umem, d->area, len, &d->q[0].fill,
+			       &d->q[0].comp, &ucfg);
 	if (ret < 0)
 		return ret;
 	/*
@@ -158,8 +202,9 @@ static int uetd_first_socket(struct uetd *d)
 	if (d->mode == UET_XDP_MODE_NATIVE) {
 		scfg.bind_flags = (uint16_t)((scfg.bind_flags & ~XDP_COPY) |
 					     XDP_ZEROCOPY);
-		ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id,
-					 d->umem, &d->rx, &d->tx, &scfg);
+		ret = xsk_socket__create(&d->q[0].sock, d->ifname, d->queue_id,
+					 d->umem, &d->q[0].rx, &d->q[0].tx,
+					 &scfg);
 		if (ret == 0) {
 			d->zero_copy = true;
 			return uetd_first_socket_done(d);
@@ -169,16 +214,17 @@ static int uetd_first_socket(struct uetd *d)
 		scfg.bind_flags = (uint16_t)((scfg.bind_flags & ~XDP_ZEROCOPY) |
 					     XDP_COPY);
 	}
-	ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id, d->umem,
-				 &d->rx, &d->tx, &scfg);
+	ret = xsk_socket__create(&d->q[0].sock, d->ifname, d->queue_id, d->umem,
+				 &d->q[0].rx, &d->q[0].tx, &scfg);
 	if (ret == -EINVAL && l->multi_buf && d->mtu + UET_ETH_HDR_LEN +
 	    UET_VLAN_HDR_LEN <= UET_XSK_CHUNK_LEN - UET_XSK_RX_HEADROOM) {
 		uetd_log(d, "no AF_XDP multi-buffer here (Linux 6.6): frames "
 			 "up to one %u-byte chunk only", UET_XSK_CHUNK_LEN);
 		d->layout.multi_buf = 0;
 		scfg.bind_flags &= (uint16_t)~XDP_USE_SG;
-		ret = xsk_socket__create(&d->sock, d->ifname, d->queue_id,
-					 d->umem, &d->rx, &d->tx, &scfg);
+		ret = xsk_socket__create(&d->q[0].sock, d->ifname, d->queue_id,
+					 d->umem, &d->q[0].rx, &d->q[0].tx,
+					 &scfg);
 	}
 	if (ret < 0)
 		return ret;
@@ -209,7 +255,7 @@ static void uetd_layout_init(struct uetd *d, int mtu)
 int uetd_dev_setup(struct uetd *d)
 {
 	struct uet_xdp_cfg cfg;
-	uint32_t key = 0;
+	uint32_t key = 0, q_busy = 0;
 	int mtu, fd, ret;
 
 	mtu = uet_nl_if_mtu(d->ifindex);
@@ -227,7 +273,7 @@ int uetd_dev_setup(struct uetd *d)
 	if (d->shm_fd < 0)
 		return d->shm_fd;
 	ret = uet_dev_shm_init(d->shm, d->layout.max_eps, d->layout.tx_chunks,
-			       d->layout.rx_chunks, UETD_FILL_TARGET);
+			       d->layout.rx_chunks, uetd_fill_target(d));
 	if (ret < 0)
 		return ret;
 	d->shm->slot[UET_FEP_EP_SERVICE].state = UET_DEV_SLOT_ACTIVE;
@@ -254,9 +300,13 @@ int uetd_dev_setup(struct uetd *d)
 	if (ret < 0)
 		return ret;
 	d->pids_map = uet_xdp_map_open(d->ifname, "uet_xdp_pids");
+	d->ep_queue_map = uet_xdp_map_open(d->ifname, "uet_xdp_ep_queue");
+	if (d->ep_queue_map < 0)
+		return d->ep_queue_map;
 	ret = uet_xdp_cfg_read(&d->maps, &cfg);
 	if (ret == 0) {
 		cfg.queue_id = d->queue_id;
+		cfg.queues = (__u8)d->queues;
 		ret = uet_xdp_cfg_write(&d->maps, &cfg);
 	}
 	if (ret < 0)
@@ -266,40 +316,58 @@ int uetd_dev_setup(struct uetd *d)
 	 * The queue still has sockets on another UMEM: endpoints of a
 	 * service that was killed, whose applications still run.
 	 */
+	for (uint32_t q = 1; ret == 0 && q < d->queues; q++) {
+		ret = uetd_queue_socket(d, q);
+		if (ret == -EBUSY)
+			q_busy = q;
+		else if (ret == -EINVAL)
+			snprintf(d->why, sizeof(d->why), "cannot bind to rx "
+				 "queue %u of %s (EINVAL): does it have %u rx "
+				 "queues? (ethtool -l)", d->queue_id + q,
+				 d->ifname, d->queue_id + d->queues);
+	}
 	if (ret == -EBUSY)
 		snprintf(d->why, sizeof(d->why), "queue %u of %s is still held "
 			 "by AF_XDP sockets (endpoints of a service that was "
 			 "killed?): end those applications, then load again",
-			 d->queue_id, d->ifname);
+			 d->queue_id + q_busy, d->ifname);
 	if (ret < 0)
 		return ret;
+	uetd_fill_all(d);
 	d->tx_pool = calloc(d->layout.tx_chunks, sizeof(*d->tx_pool));
 	if (!d->tx_pool)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < d->layout.tx_chunks; i++)
 		d->tx_pool[d->tx_pool_cnt++] =
 			(uint64_t)(d->layout.rx_chunks + i) * UET_XSK_CHUNK_LEN;
-	fd = xsk_socket__fd(d->sock);
-	key = UET_FEP_EP_SERVICE;
-	if (bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0)
-		return -errno;
+	for (uint32_t q = 0; q < d->queues; q++) {
+		fd = xsk_socket__fd(d->q[q].sock);
+		key = UET_XDP_SVC_KEY(q);
+		if (bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0)
+			return -errno;
+	}
 	return 0;
 }
 
 void uetd_dev_teardown(struct uetd *d)
 {
-	if (d->sock)
-		xsk_socket__delete(d->sock);
+	/* The first socket last: it holds the UMEM. */
+	for (uint32_t q = UET_XDP_MAX_QUEUES; q-- > 0;) {
+		if (d->q[q].sock)
+			xsk_socket__delete(d->q[q].sock);
+		d->q[q].sock = NULL;
+	}
 	if (d->umem)
 		xsk_umem__delete(d->umem);
-	d->sock = NULL;
 	d->umem = NULL;
 	free(d->tx_pool);
 	d->tx_pool = NULL;
 	uet_xdp_maps_close(&d->maps);
 	if (d->pids_map >= 0)
 		close(d->pids_map);
-	d->pids_map = -1;
+	if (d->ep_queue_map >= 0)
+		close(d->ep_queue_map);
+	d->pids_map = d->ep_queue_map = -1;
 	/* Only what we attached: a failed start leaves another's program. */
 	if (d->attached)
 		uet_xdp_unload(d->ifname);
@@ -317,19 +385,36 @@ void uetd_dev_teardown(struct uetd *d)
 	d->umem_fd = d->shm_fd = -1;
 }
 
-int uetd_dev_fd(const struct uetd *d)
+int uetd_dev_fd(const struct uetd *d, uint32_t q)
 {
-	return xsk_socket__fd(d->sock);
+	return xsk_socket__fd(d->q[q].sock);
 }
 
-int uetd_dev_ep_socket(struct uetd *d, uint32_t ep)
+int uetd_dev_queue_pick(const struct uetd *d, uint32_t want)
 {
+	uint32_t best = 0;
+
+	if (want != UET_DEV_QUEUE_ANY)
+		return want - d->queue_id < d->queues ?
+		       (int)(want - d->queue_id) : -ERANGE;
+	for (uint32_t q = 1; q < d->queues; q++)
+		if (d->q[q].eps < d->q[best].eps)
+			best = q;
+	return (int)best;
+}
+
+int uetd_dev_ep_socket(struct uetd *d, uint32_t ep, uint32_t q)
+{
+	/*
+	 * Bound with the first socket of its queue: it shares that one's
+	 * fill and completion rings, which it maps through its own fd.
+	 */
 	struct sockaddr_xdp sxdp = {
 		.sxdp_family = AF_XDP,
 		.sxdp_ifindex = (uint32_t)d->ifindex,
-		.sxdp_queue_id = d->queue_id,
+		.sxdp_queue_id = d->queue_id + q,
 		.sxdp_flags = XDP_SHARED_UMEM,
-		.sxdp_shared_umem_fd = (uint32_t)xsk_umem__fd(d->umem),
+		.sxdp_shared_umem_fd = (uint32_t)xsk_socket__fd(d->q[q].sock),
 	};
 	int ring = (int)d->layout.ring_size;
 	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
@@ -362,9 +447,13 @@ int uetd_dev_ep_socket(struct uetd *d, uint32_t ep)
 	e->rx.ring = (uint8_t *)e->rx_map + off.rx.desc;
 	e->rx.mask = (uint32_t)ring - 1;
 	e->rx.size = (uint32_t)ring;
+	/* Its queue first: the program checks it once the socket is in. */
 	if (bind(fd, (struct sockaddr *)&sxdp, sizeof(sxdp)) < 0 ||
+	    bpf_map_update_elem(d->ep_queue_map, &key, &q, BPF_ANY) < 0 ||
 	    bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0)
 		goto err;
+	e->queue = q;
+	d->q[q].eps++;
 	return fd;
 err:
 	{
@@ -385,6 +474,30 @@ static int uetd_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Under the lock: what waits on dead endpoint |ep|'s local ring. Receive
+ * chunks the service handed on go to |addrs|; other endpoints' transmit
+ * chunks back to their owner's mailbox. Returns how many went to |addrs|.
+ */
+static uint32_t uetd_dev_local_drain(struct uetd *d, uint32_t ep,
+				     uint64_t *addrs)
+{
+	struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
+	uint32_t n = 0;
+
+	for (; sl->local_tail != sl->local_head; sl->local_tail++) {
+		const struct uet_dev_local_desc *ld =
+			&sl->local[sl->local_tail % UET_DEV_LOCAL_RING];
+
+		if (ld->from == UET_DEV_LOCAL_FROM_RX)
+			addrs[n++] = ld->addr &
+				     ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+		else
+			uet_dev_shm_mbox_put(d->shm, ld->from, ld->addr);
+	}
+	return n;
+}
+
 uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 {
 	struct uetd_ep *e = &d->eps[ep];
@@ -394,7 +507,8 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 
 	if (!e->rx_map)
 		return 0;
-	addrs = calloc(UET_DEV_HELD_MAX + e->rx.size, sizeof(*addrs));
+	addrs = calloc(UET_DEV_HELD_MAX + UET_DEV_LOCAL_RING + e->rx.size,
+		       sizeof(*addrs));
 	if (addrs && uet_dev_shm_lock(d->shm) == 0) {
 		cons = __atomic_load_n(e->rx.consumer, __ATOMIC_ACQUIRE);
 		prod = __atomic_load_n(e->rx.producer, __ATOMIC_ACQUIRE);
@@ -405,12 +519,14 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 		     i++)
 			addrs[n++] = sl->held[i];
 		sl->held_cnt = 0;
+		n += uetd_dev_local_drain(d, ep, addrs + n);
 		/* A chunk named twice (it died between the two) goes once. */
 		qsort(addrs, n, sizeof(*addrs), uetd_u64_cmp);
 		for (uint32_t i = 0; i < n; i++)
 			if (!i || addrs[i] != addrs[i - 1])
 				addrs[uniq++] = addrs[i];
-		if (uniq && !uet_dev_shm_fill(d->shm, &d->fill, addrs, uniq))
+		if (uniq && !uet_dev_shm_fill(d->shm, &d->q[e->queue].fill,
+					      addrs, uniq))
 			uniq = 0;
 		uet_dev_shm_unlock(d->shm);
 	}
@@ -421,63 +537,147 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 }
 
 /*
- * The completion ring under the shared lock: our chunks back to our pool,
- * the endpoints' to their mailboxes (as dev/uet_xsk.c does), then ours.
+ * Every queue's completion ring under the shared lock: our chunks back to
+ * our pool, the endpoints' to their mailboxes (as dev/uet_xsk.c does),
+ * then ours. Endpoints reap their queue's too; one whose endpoints all
+ * left has only us.
  */
 static void uetd_dev_reap(struct uetd *d)
 {
 	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
-	uet_dev_shm_reap(d->shm, &d->comp,
-			 (uint64_t)d->layout.rx_chunks * UET_XSK_CHUNK_LEN,
-			 UET_FEP_EP_SERVICE, d->tx_pool, &d->tx_pool_cnt);
+	for (uint32_t q = 0; q < d->queues; q++)
+		uet_dev_shm_reap(d->shm, &d->q[q].comp,
+				 (uint64_t)d->layout.rx_chunks *
+				 UET_XSK_CHUNK_LEN, UET_FEP_EP_SERVICE,
+				 d->tx_pool, &d->tx_pool_cnt);
 	uet_dev_shm_unlock(d->shm);
 }
 
 /*
- * Frames for no endpoint: requests for an absent destination answered
- * (uetd_absent.c), the rest counted; their chunks go back to the fill
- * ring under the shared lock (the endpoints produce into it too).
+ * A frame for endpoint |ep| that came on queue |q| while it is bound to
+ * another (the NIC chose the queue; the kernel redirects only to sockets
+ * of the arrival queue): its chunks go on the endpoint's local ring, as
+ * frames between two endpoints of the interface do, and come back to a
+ * fill ring once it read them. Under the lock. False: not handed on.
  */
-void uetd_dev_rx(struct uetd *d)
+static bool uetd_dev_hand_on(struct uetd *d, uint32_t q, uint32_t ep,
+			     const struct xdp_desc *descs, uint32_t nd)
 {
-	uint64_t addrs[64];
-	uint32_t idx = 0, n;
+	struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
 
-	uetd_dev_reap(d);
-	n = xsk_ring_cons__peek(&d->rx, 64, &idx);
+	if (sl->state != UET_DEV_SLOT_ACTIVE ||
+	    UET_DEV_LOCAL_RING - (sl->local_head - sl->local_tail) < nd) {
+		d->shm->local_dropped++;
+		return false;
+	}
+	for (uint32_t i = 0; i < nd; i++)
+		sl->local[sl->local_head++ % UET_DEV_LOCAL_RING] =
+			(struct uet_dev_local_desc){
+				.addr = descs[i].addr, .len = descs[i].len,
+				.contd = i + 1 < nd,
+				.from = UET_DEV_LOCAL_FROM_RX };
+	d->q[q].handed_on++;
+	return true;
+}
+
+#define UETD_RX_BURST	64
+
+/*
+ * The endpoint a whole frame (|nd| chunks at |descs|) that reached our
+ * socket on queue |q| is for, when that one is bound to another queue;
+ * 0 when the frame is ours to answer or drop.
+ */
+static uint32_t uetd_dev_rx_owner(struct uetd *d, uint32_t q,
+				  const struct xdp_desc *descs, uint32_t nd)
+{
+	int ep;
+
+	if (d->queues == 1 || nd > UET_XSK_MAX_SEGS)
+		return 0;
+	ep = uet_fep_steer(d->shm, xsk_umem__get_data(d->area, descs[0].addr),
+			   descs[0].len);
+	if (ep <= 0 || (uint32_t)ep >= d->layout.max_eps ||
+	    d->eps[ep].conn < 0 || d->eps[ep].queue == q)
+		return 0;
+	return (uint32_t)ep;
+}
+
+/*
+ * Frames for no endpoint of this queue: handed on to an endpoint of
+ * another queue, or for an absent destination answered (uetd_absent.c),
+ * the rest counted; the chunks not handed on go back to the fill ring
+ * under the shared lock (the endpoints produce into it too).
+ */
+static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
+{
+	struct uetd_queue *dq = &d->q[q];
+	struct xdp_desc descs[UETD_RX_BURST];
+	uint32_t owner[UETD_RX_BURST];
+	uint64_t addrs[UETD_RX_BURST];
+	uint32_t idx = 0, n, nback = 0;
+
+	n = xsk_ring_cons__peek(&dq->rx, UETD_RX_BURST, &idx);
 	if (!n) {
-		if (xsk_ring_prod__needs_wakeup(&d->fill))
-			recvfrom(uetd_dev_fd(d), NULL, 0, MSG_DONTWAIT, NULL,
-				 NULL);
+		if (xsk_ring_prod__needs_wakeup(&dq->fill))
+			recvfrom(uetd_dev_fd(d, q), NULL, 0, MSG_DONTWAIT,
+				 NULL, NULL);
 		return;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&d->rx,
-								     idx + i);
+	for (uint32_t i = 0; i < n; i++)
+		descs[i] = *xsk_ring_cons__rx_desc(&dq->rx, idx + i);
+	xsk_ring_cons__release(&dq->rx, n);
+	/*
+	 * Frame by frame: the first chunk of a frame holds all its headers
+	 * (XDP_PKT_CONTD marks chunks that more follow). A frame cut by the
+	 * end of the burst, or the tail of one cut before, is not handed on.
+	 */
+	for (uint32_t i = 0, nd; i < n; i += nd) {
+		bool head = !dq->rx_mid_frame;
 
-		addrs[i] = desc->addr & ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
-		/*
-		 * The first chunk of a frame holds all its headers: answer
-		 * on it (XDP_PKT_CONTD marks chunks that more follow).
-		 */
-		if (!d->rx_mid_frame) {
+		for (nd = 1; i + nd - 1 < n &&
+		     (descs[i + nd - 1].options & XDP_PKT_CONTD); nd++)
+			;
+		if (i + nd > n)
+			nd = n - i;
+		dq->rx_mid_frame = descs[i + nd - 1].options & XDP_PKT_CONTD;
+		owner[i] = head && !dq->rx_mid_frame ?
+			   uetd_dev_rx_owner(d, q, descs + i, nd) : 0;
+		if (head && !owner[i]) {
 			d->absent_rx++;
 			uetd_absent_answer(d, xsk_umem__get_data(d->area,
-								 desc->addr),
-					   desc->len);
+								 descs[i].addr),
+					   descs[i].len);
 		}
-		d->rx_mid_frame = desc->options & 1;
+		for (uint32_t k = 1; k < nd; k++)
+			owner[i + k] = owner[i];
 	}
-	xsk_ring_cons__release(&d->rx, n);
 	if (d->tx_unkicked) {
-		sendto(uetd_dev_fd(d), NULL, 0, MSG_DONTWAIT, NULL, 0);
+		sendto(uetd_dev_fd(d, 0), NULL, 0, MSG_DONTWAIT, NULL, 0);
 		d->tx_unkicked = false;
 	}
 	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
-	uet_dev_shm_fill(d->shm, &d->fill, addrs, n);
+	for (uint32_t i = 0, nd; i < n; i += nd) {
+		for (nd = 1; i + nd < n && owner[i + nd] == owner[i] &&
+		     (descs[i + nd - 1].options & XDP_PKT_CONTD); nd++)
+			;
+		if (owner[i] && uetd_dev_hand_on(d, q, owner[i], descs + i, nd))
+			continue;
+		for (uint32_t k = 0; k < nd; k++)
+			addrs[nback++] = descs[i + k].addr &
+					 ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
+	}
+	if (nback)
+		uet_dev_shm_fill(d->shm, &dq->fill, addrs, nback);
 	uet_dev_shm_unlock(d->shm);
+}
+
+void uetd_dev_rx(struct uetd *d)
+{
+	uetd_dev_reap(d);
+	for (uint32_t q = 0; q < d->queues; q++)
+		uetd_dev_rx_queue(d, q);
 }
 
 void uetd_dev_fill_top_up(struct uetd *d)
@@ -485,6 +685,7 @@ void uetd_dev_fill_top_up(struct uetd *d)
 	if (!__atomic_load_n(&d->shm->reserve_cnt, __ATOMIC_RELAXED) ||
 	    uet_dev_shm_lock(d->shm) < 0)
 		return;
-	uet_dev_shm_fill(d->shm, &d->fill, NULL, 0);
+	for (uint32_t q = 0; q < d->queues; q++)
+		uet_dev_shm_fill(d->shm, &d->q[q].fill, NULL, 0);
 	uet_dev_shm_unlock(d->shm);
 }

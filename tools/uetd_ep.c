@@ -108,7 +108,7 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 	uint64_t now = uetd_now_ns();
 	uid_t owner = 0;
 	uint32_t ep = 0;
-	int pid, fd, ret, fds[3];
+	int pid, fd, ret, q, fds[3];
 
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return uetd_refuse(d, conn, errno, "no peer credentials");
@@ -166,7 +166,12 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 		return uetd_refuse(d, conn, ENOSPC, "all %u endpoint indices "
 				   "of %s are in use", d->layout.max_eps - 1,
 				   d->ifname);
-	fd = uetd_dev_ep_socket(d, ep);
+	q = uetd_dev_queue_pick(d, req->queue);
+	if (q < 0)
+		return uetd_refuse(d, conn, ERANGE, "rx queue %u is not served "
+				   "here (queues %u-%u)", req->queue,
+				   d->queue_id, d->queue_id + d->queues - 1);
+	fd = uetd_dev_ep_socket(d, ep, (uint32_t)q);
 	if (fd < 0)
 		return uetd_refuse(d, conn, -fd, "endpoint socket: %s",
 				   strerror(-fd));
@@ -197,7 +202,7 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 	rep.udp_port = d->udp_port;
 	rep.job_id = req->job_id;
 	rep.ifindex = (uint32_t)d->ifindex;
-	rep.queue_id = d->queue_id;
+	rep.queue_id = d->queue_id + (uint32_t)q;
 	rep.layout = d->layout;
 	fds[0] = fd;
 	fds[1] = d->umem_fd;
@@ -210,8 +215,9 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 	 */
 	close(fd);
 	d->opens++;
-	uetd_log(d, "endpoint %u: PIDonFEP %d, JobID %u, process %d, uid %u",
-		 ep, pid, req->job_id, cred.pid, cred.uid);
+	uetd_log(d, "endpoint %u: PIDonFEP %d, JobID %u, process %d, uid %u, "
+		 "queue %u", ep, pid, req->job_id, cred.pid, cred.uid,
+		 rep.queue_id);
 	if (ret < 0)
 		uetd_ep_close(d, ep);
 }
@@ -227,6 +233,7 @@ void uetd_ep_close(struct uetd *d, uint32_t ep)
 	/* Steering first: from now on its packets go to the service. */
 	uetd_steer_set(d, e->pid_on_fep, 0, 0);
 	bpf_map_delete_elem(d->maps.xsks, &key);
+	d->q[e->queue].eps--;
 	d->pid_rest_until[e->pid_on_fep] = now + UETD_PID_REST_NS;
 	d->pid_last_uid[e->pid_on_fep] = e->uid;
 	if (uet_dev_shm_lock(d->shm) == 0) {
@@ -287,8 +294,13 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 		uetd_cat(buf, len, &off, "%-14s %llu\n",
 			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
 	/* Native mode asks for zero-copy; copying there means refused. */
-	uetd_cat(buf, len, &off, "service: pid %d, queue %u (%s", getpid(),
-		 d->queue_id, d->zero_copy ? "zero-copy" :
+	uetd_cat(buf, len, &off, "service: pid %d, queue", getpid());
+	if (d->queues > 1)
+		uetd_cat(buf, len, &off, "s %u-%u", d->queue_id,
+			 d->queue_id + d->queues - 1);
+	else
+		uetd_cat(buf, len, &off, " %u", d->queue_id);
+	uetd_cat(buf, len, &off, " (%s", d->zero_copy ? "zero-copy" :
 		 d->mode == UET_XDP_MODE_SKB ?
 		 "copy mode: zero-copy needs native mode" :
 		 "copy mode: zero-copy refused by the driver");
@@ -303,6 +315,11 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 		 (unsigned long long)d->ep_closed,
 		 (unsigned long long)d->absent_rx,
 		 (unsigned long long)d->absent_answered);
+	for (uint32_t q = 0; d->queues > 1 && q < d->queues; q++)
+		uetd_cat(buf, len, &off, "queue %u: %u endpoints, %llu frames "
+			 "handed on to endpoints of other queues\n",
+			 d->queue_id + q, d->q[q].eps,
+			 (unsigned long long)d->q[q].handed_on);
 	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
 		const struct uetd_ep *e = &d->eps[i];
 		const struct uet_dev_shm_slot *sl = &d->shm->slot[i];
@@ -310,14 +327,25 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 		if (e->conn < 0)
 			continue;
 		uetd_cat(buf, len, &off, "endpoint %u: process %d, uid %u, "
-			 "JobID %u, PIDonFEP %u, %llu frames in, %llu out\n",
-			 i, e->pid, e->uid, e->job_id, e->pid_on_fep,
+			 "JobID %u, PIDonFEP %u, queue %u, %llu frames in, "
+			 "%llu out\n", i, e->pid, e->uid, e->job_id,
+			 e->pid_on_fep, d->queue_id + e->queue,
 			 (unsigned long long)__atomic_load_n(&sl->rx_frames,
 							      __ATOMIC_RELAXED),
 			 (unsigned long long)__atomic_load_n(&sl->tx_frames,
 							      __ATOMIC_RELAXED));
 	}
 	return off;
+}
+
+/* Frames the service handed on from one queue to another, in all. */
+static uint64_t uetd_handed_on(const struct uetd *d)
+{
+	uint64_t n = 0;
+
+	for (uint32_t q = 0; q < d->queues; q++)
+		n += d->q[q].handed_on;
+	return n;
 }
 
 void uetd_stats_reply(struct uetd *d, int conn, bool text)
@@ -339,7 +367,9 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 			 uet_xdp_counter_name(i), (unsigned long long)cnt[i]);
 	uetd_cat(buf, sizeof(buf), &off, ", \"service\": {\"pid\": %d, "
 		 "\"zero_copy\": %s, \"busy_poll_us\": %d, "
-		 "\"busy_poll_budget\": %d, \"queue\": %u, \"endpoints_max\": %u, "
+		 "\"busy_poll_budget\": %d, \"queue\": %u, \"queues\": %u, "
+		 "\"handed_on\": %llu, \"local_dropped\": %llu, "
+		 "\"endpoints_max\": %u, "
 		 "\"opened\": %llu, "
 		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
 		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
@@ -348,7 +378,10 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 "\"endpoints\": [", getpid(),
 		 d->zero_copy ? "true" : "false", d->busy_poll_us,
 		 d->busy_poll_budget,
-		 d->queue_id, d->layout.max_eps - 1,
+		 d->queue_id, d->queues,
+		 (unsigned long long)uetd_handed_on(d),
+		 (unsigned long long)d->shm->local_dropped,
+		 d->layout.max_eps - 1,
 		 (unsigned long long)d->opens,
 		 (unsigned long long)d->refusals,
 		 (unsigned long long)d->ep_closed,
@@ -366,9 +399,10 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 			continue;
 		uetd_cat(buf, sizeof(buf), &off, "%s{\"index\": %u, \"pid\": "
 			 "%d, \"uid\": %u, \"job_id\": %u, \"pid_on_fep\": "
-			 "%u, \"rx_frames\": %llu, \"tx_frames\": %llu}",
+			 "%u, \"queue\": %u, \"rx_frames\": %llu, "
+			 "\"tx_frames\": %llu}",
 			 first ? "" : ", ", i, e->pid, e->uid, e->job_id,
-			 e->pid_on_fep,
+			 e->pid_on_fep, d->queue_id + e->queue,
 			 (unsigned long long)__atomic_load_n(&sl->rx_frames,
 							      __ATOMIC_RELAXED),
 			 (unsigned long long)__atomic_load_n(&sl->tx_frames,

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "dev/uet_dev_proto.h"
 #include "uet/uet.h"
 
 /*
@@ -57,7 +58,9 @@ static void uet_params_define(void)
 			"Bytes a rendezvous send carries in its request, at "
 			"most one packet (default: a full packet; 0: none)");
 	fi_param_define(&uet_prov, "queue_id", FI_PARAM_INT,
-			"Interface rx queue of the AF_XDP socket (default 0)");
+			"Interface rx queue of an endpoint's AF_XDP socket, one "
+			"the service serves (uetctl load --queues; default: "
+			"the one with fewest endpoints)");
 	fi_param_define(&uet_prov, "pid_on_fep", FI_PARAM_INT,
 			"PIDonFEP of endpoints that got no service "
 			"(default 0)");
@@ -119,6 +122,7 @@ void uet_params_get(struct uet_params *p)
 	uet_param_int("job_id", 0xFFFFFF, &p->job_id);
 	uet_param_int("port", 0xFFFF, &port);
 	uet_param_int("max_retries", 1000000, &p->max_retries);
+	p->queue_id = UET_DEV_QUEUE_ANY;
 	uet_param_int("queue_id", 0xFFFF, &p->queue_id);
 	p->rdv_threshold = UET_RDV_THRESHOLD_DEFAULT;
 	uet_param_int("rdv_threshold", 1u << 30, &p->rdv_threshold);

@@ -34,9 +34,11 @@ int fake_clock_gettime(clockid_t id, struct timespec *ts)
 }
 
 int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
-		    struct uet_dev_ep *ep, char *why, size_t why_len)
+		    uint32_t queue, struct uet_dev_ep *ep, char *why,
+		    size_t why_len)
 {
 	(void)ifname;
+	(void)queue;
 	(void)why;
 	(void)why_len;
 	memset(ep, 0, sizeof(*ep));
