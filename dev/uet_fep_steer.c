@@ -32,7 +32,7 @@ static int steer_request(const struct uet_dev_shm *shm, const uint8_t *ses,
 }
 
 int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
-		  size_t len)
+		  size_t len, size_t frame_len)
 {
 	struct uet_frame_info info;
 	const uint8_t *pds;
@@ -40,10 +40,12 @@ int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
 	uint8_t type, next, flags;
 	bool syn;
 
-	if (uet_frame_decode(&info, frame, len, len) < 0)
+	if (uet_frame_decode(&info, frame, len, frame_len) < 0)
 		return -1;
 	pds = frame + info.hdr_len;
-	plen = info.payload_len;
+	/* Only the headers are read: what of them is contiguous. */
+	plen = info.payload_len < len - info.hdr_len ? info.payload_len :
+						       len - info.hdr_len;
 	if (plen < UET_PDS_PROLOGUE_LEN + 10)
 		return UET_FEP_EP_SERVICE;
 	type = pds[0] >> 3;

@@ -14,12 +14,13 @@
 struct uet_dev_shm;
 
 /*
- * The endpoint index |frame| (a whole UET frame of ours: Ethernet, IPv4 or
- * IPv6, UDP, PDS) goes to, by the same rules as the XDP program, with the
- * PIDonFEP table the service mirrors in |shm|; 0 (the service) when no
+ * The endpoint index |frame| (a UET frame of |frame_len| bytes: Ethernet,
+ * IPv4 or IPv6, UDP, PDS, whose first |len| are contiguous at |frame| and
+ * hold its headers) goes to, by the same rules as the XDP program, with
+ * the PIDonFEP table the service mirrors in |shm|; 0 (the service) when no
  * endpoint takes it, -1 when it is no UET frame.
  */
 int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
-		  size_t len);
+		  size_t len, size_t frame_len);
 
 #endif /* UET_FEP_STEER_H */

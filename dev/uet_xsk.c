@@ -83,25 +83,12 @@ static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 {
 	struct uet_dev_shm *s = x->shm;
 	uint32_t need = (len + UET_XSK_CHUNK_LEN - 1) / UET_XSK_CHUNK_LEN;
-	const uint8_t *frame = f->seg[0];
-	uint8_t bounce[UET_XSK_FRAME_MAX];
 	struct uet_dev_shm_slot *sl;
 	uint32_t left = len;
-	int ep;
+	/* Steering reads headers only: those are in the first chunk. */
+	int ep = uet_fep_steer(s, f->seg[0], len < f->seg_len[0] ? len :
+			       f->seg_len[0], len);
 
-	if (f->nsegs > 1) {	/* steering reads the whole header block */
-		uint32_t off = 0;
-
-		for (uint32_t i = 0; i < f->nsegs && off < len; i++) {
-			uint32_t n = len - off < UET_XSK_CHUNK_LEN ?
-				     len - off : UET_XSK_CHUNK_LEN;
-
-			memcpy(bounce + off, f->seg[i], n);
-			off += n;
-		}
-		frame = bounce;
-	}
-	ep = uet_fep_steer(s, frame, len);
 	if (uet_dev_shm_lock(s) < 0)
 		return -EAGAIN;
 	if (ep <= 0 || (uint32_t)ep >= s->max_eps ||

@@ -309,3 +309,8 @@ E2E_DEPS	+= $(B)/fi_rdmo_check $(B)/libuet-fi.so $(B)/uetctl
 E2E_TESTS	+= test/e2e_zerocopy.sh
 E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd
+
+# Several rx queues per interface, one queue per endpoint (issue 17).
+E2E_TESTS	+= test/e2e_multiqueue.sh
+E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
+		   $(B)/uetd

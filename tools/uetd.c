@@ -348,8 +348,20 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		ret = uetd_policy_load(&d, policy ? policy : UETD_POLICY_FILE,
 				       policy != NULL);
-	if (ret == 0)
+	/*
+	 * A queue is busy for a moment after the last socket on it closed
+	 * (the kernel lets go of it in deferred work): right after an
+	 * unload, try again for up to 2 s before saying so.
+	 */
+	for (int tries = 0; ret == 0; tries++) {
 		ret = uetd_dev_setup(&d);
+		if (ret != -EBUSY || tries == 20)
+			break;
+		uetd_dev_teardown(&d);
+		d.why[0] = '\0';
+		ret = 0;
+		usleep(100000);
+	}
 	if (ret < 0) {
 		uetd_ready(ready_fd, ret, d.why[0] ? d.why :
 			   *uetd_policy_error() ? uetd_policy_error() :

@@ -362,6 +362,7 @@ void uetd_dev_teardown(struct uetd *d)
 	d->umem = NULL;
 	free(d->tx_pool);
 	d->tx_pool = NULL;
+	d->tx_pool_cnt = 0;
 	uet_xdp_maps_close(&d->maps);
 	if (d->pids_map >= 0)
 		close(d->pids_map);
@@ -591,12 +592,15 @@ static bool uetd_dev_hand_on(struct uetd *d, uint32_t q, uint32_t ep,
 static uint32_t uetd_dev_rx_owner(struct uetd *d, uint32_t q,
 				  const struct xdp_desc *descs, uint32_t nd)
 {
+	size_t len = 0;
 	int ep;
 
 	if (d->queues == 1 || nd > UET_XSK_MAX_SEGS)
 		return 0;
+	for (uint32_t i = 0; i < nd; i++)
+		len += descs[i].len;
 	ep = uet_fep_steer(d->shm, xsk_umem__get_data(d->area, descs[0].addr),
-			   descs[0].len);
+			   descs[0].len, len);
 	if (ep <= 0 || (uint32_t)ep >= d->layout.max_eps ||
 	    d->eps[ep].conn < 0 || d->eps[ep].queue == q)
 		return 0;
@@ -615,7 +619,7 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 	struct xdp_desc descs[UETD_RX_BURST];
 	uint32_t owner[UETD_RX_BURST];
 	uint64_t addrs[UETD_RX_BURST];
-	uint32_t idx = 0, n, nback = 0;
+	uint32_t idx = 0, n, m, nback = 0;
 
 	n = xsk_ring_cons__peek(&dq->rx, UETD_RX_BURST, &idx);
 	if (!n) {
@@ -626,11 +630,18 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		descs[i] = *xsk_ring_cons__rx_desc(&dq->rx, idx + i);
+	/* A frame cut by the end of the burst waits for the next one. */
+	for (m = n; m > 0 && (descs[m - 1].options & XDP_PKT_CONTD); m--)
+		;
+	if (m && m < n) {
+		xsk_ring_cons__cancel(&dq->rx, n - m);
+		n = m;
+	}
 	xsk_ring_cons__release(&dq->rx, n);
 	/*
 	 * Frame by frame: the first chunk of a frame holds all its headers
-	 * (XDP_PKT_CONTD marks chunks that more follow). A frame cut by the
-	 * end of the burst, or the tail of one cut before, is not handed on.
+	 * (XDP_PKT_CONTD marks chunks that more follow). A frame longer than
+	 * a burst, cut anyway, is not handed on, nor is its tail.
 	 */
 	for (uint32_t i = 0, nd; i < n; i += nd) {
 		bool head = !dq->rx_mid_frame;
