@@ -617,7 +617,8 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 {
 	struct uetd_queue *dq = &d->q[q];
 	struct xdp_desc descs[UETD_RX_BURST];
-	uint32_t owner[UETD_RX_BURST];
+	/* Per frame, at its first chunk: its chunks, its endpoint (or 0). */
+	uint32_t chunks[UETD_RX_BURST], owner[UETD_RX_BURST];
 	uint64_t addrs[UETD_RX_BURST];
 	uint32_t idx = 0, n, m, nback = 0;
 
@@ -652,6 +653,7 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 		if (i + nd > n)
 			nd = n - i;
 		dq->rx_mid_frame = descs[i + nd - 1].options & XDP_PKT_CONTD;
+		chunks[i] = nd;
 		owner[i] = head && !dq->rx_mid_frame ?
 			   uetd_dev_rx_owner(d, q, descs + i, nd) : 0;
 		if (head && !owner[i]) {
@@ -660,8 +662,6 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 								 descs[i].addr),
 					   descs[i].len);
 		}
-		for (uint32_t k = 1; k < nd; k++)
-			owner[i + k] = owner[i];
 	}
 	if (d->tx_unkicked) {
 		sendto(uetd_dev_fd(d, 0), NULL, 0, MSG_DONTWAIT, NULL, 0);
@@ -670,9 +670,7 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
 	for (uint32_t i = 0, nd; i < n; i += nd) {
-		for (nd = 1; i + nd < n && owner[i + nd] == owner[i] &&
-		     (descs[i + nd - 1].options & XDP_PKT_CONTD); nd++)
-			;
+		nd = chunks[i];
 		if (owner[i] && uetd_dev_hand_on(d, q, owner[i], descs + i, nd))
 			continue;
 		for (uint32_t k = 0; k < nd; k++)
