@@ -137,10 +137,15 @@ static uint32_t uet_xsk_rx_local(struct uet_xsk *x, struct uet_xsk_frame *fr,
 	if (__atomic_load_n(&sl->local_head, __ATOMIC_ACQUIRE) ==
 	    sl->local_tail || uet_dev_shm_lock(x->shm) < 0)
 		return 0;
-	while (n < max && sl->local_tail != sl->local_head &&
-	       sl->held_cnt + UET_XSK_MAX_SEGS <= UET_DEV_HELD_MAX) {
+	while (n < max && sl->local_tail != sl->local_head) {
 		struct uet_xsk_frame *f = &fr[n];
 		uint32_t t = sl->local_tail;
+
+		/* Handed-on chunks are held: only with room to name them. */
+		if (sl->local[t % UET_DEV_LOCAL_RING].from ==
+		    UET_DEV_LOCAL_FROM_RX &&
+		    sl->held_cnt + UET_XSK_MAX_SEGS > UET_DEV_HELD_MAX)
+			break;
 
 		f->len = 0;
 		f->nsegs = 0;
