@@ -52,7 +52,6 @@ struct uetd_queue {
 	struct xsk_ring_prod fill, tx;	/* tx: the first queue's only */
 	struct xsk_ring_cons comp, rx;
 	bool rx_mid_frame;	/* the last chunk taken had more after it */
-	uint32_t eps;		/* endpoints bound to this queue */
 	uint64_t handed_on;	/* frames for an endpoint of another queue */
 };
 
@@ -129,6 +128,8 @@ void uetd_dev_rx(struct uetd *d);
 void uetd_dev_fill_top_up(struct uetd *d);
 /* The poll fd of the service's socket on queue offset |q|. */
 int uetd_dev_fd(const struct uetd *d, uint32_t q);
+/* Endpoints bound to queue offset |q| now. */
+uint32_t uetd_dev_queue_eps(const struct uetd *d, uint32_t q);
 /* The queue offset for a new endpoint that asked for |want|; -errno. */
 int uetd_dev_queue_pick(const struct uetd *d, uint32_t want);
 

@@ -391,16 +391,30 @@ int uetd_dev_fd(const struct uetd *d, uint32_t q)
 	return xsk_socket__fd(d->q[q].sock);
 }
 
+uint32_t uetd_dev_queue_eps(const struct uetd *d, uint32_t q)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 1; i < d->layout.max_eps; i++)
+		n += d->eps[i].conn >= 0 && d->eps[i].queue == q;
+	return n;
+}
+
 int uetd_dev_queue_pick(const struct uetd *d, uint32_t want)
 {
-	uint32_t best = 0;
+	uint32_t best = 0, best_eps = uetd_dev_queue_eps(d, 0);
 
 	if (want != UET_DEV_QUEUE_ANY)
 		return want - d->queue_id < d->queues ?
 		       (int)(want - d->queue_id) : -ERANGE;
-	for (uint32_t q = 1; q < d->queues; q++)
-		if (d->q[q].eps < d->q[best].eps)
+	for (uint32_t q = 1; q < d->queues; q++) {
+		uint32_t n = uetd_dev_queue_eps(d, q);
+
+		if (n < best_eps) {
 			best = q;
+			best_eps = n;
+		}
+	}
 	return (int)best;
 }
 
@@ -454,7 +468,6 @@ int uetd_dev_ep_socket(struct uetd *d, uint32_t ep, uint32_t q)
 	    bpf_map_update_elem(d->maps.xsks, &key, &fd, BPF_ANY) < 0)
 		goto err;
 	e->queue = q;
-	d->q[q].eps++;
 	return fd;
 err:
 	{

@@ -233,7 +233,6 @@ void uetd_ep_close(struct uetd *d, uint32_t ep)
 	/* Steering first: from now on its packets go to the service. */
 	uetd_steer_set(d, e->pid_on_fep, 0, 0);
 	bpf_map_delete_elem(d->maps.xsks, &key);
-	d->q[e->queue].eps--;
 	d->pid_rest_until[e->pid_on_fep] = now + UETD_PID_REST_NS;
 	d->pid_last_uid[e->pid_on_fep] = e->uid;
 	if (uet_dev_shm_lock(d->shm) == 0) {
@@ -318,7 +317,7 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 	for (uint32_t q = 0; d->queues > 1 && q < d->queues; q++)
 		uetd_cat(buf, len, &off, "queue %u: %u endpoints, %llu frames "
 			 "handed on to endpoints of other queues\n",
-			 d->queue_id + q, d->q[q].eps,
+			 d->queue_id + q, uetd_dev_queue_eps(d, q),
 			 (unsigned long long)d->q[q].handed_on);
 	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
 		const struct uetd_ep *e = &d->eps[i];
