@@ -369,7 +369,8 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	if (ep != UET_FEP_EP_SERVICE &&
 	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep))
 		ep = UET_FEP_EP_SERVICE;
-	if (ep != UET_FEP_EP_SERVICE) {
+	/* One queue: every endpoint is on it, no lookup per frame. */
+	if (ep != UET_FEP_EP_SERVICE && cfg->queues > 1) {
 		__u32 *q = bpf_map_lookup_elem(&uet_xdp_ep_queue, &ep);
 
 		if (!q || *q != qoff) {
