@@ -102,6 +102,29 @@ e2e_setup() {
 	done
 }
 
+# e2e_traffic SERVICE "ENV_A" "ENV_B": an 8-byte ping-pong, then a 1 MiB
+# write stream, from A to B over uet on SERVICE; each side's programs run
+# with its VAR=VALUE words (may be empty) and check what arrives. Sets $why
+# when one fails.
+e2e_traffic() {
+	local svc=$1 env_a=$2 env_b=$3 port=$((47000 + RANDOM % 2000))
+	local prog out s
+	for prog in "uet_pingpong -n 8 -i 2000" "uet_bw -n 1048576 -i 50"; do
+		set -- $prog
+		# shellcheck disable=SC2086 # the env words split on purpose
+		e2e_in B env FI_PROVIDER=uet $env_b timeout 60 "$B/$1" -s \
+			-a "$IP_B" -S "$svc" -p "$port" "${@:2}" >/dev/null 2>&1 &
+		s=$!
+		# shellcheck disable=SC2086
+		out=$(e2e_in A env FI_PROVIDER=uet $env_a timeout 60 "$B/$1" \
+			-c "$IP_B" -S "$svc" -p "$port" "${@:2}" 2>&1) ||
+			{ why="$1: $out"; wait "$s"; return 1; }
+		wait "$s" || { why="$1 server failed"; return 1; }
+		port=$((port + 1))
+	done
+	grep -q "MB/s" <<< "$out" || { why="uet_bw: $out"; return 1; }
+}
+
 # Runs a command in namespace A or B: e2e_in A cmd...
 e2e_in() {
 	local ns=NS_$1

@@ -46,25 +46,8 @@ field() { grep -o "\"$2\": [0-9]*" <<< "$1" | head -1 | grep -o '[0-9]*$'; }
 # pair QA QB [SERVICE]: ping-pong and a 1 MiB write stream from A (on
 # queue QA) to B (on queue QB); the programs check what arrives.
 pair() {
-	local qa=$1 qb=$2 svc=${3:-42} port=$((47000 + RANDOM % 2000)) out s
-	e2e_in B env FI_PROVIDER=uet FI_UET_QUEUE_ID="$qb" timeout 60 \
-		"$B/uet_pingpong" -s -a "$IP_B" -S "$svc" -p "$port" -n 8 -i 2000 \
-		>/dev/null 2>&1 &
-	s=$!
-	out=$(e2e_in A env FI_PROVIDER=uet FI_UET_QUEUE_ID="$qa" timeout 60 \
-		"$B/uet_pingpong" -c "$IP_B" -S "$svc" -p "$port" -n 8 -i 2000 2>&1) ||
-		{ why="$qa->$qb ping-pong: $out"; wait "$s"; return 1; }
-	wait "$s" || { why="$qa->$qb ping-pong server failed"; return 1; }
-	port=$((port + 1))
-	e2e_in B env FI_PROVIDER=uet FI_UET_QUEUE_ID="$qb" timeout 60 \
-		"$B/uet_bw" -s -a "$IP_B" -S "$svc" -p "$port" -n 1048576 -i 50 \
-		>/dev/null 2>&1 &
-	s=$!
-	out=$(e2e_in A env FI_PROVIDER=uet FI_UET_QUEUE_ID="$qa" timeout 60 \
-		"$B/uet_bw" -c "$IP_B" -S "$svc" -p "$port" -n 1048576 -i 50 2>&1) ||
-		{ why="$qa->$qb writes: $out"; wait "$s"; return 1; }
-	wait "$s" || { why="$qa->$qb write server failed"; return 1; }
-	grep -q "MB/s" <<< "$out" || { why="$qa->$qb writes: $out"; return 1; }
+	e2e_traffic "${3:-42}" "FI_UET_QUEUE_ID=$1" "FI_UET_QUEUE_ID=$2" ||
+		{ why="$1->$2 $why"; return 1; }
 }
 
 # ---- a ----------------------------------------------------------------------

@@ -19,25 +19,7 @@ export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 e2e_setup 9000
 
 # traffic LABEL: a short ping-pong and a write stream between the two ends.
-traffic() {
-	local port=$((47000 + RANDOM % 2000)) out s
-	e2e_in B env FI_PROVIDER=uet timeout 60 "$B/uet_pingpong" -s -a "$IP_B" \
-		-p "$port" -n 8 -i 2000 >/dev/null 2>&1 &
-	s=$!
-	out=$(e2e_in A env FI_PROVIDER=uet timeout 60 "$B/uet_pingpong" \
-		-c "$IP_B" -p "$port" -n 8 -i 2000 2>&1) ||
-		{ why="ping-pong: $out"; wait "$s"; return 1; }
-	wait "$s" || { why="ping-pong server failed"; return 1; }
-	port=$((port + 1))
-	e2e_in B env FI_PROVIDER=uet timeout 60 "$B/uet_bw" -s -a "$IP_B" \
-		-p "$port" -n 1048576 -i 50 >/dev/null 2>&1 &
-	s=$!
-	out=$(e2e_in A env FI_PROVIDER=uet timeout 60 "$B/uet_bw" -c "$IP_B" \
-		-p "$port" -n 1048576 -i 50 2>&1) ||
-		{ why="write stream: $out"; wait "$s"; return 1; }
-	wait "$s" || { why="write stream server failed"; return 1; }
-	grep -q "MB/s" <<< "$out" || { why="write stream: $out"; return 1; }
-}
+traffic() { e2e_traffic 42 "" ""; }
 
 # mode_says MODE PATTERN: the status line of A's service matches PATTERN
 # and its JSON stats say zero_copy false.
