@@ -48,8 +48,11 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 	uint64_t at = pdc_next_timeout(e->pdc), now = uet_engine_now_ns();
 
 	/* Frames wait for a kick (uet_engine_progress defers some). */
-	if (e->kick_deferred || e->nheld || uet_xsk_tx_needs_kick(e->xsk))
+	if (uet_xsk_tx_needs_kick(e->xsk))
 		return 0;
+	/* ACKs alone wait a little for an answer to go with. */
+	if (e->nheld && e->held_since_ns + UET_ENGINE_ACK_WAIT_NS < at)
+		at = e->held_since_ns + UET_ENGINE_ACK_WAIT_NS;
 	/* WREs wait for a next hop: the tick looks each millisecond. */
 	if (e->nheld_wres && e->tick_ns + UET_ENGINE_TICK_NS < at)
 		at = e->tick_ns + UET_ENGINE_TICK_NS;

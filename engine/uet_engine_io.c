@@ -587,6 +587,8 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		uet_xsk_frame_write(&f, 0, frame, (uint32_t)(e->hdr_len + n));
 	if (e->nheld < UET_ENGINE_ACK_HOLD &&
 	    uet_engine_is_ack(frame + e->hdr_len)) {
+		if (!e->nheld)
+			e->held_since_ns = e->now_ns;
 		e->held[e->nheld] = f;
 		e->held_len[e->nheld++] = (uint32_t)(e->hdr_len + n);
 		e->stats.tx_frames++;
@@ -680,6 +682,17 @@ void uet_engine_flush(struct uet_engine *e)
 	e->now_ns = 0;
 }
 
+/*
+ * Whether only ACKs wait, held for less than UET_ENGINE_ACK_WAIT_NS: they
+ * may wait on for the application's answer and leave behind it, in one
+ * kick, instead of alone ahead of it.
+ */
+static bool uet_engine_acks_wait(const struct uet_engine *e)
+{
+	return e->nheld && !uet_xsk_tx_needs_kick(e->xsk) &&
+	       e->now_ns - e->held_since_ns < UET_ENGINE_ACK_WAIT_NS;
+}
+
 int uet_engine_progress(struct uet_engine *e)
 {
 	bool owed;
@@ -709,8 +722,8 @@ int uet_engine_progress(struct uet_engine *e)
 	 * syscall that runs the whole transmission (1-2 us on veth). Unless
 	 * asked to hand them over before the completions go up.
 	 */
-	if (rx > 0 && !e->kick_deferred &&
-	    !(owed && e->cfg.ack_before_cpl)) {
+	if (!(owed && e->cfg.ack_before_cpl) &&
+	    ((rx > 0 && !e->kick_deferred) || uet_engine_acks_wait(e))) {
 		e->kick_deferred = true;
 		e->now_ns = 0;
 		return rx + tx;

@@ -52,6 +52,15 @@
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
 #define UET_ENGINE_ACK_HOLD	32	/* ACK frames queued behind requests */
+/*
+ * How long ACKs alone may wait for the application's next request before a
+ * kick of their own (uet_engine_progress). An application that waits for
+ * two completions before answering (its own send's and the peer's
+ * message, as fi_pingpong and MPI do) would otherwise send the ACK of the
+ * second one alone, a syscall and a frame delivery ahead of its answer.
+ * Well under the peers' retransmit timer (200 us at least).
+ */
+#define UET_ENGINE_ACK_WAIT_NS	20000ull
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 /* A peer that owes us READ data and is silent this long is dead. */
@@ -212,6 +221,7 @@ struct uet_engine {
 	struct uet_xsk_frame held[UET_ENGINE_ACK_HOLD];
 	uint32_t held_len[UET_ENGINE_ACK_HOLD];
 	uint32_t nheld;
+	uint64_t held_since_ns;	/* when the first of them was held */
 	struct uet_mirror mirror;	/* sent frames to a running capture */
 	struct uet_engine_stats stats;
 };
