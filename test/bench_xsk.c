@@ -10,8 +10,11 @@
  * And the floor of a ping-pong (bare loop only): the client sends a frame
  * and waits for the one the server sends back on receiving it, ITERS times,
  * and prints "pingpong median half round trip NS ns"; both busy-poll.
- *   bench_xsk pong IFACE DST_IP SECONDS PAYLOAD
- *   bench_xsk ping IFACE DST_IP ITERS PAYLOAD
+ * With TURN frames (default 1) each side sends that many frames in one
+ * kick and waits for as many: 2 is the floor of a reliable protocol whose
+ * every turn carries an answer and the ACK of the last one.
+ *   bench_xsk pong IFACE DST_IP SECONDS PAYLOAD [TURN]
+ *   bench_xsk ping IFACE DST_IP ITERS PAYLOAD [TURN]
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -191,8 +194,9 @@ static void bare_tx(struct bare *b, const uint8_t *frame, uint32_t len,
 	}
 }
 
-/* Sends |frame| (one chunk) and kicks at once, as a ping-pong would. */
-static void bare_send_one(struct bare *b, const uint8_t *frame, uint32_t len)
+/* Sends |turn| copies of |frame| (one chunk) in one kick, at once. */
+static void bare_send_turn(struct bare *b, const uint8_t *frame, uint32_t len,
+			   uint32_t turn)
 {
 	uint32_t idx = 0, n = xsk_ring_cons__peek(&b->cq, FRAMES / 2, &idx);
 	struct xdp_desc *d;
@@ -201,16 +205,19 @@ static void bare_send_one(struct bare *b, const uint8_t *frame, uint32_t len)
 		b->free_addr[b->nfree++] = *xsk_ring_cons__comp_addr(&b->cq,
 								      idx + i);
 	xsk_ring_cons__release(&b->cq, n);
-	if (!b->nfree || xsk_ring_prod__reserve(&b->tx, 1, &idx) != 1) {
+	if (b->nfree < turn || xsk_ring_prod__reserve(&b->tx, turn, &idx) !=
+	    turn) {
 		fprintf(stderr, "bench_xsk: no tx room\n");
 		exit(1);
 	}
-	d = xsk_ring_prod__tx_desc(&b->tx, idx);
-	d->addr = b->free_addr[--b->nfree];
-	memcpy(b->area + d->addr, frame, len);
-	d->len = len;
-	d->options = 0;
-	xsk_ring_prod__submit(&b->tx, 1);
+	for (uint32_t i = 0; i < turn; i++) {
+		d = xsk_ring_prod__tx_desc(&b->tx, idx + i);
+		d->addr = b->free_addr[--b->nfree];
+		memcpy(b->area + d->addr, frame, len);
+		d->len = len;
+		d->options = 0;
+	}
+	xsk_ring_prod__submit(&b->tx, turn);
 	sendto(xsk_socket__fd(b->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0);
 }
 
@@ -238,15 +245,24 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Waits (busy) for |turn| frames, up to |until|; true when they came. */
+static bool bare_recv_turn(struct bare *b, uint64_t until, uint32_t turn)
+{
+	for (uint32_t i = 0; i < turn; i++)
+		if (!bare_recv_one(b, until))
+			return false;
+	return true;
+}
+
 static int bare_pingpong(struct bare *b, const uint8_t *frame, uint32_t len,
-			 bool ping, uint64_t n)
+			 bool ping, uint64_t n, uint32_t turn)
 {
 	uint64_t *rtt = ping ? calloc(n, sizeof(*rtt)) : NULL;
 	uint64_t end = now_ns() + n * 1000000000ull;
 
-	if (!ping) {	/* |n| seconds, answering each frame */
-		while (bare_recv_one(b, end))
-			bare_send_one(b, frame, len);
+	if (!ping) {	/* |n| seconds, answering each turn */
+		while (bare_recv_turn(b, end, turn))
+			bare_send_turn(b, frame, len, turn);
 		return 0;
 	}
 	if (!rtt)
@@ -254,8 +270,8 @@ static int bare_pingpong(struct bare *b, const uint8_t *frame, uint32_t len,
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t t0 = now_ns();
 
-		bare_send_one(b, frame, len);
-		if (!bare_recv_one(b, t0 + 1000000000ull)) {
+		bare_send_turn(b, frame, len, turn);
+		if (!bare_recv_turn(b, t0 + 1000000000ull, turn)) {
 			fprintf(stderr, "bench_xsk: no answer\n");
 			return 1;
 		}
@@ -401,23 +417,25 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc == 6 && (!strcmp(argv[1], "ping") ||
-			  !strcmp(argv[1], "pong"))) {
+	if ((argc == 6 || argc == 7) && (!strcmp(argv[1], "ping") ||
+					 !strcmp(argv[1], "pong"))) {
 		uint32_t len = build_frame(frame, argv[3],
 					   (uint32_t)strtoul(argv[5], NULL, 0));
+		uint32_t turn = argc == 7 ?
+				(uint32_t)strtoul(argv[6], NULL, 0) : 1;
 		struct bare b;
 
-		if (len > UET_XSK_CHUNK_LEN)
+		if (len > UET_XSK_CHUNK_LEN || turn < 1 || turn > 16)
 			return 2;
 		bare_open(&b, argv[2]);
 		printf("ready\n");
 		fflush(stdout);
 		return bare_pingpong(&b, frame, len, argv[1][1] == 'i',
-				     strtoull(argv[4], NULL, 0));
+				     strtoull(argv[4], NULL, 0), turn);
 	}
 	fprintf(stderr, "usage: bench_xsk rx IFACE SECONDS engine|bare\n"
 		"       bench_xsk tx IFACE DST SECONDS PAYLOAD engine|bare\n"
-		"       bench_xsk pong IFACE DST SECONDS PAYLOAD\n"
-		"       bench_xsk ping IFACE DST ITERS PAYLOAD\n");
+		"       bench_xsk pong IFACE DST SECONDS PAYLOAD [TURN]\n"
+		"       bench_xsk ping IFACE DST ITERS PAYLOAD [TURN]\n");
 	return 2;
 }
