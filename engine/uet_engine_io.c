@@ -135,6 +135,44 @@ void uet_engine_ses_pay_revoke(void *ctx, const void *base, uint64_t len)
 	}
 }
 
+/*
+ * The payload of a frame being built in the bounce buffer (over one chunk)
+ * goes straight to its chunks, at |off| in the frame: one copy of the
+ * application's bytes instead of two; the headers before it are copied
+ * from the bounce buffer afterwards (uet_engine_tx_one).
+ */
+static void uet_engine_fill_scatter(struct uet_engine *e,
+				    const struct ses_pkt *pay, uint32_t off)
+{
+	struct uet_xsk_frame *f = e->tx_scatter;
+	struct ses_pkt part = *pay;
+	uint32_t done = 0, at = 0;
+
+	e->tx_scatter_off = off;
+	e->tx_scatter_end = off + pay->pay_len;
+	for (uint32_t i = 0; i < f->nsegs && done < pay->pay_len; i++) {
+		uint32_t end = at + f->seg_len[i], from, take;
+
+		if (off + done >= end) {
+			at = end;
+			continue;
+		}
+		from = off + done - at;
+		take = f->seg_len[i] - from;
+		if (take > pay->pay_len - done)
+			take = pay->pay_len - done;
+		if (pay->iov_cnt) {
+			part.pay_off = pay->pay_off + done;
+			part.pay_len = take;
+			ses_pkt_payload_copy(&part, f->seg[i] + from);
+		} else {
+			memset(f->seg[i] + from, 0, take);
+		}
+		done += take;
+		at = end;
+	}
+}
+
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 {
 	struct uet_engine *e = ctx;
@@ -160,6 +198,14 @@ int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 	 */
 	if ((s->pay_life == SES_PAY_MSG &&
 	     !ses_pkt_payload_live(e->ses, s->msg_ref)) || !s->iov_cnt)
+		pkt.iov_cnt = 0;	/* zeros */
+	if (e->tx_scatter && buf >= e->bounce &&
+	    buf + len <= e->bounce + uet_xsk_frame_max(e->xsk)) {
+		uet_engine_fill_scatter(e, &pkt,
+					(uint32_t)(buf + s->hdr_len - e->bounce));
+		return 0;
+	}
+	if (!pkt.iov_cnt)
 		memset(buf + s->hdr_len, 0, s->pay_len);
 	else
 		ses_pkt_payload_copy(&pkt, buf + s->hdr_len);
@@ -550,6 +596,25 @@ static void uet_engine_tx_held(struct uet_engine *e)
 	e->nheld = 0;
 }
 
+/*
+ * Copies a frame built in the bounce buffer to its chunks: all of it, or
+ * what surrounds the payload when that went there already
+ * (uet_engine_fill_scatter).
+ */
+static void uet_engine_frame_put(struct uet_engine *e, struct uet_xsk_frame *f,
+				 uint32_t len)
+{
+	uint32_t off = e->tx_scatter_off, end = e->tx_scatter_end;
+
+	if (off >= len || end > len) {
+		uet_xsk_frame_write(f, 0, e->bounce, len);
+		return;
+	}
+	uet_xsk_frame_write(f, 0, e->bounce, off);
+	if (end < len)
+		uet_xsk_frame_write(f, end, e->bounce + end, len - end);
+}
+
 /* Builds and queues one frame; 1 when sent, 0 when nothing was due. */
 static int uet_engine_tx_one(struct uet_engine *e)
 {
@@ -567,8 +632,13 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		return 0;
 	}
 	frame = f.nsegs > 1 ? e->bounce : f.seg[0];
+	/* A capture wants the whole frame in one piece: no scatter then. */
+	e->tx_scatter = f.nsegs > 1 && !uet_mirror_is_on(&e->mirror) ?
+			&f : NULL;
+	e->tx_scatter_off = UINT32_MAX;
 	n = pdc_tx_build(e->pdc, frame + e->hdr_len, max - e->hdr_len, &peer,
 			 e->now_ns);
+	e->tx_scatter = NULL;
 	if (n <= 0 || peer >= e->npeers) {
 		uet_xsk_tx_free(e->xsk, &f);
 		return 0;
@@ -584,7 +654,7 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		uet_mirror_frame(&e->mirror, frame,
 				 (uint32_t)(e->hdr_len + n));
 	if (f.nsegs > 1)
-		uet_xsk_frame_write(&f, 0, frame, (uint32_t)(e->hdr_len + n));
+		uet_engine_frame_put(e, &f, (uint32_t)(e->hdr_len + n));
 	if (e->nheld < UET_ENGINE_ACK_HOLD &&
 	    uet_engine_is_ack(frame + e->hdr_len)) {
 		if (!e->nheld)

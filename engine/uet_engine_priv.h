@@ -213,6 +213,9 @@ struct uet_engine {
 	uint32_t *free_slots, nfree, nslots;
 	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
 	uint8_t *bounce;	/* one frame, for frames over one chunk */
+	struct uet_xsk_frame *tx_scatter;	/* being built in bounce */
+	uint32_t tx_scatter_off;	/* where its payload went, or MAX */
+	uint32_t tx_scatter_end;
 	uint64_t now_ns;	/* of the current progress call */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
 	bool kick_deferred;	/* frames built while receiving wait a call */
