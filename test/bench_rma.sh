@@ -5,8 +5,9 @@
 # so uet uses Payload MTU 8192), runs alternated,
 # medians of REPS: 8-byte write ping-pong latency, 4 KiB and 1 MiB write
 # bandwidth and 8-byte write rate; beside them the bare AF_XDP loop of
-# bench_xsk at the same frame size (8192-byte payloads) and its bare
-# ping-pong (the latency floor: one frame each way, no protocol). One table, then one
+# bench_xsk at 8192-, 4096- and 64-byte payloads and its bare ping-pong
+# with one and two frames per turn (the ceilings of the substrate, no
+# protocol). One table, then one
 # "bench: NAME VALUE UNIT" line per result, with the uet/tcp ratios.
 E2E_NAME=bench_rma
 source "$(dirname "$0")/e2e_lib.sh"
@@ -47,37 +48,48 @@ reload() {
 	done
 }
 
-# bare_bw: MB/s of payload through the bare ring loop, 8192-byte payloads.
-bare_bw() {
+# bare_oneway PAYLOAD: "FRAMES_PER_S MB_PER_S" of one-way frames with
+# PAYLOAD-byte UDP payloads through the bare ring loop (the program must be
+# loaded without the service: reload --no-service).
+bare_oneway() {
 	local out="$E2E_TMP/bare.rx" rx
-	reload --no-service
 	e2e_in B "$B/bench_xsk" rx "$IF_B" 2 bare > "$out" &
 	rx=$!
 	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
-	e2e_in A "$B/bench_xsk" tx "$IF_A" "$IP_B" 4 8192 bare || true
+	e2e_in A "$B/bench_xsk" tx "$IF_A" "$IP_B" 4 "$1" bare || true
 	wait "$rx"
-	reload
-	awk '/^rx/ { if ($4 > 0) printf "%.1f\n", $2 * 8192 * 1e3 / $4 }' "$out"
+	awk -v p="$1" '/^rx/ { if ($4 > 0) printf "%.0f %.1f\n", $2 * 1e9 / $4,
+		$2 * p * 1e3 / $4 }' "$out"
 }
 
-# bare_pingpong: the bare rings' half round trip (ns) with 64-byte UDP
-# payloads (a PDS header and a little), the floor under every provider's
-# latency here (one frame each way).
+# bare_pingpong TURN: the bare rings' half round trip (ns) with 64-byte UDP
+# payloads (a PDS header and a little), TURN frames each way per turn. One
+# is the floor under every provider's latency here; two (an answer and the
+# ACK of the last one) the floor of any reliable protocol whose sender
+# waits for its own send's completion, as uet_pingpong does.
 bare_pingpong() {
 	local out="$E2E_TMP/pong.out" s
-	reload --no-service
-	e2e_in B "$B/bench_xsk" pong "$IF_B" "$IP_A" 2 64 > "$out" &
+	e2e_in B "$B/bench_xsk" pong "$IF_B" "$IP_A" 2 64 "$1" > "$out" &
 	s=$!
 	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.05; done
-	e2e_in A "$B/bench_xsk" ping "$IF_A" "$IP_B" 100000 64 |
+	e2e_in A "$B/bench_xsk" ping "$IF_A" "$IP_B" 100000 64 "$1" |
 		sed -n 's/.*half round trip \([0-9]*\) ns.*/\1/p' || true
 	wait "$s" || true
+}
+
+# The bare loop's figures: the ceilings of this substrate.
+bare_all() {
+	reload --no-service
+	bare_oneway 8192 | cut -d' ' -f2 >> "$E2E_TMP/bare"
+	bare_oneway 4096 | cut -d' ' -f2 >> "$E2E_TMP/bare4k"
+	bare_oneway 64 | cut -d' ' -f1 >> "$E2E_TMP/barefps"
+	bare_pingpong 1 >> "$E2E_TMP/barepp"
+	bare_pingpong 2 >> "$E2E_TMP/barepp2"
 	reload
 }
 
 for _ in $(seq "$REPS"); do
-	bare_bw >> "$E2E_TMP/bare"
-	bare_pingpong >> "$E2E_TMP/barepp"
+	bare_all
 	for prov in $PROVIDERS; do
 		k=$(key "$prov")
 		run "$prov" uet_pingpong -n 8 -i 5000 |
@@ -113,12 +125,24 @@ for prov in $PROVIDERS; do
 	echo "bench: rma_bw4k_mb_per_s_$k $(median < "$E2E_TMP/bw4k.$k") MB/s"
 	echo "bench: rma_bw1m_mb_per_s_$k $(median < "$E2E_TMP/bw1m.$k") MB/s"
 done
+bare4k=$(median < "$E2E_TMP/bare4k")
+barefps=$(median < "$E2E_TMP/barefps")
 echo "bench: xsk_bare_mb_per_s_8192 $bare MB/s"
+echo "bench: xsk_bare_mb_per_s_4096 $bare4k MB/s"
+echo "bench: xsk_bare_frames_per_s_64 $barefps frames/s"
 echo "bench: xsk_bare_pingpong_half_rtt_ns $(median < "$E2E_TMP/barepp") ns"
+echo "bench: xsk_bare_pingpong2_half_rtt_ns $(median < "$E2E_TMP/barepp2") ns"
+# ratio NAME UET_METRIC CEILING: uet's figure over a bare-loop ceiling.
+ratio() {
+	local u
+	u=$(median < "$E2E_TMP/$2.uet")
+	awk -v u="$u" -v b="$3" -v n="$1" 'BEGIN { if (b > 0 && u != "nan")
+		printf "bench: %s %.2f x\n", n, u / b }'
+}
 if [[ " $PROVIDERS " == *" uet "* ]]; then
-	u=$(median < "$E2E_TMP/bw1m.uet")
-	awk -v u="$u" -v b="$bare" 'BEGIN { if (b > 0 && u != "nan")
-		printf "bench: rma_bw1m_ratio_uet_over_bare %.2f x\n", u / b }'
+	ratio rma_bw1m_ratio_uet_over_bare bw1m "$bare"
+	ratio rma_bw4k_ratio_uet_over_bare bw4k "$bare4k"
+	ratio rma_rate8_ratio_uet_over_bare rate "$barefps"
 fi
 if [[ " $PROVIDERS " == *" uet "* && " $PROVIDERS " == *" tcp "* ]]; then
 	for m in lat rate bw4k bw1m; do
