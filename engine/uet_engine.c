@@ -328,8 +328,8 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 
 	uet_engine_stats_get(e, &st);
 	fprintf(stderr, "uet engine %u: rx %llu (bad %llu, not ours %llu) tx "
-		"%llu (no frame %llu); pdc req %llu retx %llu ack %llu nack "
-		"%llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
+		"%llu (no frame %llu); pdc req %llu retx "
+		"%llu ack %llu nack %llu resp %llu again %llu held %llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
 		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
 		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
 		"%llu; peers provisional %llu live %llu aged %llu refused %llu "
@@ -344,6 +344,9 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		(unsigned long long)st.pdc.tx_retx,
 		(unsigned long long)st.pdc.tx_ack,
 		(unsigned long long)st.pdc.tx_nack,
+		(unsigned long long)st.pdc.tx_resp,
+		(unsigned long long)st.pdc.tx_resp_again,
+		(unsigned long long)st.pdc.tx_ack_held,
 		(unsigned long long)st.pdc.rx_req,
 		(unsigned long long)st.pdc.rx_dup,
 		(unsigned long long)st.pdc.rx_ack,

@@ -67,16 +67,18 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 		.len = pkt->hdr_len + pkt->pay_len,
 		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
 		.next_hdr = pkt->next_hdr,
-		/* Every request is answered; ask for the ACK at a message's
-		 * end (eom) so its completion is not held by coalescing. */
-		.flags = req ? PDC_PKT_F_WANT_RESP : PDC_PKT_F_AR,
+		/*
+		 * A request's answer may be the ACK alone (ses_rx_default).
+		 * PDC asks for it on the last packet it has queued, so a
+		 * burst of messages is answered by a few ACKs and a lone one
+		 * at once; responses sent apart ask at once.
+		 */
+		.flags = req ? 0 : PDC_PKT_F_AR,
 	};
 	struct uet_engine_slot *s;
 	uint32_t i;
 	int ret;
 
-	if (req && pkt->hdr_len > 1 && (pkt->hdr[1] & UET_SES_F_EOM))
-		p.flags |= PDC_PKT_F_AR;
 	if (pkt->iov_cnt > SES_IOV_MAX)
 		return -EINVAL;
 	if (!e->nfree)
@@ -220,12 +222,18 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 		.buf = done->resp, .len = done->resp_len, .now_ns = e->now_ns,
 	};
 
-	e->slots[done->cookie].busy = false;
+	struct uet_engine_slot *s = &e->slots[done->cookie];
+
+	s->busy = false;
 	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
 	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len)
 		ses_rx_rsp(e->ses, &rsp);
 	else if (done->status < 0 && done->status != -ECANCELED)
 		uet_engine_peer_fail(e, done->peer, done->status);
+	else if (!done->status && uet_next_hdr_is_request(s->next_hdr) &&
+		 s->epoch == e->peers[s->peer].epoch)
+		/* Acknowledged without a response: DEFAULT_RESPONSE. */
+		ses_rx_default(e->ses, s->msg_ref);
 }
 
 void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev)
@@ -320,13 +328,13 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 		return 0;
 	}
 	n = ses_rx_req(e->ses, &in, resp->buf, sizeof(resp->buf));
-	if (n == -EAGAIN)
-		return -EAGAIN;
+	if (n < 0)
+		return (int)n;	/* malformed and stale ones: counted by SES */
 	if (n > 0) {
 		resp->next_hdr = UET_PDS_NEXT_HDR_RESPONSE;
 		resp->len = (uint8_t)n;
 	}
-	return 0;		/* malformed requests are counted by SES */
+	return 0;		/* 0: DEFAULT_RESPONSE, told by the ACK alone */
 }
 
 /* ---- SES upcalls passed on, and the generation cache ----------------------- */

@@ -167,7 +167,14 @@ struct pdc_event {
  *   checks (SES header, JobID, PIDonFEP). NULL admits every SYN.
  * deliver: a new request arrived (never called twice for one PSN of one PDC).
  *   Fill |resp| to answer; return 0, or -EAGAIN when SES cannot take it now
- *   (the initiator is told to retry; nothing is recorded).
+ *   (the initiator is told to retry; nothing is recorded), or another
+ *   negative errno to leave it unanswered (dropped, not acknowledged:
+ *   rx_unanswered). Left empty, |resp| is a DEFAULT_RESPONSE: the ACK alone
+ *   carries it, coalesced with others, and the initiator's tx_done reports
+ *   the packet without a response. A PSN with a response is never
+ *   acknowledged without it while the response is held (cumulative ACKs
+ *   stop short of it, SACKs leave it out) until the initiator's clear PSN
+ *   passes it.
  * fill: write the |len| SES bytes of |cookie| into |buf| for a first
  *   transmission or a retransmission; return 0 or a negative errno (the
  *   packet then fails with it).
@@ -222,9 +229,13 @@ struct pdc_rx_meta {
 struct pdc_stats {
 	uint64_t tx_req, tx_retx, tx_ack, tx_nack, tx_ctl, tx_uud;
 	uint64_t tx_resp;	/* ACKs that carried a SES response */
+	uint64_t tx_resp_again;	/* of them, a held one carried again */
 	uint64_t rx_req, rx_dup, rx_delivered, rx_ack, rx_nack, rx_ctl;
 	uint64_t rx_uud, rx_bad, rx_stale, rx_dropped;
 	uint64_t rx_refused;	/* SYNs ops->admit turned away */
+	uint64_t rx_unanswered;	/* requests ops->deliver left unanswered */
+	uint64_t tx_ack_held;	/* ACKs whose cumulative PSN stopped short
+				 * of a held response */
 	uint64_t nack_tx_code[32], nack_rx_code[32];	/* by code, < 32 */
 	uint64_t pdc_created, pdc_closed, pdc_failed, peer_restarts;
 	uint64_t pdcs;		/* live PDCs, TIME_WAIT included */

@@ -260,6 +260,7 @@ static bool pdc_tgt_deliver(struct pdc_mgr *mgr, struct pdc *pdc,
 		.len = in->ses_len,
 	};
 	struct pdc_resp resp;
+	int ret;
 
 	/* The response, if any, must have a home before SES acts. */
 	if (!pdc_resp_reserve_ok(mgr)) {
@@ -269,9 +270,18 @@ static bool pdc_tgt_deliver(struct pdc_mgr *mgr, struct pdc *pdc,
 	}
 	resp.next_hdr = UET_PDS_NEXT_HDR_NONE;
 	resp.len = 0;
-	if (mgr->ops.deliver(mgr->ctx, &pkt, &resp) == -EAGAIN) {
+	ret = mgr->ops.deliver(mgr->ctx, &pkt, &resp);
+	if (ret == -EAGAIN) {
 		pdc_tgt_nack(mgr, pdc->peer, pdc, pdc->rid, in->psn,
 			     UET_PDS_NACK_NO_SES_MSG_AVAIL, 0);
+		return false;
+	}
+	/*
+	 * Not answered, so not acknowledged either: an ACK without a
+	 * response tells the initiator the request succeeded.
+	 */
+	if (ret < 0) {
+		mgr->stats.rx_unanswered++;
 		return false;
 	}
 	mgr->stats.rx_delivered++;

@@ -171,15 +171,103 @@ void pdc_resp_free_all(struct pdc_mgr *mgr, struct pdc *pdc)
 	tgt->resp_tail = tgt->due_head = tgt->due_tail = PDC_NIL;
 }
 
+/* A stored response the initiator may not have yet: not cleared. */
+static bool pdc_resp_is_held(const struct pdc *pdc,
+			     const struct pdc_resp_ent *e)
+{
+	return !pdc_psn_before(e->psn, pdc->tgt.clear_psn);
+}
+
+/*
+ * The cumulative PSN an ACK may claim without carrying |ent|: an ACK that
+ * covers a PSN and carries no response tells the initiator that PSN was
+ * answered DEFAULT_RESPONSE (ses_rx_default). So it stops short of the
+ * oldest held response other than the one it carries; the initiator's
+ * clear PSN, a round trip after the response reached it, lets it move on.
+ */
+static uint32_t pdc_tgt_cack_claim(const struct pdc_mgr *mgr,
+				   const struct pdc *pdc,
+				   const struct pdc_resp_ent *ent)
+{
+	uint32_t cack = pdc->tgt.cack_psn, i;
+
+	for (i = pdc->tgt.resp_head; i != PDC_NIL; i = mgr->resp[i].next) {
+		const struct pdc_resp_ent *e = &mgr->resp[i];
+
+		if (e != ent && pdc_resp_is_held(pdc, e) &&
+		    pdc_psn_before_eq(e->psn, cack))
+			cack = e->psn - 1;
+	}
+	return cack;
+}
+
+/*
+ * The oldest held response, carried again by an ACK that has no new one to
+ * carry, so that the ACK may cover its PSN: while one response at a time is
+ * held, as is usual, ACKs claim every PSN that arrived.
+ */
+static struct pdc_resp_ent *pdc_tgt_held_oldest(struct pdc_mgr *mgr,
+						const struct pdc *pdc)
+{
+	struct pdc_resp_ent *old = NULL;
+	uint32_t i;
+
+	for (i = pdc->tgt.resp_head; i != PDC_NIL; i = mgr->resp[i].next) {
+		struct pdc_resp_ent *e = &mgr->resp[i];
+
+		if (pdc_resp_is_held(pdc, e) &&
+		    (!old || pdc_psn_before(e->psn, old->psn)))
+			old = e;
+	}
+	return old;
+}
+
+/*
+ * The SACK bitmap of the 64 PSNs after |cack| while responses are stored:
+ * arrived, and not held unless |ent| (pdc_tgt_cack_claim says why).
+ */
+static uint64_t pdc_tgt_sack_held(const struct pdc_mgr *mgr,
+				  const struct pdc *pdc, uint32_t cack,
+				  const struct pdc_resp_ent *ent)
+{
+	const struct pdc_tgt *tgt = &pdc->tgt;
+	uint64_t v = 0;
+	uint32_t i;
+
+	for (i = 0; i < 64; i++) {
+		uint32_t psn = cack + 1 + i;
+
+		if (pdc_psn_before_eq(psn, tgt->cack_psn) ||
+		    (pdc_psn_diff(psn, tgt->cack_psn) <=
+		     (int32_t)pdc->win_mask && pdc_tgt_bit_test(pdc, psn)))
+			v |= 1ull << i;
+	}
+	for (i = tgt->resp_head; i != PDC_NIL; i = mgr->resp[i].next) {
+		const struct pdc_resp_ent *e = &mgr->resp[i];
+		uint32_t d = e->psn - (cack + 1);
+
+		if (e == ent || d >= 64 || !pdc_resp_is_held(pdc, e))
+			continue;
+		/*
+		 * One still to go out (in the next ACKs) ends the bitmap:
+		 * later arrivals shown past it would make it look lost.
+		 */
+		v &= e->due ? (1ull << d) - 1 : ~(1ull << d);
+	}
+	return v;
+}
+
 /* ACK, or ACK_CC with the SACK bitmap while there are holes. */
 static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
-			       struct pdc_resp_ent *ent, uint8_t *buf,
-			       size_t len)
+			       struct pdc_resp_ent *ent, bool again,
+			       uint8_t *buf, size_t len)
 {
 	struct pdc_tgt *tgt = &pdc->tgt;
-	bool sack = tgt->ooo_cnt > 0;
-	int32_t off = pdc_psn_diff(ent ? ent->psn : tgt->last_psn,
-				   tgt->cack_psn);
+	uint32_t cack = tgt->resp_head == PDC_NIL ? tgt->cack_psn :
+			pdc_tgt_cack_claim(mgr, pdc, ent);
+	bool held = cack != tgt->cack_psn;
+	bool sack = tgt->ooo_cnt > 0 || held;
+	int32_t off = pdc_psn_diff(ent ? ent->psn : tgt->last_psn, cack);
 	struct pdc_ack a = {
 		.pro.type = sack ? UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK,
 		.pro.next_hdr = ent ? ent->next_hdr : UET_PDS_NEXT_HDR_NONE,
@@ -188,7 +276,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 			     (tgt->close_req ? UET_PDS_ACK_REQ_CLOSE <<
 					       UET_PDS_F_ACK_REQ_SHIFT : 0),
 		.ack_psn_offset = (int16_t)off,
-		.cack_psn = tgt->cack_psn,
+		.cack_psn = cack,
 		.spdcid = pdc->id,
 		.dpdcid = pdc->rid,
 	};
@@ -196,7 +284,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 
 	/* Stored PSNs lie within a window of cack; be safe regardless. */
 	if (off < INT16_MIN || off > INT16_MAX) {
-		if (ent)
+		if (ent && !again)
 			pdc_resp_due_pop(mgr, pdc);
 		ent = NULL;
 		a.pro.next_hdr = UET_PDS_NEXT_HDR_NONE;
@@ -205,7 +293,10 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (sack) {
 		a.cc_type = UET_PDS_CC_NSCC;
 		a.sack_psn_offset = 1;
-		a.sack_bitmap = pdc_tgt_sack(pdc);
+		a.sack_bitmap = tgt->resp_head != PDC_NIL ?
+				pdc_tgt_sack_held(mgr, pdc, cack, ent) :
+				pdc_tgt_sack(pdc);
+		mgr->stats.tx_ack_held += held;
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
 		a.cc.nscc.rcvd_bytes = tgt->ack_len > 0xFFFFFFu ? 0xFFFFFFu :
@@ -219,8 +310,10 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (ent) {
 		memcpy(buf + n, ent->buf, ent->len);
 		n += ent->len;
-		pdc_resp_due_pop(mgr, pdc);
+		if (!again)
+			pdc_resp_due_pop(mgr, pdc);
 		mgr->stats.tx_resp++;
+		mgr->stats.tx_resp_again += again;
 	}
 	tgt->ack_now = tgt->ecn = tgt->retx = tgt->close_req = false;
 	tgt->ack_cnt = tgt->ack_len = 0;
@@ -257,8 +350,11 @@ ssize_t pdc_tgt_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 				   &mgr->resp[tgt->due_head] : NULL;
 
 	(void)now_ns;
-	if (ent || tgt->ack_now)
-		return pdc_tgt_put_ack(mgr, pdc, ent, buf, len);
+	if (ent)
+		return pdc_tgt_put_ack(mgr, pdc, ent, false, buf, len);
+	if (tgt->ack_now)
+		return pdc_tgt_put_ack(mgr, pdc, pdc_tgt_held_oldest(mgr, pdc),
+				       true, buf, len);
 	if (tgt->close_req)
 		return pdc_tgt_put_close_req(mgr, pdc, buf, len);
 	return 0;

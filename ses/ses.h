@@ -309,6 +309,9 @@ struct ses_stats {
 				 * under another prefix than its peer's */
 	uint64_t rx_dups;	/* request packets already placed */
 	uint64_t rx_rejected;	/* answered with an error code */
+	uint64_t rx_default_rsps;	/* answered DEFAULT_RESPONSE: by ACK alone */
+	uint64_t rx_implied_rsps;	/* initiator: packets acknowledged without
+					 * a response (ses_rx_default) */
 	uint64_t rx_stale_rsps;	/* responses for no outstanding message */
 	uint64_t rx_stale_reqs;	/* requests on a context of a peer's earlier
 				 * incarnation: dropped (ses_rx_pkt) */
@@ -347,13 +350,17 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre);
  * Handles one request packet (next_hdr REQUEST_STD) as the target: checks
  * it (design section 4), places it, matches it, and writes the response
  * header to send back (next_hdr RESPONSE) into |rsp| (|rsp_len| >=
- * UET_SES_RSP_LEN). Returns the response length; 0 for a request on a
- * stale context (counted, not answered: ses_rx_pkt); -EBADMSG or
- * -EPROTONOSUPPORT when the packet does not parse (counted, not
- * answered); -EAGAIN when out of target state, or for a send that no
- * receive takes and the unexpected queue has no room for (NACK
- * NO_SES_MSG_AVAIL and let the sender retry); -ENOBUFS when |rsp_len| is
- * too short.
+ * UET_SES_RSP_LEN). Returns the response length; 0 when the answer is a
+ * DEFAULT_RESPONSE (RC_OK and nothing the initiator does not know), which
+ * the caller's PDS acknowledges without carrying anything: the initiator
+ * takes a packet acknowledged without a response as answered so
+ * (ses_rx_default); -ESTALE for a request on a stale context (counted, not
+ * answered: ses_rx_pkt); -EBADMSG or -EPROTONOSUPPORT when the packet does
+ * not parse (counted, not answered); -EAGAIN when out of target state, or
+ * for a send that no receive takes and the unexpected queue has no room
+ * for (NACK NO_SES_MSG_AVAIL and let the sender retry); -ENOBUFS when
+ * |rsp_len| is too short. Not answered means not acknowledged either: the
+ * caller drops the packet.
  */
 ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		   size_t rsp_len);
@@ -364,6 +371,14 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
  * responses, which are counted), -EBADMSG or -EPROTONOSUPPORT.
  */
 int ses_rx_rsp(struct ses *s, const struct ses_rx_pkt *pkt);
+
+/*
+ * The request packet of message |msg_ref| (ses_pkt.msg_ref) was
+ * acknowledged without a response: its target answered DEFAULT_RESPONSE,
+ * RC_OK. A WRITE, non-fetching ATOMIC or SEND without delivery-complete
+ * completes once every packet of it is answered so (ses_rx_req).
+ */
+void ses_rx_default(struct ses *s, uint64_t msg_ref);
 
 /*
  * Offers packets that ops.tx refused earlier and drops partial target

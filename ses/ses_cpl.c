@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Initiator: responses and completions. Every request packet is answered
- * once: DEFAULT_RESPONSE for "taken, more to come", RESPONSE for the end of
- * the message (RC_OK with modified_length, or an error code). READ data
+ * once: DEFAULT_RESPONSE for "taken" (RC_OK), mostly implied by an ACK
+ * without a response (ses_rx_default); RESPONSE where the answer says more
+ * (an error code, a modified_length the initiator cannot know, the end of
+ * a message that waits for more than placement). A WRITE, a non-fetching
+ * ATOMIC and a SEND without delivery-complete end when every packet is
+ * answered DEFAULT. READ data
  * arrives as RESPONSE_DATA packets, placed by message_offset in any order.
  * A message slot, and its id, stays taken until every packet sent has been
  * answered, so a late answer can never be taken for a newer message. A
@@ -86,9 +90,57 @@ static bool ses_msg_retry(struct ses *s, struct ses_msg *m, uint8_t gen)
 	return true;
 }
 
+/* Whether every packet answered DEFAULT_RESPONSE completes |m| (ses_rx.c). */
+static bool ses_msg_ends_on_defaults(const struct ses_msg *m)
+{
+	switch (m->opcode) {
+	case UET_SES_OP_WRITE:
+	case UET_SES_OP_ATOMIC:
+		return true;
+	case UET_SES_OP_SEND:
+	case UET_SES_OP_TAGGED_SEND:
+		return !(m->wre->flags & SES_WRE_F_DC);
+	default:
+		return false;
+	}
+}
+
+static void ses_msg_on_default(struct ses *s, struct ses_msg *m)
+{
+	m->rsp_cnt++;
+	if (!(m->flags & SES_MSG_F_DONE) && m->pkt_sent == m->pkt_cnt &&
+	    m->rsp_cnt >= m->pkt_cnt && ses_msg_ends_on_defaults(m))
+		ses_msg_complete(s, m, 0, UET_SES_RC_OK, m->len);
+	ses_msg_try_free(s, m);
+}
+
+void ses_rx_default(struct ses *s, uint64_t msg_ref)
+{
+	uint32_t idx = (uint32_t)msg_ref;
+	struct ses_msg *m;
+
+	s->st.rx_implied_rsps++;
+	if (idx >= s->msgs.cap) {
+		s->st.rx_stale_rsps++;
+		return;
+	}
+	m = ses_pool_at(&s->msgs, idx);
+	if (!m->wre || m->seq != (uint32_t)(msg_ref >> 32)) {
+		s->st.rx_stale_rsps++;
+		return;
+	}
+	ses_msg_on_default(s, m);
+}
+
 static void ses_msg_on_rsp(struct ses *s, struct ses_msg *m,
 			   const struct ses_rsp_hdr *h)
 {
+	if (h->opcode == UET_SES_RSP_DEFAULT_RESPONSE &&
+	    (h->return_code == UET_SES_RC_OK ||
+	     h->return_code == UET_SES_RC_NULL)) {
+		ses_msg_on_default(s, m);
+		return;
+	}
 	m->rsp_cnt++;
 	if (m->flags & SES_MSG_F_DONE)
 		goto out;

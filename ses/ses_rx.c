@@ -367,8 +367,13 @@ static int ses_rx_one(struct ses *s, struct ses_rx_ctx *c)
 		c->rxm = ses_rxm_find(s, c->pidx, h->message_id);
 		if (!c->rxm && ses_rx_id_is_done(s, c->peer, h->message_id)) {
 			/* Answered before; placing it again could undo later
-			 * writes. */
+			 * writes. A message that ended refused or dropped
+			 * (ses_rxm_expire) says so again: DEFAULT_RESPONSE
+			 * would tell its initiator this part was placed. */
 			s->st.rx_dups++;
+			if (ses_rx_id_refused_on(s, c->peer, h->message_id,
+						 c->pdc, &rc))
+				return ses_rx_fail(c, rc);
 			return ses_rx_ok(c, UET_SES_RSP_DEFAULT_RESPONSE, 0);
 		}
 	}
@@ -409,6 +414,36 @@ static ssize_t ses_rx_rsp_put(const struct ses_rx_ctx *c, uint8_t *rsp,
 	};
 
 	return ses_rsp_hdr_encode(rsp, rsp_len, &r);
+}
+
+/*
+ * Whether the answer to |c| says nothing its initiator does not know: RC_OK
+ * for a packet that is not a message's end, or the end of a message whose
+ * initiator needs no more than "all of it placed" (a WRITE, a non-fetching
+ * ATOMIC, an eager SEND placed whole and not asking for delivery-complete).
+ * Such an answer is a DEFAULT_RESPONSE, which PDS folds into its coalesced
+ * ACKs instead of carrying (ref 3.5): a PSN acknowledged without a response
+ * was answered so. The initiator's side is ses_msg_on_default().
+ */
+static bool ses_rx_rsp_is_default(const struct ses_rx_ctx *c)
+{
+	if (c->rc != UET_SES_RC_OK)
+		return false;
+	if (c->rsp_opcode == UET_SES_RSP_DEFAULT_RESPONSE)
+		return true;
+	if (c->rsp_opcode != UET_SES_RSP_RESPONSE ||
+	    c->modified_len != c->h.request_length)
+		return false;
+	switch (c->h.opcode) {
+	case UET_SES_OP_WRITE:
+	case UET_SES_OP_ATOMIC:
+		return true;
+	case UET_SES_OP_SEND:
+	case UET_SES_OP_TAGGED_SEND:
+		return !c->h.f.dc;
+	default:
+		return false;
+	}
 }
 
 /* Decodes the packet into |c|: header, extension, payload. */
@@ -489,7 +524,7 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		/* An earlier incarnation's: it must not touch the current
 		 * history. */
 		s->st.rx_stale_reqs++;
-		return 0;
+		return -ESTALE;
 	case SES_RX_PDC_NEW:
 		c.fresh = true;
 		break;
@@ -508,5 +543,9 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	/* What this request finished may be what a held flush waits for. */
 	if (s->flush_hold_cnt)
 		ses_rdmo_flush_kick(s, c.pidx, c.now_ns);
+	if (ses_rx_rsp_is_default(&c)) {
+		s->st.rx_default_rsps++;
+		return 0;
+	}
 	return ses_rx_rsp_put(&c, rsp, rsp_len);
 }

@@ -339,10 +339,20 @@ int ses_rxm_expire(struct ses *s, uint64_t now_ns)
 	while (!ses_list_is_empty(&s->rx_active)) {
 		struct ses_rxm *m = ses_container_of(s->rx_active.next,
 						     struct ses_rxm, link);
+		struct ses_peer *p;
 
 		if (now_ns - m->last_ns < s->cfg.rx_idle_ns)
 			break;
 		s->st.rx_timeouts++;
+		/*
+		 * Its initiator may have every other packet answered
+		 * DEFAULT_RESPONSE: a late copy of the missing one must not
+		 * be answered so (ses_rx_one), or it would count the whole
+		 * message placed.
+		 */
+		p = ses_pool_at(&s->peers, m->peer);
+		ses_rx_id_refused(s, p, m->msg_id, p->rx_pdc,
+				  UET_SES_RC_UNDELIVERABLE);
 		ses_rxm_abort(s, m, -ETIMEDOUT, UET_SES_RC_NULL);
 		n++;
 	}

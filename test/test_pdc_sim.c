@@ -305,8 +305,8 @@ static void t_sim_pump(struct t_sim *s)
 			uint32_t seq = e->next_seq;
 
 			pkt.cookie = (uint64_t)e->inc << 32 | seq;
-			pkt.flags = e->resp_every && seq % e->resp_every == 0 ?
-				    PDC_PKT_F_WANT_RESP : 0;
+			pkt.flags = e->resp_every && seq % e->resp_every == 0 &&
+				    !e->implied ? PDC_PKT_F_WANT_RESP : 0;
 			if (pdc_send(e->mgr, &pkt, s->now) < 0)
 				break;
 			e->next_seq++;

@@ -46,6 +46,12 @@ struct t_end {
 	int to;
 	uint8_t mode;
 	uint32_t msg_cnt, next_seq, resp_every;
+	/*
+	 * Sender: never ask for responses (PDC_PKT_F_WANT_RESP), as the
+	 * engine does: a packet acknowledged without its response then
+	 * completes without it, which tx_done counts in resp_bad.
+	 */
+	bool implied;
 	uint8_t done[T_INC][T_MSGS_MAX];	/* completions per message */
 	int status[T_INC][T_MSGS_MAX];
 	uint32_t fin_cnt;	/* messages of this incarnation finished */

@@ -20,6 +20,8 @@ struct t_stream_opts {
 	uint32_t start_psn;
 	uint64_t seed;
 	bool in_order;		/* no jitter, hence no reordering */
+	bool implied;		/* t_end.implied */
+	uint32_t resp_every;	/* 0: 4 */
 };
 
 static struct t_sim *t_stream_run(const struct t_stream_opts *o)
@@ -41,7 +43,9 @@ static struct t_sim *t_stream_run(const struct t_stream_opts *o)
 	cfg.seed++;
 	t_end_start(s, 1, &cfg);
 	s->win_limit = cfg.window;
-	t_end_plan(s, 0, 1, o->mode, T_STREAM_MSGS, 4);
+	t_end_plan(s, 0, 1, o->mode, T_STREAM_MSGS,
+		   o->resp_every ? o->resp_every : 4);
+	s->end[0]->implied = o->implied;
 	if (!t_sim_run(s, T_SIM_LIMIT_NS, t_sim_senders_done)) {
 		struct pdc_stats a, b;
 
@@ -156,6 +160,37 @@ Test(pdc_stream, ack_loss_only)
 		     "%llu responses sent", (unsigned long long)st.tx_resp);
 	t_sim_free(s);
 }
+
+/*
+ * Without asking for responses, as the engine sends: a PSN acknowledged
+ * without a response was answered DEFAULT, so no ACK may cover a PSN that
+ * has a response unless it carries it, whichever ACKs are lost (resp_bad
+ * counts each packet that completed without its response).
+ */
+static void t_implied(uint32_t loss_ppm, uint32_t reply_loss_ppm,
+		      uint32_t resp_every, uint64_t seed)
+{
+	struct t_stream_opts o = {
+		.mode = PDC_MODE_RUD, .loss_ppm = loss_ppm,
+		.reply_loss_ppm = reply_loss_ppm, .dup_ppm = 20000,
+		.seed = seed, .implied = true, .resp_every = resp_every,
+	};
+	struct t_sim *s = t_stream_run(&o);
+	struct pdc_stats st;
+
+	t_stream_check(s, PDC_MODE_RUD);
+	pdc_mgr_stats(s->end[1]->mgr, &st);
+	/* Held responses were carried again, or ACKs stopped short of them. */
+	cr_expect_gt(st.tx_resp_again, 0, "no response carried again");
+	if (resp_every < 8)
+		cr_expect_gt(st.tx_ack_held, 0, "no ACK stopped short");
+	t_sim_free(s);
+}
+
+Test(pdc_stream, implied_clean) { t_implied(0, 0, 4, 31); }
+Test(pdc_stream, implied_ack_loss) { t_implied(0, 300000, 4, 32); }
+Test(pdc_stream, implied_loss_both_ways) { t_implied(50000, 200000, 4, 33); }
+Test(pdc_stream, implied_rare_responses) { t_implied(50000, 200000, 97, 34); }
 
 /* Marked ACKs shrink the window to its floor; clean ones open it fully. */
 Test(pdc_stream, ecn_marks_shrink_window)

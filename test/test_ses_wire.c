@@ -120,6 +120,7 @@ static int t_tx(void *ctx, const struct ses_pkt *pkt)
 	/* Responses sent apart ride our own PDC, not the one they answer. */
 	p.pdc = p.is_req ? n->pdc : 0;
 	p.seq = w->next_seq++;
+	p.msg_ref = pkt->msg_ref;
 	p.len = pkt->hdr_len + pkt->pay_len;
 	p.buf = malloc(p.len);
 	cr_assert_not_null(p.buf);
@@ -133,7 +134,6 @@ static int t_tx(void *ctx, const struct ses_pkt *pkt)
 		p.pay_off = pkt->pay_off;
 		p.pay_len = pkt->pay_len;
 		p.pay_life = pkt->pay_life;
-		p.msg_ref = pkt->msg_ref;
 	} else {
 		cr_assert_eq(ses_pkt_payload_copy(pkt, p.buf + pkt->hdr_len),
 			     pkt->pay_len);
@@ -342,7 +342,10 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 			w->stale_acks++;
 			return;
 		}
-		ses_rx_rsp(dst->s, &rx);
+		if (p->is_default)
+			ses_rx_default(dst->s, p->msg_ref);
+		else
+			ses_rx_rsp(dst->s, &rx);
 		return;
 	}
 	if (t_copy_is_late(w, p)) {
@@ -356,10 +359,19 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 		t_requeue(w, p);
 		return;
 	}
-	/* 0: nothing to answer (a stale context's) */
-	if (n <= 0 || t_answered(w, p->seq))
+	/* < 0: not answered (a stale context's, a malformed one) */
+	if (n < 0 || t_answered(w, p->seq))
 		return;
 	a.seq = w->next_seq++;
+	if (!n) {
+		/* DEFAULT_RESPONSE: what PDS's ACK alone tells. */
+		a.is_default = true;
+		a.msg_ref = p->msg_ref;
+		a.buf = malloc(1);
+		cr_assert_not_null(a.buf);
+		t_send(w, &a);
+		return;
+	}
 	a.len = (size_t)n;
 	a.buf = malloc(a.len);
 	cr_assert_not_null(a.buf);

@@ -61,6 +61,8 @@ struct t_pkt {
 	uint32_t src, dst;
 	uint8_t next_hdr;
 	bool is_req;
+	bool is_default;		/* an answer that is the ACK alone:
+					 * DEFAULT_RESPONSE for msg_ref */
 	uint64_t seq;			/* identifies a request for its answer */
 	uint32_t pdc;			/* a request's context, an answer's */
 	uint8_t *buf;
