@@ -328,7 +328,7 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 
 	uet_engine_stats_get(e, &st);
 	fprintf(stderr, "uet engine %u: rx %llu (bad %llu, not ours %llu) tx "
-		"%llu (no frame %llu); pdc req %llu retx "
+		"%llu (no frame %llu, acks superseded %llu); pdc req %llu retx "
 		"%llu ack %llu nack %llu resp %llu again %llu held %llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
 		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
 		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
@@ -340,6 +340,7 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 		(unsigned long long)st.rx_not_uet,
 		(unsigned long long)st.tx_frames,
 		(unsigned long long)st.tx_no_frame,
+		(unsigned long long)st.tx_acks_superseded,
 		(unsigned long long)st.pdc.tx_req,
 		(unsigned long long)st.pdc.tx_retx,
 		(unsigned long long)st.pdc.tx_ack,

@@ -87,6 +87,8 @@ struct uet_engine_ops {
 struct uet_engine_stats {
 	uint64_t rx_frames, rx_not_uet, rx_bad;
 	uint64_t tx_frames, tx_no_frame;
+	uint64_t tx_acks_superseded;	/* held ACKs a newer one of their PDC
+					 * replaced before they went */
 	uint64_t tx_pay_lost;	/* held READ data that could not be copied
 				 * when its region went: resent as zeros */
 	uint64_t rx_no_neigh;	/* from a source whose next hop the kernel

@@ -588,6 +588,52 @@ static bool uet_engine_is_ack(const uint8_t *pds)
 }
 
 /*
+ * An ACK |f| (|len| bytes, in its first chunk) built while an older one of
+ * the same PDC still waits in held[]: the newer says all the older did
+ * (cumulative PSN and SACK only move on), so it takes the older's place,
+ * unless the older
+ * carries a SES response. The flags the older reported once (ECN mark,
+ * RETX, a close request) pass to the newer. A stream's target sends one
+ * ACK per kick instead of one per receive batch.
+ */
+static bool uet_engine_ack_supersede(struct uet_engine *e,
+				     struct uet_xsk_frame *f, uint32_t len)
+{
+	uint8_t *pds = f->seg[0] + e->hdr_len;
+	size_t pds_len = len - e->hdr_len;
+	struct pdc_ack a, b;
+	ssize_t n;
+
+	/* A probe's answer (P) echoes the probe: never merged. */
+	if (pdc_ack_decode(&b, pds, pds_len) < 0 ||
+	    (b.pro.flags & UET_PDS_F_ACK_P))
+		return false;
+	for (uint32_t i = 0; i < e->nheld; i++) {
+		const uint8_t *old = e->held[i].seg[0] + e->hdr_len;
+
+		if (e->held_len[i] > e->held[i].seg_len[0] ||
+		    pdc_ack_decode(&a, old, e->held_len[i] - e->hdr_len) < 0 ||
+		    a.spdcid != b.spdcid || a.dpdcid != b.dpdcid ||
+		    a.pro.next_hdr != UET_PDS_NEXT_HDR_NONE ||
+		    (a.pro.flags & UET_PDS_F_ACK_P))
+			continue;
+		b.pro.flags |= a.pro.flags & (UET_PDS_F_ACK_M |
+					      UET_PDS_F_ACK_RETX);
+		if (!(b.pro.flags & UET_PDS_F_ACK_REQ_MASK))
+			b.pro.flags |= a.pro.flags & UET_PDS_F_ACK_REQ_MASK;
+		n = pdc_ack_encode(pds, pds_len, &b);
+		if (n < 0)
+			return false;
+		uet_xsk_tx_free(e->xsk, &e->held[i]);
+		e->held[i] = *f;
+		e->held_len[i] = len;
+		e->stats.tx_acks_superseded++;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Queues the held ACKs behind what was built since. In copy mode one kick
  * sends the ring in order, each frame delivered to the peer before the
  * next goes: an ACK ahead of the application's reply would delay it.
@@ -663,6 +709,10 @@ static int uet_engine_tx_one(struct uet_engine *e)
 				 (uint32_t)(e->hdr_len + n));
 	if (f.nsegs > 1)
 		uet_engine_frame_put(e, &f, (uint32_t)(e->hdr_len + n));
+	if (uet_engine_is_ack(frame + e->hdr_len) &&
+	    e->hdr_len + n <= f.seg_len[0] &&
+	    uet_engine_ack_supersede(e, &f, (uint32_t)(e->hdr_len + n)))
+		return 1;
 	if (e->nheld < UET_ENGINE_ACK_HOLD &&
 	    uet_engine_is_ack(frame + e->hdr_len)) {
 		if (!e->nheld)
