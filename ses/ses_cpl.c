@@ -90,42 +90,22 @@ static bool ses_msg_retry(struct ses *s, struct ses_msg *m, uint8_t gen)
 	return true;
 }
 
-/* Whether every packet answered DEFAULT_RESPONSE completes |m| (ses_rx.c). */
-static bool ses_msg_ends_on_defaults(const struct ses_msg *m)
-{
-	switch (m->opcode) {
-	case UET_SES_OP_WRITE:
-	case UET_SES_OP_ATOMIC:
-		return true;
-	case UET_SES_OP_SEND:
-	case UET_SES_OP_TAGGED_SEND:
-		return !(m->wre->flags & SES_WRE_F_DC);
-	default:
-		return false;
-	}
-}
-
 static void ses_msg_on_default(struct ses *s, struct ses_msg *m)
 {
 	m->rsp_cnt++;
 	if (!(m->flags & SES_MSG_F_DONE) && m->pkt_sent == m->pkt_cnt &&
-	    m->rsp_cnt >= m->pkt_cnt && ses_msg_ends_on_defaults(m))
+	    m->rsp_cnt >= m->pkt_cnt &&
+	    ses_op_ends_on_defaults(m->opcode, m->wre->flags & SES_WRE_F_DC))
 		ses_msg_complete(s, m, 0, UET_SES_RC_OK, m->len);
 	ses_msg_try_free(s, m);
 }
 
 void ses_rx_default(struct ses *s, uint64_t msg_ref)
 {
-	uint32_t idx = (uint32_t)msg_ref;
-	struct ses_msg *m;
+	struct ses_msg *m = ses_msg_by_ref(s, msg_ref);
 
 	s->st.rx_implied_rsps++;
-	if (idx >= s->msgs.cap) {
-		s->st.rx_stale_rsps++;
-		return;
-	}
-	m = ses_pool_at(&s->msgs, idx);
-	if (!m->wre || m->seq != (uint32_t)(msg_ref >> 32)) {
+	if (!m) {
 		s->st.rx_stale_rsps++;
 		return;
 	}

@@ -330,6 +330,27 @@ static inline bool ses_op_is_rdmo(uint8_t op)
 	return op >= UET_SES_OP_RDMO_APPEND && op <= UET_SES_OP_RDMO_FLUSH;
 }
 
+/*
+ * Whether a message of opcode |op| (|dc|: delivery-complete asked) needs
+ * from its target no more than "every packet placed": its end is then
+ * answered DEFAULT_RESPONSE like its other packets (ses_rx_req), and its
+ * initiator completes it when all are answered so (ses_rx_default). Both
+ * ends decide by this one rule.
+ */
+static inline bool ses_op_ends_on_defaults(uint8_t op, bool dc)
+{
+	switch (op) {
+	case UET_SES_OP_WRITE:
+	case UET_SES_OP_ATOMIC:
+		return true;
+	case UET_SES_OP_SEND:
+	case UET_SES_OP_TAGGED_SEND:
+		return !dc;
+	default:
+		return false;
+	}
+}
+
 /* ses_core.c */
 struct ses_peer *ses_peer_find(struct ses *s, uint32_t id);
 struct ses_peer *ses_peer_get(struct ses *s, uint32_t id);	/* creates */
@@ -359,6 +380,8 @@ struct ses_msg_init {
 int ses_msg_start(struct ses *s, const struct ses_wre *wre,
 		  const struct ses_msg_init *in, struct ses_msg **out);
 struct ses_msg *ses_msg_find(struct ses *s, uint32_t peer, uint16_t id);
+/* The message |msg_ref| (ses_pkt.msg_ref) names, if it is still that one. */
+struct ses_msg *ses_msg_by_ref(const struct ses *s, uint64_t msg_ref);
 /* Starts the messages waiting for an id to |p| while the window has room. */
 void ses_msg_wait_kick(struct ses *s, struct ses_peer *p);
 int ses_msg_pump(struct ses *s, struct ses_msg *m);

@@ -431,19 +431,9 @@ static bool ses_rx_rsp_is_default(const struct ses_rx_ctx *c)
 		return false;
 	if (c->rsp_opcode == UET_SES_RSP_DEFAULT_RESPONSE)
 		return true;
-	if (c->rsp_opcode != UET_SES_RSP_RESPONSE ||
-	    c->modified_len != c->h.request_length)
-		return false;
-	switch (c->h.opcode) {
-	case UET_SES_OP_WRITE:
-	case UET_SES_OP_ATOMIC:
-		return true;
-	case UET_SES_OP_SEND:
-	case UET_SES_OP_TAGGED_SEND:
-		return !c->h.f.dc;
-	default:
-		return false;
-	}
+	return c->rsp_opcode == UET_SES_RSP_RESPONSE &&
+	       c->modified_len == c->h.request_length &&
+	       ses_op_ends_on_defaults(c->h.opcode, c->h.f.dc);
 }
 
 /* Decodes the packet into |c|: header, extension, payload. */

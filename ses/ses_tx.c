@@ -365,16 +365,22 @@ void ses_msg_release(struct ses *s, struct ses_msg *m)
 		ses_msg_wait_kick(s, p);
 }
 
-bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref)
+struct ses_msg *ses_msg_by_ref(const struct ses *s, uint64_t msg_ref)
 {
 	uint32_t idx = (uint32_t)msg_ref;
-	const struct ses_msg *m;
+	struct ses_msg *m;
 
 	if (idx >= s->msgs.cap)
-		return false;
+		return NULL;
 	m = ses_pool_at(&s->msgs, idx);
-	return m->wre && m->seq == (uint32_t)(msg_ref >> 32) &&
-	       !(m->flags & SES_MSG_F_DONE);
+	return m->wre && m->seq == (uint32_t)(msg_ref >> 32) ? m : NULL;
+}
+
+bool ses_pkt_payload_live(const struct ses *s, uint64_t msg_ref)
+{
+	const struct ses_msg *m = ses_msg_by_ref(s, msg_ref);
+
+	return m && !(m->flags & SES_MSG_F_DONE);
 }
 
 bool ses_msg_is_outstanding(struct ses *s, uint32_t peer, uint16_t id)
