@@ -223,25 +223,20 @@ static struct pdc_resp_ent *pdc_tgt_held_oldest(struct pdc_mgr *mgr,
 }
 
 /*
- * The SACK bitmap of the 64 PSNs after |cack| while responses are stored:
- * arrived, and not held unless |ent| (pdc_tgt_cack_claim says why).
+ * The SACK bitmap of the 64 PSNs after |cack|, which may stop short of
+ * tgt->cack_psn (pdc_tgt_cack_claim): arrived, and not held unless |ent|.
  */
-static uint64_t pdc_tgt_sack_held(const struct pdc_mgr *mgr,
-				  const struct pdc *pdc, uint32_t cack,
-				  const struct pdc_resp_ent *ent)
+static uint64_t pdc_tgt_sack_claim(const struct pdc_mgr *mgr,
+				   const struct pdc *pdc, uint32_t cack,
+				   const struct pdc_resp_ent *ent)
 {
 	const struct pdc_tgt *tgt = &pdc->tgt;
-	uint64_t v = 0;
-	uint32_t i;
+	uint32_t short_by = tgt->cack_psn - cack, i;
+	uint64_t v;
 
-	for (i = 0; i < 64; i++) {
-		uint32_t psn = cack + 1 + i;
-
-		if (pdc_psn_before_eq(psn, tgt->cack_psn) ||
-		    (pdc_psn_diff(psn, tgt->cack_psn) <=
-		     (int32_t)pdc->win_mask && pdc_tgt_bit_test(pdc, psn)))
-			v |= 1ull << i;
-	}
+	/* The PSNs between the claim and the real cack all arrived. */
+	v = short_by >= 64 ? ~0ull : ((1ull << short_by) - 1) |
+				     pdc_tgt_sack(pdc) << short_by;
 	for (i = tgt->resp_head; i != PDC_NIL; i = mgr->resp[i].next) {
 		const struct pdc_resp_ent *e = &mgr->resp[i];
 		uint32_t d = e->psn - (cack + 1);
@@ -263,8 +258,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 			       uint8_t *buf, size_t len)
 {
 	struct pdc_tgt *tgt = &pdc->tgt;
-	uint32_t cack = tgt->resp_head == PDC_NIL ? tgt->cack_psn :
-			pdc_tgt_cack_claim(mgr, pdc, ent);
+	uint32_t cack = pdc_tgt_cack_claim(mgr, pdc, ent);
 	bool held = cack != tgt->cack_psn;
 	bool sack = tgt->ooo_cnt > 0 || held;
 	int32_t off = pdc_psn_diff(ent ? ent->psn : tgt->last_psn, cack);
@@ -293,9 +287,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (sack) {
 		a.cc_type = UET_PDS_CC_NSCC;
 		a.sack_psn_offset = 1;
-		a.sack_bitmap = tgt->resp_head != PDC_NIL ?
-				pdc_tgt_sack_held(mgr, pdc, cack, ent) :
-				pdc_tgt_sack(pdc);
+		a.sack_bitmap = pdc_tgt_sack_claim(mgr, pdc, cack, ent);
 		mgr->stats.tx_ack_held += held;
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
