@@ -329,7 +329,8 @@ static void uet_engine_debug_stats(const struct uet_engine *e)
 	uet_engine_stats_get(e, &st);
 	fprintf(stderr, "uet engine %u: rx %llu (bad %llu, not ours %llu) tx "
 		"%llu (no frame %llu, acks superseded %llu); pdc req %llu retx "
-		"%llu ack %llu nack %llu resp %llu again %llu held %llu / rx req %llu dup %llu ack %llu nack %llu bad %llu stale "
+		"%llu ack %llu nack %llu resp %llu again %llu held %llu / rx "
+		"req %llu dup %llu ack %llu nack %llu bad %llu stale "
 		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
 		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
 		"%llu; peers provisional %llu live %llu aged %llu refused %llu "

@@ -588,49 +588,64 @@ static bool uet_engine_is_ack(const uint8_t *pds)
 }
 
 /*
- * An ACK |f| (|len| bytes, in its first chunk) built while an older one of
- * the same PDC still waits in held[]: the newer says all the older did
- * (cumulative PSN and SACK only move on), so it takes the older's place,
- * unless the older
- * carries a SES response. The flags the older reported once (ECN mark,
- * RETX, a close request) pass to the newer. A stream's target sends one
- * ACK per kick instead of one per receive batch.
+ * The key under which a newer ACK may take the place of the held ACK |a|:
+ * its PDC pair (our PDCID is never 0); 0 when none may, as it carries a
+ * SES response or answers a probe (P: it echoes the probe).
  */
-static bool uet_engine_ack_supersede(struct uet_engine *e,
-				     struct uet_xsk_frame *f, uint32_t len)
+static uint32_t uet_engine_ack_key(const struct pdc_ack *a)
+{
+	if (a->pro.next_hdr != UET_PDS_NEXT_HDR_NONE ||
+	    (a->pro.flags & UET_PDS_F_ACK_P))
+		return 0;
+	return (uint32_t)a->spdcid << 16 | a->dpdcid;
+}
+
+/*
+ * Holds the ACK |f| (|len| bytes) to leave behind the application's answer
+ * (uet_engine_tx_held). One built while an older one of the same PDC is
+ * still held takes its place: the newer says all the older did (cumulative
+ * PSN and SACK only move on), and the flags the older reported once (ECN
+ * mark, RETX, a close request) pass to it. A stream's target so sends one
+ * ACK per kick instead of one per receive batch. False when there is no
+ * room: it goes now.
+ */
+static bool uet_engine_ack_hold(struct uet_engine *e, struct uet_xsk_frame *f,
+				uint32_t len)
 {
 	uint8_t *pds = f->seg[0] + e->hdr_len;
 	size_t pds_len = len - e->hdr_len;
+	uint32_t key = 0, i;
 	struct pdc_ack a, b;
-	ssize_t n;
 
-	/* A probe's answer (P) echoes the probe: never merged. */
-	if (pdc_ack_decode(&b, pds, pds_len) < 0 ||
-	    (b.pro.flags & UET_PDS_F_ACK_P))
-		return false;
-	for (uint32_t i = 0; i < e->nheld; i++) {
-		const uint8_t *old = e->held[i].seg[0] + e->hdr_len;
-
-		if (e->held_len[i] > e->held[i].seg_len[0] ||
-		    pdc_ack_decode(&a, old, e->held_len[i] - e->hdr_len) < 0 ||
-		    a.spdcid != b.spdcid || a.dpdcid != b.dpdcid ||
-		    a.pro.next_hdr != UET_PDS_NEXT_HDR_NONE ||
-		    (a.pro.flags & UET_PDS_F_ACK_P))
+	/* Merging reads and rewrites the header: it must be in one chunk. */
+	if (len <= f->seg_len[0] && pdc_ack_decode(&b, pds, pds_len) >= 0)
+		key = uet_engine_ack_key(&b);
+	for (i = 0; key && i < e->nheld; i++) {
+		if (e->held_key[i] != key ||
+		    pdc_ack_decode(&a, e->held[i].seg[0] + e->hdr_len,
+				   e->held_len[i] - e->hdr_len) < 0)
 			continue;
 		b.pro.flags |= a.pro.flags & (UET_PDS_F_ACK_M |
 					      UET_PDS_F_ACK_RETX);
 		if (!(b.pro.flags & UET_PDS_F_ACK_REQ_MASK))
 			b.pro.flags |= a.pro.flags & UET_PDS_F_ACK_REQ_MASK;
-		n = pdc_ack_encode(pds, pds_len, &b);
-		if (n < 0)
-			return false;
+		if (pdc_ack_encode(pds, pds_len, &b) < 0)
+			break;
 		uet_xsk_tx_free(e->xsk, &e->held[i]);
 		e->held[i] = *f;
 		e->held_len[i] = len;
 		e->stats.tx_acks_superseded++;
 		return true;
 	}
-	return false;
+	if (e->nheld == UET_ENGINE_ACK_HOLD)
+		return false;
+	if (!e->nheld)
+		e->held_since_ns = e->now_ns;
+	e->held[e->nheld] = *f;
+	e->held_key[e->nheld] = key;
+	e->held_len[e->nheld++] = len;
+	e->stats.tx_frames++;
+	return true;
 }
 
 /*
@@ -710,18 +725,8 @@ static int uet_engine_tx_one(struct uet_engine *e)
 	if (f.nsegs > 1)
 		uet_engine_frame_put(e, &f, (uint32_t)(e->hdr_len + n));
 	if (uet_engine_is_ack(frame + e->hdr_len) &&
-	    e->hdr_len + n <= f.seg_len[0] &&
-	    uet_engine_ack_supersede(e, &f, (uint32_t)(e->hdr_len + n)))
+	    uet_engine_ack_hold(e, &f, (uint32_t)(e->hdr_len + n)))
 		return 1;
-	if (e->nheld < UET_ENGINE_ACK_HOLD &&
-	    uet_engine_is_ack(frame + e->hdr_len)) {
-		if (!e->nheld)
-			e->held_since_ns = e->now_ns;
-		e->held[e->nheld] = f;
-		e->held_len[e->nheld++] = (uint32_t)(e->hdr_len + n);
-		e->stats.tx_frames++;
-		return 1;
-	}
 	if (uet_xsk_tx_submit(e->xsk, &f, (uint32_t)(e->hdr_len + n)) < 0) {
 		/* Ring full: PDC resends it when its timer fires. */
 		uet_xsk_tx_free(e->xsk, &f);

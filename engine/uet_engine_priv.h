@@ -223,6 +223,7 @@ struct uet_engine {
 	/* ACKs built, queued on the ring only just before the kick. */
 	struct uet_xsk_frame held[UET_ENGINE_ACK_HOLD];
 	uint32_t held_len[UET_ENGINE_ACK_HOLD];
+	uint32_t held_key[UET_ENGINE_ACK_HOLD];	/* uet_engine_ack_key */
 	uint32_t nheld;
 	uint64_t held_since_ns;	/* when the first of them was held */
 	struct uet_mirror mirror;	/* sent frames to a running capture */
