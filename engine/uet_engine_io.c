@@ -684,11 +684,47 @@ static void uet_engine_frame_put(struct uet_engine *e, struct uet_xsk_frame *f,
 		uet_xsk_frame_write(f, end, e->bounce + end, len - end);
 }
 
-/* Builds and queues one frame; 1 when sent, 0 when nothing was due. */
+/*
+ * Builds PDC's next frame into |f|, allocated for |size| bytes: in its one
+ * chunk, or in the bounce buffer when it has more (uet_engine_frame_put
+ * copies the headers over). Returns the PDS length as pdc_tx_build, or
+ * -EAGAIN when no chunk is free; |f| is freed unless the result is > 0.
+ */
+static ssize_t uet_engine_tx_build(struct uet_engine *e,
+				   struct uet_xsk_frame *f, uint32_t size,
+				   uint32_t *peer)
+{
+	uint8_t *frame;
+	ssize_t n;
+
+	if (uet_xsk_tx_alloc(e->xsk, size, f) < 0)
+		return -EAGAIN;
+	frame = f->nsegs > 1 ? e->bounce : f->seg[0];
+	/* A capture wants the whole frame in one piece: no scatter then. */
+	e->tx_scatter = f->nsegs > 1 && !uet_mirror_is_on(&e->mirror) ?
+			f : NULL;
+	e->tx_scatter_off = UINT32_MAX;
+	n = pdc_tx_build(e->pdc, frame + e->hdr_len, size - e->hdr_len, peer,
+			 e->now_ns);
+	e->tx_scatter = NULL;
+	if (n <= 0)
+		uet_xsk_tx_free(e->xsk, f);
+	return n;
+}
+
+/*
+ * Builds and queues one frame; 1 when sent, 0 when nothing was due.
+ *
+ * Most frames (ACKs, small requests and responses) fit one chunk: they are
+ * built in it, with no bounce copy and no chunks taken only to be given
+ * back. PDC refuses a longer one (-ENOBUFS, it stays queued), which is
+ * then built over a whole frame's chunks. After a long frame the next is
+ * tried long first, so a stream of them pays no refusals.
+ */
 static int uet_engine_tx_one(struct uet_engine *e)
 {
 	uint32_t max = (uint32_t)e->hdr_len + SES_PKT_HDR_MAX +
-		       UET_PDS_HDR_MAX_LEN + e->payload_mtu;
+		       UET_PDS_HDR_MAX_LEN + e->payload_mtu, one;
 	struct uet_xsk_frame f;
 	uint8_t *frame;
 	uint32_t peer = 0;
@@ -696,22 +732,21 @@ static int uet_engine_tx_one(struct uet_engine *e)
 
 	if (max > uet_xsk_frame_max(e->xsk))
 		max = uet_xsk_frame_max(e->xsk);
-	if (uet_xsk_tx_alloc(e->xsk, max, &f) < 0) {
+	one = max < UET_XSK_CHUNK_LEN ? max : UET_XSK_CHUNK_LEN;
+	n = uet_engine_tx_build(e, &f, e->tx_long ? max : one, &peer);
+	if (n == -ENOBUFS && !e->tx_long && one < max)
+		n = uet_engine_tx_build(e, &f, max, &peer);
+	if (n == -EAGAIN) {
 		e->stats.tx_no_frame++;
 		return 0;
 	}
-	frame = f.nsegs > 1 ? e->bounce : f.seg[0];
-	/* A capture wants the whole frame in one piece: no scatter then. */
-	e->tx_scatter = f.nsegs > 1 && !uet_mirror_is_on(&e->mirror) ?
-			&f : NULL;
-	e->tx_scatter_off = UINT32_MAX;
-	n = pdc_tx_build(e->pdc, frame + e->hdr_len, max - e->hdr_len, &peer,
-			 e->now_ns);
-	e->tx_scatter = NULL;
 	if (n <= 0 || peer >= e->npeers) {
-		uet_xsk_tx_free(e->xsk, &f);
+		if (n > 0)
+			uet_xsk_tx_free(e->xsk, &f);
 		return 0;
 	}
+	e->tx_long = (uint32_t)(e->hdr_len + n) > one;
+	frame = f.nsegs > 1 ? e->bounce : f.seg[0];
 	if (!uet_engine_peer_mac(e, peer)) {
 		/* Never so for the peers PDC sends to; PDC resends. */
 		uet_xsk_tx_free(e->xsk, &f);

@@ -216,6 +216,7 @@ struct uet_engine {
 	struct uet_xsk_frame *tx_scatter;	/* being built in bounce */
 	uint32_t tx_scatter_off;	/* where its payload went, or MAX */
 	uint32_t tx_scatter_end;
+	bool tx_long;		/* the last frame took more than one chunk */
 	uint64_t now_ns;	/* of the current progress call */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
 	bool kick_deferred;	/* frames built while receiving wait a call */

@@ -288,7 +288,6 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		a.cc_type = UET_PDS_CC_NSCC;
 		a.sack_psn_offset = 1;
 		a.sack_bitmap = pdc_tgt_sack_claim(mgr, pdc, cack, ent);
-		mgr->stats.tx_ack_held += held;
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
 		a.cc.nscc.rcvd_bytes = tgt->ack_len > 0xFFFFFFu ? 0xFFFFFFu :
@@ -298,7 +297,8 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (n >= 0 && ent && len - (size_t)n < ent->len)
 		n = -ENOBUFS;
 	if (n < 0)
-		return n;
+		return n;	/* -ENOBUFS: built again, counted then */
+	mgr->stats.tx_ack_held += held;
 	if (ent) {
 		memcpy(buf + n, ent->buf, ent->len);
 		n += ent->len;
