@@ -25,6 +25,7 @@
 struct b_slot {
 	uint32_t src;
 	uint8_t next_hdr;
+	uint64_t msg_ref;
 	uint32_t len;
 	uint8_t buf[B_SLOT_LEN];
 };
@@ -46,6 +47,7 @@ static int b_tx(void *ctx, const struct ses_pkt *pkt)
 	s = &w->slot[w->tail++ % B_SLOTS];
 	s->src = 1;
 	s->next_hdr = pkt->next_hdr;
+	s->msg_ref = pkt->msg_ref;
 	memcpy(s->buf, pkt->hdr, pkt->hdr_len);
 	s->len = pkt->hdr_len + (uint32_t)ses_pkt_payload_copy(pkt,
 							       s->buf + pkt->hdr_len);
@@ -80,7 +82,11 @@ static double b_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Delivers every queued request to |tgt| and its answer to |ini|. */
+/*
+ * Delivers every queued request to |tgt| and its answer to |ini|: the
+ * response, or, for a DEFAULT_RESPONSE, the ACK alone (ses_rx_default), as
+ * PDS would.
+ */
 static void b_pump(struct b_wire *w, struct ses *ini, struct ses *tgt)
 {
 	uint8_t rsp[UET_SES_RSP_LEN];
@@ -100,7 +106,10 @@ static void b_pump(struct b_wire *w, struct ses *ini, struct ses *tgt)
 			exit(1);
 		}
 		back.len = (size_t)n;
-		ses_rx_rsp(ini, &back);
+		if (n)
+			ses_rx_rsp(ini, &back);
+		else
+			ses_rx_default(ini, s->msg_ref);
 	}
 }
 
@@ -135,12 +144,20 @@ static double b_write_rate(uint32_t len, uint64_t nmsg, unsigned depth)
 	}
 	t0 = b_now();
 	while (w.done < nmsg) {
+		uint64_t before = w.done;
+
 		while (posted < nmsg && posted - w.done < depth) {
 			if (ses_wre_post(ini, &wre) < 0)
 				break;
 			posted++;
 		}
 		b_pump(&w, ini, tgt);
+		/* Everything posted was answered: nothing can be pending. */
+		if (w.done == before && w.head == w.tail && posted > w.done) {
+			fprintf(stderr, "bench: %llu writes never completed\n",
+				(unsigned long long)(posted - w.done));
+			exit(1);
+		}
 	}
 	t1 = b_now();
 	ses_destroy(ini);
