@@ -210,6 +210,8 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	 * (test/e2e_fi_rma.sh, with two busy loops beside it): 10 s here.
 	 */
 	cfg.time_wait_ns = UET_ENGINE_TIME_WAIT_NS;
+	/* Our peers hold ACKs as we do (uet_engine_acks_wait). */
+	cfg.ack_hold_ns = UET_ENGINE_ACK_WAIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
 	e->pdc_ops = ops;

@@ -76,6 +76,9 @@ struct pdc_cfg {
 	uint32_t ack_coalesce_len;	/* bytes received before an ACK */
 	uint32_t ack_coalesce_cnt;	/* packets received before an ACK */
 	uint64_t ack_delay_ns;	/* longest an ACK waits */
+	uint64_t ack_hold_ns;	/* longest the caller keeps an ACK built
+				 * before it goes (default 0); the peer is
+				 * assumed to do the same */
 	uint64_t idle_ns;	/* idle PDCs close after this; 0: never */
 	uint64_t time_wait_ns;	/* closed target PDCs linger to catch strays;
 				 * no packet is resent once half this old, so
