@@ -687,24 +687,24 @@ static void uet_engine_frame_put(struct uet_engine *e, struct uet_xsk_frame *f,
 /*
  * Builds PDC's next frame into |f|, allocated for |size| bytes: in its one
  * chunk, or in the bounce buffer when it has more (uet_engine_frame_put
- * copies the headers over). Returns the PDS length as pdc_tx_build, or
- * -EAGAIN when no chunk is free; |f| is freed unless the result is > 0.
+ * copies the headers over); |*frame| says which. Returns the PDS length as
+ * pdc_tx_build, or -EAGAIN when no chunk is free; |f| is freed unless the
+ * result is > 0.
  */
 static ssize_t uet_engine_tx_build(struct uet_engine *e,
 				   struct uet_xsk_frame *f, uint32_t size,
-				   uint32_t *peer)
+				   uint8_t **frame, uint32_t *peer)
 {
-	uint8_t *frame;
 	ssize_t n;
 
 	if (uet_xsk_tx_alloc(e->xsk, size, f) < 0)
 		return -EAGAIN;
-	frame = f->nsegs > 1 ? e->bounce : f->seg[0];
+	*frame = f->nsegs > 1 ? e->bounce : f->seg[0];
 	/* A capture wants the whole frame in one piece: no scatter then. */
 	e->tx_scatter = f->nsegs > 1 && !uet_mirror_is_on(&e->mirror) ?
 			f : NULL;
 	e->tx_scatter_off = UINT32_MAX;
-	n = pdc_tx_build(e->pdc, frame + e->hdr_len, size - e->hdr_len, peer,
+	n = pdc_tx_build(e->pdc, *frame + e->hdr_len, size - e->hdr_len, peer,
 			 e->now_ns);
 	e->tx_scatter = NULL;
 	if (n <= 0)
@@ -724,7 +724,7 @@ static ssize_t uet_engine_tx_build(struct uet_engine *e,
 static int uet_engine_tx_one(struct uet_engine *e)
 {
 	uint32_t max = (uint32_t)e->hdr_len + SES_PKT_HDR_MAX +
-		       UET_PDS_HDR_MAX_LEN + e->payload_mtu, one;
+		       UET_PDS_HDR_MAX_LEN + e->payload_mtu, one, size;
 	struct uet_xsk_frame f;
 	uint8_t *frame;
 	uint32_t peer = 0;
@@ -733,20 +733,19 @@ static int uet_engine_tx_one(struct uet_engine *e)
 	if (max > uet_xsk_frame_max(e->xsk))
 		max = uet_xsk_frame_max(e->xsk);
 	one = max < UET_XSK_CHUNK_LEN ? max : UET_XSK_CHUNK_LEN;
-	n = uet_engine_tx_build(e, &f, e->tx_long ? max : one, &peer);
-	if (n == -ENOBUFS && !e->tx_long && one < max)
-		n = uet_engine_tx_build(e, &f, max, &peer);
-	if (n == -EAGAIN) {
+	size = e->tx_long ? max : one;
+	n = uet_engine_tx_build(e, &f, size, &frame, &peer);
+	if (n == -ENOBUFS && size < max)
+		n = uet_engine_tx_build(e, &f, max, &frame, &peer);
+	if (n == -EAGAIN)
 		e->stats.tx_no_frame++;
+	if (n <= 0)
 		return 0;
-	}
-	if (n <= 0 || peer >= e->npeers) {
-		if (n > 0)
-			uet_xsk_tx_free(e->xsk, &f);
+	if (peer >= e->npeers) {
+		uet_xsk_tx_free(e->xsk, &f);
 		return 0;
 	}
 	e->tx_long = (uint32_t)(e->hdr_len + n) > one;
-	frame = f.nsegs > 1 ? e->bounce : f.seg[0];
 	if (!uet_engine_peer_mac(e, peer)) {
 		/* Never so for the peers PDC sends to; PDC resends. */
 		uet_xsk_tx_free(e->xsk, &f);
