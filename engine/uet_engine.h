@@ -174,6 +174,16 @@ int uet_engine_progress(struct uet_engine *e);
  */
 void uet_engine_flush(struct uet_engine *e);
 
+/*
+ * uet_engine_answer_now(): the caller posted with nothing else in flight
+ * while ACKs are held for the application's answer (uet_engine_progress):
+ * that post was the answer. What is due is built and leaves now with the
+ * held ACKs, as the next progress would send it, without that pass's
+ * receive and timer work. Nothing when no ACK is held: a stream's posts
+ * keep batching into the next progress's kick.
+ */
+void uet_engine_answer_now(struct uet_engine *e);
+
 /* The socket's fd, for a wait object: readable when frames arrived. */
 int uet_engine_fd(const struct uet_engine *e);
 

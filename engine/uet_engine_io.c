@@ -849,6 +849,18 @@ void uet_engine_flush(struct uet_engine *e)
 	e->now_ns = 0;
 }
 
+void uet_engine_answer_now(struct uet_engine *e)
+{
+	if (!e->nheld)
+		return;
+	e->now_ns = uet_engine_now_ns();
+	uet_engine_tx(e);
+	uet_engine_tx_held(e);
+	e->kick_deferred = false;
+	uet_xsk_tx_kick(e->xsk);
+	e->now_ns = 0;
+}
+
 /*
  * Whether only ACKs wait, held for less than UET_ENGINE_ACK_WAIT_NS: they
  * may wait on for the application's answer and leave behind it, in one

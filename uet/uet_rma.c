@@ -159,6 +159,13 @@ ssize_t uet_op_submit(struct uet_op *op)
 	ret = uet_op_start(op);
 	if (!ret) {
 		uet_op_accepted(op);
+		/*
+		 * Alone in flight: maybe the answer the engine's held ACKs
+		 * wait for; then it leaves now, not at the next CQ read (a
+		 * progress pass saved per turn of a ping-pong).
+		 */
+		if (ep->outstanding == 1)
+			uet_engine_answer_now(ep->eng);
 		return 0;
 	}
 	uet_list_add_tail(&ep->free_ops, &op->link);
