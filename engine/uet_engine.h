@@ -175,14 +175,22 @@ int uet_engine_progress(struct uet_engine *e);
 void uet_engine_flush(struct uet_engine *e);
 
 /*
- * uet_engine_answer_now(): the caller posted with nothing else in flight
- * while ACKs are held for the application's answer (uet_engine_progress):
- * that post was the answer. What is due is built and leaves now with the
- * held ACKs, as the next progress would send it, without that pass's
- * receive and timer work. Nothing when no ACK is held: a stream's posts
- * keep batching into the next progress's kick.
+ * uet_engine_answer_may_come(): the caller handed the application a
+ * peer's operation it can see (remote CQ data, a counter), so ACKs may
+ * wait a little for its answer (uet_engine_progress). Receives count
+ * without it.
  */
-void uet_engine_answer_now(struct uet_engine *e);
+void uet_engine_answer_may_come(struct uet_engine *e);
+
+/*
+ * uet_engine_send_held() sends the ACKs held for the application's answer
+ * (uet_engine_progress) now, with whatever is due, as the next progress
+ * would, without that pass's receive and timer work; nothing when no ACK
+ * is held. For when the answer came or cannot come: a post with nothing
+ * else in flight (that post was the answer), a pass of the progress
+ * thread (the application is away: nobody will answer).
+ */
+void uet_engine_send_held(struct uet_engine *e);
 
 /* The socket's fd, for a wait object: readable when frames arrived. */
 int uet_engine_fd(const struct uet_engine *e);

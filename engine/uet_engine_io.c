@@ -363,6 +363,7 @@ void uet_engine_ses_recv_done(void *ctx, const struct ses_recv_cpl *cpl)
 	struct uet_engine *e = ctx;
 
 	e->cpl_seen = true;
+	e->answer_may_come = true;
 	if (e->ops.recv_done)
 		e->ops.recv_done(e->ctx, cpl);
 }
@@ -451,6 +452,30 @@ static bool uet_pds_answers_initiator(const uint8_t *pds)
 		next == UET_PDS_CTL_CLOSE_REQ);
 }
 
+/* A reliable request (RUD, ROD, with CC or not): clear_psn_offset follows. */
+static bool uet_pds_is_rel_req(const uint8_t *pds, size_t len)
+{
+	uint8_t type = uet_pds_type(pds);
+
+	return (type == UET_PDS_TYPE_RUD_REQ || type == UET_PDS_TYPE_ROD_REQ ||
+		type == UET_PDS_TYPE_RUD_CC_REQ ||
+		type == UET_PDS_TYPE_ROD_CC_REQ) &&
+	       len >= UET_PDS_PROLOGUE_LEN + 2;
+}
+
+/*
+ * Whether such a request says that its initiator had UET_ENGINE_DEEP_PSNS
+ * or more PSNs unacknowledged before it: CLEAR_PSN = PSN + offset (<= 0),
+ * every PSN before it done.
+ */
+static bool uet_pds_req_streams(const uint8_t *pds)
+{
+	uint16_t off;
+
+	uet_get_be16(&off, pds + UET_PDS_PROLOGUE_LEN);
+	return (int16_t)off <= -UET_ENGINE_DEEP_PSNS;
+}
+
 /*
  * The peer a PDS frame comes from. ACKs, NACKs and close requests answer
  * one of our initiator PDCs: its peer, found by the DPDCID; one that
@@ -533,6 +558,8 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
 			 e->now_ns) < 0)
 		e->stats.rx_bad++;
+	else if (uet_pds_is_rel_req(buf + info.hdr_len, info.payload_len))
+		e->peer_streams = uet_pds_req_streams(buf + info.hdr_len);
 }
 
 static int uet_engine_rx(struct uet_engine *e)
@@ -655,6 +682,7 @@ static bool uet_engine_ack_hold(struct uet_engine *e, struct uet_xsk_frame *f,
  */
 static void uet_engine_tx_held(struct uet_engine *e)
 {
+	e->answer_may_come = false;
 	for (uint32_t i = 0; i < e->nheld; i++) {
 		if (uet_xsk_tx_submit(e->xsk, &e->held[i], e->held_len[i]) < 0) {
 			/* Ring full: the peer's PDC asks again. */
@@ -849,7 +877,7 @@ void uet_engine_flush(struct uet_engine *e)
 	e->now_ns = 0;
 }
 
-void uet_engine_answer_now(struct uet_engine *e)
+void uet_engine_send_held(struct uet_engine *e)
 {
 	if (!e->nheld)
 		return;
@@ -861,14 +889,24 @@ void uet_engine_answer_now(struct uet_engine *e)
 	e->now_ns = 0;
 }
 
+void uet_engine_answer_may_come(struct uet_engine *e)
+{
+	e->answer_may_come = true;
+}
+
 /*
- * Whether only ACKs wait, held for less than UET_ENGINE_ACK_WAIT_NS: they
- * may wait on for the application's answer and leave behind it, in one
- * kick, instead of alone ahead of it.
+ * Whether only ACKs wait, held for less than UET_ENGINE_ACK_WAIT_NS, and
+ * either the application has something of a peer's it may answer (they
+ * wait on for that answer and leave behind it, in one kick, instead of
+ * alone ahead of it) or the peer streams (a newer ACK takes their place,
+ * uet_engine_ack_hold). Otherwise no answer comes, and a peer that may be
+ * waiting on them (its write's completion is the ACK) would wait the
+ * whole time for nothing.
  */
 static bool uet_engine_acks_wait(const struct uet_engine *e)
 {
-	return e->nheld && !uet_xsk_tx_needs_kick(e->xsk) &&
+	return e->nheld && (e->answer_may_come || e->peer_streams) &&
+	       !uet_xsk_tx_needs_kick(e->xsk) &&
 	       e->now_ns - e->held_since_ns < UET_ENGINE_ACK_WAIT_NS;
 }
 

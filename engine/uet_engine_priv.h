@@ -61,6 +61,13 @@
  * Well under the peers' retransmit timer (200 us at least).
  */
 #define UET_ENGINE_ACK_WAIT_NS	20000ull
+/*
+ * An initiator with at least this many PSNs outstanding before its last
+ * request (its clear_psn_offset says so) streams: holding our ACKs for
+ * UET_ENGINE_ACK_WAIT_NS to merge them does not stall it, as it would an
+ * initiator with one write out that waits for its completion.
+ */
+#define UET_ENGINE_DEEP_PSNS	16
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
 /* A peer that owes us READ data and is silent this long is dead. */
@@ -227,6 +234,14 @@ struct uet_engine {
 	uint32_t held_key[UET_ENGINE_ACK_HOLD];	/* uet_engine_ack_key */
 	uint32_t nheld;
 	uint64_t held_since_ns;	/* when the first of them was held */
+	/*
+	 * The application was handed something of a peer's (a receive, a
+	 * write's CQ data or counter) since the held ACKs went: it may
+	 * answer, so they may wait for it (uet_engine_acks_wait).
+	 */
+	bool answer_may_come;
+	bool peer_streams;	/* the last request's initiator had
+				   UET_ENGINE_DEEP_PSNS out before it */
 	struct uet_mirror mirror;	/* sent frames to a running capture */
 	struct uet_engine_stats stats;
 };

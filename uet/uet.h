@@ -415,8 +415,11 @@ int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
 		       uint64_t addr, uint64_t *mkey, uint64_t *offset);
 int uet_mr_map_raw(struct uet_domain *dom, struct fi_mr_map_raw *map);
 
-/* uet_rma_event.c: counts a remote operation done on |ep|'s regions. */
-void uet_rma_event_count(struct uet_ep *ep, const struct ses_rma_event *ev,
+/*
+ * uet_rma_event.c: counts a remote operation done on |ep|'s regions;
+ * whether any counter did.
+ */
+bool uet_rma_event_count(struct uet_ep *ep, const struct ses_rma_event *ev,
 			 const struct uet_mr *mr);
 
 /* uet_atomic.c */
@@ -463,6 +466,8 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		    uint64_t deadline_ns);
 /* Runs every enabled endpoint's engine, for the progress thread. Locked. */
 void uet_domain_run_engines(struct uet_domain *dom);
+/* Sends what every engine holds for the application's answer. Locked. */
+void uet_domain_send_held(struct uet_domain *dom);
 /* The domain's progress thread, started with its first endpoint. */
 int uet_progress_thread_start(struct uet_domain *dom);
 void uet_progress_thread_stop(struct uet_domain *dom);

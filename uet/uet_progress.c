@@ -176,10 +176,16 @@ static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
 	struct uet_mr *mr = NULL;
 	struct uet_cq_entry e;
 	struct uet_fa fa;
+	bool seen;
 
 	if (ev->hd || ep->dom->mr_cntr_cnt)
 		mr = uet_mr_find(ep->dom, ev->rkey);
-	uet_rma_event_count(ep, ev, mr);
+	seen = uet_rma_event_count(ep, ev, mr);
+	if (ev->hd && ep->rx_cq)
+		seen = true;
+	/* The application sees it: it may answer (engine-less in tests). */
+	if (seen && ep->eng)
+		uet_engine_answer_may_come(ep->eng);
 	if (!ev->hd || !ep->rx_cq)
 		return;
 	e = (struct uet_cq_entry){
@@ -229,6 +235,18 @@ void uet_domain_run_engines(struct uet_domain *dom)
 				       "progress on %s: %s\n", dom->ifname,
 				       fi_strerror(-ret));
 		uet_ep_fence_kick(ep);
+	}
+}
+
+void uet_domain_send_held(struct uet_domain *dom)
+{
+	struct uet_list *pos;
+	struct uet_ep *ep;
+
+	uet_list_for_each(pos, &dom->eps) {
+		ep = container_of(pos, struct uet_ep, link);
+		if (ep->eng)
+			uet_engine_send_held(ep->eng);
 	}
 }
 

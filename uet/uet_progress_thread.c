@@ -83,6 +83,13 @@ static void *uet_prog_main(void *arg)
 		uet_domain_lock(dom);
 		if (!atomic_load(&dom->prog_stop)) {
 			uet_domain_run_engines(dom);
+			/*
+			 * No answer comes from an application that is away:
+			 * what an engine holds for one would only make its
+			 * peers wait (a write to a passive target completed
+			 * 20 us late, UET_ENGINE_ACK_WAIT_NS).
+			 */
+			uet_domain_send_held(dom);
 			/* Until something arrives or a timer is due. */
 			uet_domain_wait(dom, dom->prog_stop_fd, UINT64_MAX);
 		}

@@ -165,7 +165,7 @@ ssize_t uet_op_submit(struct uet_op *op)
 		 * progress pass saved per turn of a ping-pong).
 		 */
 		if (ep->outstanding == 1)
-			uet_engine_answer_now(ep->eng);
+			uet_engine_send_held(ep->eng);
 		return 0;
 	}
 	uet_list_add_tail(&ep->free_ops, &op->link);

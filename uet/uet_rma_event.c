@@ -44,24 +44,29 @@ static bool uet_rma_event_modifies(const struct ses_rma_event *ev)
 	return uet_rma_event_is_fetch(ev) && ev->amo_op != UET_SES_AMO_READ;
 }
 
-static void uet_rma_event_inc(struct uet_cntr *c)
+static bool uet_rma_event_inc(struct uet_cntr *c)
 {
 	if (c)
 		uet_cntr_inc(c);
+	return c;
 }
 
-/* Called with the domain lock held; |mr| is the region, if looked up. */
-void uet_rma_event_count(struct uet_ep *ep, const struct ses_rma_event *ev,
+/*
+ * Called with the domain lock held; |mr| is the region, if looked up.
+ * Whether a counter counted it (the application can see it).
+ */
+bool uet_rma_event_count(struct uet_ep *ep, const struct ses_rma_event *ev,
 			 const struct uet_mr *mr)
 {
-	bool ep_read = uet_rma_event_is_ep_read(ev);
+	bool ep_read = uet_rma_event_is_ep_read(ev), seen;
 
-	uet_rma_event_inc(ep->cntr[ep_read ? UET_CNTR_REMOTE_READ :
-					     UET_CNTR_REMOTE_WRITE]);
+	seen = uet_rma_event_inc(ep->cntr[ep_read ? UET_CNTR_REMOTE_READ :
+						    UET_CNTR_REMOTE_WRITE]);
 	if (!mr)
-		return;
+		return seen;
 	if (uet_rma_event_modifies(ev))
-		uet_rma_event_inc(mr->write_cntr);
+		seen |= uet_rma_event_inc(mr->write_cntr);
 	if (ep_read)
-		uet_rma_event_inc(mr->read_cntr);
+		seen |= uet_rma_event_inc(mr->read_cntr);
+	return seen;
 }
