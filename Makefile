@@ -37,7 +37,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all check unit e2e fuzz fuzz-run bench install uninstall deps clean \
+.PHONY: all check unit e2e fuzz fuzz-run bench bench-smoke install uninstall deps clean \
 	demo man deb
 
 all:
@@ -139,8 +139,9 @@ e2e: $(E2E_DEPS)
 		echo "$$(grep -c ' ok$$' $(B)/.e2e.log) $$([ $$rc = 0 ]; echo $$?)" \
 			>> $(B)/.tally-e2e; [ $$rc = 0 ] || exit 1; done
 
-check: all unit e2e fuzz-run
-	$(Q)cat $(B)/.tally-unit $(B)/.tally-e2e $(B)/.tally-fuzz | \
+check: all unit e2e fuzz-run bench-smoke
+	$(Q)cat $(B)/.tally-unit $(B)/.tally-e2e $(B)/.tally-fuzz \
+		$(B)/.tally-bench | \
 		awk '{ p += $$1; f += $$2 } END { printf "check: %d passed, %d failed\n", p, f }'
 
 # ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
@@ -148,6 +149,11 @@ check: all unit e2e fuzz-run
 bench: $(BENCH_BINS) $(BENCH_DEPS)
 	$(Q)for b in $(BENCH_BINS); do $$b || exit 1; done
 	$(Q)for s in $(BENCH_SCRIPTS); do B=$(B) bash $$s || exit 1; done
+
+# Every benchmark once, its output checked (part of check; needs root).
+bench-smoke: $(BENCH_BINS) $(BENCH_DEPS)
+	$(Q)echo "  BENCH    smoke"
+	$(Q)B=$(B) bash test/bench_smoke.sh "$(BENCH_BINS)" "$(BENCH_SCRIPTS)"
 
 # ---- the main job -------------------------------------------------------------
 # Two namespaces, a veth pair, the XDP program and the uet_write example over
