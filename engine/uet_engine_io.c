@@ -315,6 +315,7 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 
 	resp->next_hdr = UET_PDS_NEXT_HDR_NONE;
 	resp->len = 0;
+	e->peer_streams = pkt->behind >= UET_ENGINE_DEEP_PSNS;
 	if (!uet_next_hdr_is_request(pkt->next_hdr)) {
 		/* READ data coming back, on a PDC the target opened (an id
 		 * too short to read: SES finds it malformed) */
@@ -452,30 +453,6 @@ static bool uet_pds_answers_initiator(const uint8_t *pds)
 		next == UET_PDS_CTL_CLOSE_REQ);
 }
 
-/* A reliable request (RUD, ROD, with CC or not): clear_psn_offset follows. */
-static bool uet_pds_is_rel_req(const uint8_t *pds, size_t len)
-{
-	uint8_t type = uet_pds_type(pds);
-
-	return (type == UET_PDS_TYPE_RUD_REQ || type == UET_PDS_TYPE_ROD_REQ ||
-		type == UET_PDS_TYPE_RUD_CC_REQ ||
-		type == UET_PDS_TYPE_ROD_CC_REQ) &&
-	       len >= UET_PDS_PROLOGUE_LEN + 2;
-}
-
-/*
- * Whether such a request says that its initiator had UET_ENGINE_DEEP_PSNS
- * or more PSNs unacknowledged before it: CLEAR_PSN = PSN + offset (<= 0),
- * every PSN before it done.
- */
-static bool uet_pds_req_streams(const uint8_t *pds)
-{
-	uint16_t off;
-
-	uet_get_be16(&off, pds + UET_PDS_PROLOGUE_LEN);
-	return (int16_t)off <= -UET_ENGINE_DEEP_PSNS;
-}
-
 /*
  * The peer a PDS frame comes from. ACKs, NACKs and close requests answer
  * one of our initiator PDCs: its peer, found by the DPDCID; one that
@@ -558,8 +535,6 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
 			 e->now_ns) < 0)
 		e->stats.rx_bad++;
-	else if (uet_pds_is_rel_req(buf + info.hdr_len, info.payload_len))
-		e->peer_streams = uet_pds_req_streams(buf + info.hdr_len);
 }
 
 static int uet_engine_rx(struct uet_engine *e)
@@ -691,6 +666,17 @@ static void uet_engine_tx_held(struct uet_engine *e)
 		}
 	}
 	e->nheld = 0;
+}
+
+/*
+ * Hands the kernel what is queued: the held ACKs behind what was built
+ * since, in one kick; nothing stays deferred.
+ */
+static int uet_engine_kick_all(struct uet_engine *e)
+{
+	uet_engine_tx_held(e);
+	e->kick_deferred = false;
+	return uet_xsk_tx_kick(e->xsk);
 }
 
 /*
@@ -868,8 +854,7 @@ void uet_engine_flush(struct uet_engine *e)
 	e->now_ns = uet_engine_now_ns();
 	pdc_ack_flush(e->pdc);
 	uet_engine_tx(e);
-	uet_engine_tx_held(e);
-	e->kick_deferred = false;
+	uet_engine_kick_all(e);
 	/* A copy-mode kick sends a bounded batch: a few more when short. */
 	for (int i = 0; i < 8 && uet_xsk_tx_needs_kick(e->xsk); i++)
 		if (uet_xsk_tx_kick(e->xsk) < 0)
@@ -883,9 +868,7 @@ void uet_engine_send_held(struct uet_engine *e)
 		return;
 	e->now_ns = uet_engine_now_ns();
 	uet_engine_tx(e);
-	uet_engine_tx_held(e);
-	e->kick_deferred = false;
-	uet_xsk_tx_kick(e->xsk);
+	uet_engine_kick_all(e);
 	e->now_ns = 0;
 }
 
@@ -945,9 +928,7 @@ int uet_engine_progress(struct uet_engine *e)
 		e->now_ns = 0;
 		return rx + tx;
 	}
-	e->kick_deferred = false;
-	uet_engine_tx_held(e);
-	ret = uet_xsk_tx_kick(e->xsk);
+	ret = uet_engine_kick_all(e);
 	e->now_ns = 0;		/* outside progress, read the clock afresh */
 	return ret < 0 ? ret : rx + tx;
 }

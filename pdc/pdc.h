@@ -124,6 +124,11 @@ struct pdc_rx_pkt {
 	uint8_t mode;		/* enum pdc_mode */
 	uint8_t next_hdr;	/* enum uet_pds_next_hdr: the SES header */
 	uint32_t psn;		/* 0 for UUD */
+	/*
+	 * PSNs its initiator had not seen acknowledged before this one (its
+	 * clear_psn_offset, negated): how deep it streams. 0 for UUD.
+	 */
+	uint16_t behind;
 	const uint8_t *buf;	/* SES bytes, valid during the callback */
 	size_t len;
 };

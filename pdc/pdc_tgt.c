@@ -256,6 +256,8 @@ static bool pdc_tgt_deliver(struct pdc_mgr *mgr, struct pdc *pdc,
 		.mode = pdc->mode,
 		.next_hdr = in->next_hdr,
 		.psn = in->psn,
+		.behind = in->clear_psn_offset < 0 ?
+			  (uint16_t)-(int32_t)in->clear_psn_offset : 0,
 		.buf = in->ses,
 		.len = in->ses_len,
 	};

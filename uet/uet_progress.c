@@ -176,17 +176,15 @@ static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
 	struct uet_mr *mr = NULL;
 	struct uet_cq_entry e;
 	struct uet_fa fa;
-	bool seen;
+	bool cq;
 
 	if (ev->hd || ep->dom->mr_cntr_cnt)
 		mr = uet_mr_find(ep->dom, ev->rkey);
-	seen = uet_rma_event_count(ep, ev, mr);
-	if (ev->hd && ep->rx_cq)
-		seen = true;
+	cq = ev->hd && ep->rx_cq;
 	/* The application sees it: it may answer (engine-less in tests). */
-	if (seen && ep->eng)
+	if ((uet_rma_event_count(ep, ev, mr) || cq) && ep->eng)
 		uet_engine_answer_may_come(ep->eng);
-	if (!ev->hd || !ep->rx_cq)
+	if (!cq)
 		return;
 	e = (struct uet_cq_entry){
 		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
