@@ -73,14 +73,13 @@ $(B)/%.o: %.c
 
 # ---- unit tests (Criterion) --------------------------------------------------
 # One binary per layer, so that layers are built and tested independently:
-# test/test_pdc_*.c -> test_pdc, test/test_ses_*.c -> test_ses,
-# test/test_io_*.c -> test_io (AF_XDP and XDP; some need root), the other
-# test/test_*.c -> test_misc.
-TEST_PDC_SRCS	:= $(wildcard test/test_pdc_*.c)
-TEST_SES_SRCS	:= $(wildcard test/test_ses_*.c)
-TEST_IO_SRCS	:= $(wildcard test/test_io_*.c)
-TEST_MISC_SRCS	:= $(filter-out $(TEST_PDC_SRCS) $(TEST_SES_SRCS) \
-			$(TEST_IO_SRCS), $(wildcard test/test_*.c))
+# test/unit/pdc/ -> test_pdc, test/unit/ses/ -> test_ses, test/unit/io/ ->
+# test_io (AF_XDP, XDP and the provider; some need root), test/unit/*.c ->
+# test_misc.
+TEST_PDC_SRCS	:= $(wildcard test/unit/pdc/test_*.c)
+TEST_SES_SRCS	:= $(wildcard test/unit/ses/test_*.c)
+TEST_IO_SRCS	:= $(wildcard test/unit/io/test_*.c)
+TEST_MISC_SRCS	:= $(wildcard test/unit/test_*.c)
 UNIT_BINS	:= $(B)/test_pdc $(B)/test_ses $(B)/test_io $(B)/test_misc
 
 $(B)/test_pdc: $(TEST_PDC_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
@@ -153,7 +152,7 @@ bench: $(BENCH_BINS) $(BENCH_DEPS)
 # Every benchmark once, its output checked (part of check; needs root).
 bench-smoke: $(BENCH_BINS) $(BENCH_DEPS)
 	$(Q)echo "  BENCH    smoke"
-	$(Q)B=$(B) bash test/bench_smoke.sh "$(BENCH_BINS)" "$(BENCH_SCRIPTS)"
+	$(Q)B=$(B) bash test/bench/bench_smoke.sh "$(BENCH_BINS)" "$(BENCH_SCRIPTS)"
 
 # ---- the main job -------------------------------------------------------------
 # Two namespaces, a veth pair, the XDP program and the uet_write example over

@@ -10,5 +10,5 @@ $(B)/uet_%: $(B)/examples/uet_%.o $(EX_COMMON_OBJ)
 
 all: $(EX_PROGS)
 BENCH_DEPS	+= $(EX_PROGS) $(B)/libuet-fi.so
-# test/e2e_provider.sh runs them over the provider.
+# test/e2e/e2e_provider.sh runs them over the provider.
 E2E_DEPS	+= $(EX_PROGS) $(B)/libuet-fi.so

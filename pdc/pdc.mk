@@ -8,7 +8,7 @@ PDC_SRCS	+= pdc/pdc_hdr.c pdc/pdc_hdr_ack.c pdc/pdc_names.c \
 
 # Benchmark: an initiator/target PDC pair in memory (prints bench: lines).
 BENCH_BINS	+= $(B)/bench_pdc
-$(B)/bench_pdc: $(B)/test/bench_pdc.o $(B)/libuet_core.a
+$(B)/bench_pdc: $(B)/test/bench/bench_pdc.o $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 

@@ -8,7 +8,7 @@ SES_SRCS	+= ses/ses_hdr_req.c ses/ses_hdr_ext.c ses/ses_hdr_rsp.c \
 
 # Benchmark: initiator + target over an in-memory wire.
 BENCH_BINS	+= $(B)/bench_ses
-$(B)/bench_ses: $(B)/test/bench_ses.o $(B)/libuet_core.a
+$(B)/bench_ses: $(B)/test/bench/bench_ses.o $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 

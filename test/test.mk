@@ -1,77 +1,77 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # test/: helper programs and the end-to-end tests run in network namespaces.
-$(B)/xsk_peer: $(B)/test/xsk_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
+$(B)/xsk_peer: $(B)/test/progs/xsk_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
-E2E_TESTS	:= test/e2e_xsk.sh test/e2e_uetctl.sh test/e2e_capture.sh \
-		   test/e2e_engine.sh test/e2e_provider.sh
+E2E_TESTS	:= test/e2e/e2e_xsk.sh test/e2e/e2e_uetctl.sh test/e2e/e2e_capture.sh \
+		   test/e2e/e2e_engine.sh test/e2e/e2e_provider.sh
 E2E_DEPS	:= $(B)/uetctl $(B)/xsk_peer $(B)/engine_peer
 
-$(B)/bench_xsk: $(B)/test/bench_xsk.o $(B)/libuet_io.a $(B)/libuet_core.a
+$(B)/bench_xsk: $(B)/test/bench/bench_xsk.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 # Benchmarks run by `make bench` that need a script around their program.
-BENCH_SCRIPTS	+= test/bench_xsk.sh
+BENCH_SCRIPTS	+= test/bench/bench_xsk.sh
 BENCH_DEPS	+= $(B)/bench_xsk $(B)/uetctl
 
 # The tshark dissector test (issue 8): gen_uet_pcap writes hand-made UET
 # frames with the codecs; e2e_dissector.sh decodes them with tools/uet.lua.
-$(B)/gen_uet_pcap: $(B)/test/gen_uet_pcap.o $(B)/libuet_io.a $(B)/libuet_core.a
+$(B)/gen_uet_pcap: $(B)/test/progs/gen_uet_pcap.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 all: $(B)/gen_uet_pcap
-E2E_TESTS	+= test/e2e_dissector.sh
+E2E_TESTS	+= test/e2e/e2e_dissector.sh
 E2E_DEPS	+= $(B)/gen_uet_pcap
 
-$(B)/engine_peer: $(B)/test/engine_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
+$(B)/engine_peer: $(B)/test/progs/engine_peer.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 # libfabric RMA: uet beside tcp and udp;ofi_rxd (examples/ programs).
 # (its programs are added to BENCH_DEPS in examples/examples.mk)
-BENCH_SCRIPTS	+= test/bench_rma.sh
+BENCH_SCRIPTS	+= test/bench/bench_rma.sh
 
 # The RMA battery of issue 6 (plain libfabric, so it runs over tcp too):
 # fi_rma_check's server and client, and the script that runs them between
 # two namespaces (IPv4, IPv6, tcp, 5% loss, the server killed).
-FI_RMA_CHECK_OBJS := $(B)/test/fi_rma_check.o $(B)/test/fi_rma_check_srv.o \
-		     $(B)/test/fi_rma_check_cli.o \
-		     $(B)/test/fi_rma_check_levels.o $(B)/examples/ex_common.o
+FI_RMA_CHECK_OBJS := $(B)/test/progs/fi_rma_check.o $(B)/test/progs/fi_rma_check_srv.o \
+		     $(B)/test/progs/fi_rma_check_cli.o \
+		     $(B)/test/progs/fi_rma_check_levels.o $(B)/examples/ex_common.o
 $(B)/fi_rma_check: $(FI_RMA_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_rma_check
-E2E_TESTS	+= test/e2e_fi_rma.sh
+E2E_TESTS	+= test/e2e/e2e_fi_rma.sh
 E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
 
 # Messaging of issue 7 (plain libfabric, so it runs over tcp too):
 # fi_msg_check's harness and cases, and the script that runs them between
 # two namespaces over uet (ordered and not) and tcp.
-FI_MSG_COMMON_OBJS := $(B)/test/fi_msg_check_setup.o \
-		      $(B)/test/fi_msg_check_util.o $(B)/examples/ex_common.o
-FI_MSG_CHECK_OBJS := $(B)/test/fi_msg_check.o $(B)/test/fi_msg_check_cases.o \
-		     $(B)/test/fi_msg_check_recv.o \
-		     $(B)/test/fi_msg_check_levels.o $(FI_MSG_COMMON_OBJS)
+FI_MSG_COMMON_OBJS := $(B)/test/progs/fi_msg_check_setup.o \
+		      $(B)/test/progs/fi_msg_check_util.o $(B)/examples/ex_common.o
+FI_MSG_CHECK_OBJS := $(B)/test/progs/fi_msg_check.o $(B)/test/progs/fi_msg_check_cases.o \
+		     $(B)/test/progs/fi_msg_check_recv.o \
+		     $(B)/test/progs/fi_msg_check_levels.o $(FI_MSG_COMMON_OBJS)
 $(B)/fi_msg_check: $(FI_MSG_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_msg_check
-E2E_TESTS	+= test/e2e_fi_msg.sh
+E2E_TESTS	+= test/e2e/e2e_fi_msg.sh
 E2E_DEPS	+= $(B)/fi_msg_check $(B)/libuet-fi.so
 
 # Messaging benchmark: tagged latency and bandwidth, uet beside tcp and
 # udp;ofi_rxd (fi_msg_bench shares fi_msg_check's set-up).
-$(B)/fi_msg_bench: $(B)/test/fi_msg_bench.o $(FI_MSG_COMMON_OBJS)
+$(B)/fi_msg_bench: $(B)/test/progs/fi_msg_bench.o $(FI_MSG_COMMON_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_msg_bench
-BENCH_SCRIPTS	+= test/bench_msg.sh
+BENCH_SCRIPTS	+= test/bench/bench_msg.sh
 BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/libuet-fi.so $(B)/uetctl
 
 # MPI over uet (issue 7): Open MPI's OFI MTL across namespaces. mpi_check
@@ -80,47 +80,47 @@ BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/libuet-fi.so $(B)/uetctl
 # MPI.
 # mpi_rate is the message rate of pairs of ranks, for the benchmark.
 MPICC		?= mpicc
-$(B)/mpi_check: test/mpi/mpi_check.c
+$(B)/mpi_check: test/progs/mpi/mpi_check.c
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-$(B)/mpi_rate: test/mpi/mpi_rate.c
+$(B)/mpi_rate: test/progs/mpi/mpi_rate.c
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-E2E_TESTS	+= test/e2e_mpi.sh
+E2E_TESTS	+= test/e2e/e2e_mpi.sh
 E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
-BENCH_SCRIPTS	+= test/bench_mpi.sh
+BENCH_SCRIPTS	+= test/bench/bench_mpi.sh
 BENCH_DEPS	+= $(B)/mpi_check $(B)/mpi_rate $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd
 
 # Atomics of issue 7 (plain libfabric): every op and type against a
 # reference, over uet and tcp.
-$(B)/fi_atomic_check: $(B)/test/fi_atomic_check.o $(B)/examples/ex_common.o
+$(B)/fi_atomic_check: $(B)/test/progs/fi_atomic_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_atomic_check
-E2E_TESTS	+= test/e2e_fi_atomic.sh
+E2E_TESTS	+= test/e2e/e2e_fi_atomic.sh
 E2E_DEPS	+= $(B)/fi_atomic_check $(B)/libuet-fi.so
 
 # Fetching atomics with 1 to 64 in flight (issue 11, plain libfabric): old
 # values a permutation, compare-and-swaps one chain, no result buffer
 # written after its completion; over uet (and 5% loss) and tcp.
-$(B)/fi_amo_window: $(B)/test/fi_amo_window.o $(B)/examples/ex_common.o
+$(B)/fi_amo_window: $(B)/test/progs/fi_amo_window.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_amo_window
-E2E_TESTS	+= test/e2e_fi_amo_window.sh
+E2E_TESTS	+= test/e2e/e2e_fi_amo_window.sh
 E2E_DEPS	+= $(B)/fi_amo_window $(B)/libuet-fi.so $(B)/uetctl
 
 # The host as a FEP (issue 12, plain libfabric): many endpoints of one
 # process on one interface, every byte and message checked at its own
 # endpoint; expected failures, a peer that goes away, endpoints held open.
-$(B)/fi_fep_check: $(B)/test/fi_fep_check.o
+$(B)/fi_fep_check: $(B)/test/progs/fi_fep_check.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -128,39 +128,39 @@ all: $(B)/fi_fep_check
 # Between namespaces: 16 endpoints a side, jobs kept apart, unprivileged
 # users, the service's list of endpoints, one of 4 servers killed, and the
 # service's clean failures.
-E2E_TESTS	+= test/e2e_fep.sh
+E2E_TESTS	+= test/e2e/e2e_fep.sh
 E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd
 
 # Endpoints of one interface talking to each other (issue 12).
-E2E_TESTS	+= test/e2e_local.sh
+E2E_TESTS	+= test/e2e/e2e_local.sh
 E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/libuet-fi.so $(B)/uetd
 
 # The device service's JobID policy file (issue 12).
-E2E_TESTS	+= test/e2e_policy.sh
+E2E_TESTS	+= test/e2e/e2e_policy.sh
 E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 
 # What libfabric programs expect (issue 13): Debian's fi_pingpong over uet
 # as an unprivileged user; a target that exits right after its last
 # completion (fi_exit_target, plain libfabric, addressed by node and a
 # port-like service); two services mapped to one PIDonFEP.
-$(B)/fi_exit_target: $(B)/test/fi_exit_target.o
+$(B)/fi_exit_target: $(B)/test/progs/fi_exit_target.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_exit_target
-E2E_TESTS	+= test/e2e_fi_programs.sh
+E2E_TESTS	+= test/e2e/e2e_fi_programs.sh
 E2E_DEPS	+= $(B)/fi_exit_target $(B)/fi_fep_check $(B)/libuet-fi.so \
 		   $(B)/uetd $(B)/uetctl
 
 # Returning clients (issue 13, plain libfabric): one server stays up while
 # client processes come and go on the same address and endpoint index;
 # each new one must start clean (writes, reads and sends all its own).
-$(B)/fi_return_check: $(B)/test/fi_return_check.o $(B)/examples/ex_common.o
+$(B)/fi_return_check: $(B)/test/progs/fi_return_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_return_check
-E2E_TESTS	+= test/e2e_returning.sh
+E2E_TESTS	+= test/e2e/e2e_returning.sh
 E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl
 
 # libfabric's fabtests as a reference (issue 13): `make fabtests
@@ -168,7 +168,7 @@ E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl
 # version. Not in `check`: CI cannot fetch fabtests (the script skips).
 .PHONY: fabtests
 fabtests: $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
-	$(Q)B=$(B) FABTESTS="$(FABTESTS)" bash test/fabtests.sh
+	$(Q)B=$(B) FABTESTS="$(FABTESTS)" bash test/e2e/fabtests.sh
 
 # Fuzz target: the engine's receive path (issue 14) over a fake device
 # layer, with frames from forged sources. The engine files are built with
@@ -193,13 +193,13 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the
 # flood of SYNs and the replays from the codecs (UDP or raw AF_PACKET).
-$(B)/fi_flood_check: $(B)/test/fi_flood_check.o
+$(B)/fi_flood_check: $(B)/test/progs/fi_flood_check.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_flood_check
 
-$(B)/uet_flood: $(B)/test/uet_flood.o $(B)/libuet_io.a $(B)/libuet_core.a
+$(B)/uet_flood: $(B)/test/progs/uet_flood.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
@@ -207,25 +207,25 @@ all: $(B)/uet_flood
 
 # Three hosts: a SYN flood (UDP and spoofed) while a client writes, with its
 # PDC live and closed for idleness before.
-E2E_TESTS	+= test/e2e_flood.sh
+E2E_TESTS	+= test/e2e/e2e_flood.sh
 E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd
 # A client's next message_ids in every kind of rejected frame, from its own
 # address (learnt from a capture of its frames): its next writes must be
 # untouched.
-E2E_TESTS	+= test/e2e_replay.sh
+E2E_TESTS	+= test/e2e/e2e_replay.sh
 E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd
 
 # A second uetctl load from a shell with pins of its own (issue 15): refused,
 # and the first program stays attached and working.
-E2E_TESTS	+= test/e2e_load_twice.sh
+E2E_TESTS	+= test/e2e/e2e_load_twice.sh
 E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 
 # The Debian packages (issue 15): make deb, apt-get install, the provider,
 # uetctl, the man pages and the dissector used with no environment, then
 # dpkg --purge leaves nothing.
-E2E_TESTS	+= test/e2e_deb.sh
+E2E_TESTS	+= test/e2e/e2e_deb.sh
 E2E_DEPS	+= $(B)/gen_uet_pcap
 
 # Loss and faults, verified (issue [R]): fi_soak (plain libfabric) writes
@@ -234,29 +234,29 @@ E2E_DEPS	+= $(B)/gen_uet_pcap
 # (SOAK_GIB=N for a longer run: `make soak`); e2e_kill.sh: kill -9 of
 # either side mid-transfer; e2e_mpi_kill.sh: a rank of a loop of
 # MPI_Allreduce killed at random.
-$(B)/fi_soak: $(B)/test/fi_soak.o $(B)/examples/ex_common.o
+$(B)/fi_soak: $(B)/test/progs/fi_soak.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_soak
-E2E_TESTS	+= test/e2e_soak.sh
+E2E_TESTS	+= test/e2e/e2e_soak.sh
 E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 
 # The long soak: 8 GiB verified under loss (not in `check`).
 .PHONY: soak
 soak: $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
-	$(Q)B=$(B) SOAK_GIB=$(or $(SOAK_GIB),8) bash test/e2e_soak.sh
-E2E_TESTS	+= test/e2e_kill.sh
+	$(Q)B=$(B) SOAK_GIB=$(or $(SOAK_GIB),8) bash test/e2e/e2e_soak.sh
+E2E_TESTS	+= test/e2e/e2e_kill.sh
 E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 
 # Random kills during a loop of MPI_Allreduce (Open MPI's mpicc, as
 # mpi_check).
-$(B)/mpi_allreduce_loop: test/mpi/mpi_allreduce_loop.c
+$(B)/mpi_allreduce_loop: test/progs/mpi/mpi_allreduce_loop.c
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-E2E_TESTS	+= test/e2e_mpi_kill.sh
+E2E_TESTS	+= test/e2e/e2e_mpi_kill.sh
 E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
 
 # Next hops (issue [R] hostile peers, items 4 and 5): fi_neigh_check's
@@ -265,11 +265,11 @@ E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
 # times its first write to a peer nobody resolved yet; fi_neigh_forge
 # sends requests with a forged source MAC from a raw socket and watches
 # where the target's answers go.
-$(B)/fi_neigh_check: $(B)/test/fi_neigh_check.o $(B)/examples/ex_common.o
+$(B)/fi_neigh_check: $(B)/test/progs/fi_neigh_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
-$(B)/fi_neigh_forge: $(B)/test/fi_neigh_forge.o $(B)/libuet_io.a \
+$(B)/fi_neigh_forge: $(B)/test/progs/fi_neigh_forge.o $(B)/libuet_io.a \
 		     $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
@@ -278,39 +278,39 @@ all: $(B)/fi_neigh_check $(B)/fi_neigh_forge
 # The engine's kept netlink socket and its lookups that never wait, faked
 # for the engine fuzzer as its uet_nl_resolve() is (every address known).
 $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_nl_fakes.c
-E2E_TESTS	+= test/e2e_neigh.sh
+E2E_TESTS	+= test/e2e/e2e_neigh.sh
 E2E_DEPS	+= $(B)/fi_neigh_check $(B)/fi_neigh_forge $(B)/libuet-fi.so \
 		   $(B)/uetctl
 
 # RDMO benchmark: 8-byte appends of <rdma/fi_ext_uet.h> against the same
 # work done one-sided (fi_fetch_atomic FI_SUM, then fi_write), 64 and 1 in
 # flight, every run's queue and pointers checked.
-$(B)/fi_rdmo_bench: $(B)/test/fi_rdmo_bench.o $(B)/examples/ex_common.o
+$(B)/fi_rdmo_bench: $(B)/test/progs/fi_rdmo_bench.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_rdmo_bench
-BENCH_SCRIPTS	+= test/bench_rdmo.sh
+BENCH_SCRIPTS	+= test/bench/bench_rdmo.sh
 BENCH_DEPS	+= $(B)/fi_rdmo_bench $(B)/libuet-fi.so $(B)/uetctl
 
 # Remote memory operations (<rdma/fi_ext_uet.h>, plain libfabric and the
 # provider's extension): two clients' pipelined appends to one queue,
 # scatters, refusals, flushes seen by the target before any call of its
 # own; with and without FI_MR_VIRT_ADDR.
-$(B)/fi_rdmo_check: $(B)/test/fi_rdmo_check.o $(B)/examples/ex_common.o
+$(B)/fi_rdmo_check: $(B)/test/progs/fi_rdmo_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_rdmo_check
-E2E_TESTS	+= test/e2e_rdmo.sh
+E2E_TESTS	+= test/e2e/e2e_rdmo.sh
 E2E_DEPS	+= $(B)/fi_rdmo_check $(B)/libuet-fi.so $(B)/uetctl
 
 # Zero-copy with copy mode as the fallback (issue 17): what veth shows.
-E2E_TESTS	+= test/e2e_zerocopy.sh
+E2E_TESTS	+= test/e2e/e2e_zerocopy.sh
 E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd
 
 # Several rx queues per interface, one queue per endpoint (issue 17).
-E2E_TESTS	+= test/e2e_multiqueue.sh
+E2E_TESTS	+= test/e2e/e2e_multiqueue.sh
 E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd

@@ -187,7 +187,7 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 /*
  * load: the device service (uetd), which attaches the program and serves
  * endpoints; --no-service attaches the bare program for a single AF_XDP
- * socket of one's own (test/xsk_peer, bench_xsk).
+ * socket of one's own (test/progs/xsk_peer, bench_xsk).
  */
 static int uetctl_load(int argc, char **argv)
 {
