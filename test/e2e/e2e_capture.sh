@@ -144,6 +144,8 @@ grep -q "nosuch0: no such interface" <<< "$out" || e2e_fail "$out"
 e2e_in A "$U" unload "$IF_A" >/dev/null
 out=$(e2e_in A "$U" capture "$IF_A" -w "$E2E_TMP/x.pcap" 2>&1) && e2e_fail "not loaded"
 grep -q "$IF_A: not loaded" <<< "$out" || e2e_fail "$out"
-out=$(e2e_as_nobody B "$U" capture "$IF_B" -w /tmp/uet-never.pcap 2>&1) && e2e_fail "not root"
-echo "$out" | grep -qi "permission denied" || e2e_fail "not root: $out"
+e2e_stage "$U"
+out=$(e2e_as_nobody B "$E2E_STAGE/uetctl" capture "$IF_B" -w /tmp/uet-never.pcap 2>&1) &&
+	e2e_fail "not root"
+grep -q "permission denied (run as root)" <<< "$out" || e2e_fail "not root: $out"
 e2e_ok "error paths"

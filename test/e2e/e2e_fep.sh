@@ -21,10 +21,7 @@
 # others; the script fails at the end if one did. E2E_FEP_CHECKS=be runs
 # only those; E2E_FEP_MTU sets the interfaces' MTU (1500).
 source "$(dirname "$0")/e2e_lib.sh"
-FI_PROVIDER_PATH="$(cd "$B" && pwd)"
-export FI_PROVIDER_PATH
-FEP="$FI_PROVIDER_PATH/fi_fep_check"
-UETCTL="$FI_PROVIDER_PATH/uetctl"
+UETCTL="$(cd "$B" && pwd)/uetctl"
 LIMIT_S=30		# every fi_fep_check wait gives up after this
 FAIL_LIMIT_S=10		# the same, where operations are meant to fail
 ERR_MS=1000		# an absent destination's error completion, at most
@@ -446,6 +443,10 @@ fep_cleanup() {
 T_START=$(now_ms)
 e2e_setup "$MTU"
 trap fep_cleanup EXIT
+# Other users run the program and load the provider: copies they can reach.
+e2e_stage "$B/libuet-fi.so" "$B/fi_fep_check"
+export FI_PROVIDER_PATH="$E2E_STAGE"
+FEP="$E2E_STAGE/fi_fep_check"
 for side in A B; do
 	load "$side" >/dev/null
 done

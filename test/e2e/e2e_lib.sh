@@ -67,6 +67,7 @@ e2e_cleanup() {
 	done
 	umount "$E2E_TMP/bpffs" 2>/dev/null
 	rm -rf "$E2E_TMP"
+	e2e_unstage
 }
 
 # e2e_setup [MTU [QUEUES]]: namespaces, veth pair (QUEUES rx and tx queues
@@ -132,6 +133,26 @@ e2e_in() {
 	ip netns exec "${!ns}" "$@"
 }
 
+# e2e_stage FILE...: copies of FILEs (build outputs, scripts) that other
+# users may run and read wherever the clone is: a clone in /root or in a
+# mktemp -d folder is closed to them, and their folders are not ours to
+# open. The copies keep their names and modes in E2E_STAGE, a folder of
+# this run's that everyone may enter, made on the first call and removed
+# by the cleanup (e2e_unstage).
+E2E_STAGE=""
+e2e_stage() {
+	if [ -z "$E2E_STAGE" ]; then
+		E2E_STAGE=$(mktemp -d /tmp/uet-stage.XXXXXX)
+		chmod 0755 "$E2E_STAGE"
+	fi
+	cp -p "$@" "$E2E_STAGE/"
+	chmod go+rX "$E2E_STAGE"/*
+}
+e2e_unstage() {
+	[ -z "$E2E_STAGE" ] || rm -rf "$E2E_STAGE"
+	E2E_STAGE=""
+}
+
 # e2e_as_nobody A|B CMD...: CMD in that namespace as nobody (uid and gid
 # 65534), with no supplementary groups and no capabilities.
 e2e_as_nobody() {
@@ -164,6 +185,7 @@ e2e_cleanup3() {
 	done
 	umount "$E2E_TMP/bpffs" 2>/dev/null
 	rm -rf "$E2E_TMP"
+	e2e_unstage
 }
 
 e2e_setup3() {

@@ -6,7 +6,6 @@
 # rule names follows the default rule (any user; then its first user's);
 # a policy file with a bad line stops the load with its line number.
 source "$(dirname "$0")/e2e_lib.sh"
-export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 USER_OK="uetpol$$"
 
 cleanup_user() { userdel "$USER_OK" >/dev/null 2>&1 || true; }
@@ -18,7 +17,7 @@ cleanup_user() { userdel "$USER_OK" >/dev/null 2>&1 || true; }
 endpoint() {
 	e2e_in A setpriv --reuid="$1" --regid="$1" --clear-groups \
 		env FI_PROVIDER=uet FI_UET_JOB_ID="$2" FI_LOG_LEVEL=warn \
-		timeout 2 "$B/uet_write" -s -a "$IP_A" -p 0 -n 8 \
+		timeout 2 "$E2E_STAGE/uet_write" -s -a "$IP_A" -p 0 -n 8 \
 		-S "$3" 2>&1 || true
 }
 
@@ -30,6 +29,9 @@ opened() {
 
 e2e_setup
 trap 'cleanup_user; e2e_cleanup' EXIT
+# Other users run the program and load the provider: copies they can reach.
+e2e_stage "$B/libuet-fi.so" "$B/uet_write"
+export FI_PROVIDER_PATH="$E2E_STAGE"
 useradd -M -r "$USER_OK"
 uid=$(id -u "$USER_OK")
 printf '# test policy\n500 %s\n600-610 %s,root # a range\n' "$USER_OK" \

@@ -30,8 +30,9 @@ expect_err 1 "nosuch0: no such interface" e2e_in A "$U" stats nosuch0
 expect_err 1 "$IF_A: not loaded" e2e_in A "$U" unload "$IF_A"
 expect_err 1 "$IF_A: not loaded" e2e_in A "$U" stats "$IF_A"
 expect_err 1 "$IF_A: not loaded" e2e_in A "$U" fault "$IF_A" --off
+e2e_stage "$U"
 expect_err 1 "permission denied (run as root)" \
-	e2e_as_nobody A "$U" load "$IF_A"
+	e2e_as_nobody A "$E2E_STAGE/uetctl" load "$IF_A"
 expect_err 2 "--mode is native or skb" e2e_in A "$U" load "$IF_A" --mode x
 expect_err 2 "--port is 1..65535" e2e_in A "$U" load "$IF_A" --port 0
 expect_err 2 "IFACE is required" e2e_in A "$U" load

@@ -18,6 +18,7 @@ MPI_TIMEOUT=${MPI_TIMEOUT:-30}
 MPI_TRIES=${MPI_TRIES:-3}
 MPI_PPN=${MPI_PPN:-1}	# ranks per namespace in mpi_run
 MPI_UDIR=""		# set by mpi_user_init: the unprivileged user's files
+MPI_BIN=$B		# where mpi_check is; mpi_user_init makes it a copy's
 # What Open MPI 4.1's OFI MTL asks fi_getinfo for (seen in its hints).
 MPI_MTL_CAPS="FI_TAGGED FI_LOCAL_COMM FI_REMOTE_COMM FI_DIRECTED_RECV"
 
@@ -93,7 +94,9 @@ mpi_rank_up() {	# mpi_rank_up I: address, link up, service of namespace I
 # namespace and execs mpirun, which has none (file capabilities do not pass
 # across exec); tools/uet-netns-agent enters the other namespaces through
 # the same copy (UET_NETNS_NSENTER). USER's HOME and TMPDIR (Open MPI's
-# session directory) are a directory of ours. All of it goes at exit.
+# session directory) are a directory of ours. The user runs copies of
+# mpi_check, the provider and the agent (e2e_stage), which it can reach
+# wherever the clone is. All of it goes at exit.
 mpi_user_init() {
 	local user=${1:-nobody}
 	command -v setcap >/dev/null ||
@@ -111,13 +114,17 @@ mpi_user_init() {
 	setcap cap_sys_admin+ep "$MPI_NSENTER"
 	mkdir -m 0700 "$MPI_UDIR/home"
 	chown "$MPI_UID:$MPI_GID" "$MPI_UDIR/home"
+	e2e_stage "$B/mpi_check" "$B/libuet-fi.so" "$MPI_AGENT"
+	MPI_BIN=$E2E_STAGE
+	MPI_AGENT="$E2E_STAGE/uet-netns-agent"
+	export FI_PROVIDER_PATH="$E2E_STAGE"
 	# That the copy lets the user in, and what the user must reach.
 	mpi_as_user "${MPI_NS[0]}"
 	"${MPI_AS[@]}" true || e2e_fail "user $user cannot join a namespace" \
 		"through $MPI_NSENTER (file capabilities ignored: nosuid?)"
-	"${MPI_AS[@]}" sh -c "test -x '$B/mpi_check' &&
+	"${MPI_AS[@]}" sh -c "test -x '$MPI_BIN/mpi_check' &&
 		test -r '$FI_PROVIDER_PATH/libuet-fi.so' && test -x '$MPI_AGENT'" ||
-		e2e_fail "user $user cannot reach $B or $MPI_AGENT"
+		e2e_fail "user $user cannot reach $E2E_STAGE"
 }
 
 # mpi_as_user NS: MPI_AS becomes the command prefix that runs a command as
@@ -181,7 +188,7 @@ mpi_run() {
 			--mca mtl_ofi_provider_include "$prov" \
 			-x FI_PROVIDER="$prov" -x FI_PROVIDER_PATH \
 			-x FI_UET_IFACE="$MPI_IF" -x FI_TCP_IFACE="$MPI_IF" \
-			"${MPI_PROG:-$B/mpi_check}" "$@" > "$out" 2>&1 || rc=$?
+			"${MPI_PROG:-$MPI_BIN/mpi_check}" "$@" > "$out" 2>&1 || rc=$?
 		[ $rc = 124 ] || [ $rc = 137 ] || break
 		MPI_RETRIES=$try
 		mpi_kill_jobs
