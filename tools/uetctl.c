@@ -32,7 +32,8 @@ int uetctl_fail(const char *verb, const char *ifname, int err)
 	const char *why;
 
 	switch (err) {
-	case -EPERM:	why = "permission denied (run as root)"; break;
+	case -EPERM:
+	case -EACCES:	why = "permission denied (run as root)"; break;
 	case -ENODEV:	why = "no such interface"; break;
 	case -EEXIST:	why = "already loaded (uetctl unload it first)"; break;
 	case -EBUSY:	why = "another XDP program holds the interface "
