@@ -217,6 +217,7 @@ INSTALL_FILES	= 0755 $(B)/uetctl $(SBINDIR) \
 		  0755 $(B)/uetd $(SBINDIR) \
 		  0755 $(B)/libuet-fi.so $(LIBFABRIC_PROV_DIR) \
 		  0644 tools/uet.lua $(WIRESHARK_PLUGIN_DIR) \
+		  0644 tools/uet_ses.lua $(WIRESHARK_PLUGIN_DIR) \
 		  0644 $(B)/man/fi_uet.7 $(MANDIR)/man7 \
 		  0644 $(B)/man/uetctl.8 $(MANDIR)/man8 \
 		  0644 $(B)/man/uetd.8 $(MANDIR)/man8 \

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # dev/: the AF_XDP device, shared by the provider's engine and the device
-# service: UMEM and sockets (uet_xsk), Ethernet/IP/UDP framing (uet_frame),
-# next hops from the kernel's tables (uet_nl), XDP program control
-# (uet_xdp_ctl) and the capture mirror (uet_mirror).
-DEV_SRCS	:= dev/uet_frame.c dev/uet_nl.c dev/uet_xsk.c dev/uet_xdp_ctl.c \
-		   dev/uet_mirror.c
+# service: UMEM and sockets (uet_xsk; their receive path uet_xsk_rx),
+# Ethernet/IP/UDP framing (uet_frame), next hops from the kernel's tables
+# (uet_nl), XDP program control (uet_xdp_ctl) and the capture mirror
+# (uet_mirror).
+DEV_SRCS	:= dev/uet_frame.c dev/uet_nl.c dev/uet_xsk.c dev/uet_xsk_rx.c \
+		   dev/uet_xdp_ctl.c dev/uet_mirror.c
 
 # uet_xdp_ctl.c includes the skeleton.
 $(B)/dev/uet_xdp_ctl.o: $(B)/uet_xdp.skel.h

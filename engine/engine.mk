@@ -2,4 +2,5 @@
 # engine/: the transport engine of one endpoint: SES over PDC over the
 # AF_XDP device; independent of libfabric.
 ENGINE_SRCS	:= engine/uet_engine.c engine/uet_engine_io.c \
-		   engine/uet_engine_peer.c engine/uet_engine_neigh.c
+		   engine/uet_engine_rx.c engine/uet_engine_peer.c \
+		   engine/uet_engine_neigh.c

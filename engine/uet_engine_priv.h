@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The engine's state, shared by its two files; not part of its API. */
+/* The engine's state, shared by its files; not part of its API. */
 #ifndef UET_ENGINE_PRIV_H
 #define UET_ENGINE_PRIV_H
 
@@ -284,9 +284,6 @@ void uet_engine_peer_opened(struct uet_engine *e, uint32_t peer);
 void uet_engine_peers_tick(struct uet_engine *e);
 void uet_engine_peers_age(struct uet_engine *e);
 const uint8_t *uet_engine_peer_mac(const struct uet_engine *e, uint32_t peer);
-int uet_engine_resp_id(const struct pdc_rx_pkt *pkt);
-uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
-			      uint16_t id);
 
 /* Neighbour cache (uet_engine_neigh.c). */
 int uet_engine_neigh_find(const struct uet_engine *e, const struct uet_fa *fa);
@@ -297,9 +294,28 @@ void uet_engine_neigh_restart(struct uet_engine *e, uint32_t idx,
 void uet_engine_neigh_retry(struct uet_engine *e, uint32_t idx);
 void uet_engine_neigh_tick(struct uet_engine *e);
 
-/* PDC upcalls (uet_engine_io.c). */
+/* The PDS prologue, read by both directions. */
+static inline bool uet_next_hdr_is_request(uint8_t next_hdr)
+{
+	return next_hdr == UET_PDS_NEXT_HDR_REQUEST_STD ||
+	       next_hdr == UET_PDS_NEXT_HDR_REQUEST_SMALL ||
+	       next_hdr == UET_PDS_NEXT_HDR_REQUEST_MEDIUM;
+}
+
+static inline uint8_t uet_pds_type(const uint8_t *pds)
+{
+	return (pds[0] >> (UET_PDS_TYPE_SHIFT - 8)) & UET_PDS_TYPE_MASK;
+}
+
+/* The receive path (uet_engine_rx.c): frames in, PDC's deliveries up. */
+int uet_engine_rx(struct uet_engine *e);
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 			   struct pdc_resp *resp);
+int uet_engine_resp_id(const struct pdc_rx_pkt *pkt);
+uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
+			      uint16_t id);
+
+/* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len);
 void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done);
 void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev);
