@@ -207,7 +207,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	 * outlives the target's memory of it) and fails the PDC instead. On
 	 * shared cores a process may not run for hundreds of ms, and with the
 	 * 1 s default a live peer was declared dead under load and 5% loss
-	 * (test/e2e_fi_rma.sh, with two busy loops beside it): 10 s here.
+	 * (test/e2e/e2e_fi_rma.sh, with two busy loops beside it): 10 s here.
 	 */
 	cfg.time_wait_ns = UET_ENGINE_TIME_WAIT_NS;
 	/* Our peers hold ACKs as we do (uet_engine_acks_wait). */

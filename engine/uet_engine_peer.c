@@ -228,7 +228,7 @@ static int uet_engine_admit_rsp(struct uet_engine *e,
  * requests for another JobID or PIDonFEP once half the room for peers that
  * send first is taken. Until then those are admitted, for SES to answer
  * them RC_BAD_JOB_ID or RC_BAD_PID as the spec asks (a sender learns its
- * mistake instead of timing out; test/e2e_fep.sh b).
+ * mistake instead of timing out; test/e2e/e2e_fep.sh b).
  */
 int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt)
 {
