@@ -58,6 +58,23 @@ enum pdc_mode {
 	PDC_MODE_CNT
 };
 
+/*
+ * How an initiator PDC picks the entropy value (EV) of each packet, which
+ * the caller puts in the UDP source port, so that the fabric's switches
+ * hash packets with different EVs onto different paths (UE 1.0 3.6.16).
+ * An RUD PDC sprays; a ROD PDC keeps one EV (in-order delivery needs one
+ * path) and changes it only after a loss. The target's ACK travels under
+ * the EV of the request that drew it.
+ */
+enum pdc_mp_mode {
+	PDC_MP_OFF,		/* EV 0 on every frame: the caller's own */
+	PDC_MP_OBLIVIOUS,	/* RUD: a random EV of the PDC's for each */
+	PDC_MP_AWARE,		/* RUD: REPS, EVs whose packets came back
+				 * clean are used again, new ones explored
+				 * when none is, failed ones left a while */
+	PDC_MP_CNT
+};
+
 /* Tunables; pdc_cfg_init() fills the defaults (ref 2.9 where it has one). */
 struct pdc_cfg {
 	uint64_t seed;		/* PRNG for PDCIDs and start PSNs: seed it
@@ -72,7 +89,10 @@ struct pdc_cfg {
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;	/* back-off stops here */
 	uint32_t max_retries;	/* retransmissions of one packet, then fail */
-	uint32_t reorder_thresh;	/* SACKed PSNs past a hole: lost */
+	uint8_t mp_mode;	/* enum pdc_mp_mode */
+	uint16_t ev_count;	/* EVs one PDC may use, 1..ev_mask */
+	uint16_t ev_mask;	/* EVs are 1..ev_mask: the bits the caller
+				 * has for them in its source port */
 	uint32_t ack_coalesce_len;	/* bytes received before an ACK */
 	uint32_t ack_coalesce_cnt;	/* packets received before an ACK */
 	uint64_t ack_delay_ns;	/* longest an ACK waits */
@@ -231,6 +251,7 @@ struct pdc_rx_meta {
 	 */
 	uint64_t src;
 	bool ecn_ce;		/* the IP header carried Congestion Experienced */
+	uint16_t ev;		/* the frame's entropy value; 0 unknown */
 };
 
 /* Counters of one manager. */
@@ -251,6 +272,16 @@ struct pdc_stats {
 	uint64_t syn_challenged;	/* SYNs answered with a cookie */
 	uint64_t syn_confirmed;	/* SYNs that came back with a valid one */
 	uint64_t tgt_evicted;	/* live target PDCs freed to make room */
+	/* Retransmissions queued, by cause (pdc_ini_*.c). */
+	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;
+	uint64_t retx_spurious;	/* the original's ACK came back after a
+				 * retransmission had gone: reordering, not
+				 * loss */
+	/* Entropies (enum pdc_mp_mode). */
+	uint64_t ev_explored;	/* new EVs tried */
+	uint64_t ev_recycled;	/* EVs of clean ACKs kept for reuse */
+	uint64_t ev_retired;	/* EVs left after a loss, timeout or mark */
+	uint64_t ev_in_use;	/* now: EVs kept for reuse by live PDCs */
 };
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */
@@ -301,6 +332,13 @@ int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns);
  */
 ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 		     uint32_t *peer, uint64_t now_ns);
+
+/*
+ * pdc_tx_build_ev() is pdc_tx_build() that also tells the frame's entropy
+ * value in |*ev| (0: the caller's default, e.g. with PDC_MP_OFF, NACKs).
+ */
+ssize_t pdc_tx_build_ev(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+			uint32_t *peer, uint16_t *ev, uint64_t now_ns);
 
 /*
  * pdc_rx_frame() takes one received PDS frame (from the PDS prologue to the

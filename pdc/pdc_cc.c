@@ -80,6 +80,8 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 	/* srtt 0 means no sample yet; a path faster than 1 ns is 1 ns. */
 	if (!rtt_ns)
 		rtt_ns = 1;
+	if (!ini->min_rtt_ns || rtt_ns < ini->min_rtt_ns)
+		ini->min_rtt_ns = rtt_ns;
 	if (!ini->srtt_ns) {
 		ini->srtt_ns = rtt_ns;
 		ini->rttvar_ns = rtt_ns / 2;
@@ -91,6 +93,30 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 	}
 	ini->rto_ns = pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns,
 				   cfg->rto_min_ns, cfg->rto_max_ns);
+}
+
+/*
+ * A packet whose arrival drew an ACK: how long it took, its path's RTT.
+ * The largest of the last two windows of four RTTs each is the slowest
+ * path's lately: loss by reordering must wait that long.
+ */
+void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
+			 uint64_t now_ns)
+{
+	uint64_t win = 4 * (ini->srtt_ns > ini->max_rtt_ns ? ini->srtt_ns :
+							     ini->max_rtt_ns);
+
+	if (now_ns - ini->rtt_win_ns > win) {
+		ini->rtt_win_ns = now_ns;
+		ini->rtt_prev_max_ns = ini->rtt_cur_max_ns;
+		ini->rtt_cur_max_ns = 0;
+	}
+	if (rtt_ns > ini->rtt_cur_max_ns)
+		ini->rtt_cur_max_ns = rtt_ns;
+	ini->max_rtt_ns = ini->rtt_cur_max_ns > ini->rtt_prev_max_ns ?
+			  ini->rtt_cur_max_ns : ini->rtt_prev_max_ns;
+	if (ini->rtt_cnt < UINT8_MAX)
+		ini->rtt_cnt++;
 }
 
 void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini)

@@ -238,6 +238,8 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		n = pdc_ini_put_req(mgr, pdc, psn, retx, buf, len);
 	if (n < 0)
 		return n;
+	slot->ev = pdc_ev_pick(mgr, pdc, retx, now_ns);
+	mgr->tx_ev = slot->ev;
 	if (!(slot->flags & (PDC_SLOT_INFL | PDC_SLOT_ACKED))) {
 		slot->flags |= PDC_SLOT_INFL;
 		ini->inflight++;

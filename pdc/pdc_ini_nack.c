@@ -72,6 +72,7 @@ static void pdc_ini_shrink_peer_win(struct pdc_mgr *mgr, struct pdc *pdc,
 	if ((uint32_t)room < ini->peer_win)
 		ini->peer_win = (uint32_t)room;
 	pdc_ini_retx_push(pdc, nack->nack_psn);
+	mgr->stats.retx_nack++;
 	pdc_ready(mgr, pdc);
 }
 
@@ -140,6 +141,7 @@ static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
 			      uint32_t psn)
 {
 	pdc_ini_retx_push(pdc, psn);
+	mgr->stats.retx_nack++;
 	pdc_cc_on_loss(&mgr->cfg, &pdc->ini);
 	pdc_ready(mgr, pdc);
 }

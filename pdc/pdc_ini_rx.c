@@ -21,9 +21,56 @@ static struct pdc *pdc_ini_find(struct pdc_mgr *mgr,
 	return pdc;
 }
 
+/*
+ * The packet whose arrival drew an ACK times the path it took (the ACK's
+ * SACK bits may tell of others late). A resent one: its copy's RTT,
+ * unless the ACK came back too soon for the copy (pdc_ini_delivered), when
+ * the late original's is the one to learn: the slow path that made the
+ * resend spurious, which would otherwise never show, its packets all
+ * resent before they arrive.
+ */
+static void pdc_ini_path_rtt(struct pdc_ini *ini,
+			     const struct pdc_slot *slot, uint64_t now_ns)
+{
+	uint64_t rtt = now_ns - slot->sent_ns;
+
+	if (slot->tx_cnt > 1 && rtt < ini->min_rtt_ns / 4 * 3)
+		rtt = now_ns - slot->first_ns;
+	pdc_rtt_path_sample(ini, rtt, now_ns);
+}
+
+/*
+ * The target has |slot|, newly: its EV is good for reuse unless the ACK
+ * carried a mark, and RACK learns the newest delivery. An ACK back sooner
+ * after a retransmission than 3/4 of any round trip answers an earlier
+ * copy: the retransmission was spurious (the packet was late, not lost),
+ * and the reorder window widens.
+ */
+static void pdc_ini_delivered(struct pdc_mgr *mgr, struct pdc *pdc,
+			      struct pdc_slot *slot, bool ecn, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t rtt = now_ns - slot->sent_ns;
+
+	if (slot->tx_cnt > 1 && rtt < ini->min_rtt_ns / 4 * 3) {
+		mgr->stats.retx_spurious++;
+		if (ini->reo_mult < PDC_REO_MULT_MAX)
+			ini->reo_mult++;
+		return;
+	}
+	if (!ecn)
+		pdc_ev_good(mgr, pdc, slot->ev);
+	if (slot->sent_ns >= ini->rack_sent_ns) {
+		ini->rack_sent_ns = slot->sent_ns;
+		ini->rack_rtt_ns = rtt;
+	} else if (slot->tx_cnt == 1) {
+		ini->reordered = true;	/* overtaken by a later one */
+	}
+}
+
 /* Marks |psn| acknowledged; completes it unless it waits for a response. */
 static uint32_t pdc_ini_ack_one(struct pdc_mgr *mgr, struct pdc *pdc,
-				uint32_t psn)
+				uint32_t psn, bool ecn, uint64_t now_ns)
 {
 	struct pdc_slot *slot;
 
@@ -32,6 +79,7 @@ static uint32_t pdc_ini_ack_one(struct pdc_mgr *mgr, struct pdc *pdc,
 	slot = pdc_ini_slot(pdc, psn);
 	if (slot->flags & PDC_SLOT_ACKED)
 		return 0;
+	pdc_ini_delivered(mgr, pdc, slot, ecn, now_ns);
 	pdc_ini_mark_acked(pdc, slot);
 	if (!(slot->flags & PDC_SLOT_RESP))
 		pdc_ini_complete(mgr, pdc, slot, 0, NULL);
@@ -40,7 +88,8 @@ static uint32_t pdc_ini_ack_one(struct pdc_mgr *mgr, struct pdc *pdc,
 
 /* The ACK answers |psn| with a SES response: that completes it. */
 static uint32_t pdc_ini_ack_resp(struct pdc_mgr *mgr, struct pdc *pdc,
-				 uint32_t psn, const struct pdc_tx_done *resp)
+				 uint32_t psn, const struct pdc_tx_done *resp,
+				 bool ecn, uint64_t now_ns)
 {
 	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
 	uint32_t acked = 0;
@@ -48,6 +97,7 @@ static uint32_t pdc_ini_ack_resp(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (slot->flags & PDC_SLOT_DONE)
 		return 0;
 	if (!(slot->flags & PDC_SLOT_ACKED)) {
+		pdc_ini_delivered(mgr, pdc, slot, ecn, now_ns);
 		pdc_ini_mark_acked(pdc, slot);
 		acked = 1;
 	}
@@ -57,7 +107,8 @@ static uint32_t pdc_ini_ack_resp(struct pdc_mgr *mgr, struct pdc *pdc,
 
 /* ref 2.4, 2.9: bit i of the bitmap is PSN cack + sack_psn_offset + i. */
 static uint32_t pdc_ini_ack_sack(struct pdc_mgr *mgr, struct pdc *pdc,
-				 const struct pdc_ack *ack)
+				 const struct pdc_ack *ack, bool ecn,
+				 uint64_t now_ns)
 {
 	uint32_t base = ack->cack_psn + (uint32_t)(int32_t)ack->sack_psn_offset;
 	uint64_t bits = ack->sack_bitmap;
@@ -69,7 +120,7 @@ static uint32_t pdc_ini_ack_sack(struct pdc_mgr *mgr, struct pdc *pdc,
 		bits &= bits - 1;
 		if (!pdc_ini_is_live(pdc, psn))
 			continue;
-		acked += pdc_ini_ack_one(mgr, pdc, psn);
+		acked += pdc_ini_ack_one(mgr, pdc, psn, ecn, now_ns);
 		pdc->ini.sack_high = pdc_psn_max(pdc->ini.sack_high, psn);
 	}
 	return acked;
@@ -87,6 +138,7 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 {
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t ack_psn = ack->cack_psn + (uint32_t)(int32_t)ack->ack_psn_offset;
+	bool ecn = ack->pro.flags & UET_PDS_F_ACK_M;
 	uint32_t psn, acked = 0;
 	uint64_t rtt_ns = UINT64_MAX;
 
@@ -97,45 +149,84 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 		/* Karn: only a packet sent once times the path. */
 		if (!(slot->flags & PDC_SLOT_ACKED) && slot->tx_cnt == 1)
 			rtt_ns = now_ns - slot->sent_ns;
+		if (!(slot->flags & PDC_SLOT_ACKED))
+			pdc_ini_path_rtt(ini, slot, now_ns);
+		/* The mark was set on the way of the packet that drew it. */
+		if (ecn)
+			pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
 		if (resp)
-			acked += pdc_ini_ack_resp(mgr, pdc, ack_psn, resp);
+			acked += pdc_ini_ack_resp(mgr, pdc, ack_psn, resp,
+						  ecn, now_ns);
 	}
+	if (rtt_ns != UINT64_MAX)	/* before RACK judges by min RTT */
+		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns);
 	if (pdc_psn_after(ack->cack_psn, ini->cack_psn)) {
 		for (psn = ini->cack_psn + 1; psn != ack->cack_psn + 1; psn++)
-			acked += pdc_ini_ack_one(mgr, pdc, psn);
+			acked += pdc_ini_ack_one(mgr, pdc, psn, ecn, now_ns);
 		ini->cack_psn = ack->cack_psn;
 	}
 	ini->sack_high = pdc_psn_max(ini->sack_high, ini->cack_psn);
 	if (ack->pro.type != UET_PDS_TYPE_ACK && ack->sack_bitmap)
-		acked += pdc_ini_ack_sack(mgr, pdc, ack);
-	if (rtt_ns != UINT64_MAX)
-		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns);
+		acked += pdc_ini_ack_sack(mgr, pdc, ack, ecn, now_ns);
 	return acked;
 }
 
 /*
- * Holes with at least reorder_thresh arrivals past them are lost; resend
- * each once per RTT. Returns how many were queued.
+ * How long a packet sent before the newest one delivered may stay missing
+ * before it counts as lost. The RTO until PDC_RACK_SAMPLES RTTs have shown
+ * the paths' spread. Then, until packets have been seen to overtake each
+ * other, RACK's: that one's RTT and a quarter of the minimum RTT (one path:
+ * a hole is a loss, found within a round trip). Once they have (spraying
+ * over paths whose delays differ): the RTT of the slowest path lately (the
+ * newest delivery may have come by a fast one, and says little of a slow
+ * one), plus a reorder window, RACK's quarter of the minimum RTT widened
+ * by each spurious retransmission, or twice the RTT variation when more
+ * (sprayed samples vary as the paths do). Never past the RTO, which would
+ * resend it anyway.
+ */
+static uint64_t pdc_ini_reorder_wait(const struct pdc_ini *ini)
+{
+	uint64_t reo = ini->min_rtt_ns / 4 * (1u + ini->reo_mult), wait;
+
+	if (ini->rtt_cnt < PDC_RACK_SAMPLES) {
+		return ini->rto_ns;
+	} else if (!ini->reordered) {
+		wait = ini->rack_rtt_ns + reo;
+	} else {
+		wait = ini->max_rtt_ns > ini->rack_rtt_ns ? ini->max_rtt_ns :
+							    ini->rack_rtt_ns;
+		wait += reo > 2 * ini->rttvar_ns ? reo : 2 * ini->rttvar_ns;
+	}
+	return wait < ini->rto_ns ? wait : ini->rto_ns;
+}
+
+/*
+ * Holes below the highest SACKed PSN, by RACK's rule (pdc_ini.rack_*): a
+ * packet sent no later than the newest one delivered, and missing for
+ * pdc_ini_reorder_wait(), is lost. It goes again, on another path, and its
+ * EV is left. Returns how many were queued.
  */
 static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
 				   uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint32_t last = ini->sack_high - mgr->cfg.reorder_thresh;
-	uint64_t guard_ns = ini->srtt_ns ? ini->srtt_ns + 2 * ini->rttvar_ns :
-					   ini->rto_ns;
+	uint64_t wait = pdc_ini_reorder_wait(ini);
 	uint32_t psn = ini->cack_psn + 1, cnt = 0;
 
 	if (pdc_psn_after(ini->una_psn, psn))
 		psn = ini->una_psn;
-	for (; pdc_psn_before_eq(psn, last) && psn != ini->send_psn; psn++) {
+	for (; pdc_psn_before(psn, ini->sack_high) && psn != ini->send_psn;
+	     psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
 
 		if (slot->flags & (PDC_SLOT_ACKED | PDC_SLOT_RETXQ) ||
-		    now_ns - slot->sent_ns < guard_ns ||
+		    slot->sent_ns > ini->rack_sent_ns ||
+		    now_ns - slot->sent_ns < wait ||
 		    slot->tx_cnt > mgr->cfg.max_retries)
 			continue;
+		pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
 		pdc_ini_retx_push(pdc, psn);
+		mgr->stats.retx_sack++;
 		cnt++;
 	}
 	return cnt;
@@ -207,8 +298,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		ini->probe_at = 0;
 		pdc_ini_arm_probe(mgr, pdc, now_ns);
 	}
-	if (pdc_psn_after(ini->sack_high,
-			  ini->cack_psn + mgr->cfg.reorder_thresh) &&
+	if (pdc_psn_after(ini->sack_high, ini->cack_psn) &&
 	    pdc_ini_sack_holes(mgr, pdc, now_ns))
 		pdc_cc_on_loss(&mgr->cfg, ini);
 	else

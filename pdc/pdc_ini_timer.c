@@ -159,7 +159,9 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
 		}
+		pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
 		pdc_ini_retx_push(pdc, psn);
+		mgr->stats.retx_rto++;
 		cnt++;
 	}
 	if (cnt) {
@@ -172,7 +174,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 }
 
 /*
- * Tail-loss probe: a quiet spell of two RTTs while packets are out means
+ * Tail-loss probe: a quiet spell of two RTTs (or the slowest path's RTT
+ * lately, when longer: sprayed packets take it) while packets are out means
  * the last ones or their ACK were lost, and no later arrival will tell.
  * Resending the oldest one draws a full ACK long before the RTO would.
  * The last packet out asks for an ACK at once (AR), but the target's
@@ -186,8 +189,9 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint64_t pto_ns = 2 * ini->srtt_ns + ini->rttvar_ns +
-			  mgr->cfg.ack_hold_ns;
+	uint64_t pto_ns = (2 * ini->srtt_ns > ini->max_rtt_ns ?
+			   2 * ini->srtt_ns : ini->max_rtt_ns) +
+			  ini->rttvar_ns + mgr->cfg.ack_hold_ns;
 
 	if (!ini->srtt_ns || pto_ns >= ini->rto_ns ||
 	    ini->probe_cnt >= PDC_PROBE_MAX || ini->una_psn == ini->send_psn)
@@ -196,7 +200,9 @@ void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	pdc_timer_arm(mgr, pdc, ini->probe_at);
 }
 
-static void pdc_ini_probe(struct pdc_mgr *mgr, struct pdc *pdc)
+/* The probe's packet or its ACK went missing: its path is suspect too. */
+static void pdc_ini_probe(struct pdc_mgr *mgr, struct pdc *pdc,
+			  uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t psn;
@@ -204,8 +210,12 @@ static void pdc_ini_probe(struct pdc_mgr *mgr, struct pdc *pdc)
 	ini->probe_at = 0;
 	ini->probe_cnt++;
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
-		if (pdc_slot_needs_tx(pdc_ini_slot(pdc, psn))) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		if (pdc_slot_needs_tx(slot)) {
+			pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
 			pdc_ini_retx_push(pdc, psn);
+			mgr->stats.retx_probe++;
 			pdc_ready(mgr, pdc);
 			return;
 		}
@@ -221,7 +231,7 @@ void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	    !pdc_ini_rto(mgr, pdc, now_ns))
 		return;
 	if (ini->probe_at && now_ns >= ini->probe_at)
-		pdc_ini_probe(mgr, pdc);
+		pdc_ini_probe(mgr, pdc, now_ns);
 	if (ini->rto_at)
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
 	if (ini->probe_at)

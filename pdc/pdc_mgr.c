@@ -30,7 +30,9 @@ void pdc_cfg_init(struct pdc_cfg *cfg)
 	cfg->rto_min_ns = 200000;
 	cfg->rto_max_ns = 64000000;
 	cfg->max_retries = 10;
-	cfg->reorder_thresh = 3;
+	cfg->mp_mode = PDC_MP_AWARE;
+	cfg->ev_count = 256;	/* spec 3.6.16: typical oblivious EV space */
+	cfg->ev_mask = UINT16_MAX;
 	cfg->ack_coalesce_len = 16384;	/* ref 2.9: 16 KiB */
 	cfg->ack_coalesce_cnt = 16;
 	cfg->ack_delay_ns = 20000;
@@ -65,6 +67,8 @@ static bool pdc_cfg_is_valid(const struct pdc_cfg *c)
 	       c->cwnd_init <= c->window && c->rto_min_ns > 0 &&
 	       c->rto_min_ns <= c->rto_init_ns &&
 	       c->rto_init_ns <= c->rto_max_ns && c->max_retries < 250 &&
+	       c->mp_mode < PDC_MP_CNT && c->ev_mask &&
+	       c->ev_count >= 1 && c->ev_count <= c->ev_mask &&
 	       c->ack_coalesce_cnt >= 1 && c->resp_pool_cnt >= 1 &&
 	       c->max_payload_len > 0 && c->max_payload_len < (1u << 24) &&
 	       c->tgt_reserve < c->max_pdcs;
@@ -349,6 +353,14 @@ void pdc_log(struct pdc_mgr *mgr, const char *fmt, ...)
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats)
 {
 	*stats = mgr->stats;
+	stats->ev_in_use = 0;
+	for (uint32_t i = 0; mgr->cfg.mp_mode != PDC_MP_OFF &&
+			     i < mgr->cfg.max_pdcs; i++) {
+		const struct pdc *pdc = mgr->tbl[i];
+
+		if (pdc && pdc->role == PDC_ROLE_INI)
+			stats->ev_in_use += pdc_ev_in_use(pdc);
+	}
 }
 
 int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,

@@ -18,6 +18,19 @@
 #define PDC_NACKQ_LEN	64		/* queued NACKs; more are dropped */
 #define PDC_CLOSE_REQ_TRIES	3	/* CLOSE_REQs before giving up */
 #define PDC_PROBE_MAX		2	/* tail-loss probes per quiet spell */
+#define PDC_RACK_SAMPLES	32	/* path RTTs before loss by reordering:
+					 * enough to have seen every path */
+#define PDC_REO_MULT_MAX	16	/* reorder window: min RTT / 4 times
+					 * at most this + 1 */
+#define PDC_EV_RING		16	/* EVs kept for reuse, each with its
+					 * count of clean returns (REPS keeps
+					 * one entry per return, 8 in htsim,
+					 * which ACKs every packet: ours ACK
+					 * 16 or more at once) */
+#define PDC_EV_BAD		8	/* EVs left after a failure */
+#define PDC_EV_EXPLORE		64	/* a new EV for one new packet in this
+					 * many, so that a path that came back
+					 * is found again */
 
 enum pdc_role { PDC_ROLE_INI, PDC_ROLE_TGT };
 
@@ -48,6 +61,25 @@ struct pdc_slot {
 	uint8_t next_hdr;
 	uint8_t flags;		/* PDC_SLOT_* */
 	uint8_t tx_cnt;		/* transmissions so far */
+	uint16_t ev;		/* entropy of the last transmission */
+};
+
+/*
+ * The entropies of an initiator PDC (pdc_ev.c). Its EVs are
+ * 1 + (base + i) % ev_mask for i < cfg.ev_count: a random block per PDC,
+ * so that PDCs of one host spread apart.
+ */
+struct pdc_paths {
+	struct {
+		uint16_t ev, uses;	/* uses: clean returns not yet reused */
+	} ring[PDC_EV_RING];	/* round robin from head */
+	uint8_t head, cnt;
+	uint8_t explore_in;	/* new packets until the next exploration */
+	uint8_t bad_next;
+	uint16_t base;
+	uint16_t cur;		/* ROD: the one EV */
+	uint16_t bad[PDC_EV_BAD];	/* left until bad_until */
+	uint64_t bad_until[PDC_EV_BAD];
 };
 
 /* Initiator end: numbers, sends, retransmits, completes. */
@@ -66,6 +98,22 @@ struct pdc_ini {
 	uint32_t resend_psn, resend_end;	/* ROD go-back still to send */
 	uint64_t rewind_ns;
 	uint64_t srtt_ns, rttvar_ns, rto_ns;
+	uint64_t min_rtt_ns;	/* 0: no sample yet */
+	uint64_t max_rtt_ns;	/* recent largest of any packet (pdc_cc.c) */
+	uint64_t rtt_win_ns, rtt_cur_max_ns, rtt_prev_max_ns;
+	uint8_t rtt_cnt;	/* of those samples, saturating */
+	/*
+	 * Loss by time, not by count (RACK, RFC 8985): the newest packet
+	 * known to have arrived was sent at rack_sent_ns and took
+	 * rack_rtt_ns; one sent before it and still missing after that RTT
+	 * and a reorder window (pdc_ini_rx.c) is lost. Spraying over paths
+	 * whose queues differ reorders far more than any fixed count of
+	 * later arrivals allows.
+	 */
+	uint64_t rack_sent_ns, rack_rtt_ns;
+	uint8_t reo_mult;	/* grows with each spurious retransmission */
+	bool reordered;		/* a packet arrived after a later-sent one */
+	struct pdc_paths paths;
 	uint64_t rto_at;	/* retransmit timer; 0: off */
 	uint64_t probe_at;	/* tail-loss probe timer; 0: off */
 	uint8_t probe_cnt;	/* probes since the last ACK progress */
@@ -95,6 +143,7 @@ struct pdc_tgt {
 	bool syn_done;		/* a packet without SYN arrived: the initiator
 				 * left its SYN phase */
 	uint32_t open_seq;	/* pdc_rx_pkt.open_seq */
+	uint16_t ack_ev;	/* EV of the latest request: its ACK's */
 	uint64_t *bits;		/* PSNs past cack that arrived */
 };
 
@@ -181,6 +230,7 @@ struct pdc_mgr {
 	uint64_t tomb_until;	/* no record lives past this */
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
+	uint16_t tx_ev;		/* EV of the frame built last */
 	struct pdc_stats stats;
 };
 
@@ -291,6 +341,15 @@ void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 void pdc_ini_rx_close_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 			  const struct pdc_ctl *ctl, uint64_t now_ns);
 
+/* pdc_ev.c */
+void pdc_ev_init(struct pdc_mgr *mgr, struct pdc *pdc);
+uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
+		     uint64_t now_ns);
+void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev);
+void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		uint64_t now_ns);
+uint32_t pdc_ev_in_use(const struct pdc *pdc);
+
 /* pdc_cc.c */
 void pdc_cc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini);
 void pdc_cc_on_ack(const struct pdc_cfg *cfg, struct pdc_ini *ini,
@@ -298,6 +357,8 @@ void pdc_cc_on_ack(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 void pdc_cc_on_loss(const struct pdc_cfg *cfg, struct pdc_ini *ini);
 void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 		    uint64_t rtt_ns);
+void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
+			 uint64_t now_ns);
 void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini);
 
 /* pdc_tgt.c */

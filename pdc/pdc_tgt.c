@@ -379,6 +379,7 @@ static void pdc_tgt_accept(struct pdc_mgr *mgr, struct pdc *pdc,
 	tgt->last_rx_ns = now_ns;
 	tgt->close_req_cnt = 0;
 	tgt->ecn |= meta->ecn_ce;
+	tgt->ack_ev = meta->ev;	/* the ACK returns on the path it came by */
 	tgt->retx |= !!(in->flags & UET_PDS_F_REQ_RETX);
 	pdc_tgt_apply_clear(mgr, pdc, in);
 	if (pdc_tgt_is_dup(pdc, in->psn)) {

@@ -310,6 +310,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	tgt->ack_now = tgt->ecn = tgt->retx = tgt->close_req = false;
 	tgt->ack_cnt = tgt->ack_len = 0;
 	tgt->ack_at = 0;
+	mgr->tx_ev = tgt->ack_ev;
 	mgr->stats.tx_ack++;
 	return n;
 }

@@ -135,6 +135,7 @@ static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
 	ini->peer_win = mgr->cfg.window;
 	ini->last_active_ns = now_ns;
 	pdc_cc_init(&mgr->cfg, ini);
+	pdc_ev_init(mgr, pdc);
 	return pdc;
 }
 
@@ -212,6 +213,17 @@ static ssize_t pdc_ready_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 		return n;
 	}
 	return 0;
+}
+
+ssize_t pdc_tx_build_ev(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+			uint32_t *peer, uint16_t *ev, uint64_t now_ns)
+{
+	ssize_t n;
+
+	mgr->tx_ev = 0;
+	n = pdc_tx_build(mgr, buf, len, peer, now_ns);
+	*ev = mgr->tx_ev;
+	return n;
 }
 
 ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,

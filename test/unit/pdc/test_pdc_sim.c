@@ -318,6 +318,7 @@ void t_sim_flush(struct t_sim *s)
 {
 	uint8_t buf[T_FRAME_MAX];
 	uint32_t peer;
+	uint16_t ev;
 	ssize_t n;
 	int i;
 
@@ -325,9 +326,12 @@ void t_sim_flush(struct t_sim *s)
 		struct t_end *e = s->end[i];
 
 		while (e->mgr &&
-		       (n = pdc_tx_build(e->mgr, buf, sizeof(buf), &peer,
-					 s->now)) > 0)
+		       (n = pdc_tx_build_ev(e->mgr, buf, sizeof(buf), &peer,
+					    &ev, s->now)) > 0) {
+			s->tx_ev = ev;
 			t_wire_send(s, i, (int)peer, buf, (size_t)n);
+			s->tx_ev = 0;
+		}
 		cr_assert(!e->mgr || n == 0, "pdc_tx_build: %zd", n);
 	}
 }

@@ -20,6 +20,7 @@
 #define T_FRAME_MAX	256
 #define T_PAYLOAD_LEN	16
 #define T_PPM		1000000u
+#define T_PATHS		8
 
 struct t_wire {
 	uint32_t loss_ppm;	/* any frame */
@@ -29,6 +30,15 @@ struct t_wire {
 	uint64_t delay_ns;
 	uint64_t jitter_ns;	/* uniform in [0, jitter) on top of delay */
 	bool black_hole;
+	/*
+	 * A fabric of |paths| equal-cost paths (0 or 1: a single wire): a
+	 * frame takes the path its entropy value hashes to, as a switch's
+	 * ECMP would; each path adds its own delay, and a dead one drops
+	 * everything, both ways.
+	 */
+	uint32_t paths;
+	uint64_t path_delay_ns[T_PATHS];
+	bool path_dead[T_PATHS];
 };
 
 struct t_sim;
@@ -78,6 +88,7 @@ struct t_frame {
 	uint64_t at_ns, seq;
 	int from, to;
 	bool ce;
+	uint16_t ev;
 	size_t len;
 	uint8_t buf[T_FRAME_MAX];
 };
@@ -113,6 +124,9 @@ struct t_sim {
 	/* Every frame put on the wire, lost or not, while cap_max > 0. */
 	struct t_cap *cap;
 	uint32_t cap_cnt, cap_max;
+	/* The entropy of the frame being sent; frames and drops per path. */
+	uint16_t tx_ev;
+	uint64_t path_frames[T_PATHS], path_lost[T_PATHS];
 };
 
 struct t_sim *t_sim_new(const struct t_wire *wire, uint64_t seed, int ends);
@@ -133,6 +147,7 @@ void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
 		 size_t len);
 void t_wire_deliver(struct t_sim *s);
 void t_sim_capture(struct t_sim *s, uint32_t max);
+uint32_t t_path_of(const struct t_sim *s, uint16_t ev);
 const struct t_cap *t_sim_find(const struct t_sim *s, uint32_t from_idx,
 			       int from, uint8_t type, uint8_t code);
 void t_payload(uint8_t *buf, int src, int inc, uint8_t mode, uint32_t seq);

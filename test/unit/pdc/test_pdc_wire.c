@@ -121,10 +121,20 @@ static void t_wire_put(struct t_sim *s, int from, int to, const uint8_t *buf,
 	f->len = len;
 	memcpy(f->buf, buf, len);
 	f->ce = t_chance(s, s->wire.ce_ppm);
+	f->ev = s->tx_ev;
 	f->seq = s->frame_seq++;
 	f->at_ns = s->now + s->wire.delay_ns +
+		   s->wire.path_delay_ns[t_path_of(s, s->tx_ev)] +
 		   (s->wire.jitter_ns ? t_rand(s) % s->wire.jitter_ns : 0);
 	t_q_push(s, f);
+}
+
+/* The path of entropy |ev|: a multiplicative hash, as ECMP's would mix. */
+uint32_t t_path_of(const struct t_sim *s, uint16_t ev)
+{
+	if (s->wire.paths < 2)
+		return 0;
+	return (uint32_t)(((uint64_t)ev * 2654435761u) >> 16) % s->wire.paths;
 }
 
 void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
@@ -151,6 +161,12 @@ void t_wire_send(struct t_sim *s, int from, int to, const uint8_t *buf,
 	if (pdc_prologue_decode(&pro, buf, len) >= 0 &&
 	    (pro.type == UET_PDS_TYPE_RUD_REQ || pro.type == UET_PDS_TYPE_ROD_REQ))
 		t_track_tx(s, from, buf, len);
+	s->path_frames[t_path_of(s, s->tx_ev)]++;
+	if (s->wire.path_dead[t_path_of(s, s->tx_ev)]) {
+		s->path_lost[t_path_of(s, s->tx_ev)]++;
+		s->dropped++;
+		return;
+	}
 	if ((s->tap && !s->tap(s, from, to, buf, len)) || s->wire.black_hole ||
 	    t_chance(s, s->wire.loss_ppm) ||
 	    (t_is_reply(pro.type) && t_chance(s, s->wire.reply_loss_ppm))) {
@@ -213,7 +229,7 @@ void t_wire_deliver(struct t_sim *s)
 		/* One host per end; src 0 stays free for hand-made frames. */
 		struct pdc_rx_meta meta = { .peer = (uint32_t)f->from,
 					    .src = (uint64_t)f->from + 1,
-					    .ecn_ce = f->ce };
+					    .ecn_ce = f->ce, .ev = f->ev };
 		struct t_end *e = s->end[f->to];
 
 		if (e->mgr) {

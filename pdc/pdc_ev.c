@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Entropy values of an initiator PDC: which path of the fabric each of its
+ * packets takes (UE 1.0 3.6.16). Switches hash the UDP source port, which
+ * carries the EV, so packets with different EVs spread over the
+ * equal-cost paths; one EV is one path.
+ *
+ * PDC_MP_AWARE follows REPS, the spec's example of the path-aware mode
+ * (arXiv 2407.21625; the UEC's htsim, buffer_reps.cpp): the EV of a packet
+ * acknowledged without an ECN mark goes into a small ring and a later
+ * packet takes it from there, so paths are used as fast as they deliver
+ * (a slow or congested path gets its EVs back late, and less traffic);
+ * with the ring empty, a new EV is explored. One ACK of ours covers many
+ * packets, so the ring keeps each EV once with a count of its returns,
+ * and hands them out in turn. An EV whose packet was lost
+ * (a SACK hole, a timeout, a probe) or marked is not recycled and is left
+ * out of exploration for a while (PDC_EV_BAD of them remembered), so a
+ * dead path is left within a round trip of noticing. Retransmissions take
+ * recycled EVs first: known good paths. One new packet in PDC_EV_EXPLORE
+ * explores even when the ring holds EVs (our choice: REPS explores only
+ * when it runs dry, and a flow that never ran dry would never find a path
+ * that came back).
+ *
+ * ROD keeps one EV, a random one of its block, and takes another only
+ * when a packet sent on it failed: a new path reorders, which ROD must
+ * not. PDC_MP_OBLIVIOUS draws every packet's EV at random from the block.
+ */
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+/* The |i|-th EV of the PDC's block: never 0, at most ev_mask. */
+static uint16_t pdc_ev_nth(const struct pdc_mgr *mgr,
+			   const struct pdc_paths *p, uint32_t i)
+{
+	return (uint16_t)(1 + (p->base + i) % mgr->cfg.ev_mask);
+}
+
+static bool pdc_ev_is_bad(const struct pdc_paths *p, uint16_t ev,
+			  uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < PDC_EV_BAD; i++)
+		if (p->bad[i] == ev && now_ns < p->bad_until[i])
+			return true;
+	return false;
+}
+
+/* A random EV of the block, avoiding those recently left (a few tries). */
+static uint16_t pdc_ev_explore(struct pdc_mgr *mgr, struct pdc_paths *p,
+			       uint64_t now_ns)
+{
+	uint16_t ev = 0;
+
+	for (int tries = 0; tries < 4; tries++) {
+		ev = pdc_ev_nth(mgr, p, pdc_rand32(mgr) % mgr->cfg.ev_count);
+		if (!pdc_ev_is_bad(p, ev, now_ns))
+			break;
+	}
+	mgr->stats.ev_explored++;
+	return ev;
+}
+
+void pdc_ev_init(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_paths *p = &pdc->ini.paths;
+
+	memset(p, 0, sizeof(*p));
+	p->base = (uint16_t)pdc_rand32(mgr);
+	p->explore_in = PDC_EV_EXPLORE;
+	p->cur = pdc_ev_nth(mgr, p, pdc_rand32(mgr) % mgr->cfg.ev_count);
+}
+
+/* The head entry's EV, once; the entry goes to the back, or goes. */
+static uint16_t pdc_ev_ring_pop(struct pdc_paths *p)
+{
+	uint16_t ev = p->ring[p->head].ev;
+
+	if (--p->ring[p->head].uses)
+		p->ring[(p->head + p->cnt) % PDC_EV_RING] = p->ring[p->head];
+	else
+		p->cnt--;
+	p->head = (uint8_t)((p->head + 1) % PDC_EV_RING);
+	return ev;
+}
+
+uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
+		     uint64_t now_ns)
+{
+	struct pdc_paths *p = &pdc->ini.paths;
+
+	if (mgr->cfg.mp_mode == PDC_MP_OFF)
+		return 0;
+	if (pdc->mode == PDC_MODE_ROD)
+		return p->cur;
+	if (mgr->cfg.mp_mode == PDC_MP_OBLIVIOUS)
+		return pdc_ev_nth(mgr, p, pdc_rand32(mgr) % mgr->cfg.ev_count);
+	if (!retx && --p->explore_in == 0) {
+		p->explore_in = PDC_EV_EXPLORE;
+		return pdc_ev_explore(mgr, p, now_ns);
+	}
+	if (p->cnt)
+		return pdc_ev_ring_pop(p);
+	return pdc_ev_explore(mgr, p, now_ns);
+}
+
+/* A packet sent on |ev| was acknowledged without a mark: reuse it. */
+void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev)
+{
+	struct pdc_paths *p = &pdc->ini.paths;
+	uint8_t i, at;
+
+	if (!ev || mgr->cfg.mp_mode != PDC_MP_AWARE ||
+	    pdc->mode == PDC_MODE_ROD)
+		return;
+	mgr->stats.ev_recycled++;
+	for (i = 0; i < p->cnt; i++) {
+		at = (uint8_t)((p->head + i) % PDC_EV_RING);
+		if (p->ring[at].ev == ev) {
+			if (p->ring[at].uses < UINT16_MAX)
+				p->ring[at].uses++;
+			return;
+		}
+	}
+	if (p->cnt == PDC_EV_RING) {	/* full: the head entry goes */
+		p->head = (uint8_t)((p->head + 1) % PDC_EV_RING);
+		p->cnt--;
+	}
+	at = (uint8_t)((p->head + p->cnt++) % PDC_EV_RING);
+	p->ring[at].ev = ev;
+	p->ring[at].uses = 1;
+}
+
+/*
+ * A packet sent on |ev| was lost, timed out or marked: the EV leaves the
+ * ring and is not explored again for two round trips (at least the
+ * minimum RTO); a ROD PDC moves to another.
+ */
+void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_paths *p = &ini->paths;
+	uint64_t rest = 2 * ini->srtt_ns;
+	uint8_t n = p->cnt, kept = 0, at;
+
+	if (!ev || mgr->cfg.mp_mode == PDC_MP_OFF)
+		return;
+	if (rest < mgr->cfg.rto_min_ns)
+		rest = mgr->cfg.rto_min_ns;
+	if (!pdc_ev_is_bad(p, ev, now_ns)) {
+		p->bad[p->bad_next] = ev;
+		p->bad_until[p->bad_next] = now_ns + rest;
+		p->bad_next = (uint8_t)((p->bad_next + 1) % PDC_EV_BAD);
+		mgr->stats.ev_retired++;
+	}
+	for (uint8_t i = 0; i < n; i++) {	/* compacted in place */
+		at = (uint8_t)((p->head + i) % PDC_EV_RING);
+		if (p->ring[at].ev != ev)
+			p->ring[(p->head + kept++) % PDC_EV_RING] = p->ring[at];
+	}
+	p->cnt = kept;
+	if (pdc->mode == PDC_MODE_ROD && p->cur == ev && mgr->cfg.ev_count > 1)
+		do
+			p->cur = pdc_ev_explore(mgr, p, now_ns);
+		while (p->cur == ev);
+}
+
+uint32_t pdc_ev_in_use(const struct pdc *pdc)
+{
+	return pdc->mode == PDC_MODE_ROD ? 1u : pdc->ini.paths.cnt;
+}
