@@ -53,11 +53,11 @@ FAB_TRAPPED=0
 # (`ip netns exec` hides /sys/fs/bpf; see e2e_setup).
 fab_init() {
 	[ "$FAB_TRAPPED" = 1 ] && return 0
-	e2e_require_root
-	command -v nft >/dev/null || e2e_fail "nft missing (make deps: nftables)"
 	trap fab_cleanup EXIT
 	trap 'exit 130' INT TERM
 	FAB_TRAPPED=1
+	e2e_require_root
+	command -v nft >/dev/null || e2e_fail "nft missing (make deps: nftables)"
 	mkdir -p "$E2E_TMP/bpffs"
 	mount -t bpf bpf "$E2E_TMP/bpffs"
 	export UET_BPFFS="$E2E_TMP/bpffs" LIBXDP_BPFFS="$E2E_TMP/bpffs"
