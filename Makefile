@@ -265,7 +265,7 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   pkg-config libbpf-dev libxdp-dev bpftool libmnl-dev \
 		   linux-libc-dev iproute2 xdp-tools tshark libpcap-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
-		   openmpi-bin libopenmpi-dev libcap2-bin \
+		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
 		   debhelper dpkg-dev man-db
 
 deps:

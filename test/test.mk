@@ -314,3 +314,13 @@ E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 E2E_TESTS	+= test/e2e/e2e_multiqueue.sh
 E2E_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd
+
+# The emulated fabric (test/fabric/fabric_lib.sh): hosts and ECMP routers
+# in namespaces, tbf queues on the routers' ports, injected failures.
+# e2e_fabric.sh checks the fabric itself and runs uet across 4 paths;
+# bench_fabric.sh: one uet flow and one tcp flow across 4 paths.
+E2E_TESTS	+= test/e2e/e2e_fabric.sh
+E2E_DEPS	+= $(B)/uet_bw $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl \
+		   $(B)/uetd
+BENCH_SCRIPTS	+= test/bench/bench_fabric.sh
+BENCH_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd

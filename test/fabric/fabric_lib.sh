@@ -1,0 +1,454 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# An emulated Ethernet fabric in network namespaces, for tests and
+# benchmarks: hosts and IPv4 routers that spread flows over equal-cost
+# paths by hashing the 5-tuple (so by the UDP source port, UET's entropy
+# value), a tbf queue on every router port of a fabric link (both
+# directions), failures to inject and counters per link and direction.
+# Source it after test/e2e/e2e_lib.sh (B, E2E_ID, E2E_TMP, e2e_log/fail).
+#
+# Topology (a), fab_paths K ...: two hosts, two routers, K parallel links
+#
+#              .--- link 1 ---.
+#   H1 ---- R1 +--- link 2 ---+ R2 ---- H2
+#              '--- link K ---'
+#
+# Topology (b), fab_leaf_spine L S N ...: a two-tier leaf/spine, N hosts
+# on each of L leaves, every leaf linked to every one of S spines; link
+# (l, s) is number (l - 1) * S + s
+#
+#          S1      S2          spines
+#          | \    / |
+#          |  \  /  |          L * S links
+#          |   \/   |
+#          |   /\   |
+#          L1      L2          leaves
+#         /  \    /  \
+#        H1  H2  H3  H4        hosts (N per leaf)
+#
+# Every host has one interface, fab0 (so FI_UET_IFACE=fab0 and `uetctl
+# load fab0` are the same everywhere), address FAB_IP[i] = 10.100.i.2/24
+# and a default route to its router (10.100.i.1). Link j joins end A
+# (10.101.j.1, the lower router: R1 or a leaf) and end B (10.101.j.2: R2
+# or a spine), each a port named lj in its router. Direction fwd is A to
+# B, rev is B to A; each is shaped by the tbf on its sending port and may
+# be cut by an nftables netdev egress chain there (eg_lj, drops counted by
+# the named counter drop_lj). AF_XDP transmit bypasses the sending host's
+# qdisc, which is why queues and faults live on the routers only.
+# Namespaces are uet-fE2E_ID-NAME (NAME h1.., r1 r2, l1.., s1..).
+
+FAB_PREFIX="uet-f$E2E_ID"
+FAB_NS=()		# every namespace made (hosts and routers)
+FAB_HOSTS=()		# host namespaces, index 1..
+FAB_IP=()		# host addresses, index 1..
+FAB_NLINKS=0
+FAB_L_NSA=() FAB_L_NSB=() FAB_L_DOWN=()
+FAB_L_RATE=()		# each link's rate (Mbit/s), for scripts
+FAB_ROUTES=()		# "NS PREFIX LINK LINK ...": a route over those links
+FAB_BUF=0 FAB_MTU=1500
+FAB_BURST_US=${FAB_BURST_US:-200}	# tbf bucket: this much of the rate
+FAB_TRAPPED=0
+
+# fab_init: root (e2e_require_root: a failure under CI=true, else a skip),
+# the cleanup trap, and a bpffs of the run's own for the hosts' uetctl
+# (`ip netns exec` hides /sys/fs/bpf; see e2e_setup).
+fab_init() {
+	[ "$FAB_TRAPPED" = 1 ] && return 0
+	trap fab_cleanup EXIT
+	trap 'exit 130' INT TERM
+	FAB_TRAPPED=1
+	e2e_require_root
+	command -v nft >/dev/null || e2e_fail "nft missing (make deps: nftables)"
+	mkdir -p "$E2E_TMP/bpffs"
+	mount -t bpf bpf "$E2E_TMP/bpffs"
+	export UET_BPFFS="$E2E_TMP/bpffs" LIBXDP_BPFFS="$E2E_TMP/bpffs"
+}
+
+# fab_ns NAME: the namespace of node NAME (h1, r1, l2, s1, ...).
+fab_ns() { echo "$FAB_PREFIX-$1"; }
+
+# fab_node_add NAME router|host: a namespace with lo up; a router
+# forwards, hashes the L4 5-tuple for multipath routes (policy 1), skips
+# nexthops whose link is down, has no reverse-path filter and no IPv6
+# (nothing of its own crosses the fabric links but ARP).
+fab_node_add() {
+	local ns
+	ns=$(fab_ns "$1")
+	ip netns add "$ns"
+	FAB_NS+=("$ns")
+	ip -n "$ns" link set lo up
+	[ "$2" = router ] || return 0
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.fib_multipath_hash_policy=1 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.all.ignore_routes_with_linkdown=1 \
+		net.ipv4.conf.default.ignore_routes_with_linkdown=1 \
+		net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip netns exec "$ns" nft add table netdev fab
+}
+
+# fab_burst RATE_MBIT: tbf's bucket in bytes, FAB_BURST_US of the rate but
+# at least two frames (a real port sends at line rate; a deep bucket would
+# let bursts through faster than the rate).
+fab_burst() {
+	local b=$(( $1 * FAB_BURST_US / 8 )) min=$(( 2 * (FAB_MTU + 14) ))
+	echo $(( b > min ? b : min ))
+}
+
+# fab_shape NS IF RATE_MBIT: IF's root qdisc a tbf at RATE, queue FAB_BUF
+# bytes (tail drop); `change` keeps the qdisc's counters when there is one.
+fab_shape() {
+	local op=replace
+	tc -n "$1" qdisc show dev "$2" | grep -q '^qdisc tbf' && op=change
+	tc -n "$1" qdisc "$op" dev "$2" root tbf rate "${3}mbit" \
+		burst "$(fab_burst "$3")" limit "$FAB_BUF"
+}
+
+# fab_port_nft NS IF: IF's egress chain (empty: all pass) and its counter
+# of injected drops, in table netdev fab of NS.
+fab_port_nft() {
+	ip netns exec "$1" nft -f - <<-EOF
+		add counter netdev fab drop_$2
+		add chain netdev fab eg_$2 { type filter hook egress device "$2" priority 0; }
+	EOF
+}
+
+# fab_host_add I ROUTER: host I (namespace hI) with fab0 joined to port hI
+# of ROUTER; 10.100.I.2/24, default route via 10.100.I.1.
+fab_host_add() {
+	local i=$1 ns rns
+	fab_node_add "h$i" host
+	ns=$(fab_ns "h$i")
+	rns=$(fab_ns "$2")
+	ip -n "$rns" link add "h$i" mtu "$FAB_MTU" type veth peer name fab0 \
+		netns "$ns" mtu "$FAB_MTU"
+	ip -n "$rns" addr add "10.100.$i.1/24" dev "h$i"
+	ip -n "$rns" link set "h$i" up
+	ip -n "$ns" addr add "10.100.$i.2/24" dev fab0
+	ip -n "$ns" link set fab0 up
+	ip -n "$ns" route add default via "10.100.$i.1"
+	FAB_HOSTS[$i]=$ns
+	FAB_IP[$i]="10.100.$i.2"
+}
+
+# fab_link_add A B RATE_MBIT: the next link j between routers A and B,
+# ports lj on both, shaped both ways, with their egress chains.
+fab_link_add() {
+	local j=$(( FAB_NLINKS + 1 )) a b
+	a=$(fab_ns "$1")
+	b=$(fab_ns "$2")
+	ip -n "$a" link add "l$j" mtu "$FAB_MTU" type veth peer name "l$j" \
+		netns "$b" mtu "$FAB_MTU"
+	ip -n "$a" addr add "10.101.$j.1/24" dev "l$j"
+	ip -n "$b" addr add "10.101.$j.2/24" dev "l$j"
+	for ns in "$a" "$b"; do
+		ip -n "$ns" link set "l$j" up
+		fab_shape "$ns" "l$j" "$3"
+		fab_port_nft "$ns" "l$j"
+	done
+	FAB_NLINKS=$j
+	FAB_L_NSA[$j]=$a
+	FAB_L_NSB[$j]=$b
+	FAB_L_RATE[$j]=$3
+	FAB_L_DOWN[$j]=0
+}
+
+# fab_routes: installs (again) every route of FAB_ROUTES over the links
+# that are up; a route left with none is removed.
+fab_routes() {
+	local r ns pfx j end via nh
+	for r in "${FAB_ROUTES[@]}"; do
+		set -- $r
+		ns=$1 pfx=$2
+		shift 2
+		nh=()
+		for j in "$@"; do
+			[ "${FAB_L_DOWN[$j]}" = 0 ] || continue
+			# the far end's address: .2 seen from A, .1 from B
+			end=2
+			[ "$ns" = "${FAB_L_NSB[$j]}" ] && end=1
+			via="10.101.$j.$end"
+			nh+=(nexthop via "$via" dev "l$j")
+		done
+		if [ "${#nh[@]}" = 0 ]; then
+			ip -n "$ns" route del "$pfx" 2>/dev/null || true
+		else
+			ip -n "$ns" route replace "$pfx" "${nh[@]}"
+		fi
+	done
+}
+
+# fab_begin MTU BUF_BYTES: a new fabric (the previous one torn down).
+fab_begin() {
+	fab_init
+	fab_teardown
+	FAB_MTU=$1
+	FAB_BUF=$2
+	case $FAB_MTU in 1500|9000) ;; *) e2e_fail "fabric MTU $FAB_MTU: 1500 or 9000" ;; esac
+	[ "$FAB_BUF" -ge $(( FAB_MTU + 14 )) ] ||
+		e2e_fail "tbf buffer $FAB_BUF < one frame"
+}
+
+# fab_paths K RATE_MBIT BUF_BYTES MTU: topology (a), H1 - R1 =K links=
+# R2 - H2, every link RATE_MBIT each way with a tbf queue of BUF_BYTES.
+fab_paths() {
+	local k=$1 rate=$2 j links=""
+	fab_begin "$4" "$3"
+	fab_node_add r1 router
+	fab_node_add r2 router
+	fab_host_add 1 r1
+	fab_host_add 2 r2
+	for j in $(seq "$k"); do
+		fab_link_add r1 r2 "$rate"
+		links+=" $j"
+	done
+	FAB_ROUTES=("$(fab_ns r1) 10.100.2.0/24$links"
+		    "$(fab_ns r2) 10.100.1.0/24$links")
+	fab_routes
+	e2e_log "fabric: H1 ${FAB_IP[1]} - R1 =$k x ${rate} Mbit/s= R2 - H2" \
+		"${FAB_IP[2]}, MTU $FAB_MTU, tbf buffer $FAB_BUF B"
+}
+
+# fab_leaf_spine LEAVES SPINES HOSTS_PER_LEAF RATE_MBIT BUF_BYTES MTU
+# [EDGE_MBIT]: topology (b). Leaf-spine links RATE_MBIT each way; the
+# leaves' ports down to their hosts EDGE_MBIT (0, the default: unshaped).
+# A leaf reaches a host of another leaf over every spine (ECMP); a spine
+# reaches it over its one link to the host's leaf.
+fab_leaf_spine() {
+	local nl=$1 nsp=$2 per=$3 rate=$4 edge=${7:-0} l s h j links
+	fab_begin "$6" "$5"
+	for l in $(seq "$nl"); do fab_node_add "l$l" router; done
+	for s in $(seq "$nsp"); do fab_node_add "s$s" router; done
+	for l in $(seq "$nl"); do
+		for h in $(seq $(( (l - 1) * per + 1 )) $(( l * per ))); do
+			fab_host_add "$h" "l$l"
+			[ "$edge" = 0 ] || fab_shape "$(fab_ns "l$l")" "h$h" "$edge"
+		done
+	done
+	for l in $(seq "$nl"); do
+		for s in $(seq "$nsp"); do fab_link_add "l$l" "s$s" "$rate"; done
+	done
+	FAB_ROUTES=()
+	for h in $(seq $(( nl * per ))); do
+		local hl=$(( (h - 1) / per + 1 ))
+		for l in $(seq "$nl"); do
+			[ "$l" = "$hl" ] && continue
+			links=""
+			for s in $(seq "$nsp"); do links+=" $(( (l - 1) * nsp + s ))"; done
+			FAB_ROUTES+=("$(fab_ns "l$l") 10.100.$h.0/24$links")
+		done
+		for s in $(seq "$nsp"); do
+			FAB_ROUTES+=("$(fab_ns "s$s") 10.100.$h.0/24 $(( (hl - 1) * nsp + s ))")
+		done
+	done
+	fab_routes
+	e2e_log "fabric: $nl leaves x $nsp spines, $per hosts a leaf" \
+		"(${FAB_IP[*]}), links ${rate} Mbit/s, edge ${edge:-0}" \
+		"(0: unshaped), MTU $FAB_MTU, tbf buffer $FAB_BUF B"
+}
+
+# fab_host_in I CMD...: CMD in host I's namespace.
+fab_host_in() {
+	local i=$1
+	shift
+	ip netns exec "${FAB_HOSTS[$i]}" "$@"
+}
+
+# fab_router_in NAME CMD...: CMD in router NAME's namespace (r1, l1, s2).
+fab_router_in() {
+	local ns
+	ns=$(fab_ns "$1")
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# fab_link_check I: fails unless I is a link of the fabric.
+fab_link_check() {
+	[[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le "$FAB_NLINKS" ] ||
+		e2e_fail "no link $1 (the fabric has $FAB_NLINKS)"
+}
+
+# fab_dir_ns I fwd|rev|both: the namespaces whose port lI sends that way.
+fab_dir_ns() {
+	case $2 in
+	fwd) echo "${FAB_L_NSA[$1]}" ;;
+	rev) echo "${FAB_L_NSB[$1]}" ;;
+	both) echo "${FAB_L_NSA[$1]} ${FAB_L_NSB[$1]}" ;;
+	*) e2e_fail "direction $2: fwd, rev or both" ;;
+	esac
+}
+
+# fab_link_rule I DIR pass|drop [MATCH...]: link I's egress chain in DIR
+# passes all, or drops (and counts) the frames MATCH selects (all without
+# MATCH); the other direction is left as it is.
+fab_link_rule() {
+	local i=$1 dir=$2 what=$3 ns
+	shift 3
+	fab_link_check "$i"
+	for ns in $(fab_dir_ns "$i" "$dir"); do
+		ip netns exec "$ns" nft flush chain netdev fab "eg_l$i"
+		[ "$what" = pass ] || ip netns exec "$ns" nft add rule netdev \
+			fab "eg_l$i" "$@" counter name "drop_l$i" drop
+	done
+}
+
+# fab_link_drop I [fwd|rev|both]: link I drops every frame that way
+# (default both), as a dead switch port: carrier stays up, routes stay.
+fab_link_drop() { fab_link_rule "$1" "${2:-both}" drop; }
+
+# fab_link_loss I PCT [fwd|rev|both]: link I drops PCT% of the frames at
+# random that way (default both).
+fab_link_loss() {
+	[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -le 100 ] || e2e_fail "loss $2%"
+	fab_link_rule "$1" "${3:-both}" drop numgen random mod 100 lt "$2"
+}
+
+# fab_link_restore I: link I passes everything again both ways (the drop
+# counters keep their counts).
+fab_link_restore() { fab_link_rule "$1" both pass; }
+
+# fab_link_down I: link I down at both ends, as a pulled cable: both
+# routers stop using it (their nexthops over it die).
+fab_link_down() {
+	fab_link_check "$1"
+	ip -n "${FAB_L_NSA[$1]}" link set "l$1" down
+	ip -n "${FAB_L_NSB[$1]}" link set "l$1" down
+	FAB_L_DOWN[$1]=1
+}
+
+# fab_link_up I: link I up again, its routes back (within 5 s).
+fab_link_up() {
+	local n
+	fab_link_check "$1"
+	ip -n "${FAB_L_NSA[$1]}" link set "l$1" up
+	ip -n "${FAB_L_NSB[$1]}" link set "l$1" up
+	for n in $(seq 100); do
+		ip -n "${FAB_L_NSA[$1]}" link show "l$1" | grep -q LOWER_UP &&
+			ip -n "${FAB_L_NSB[$1]}" link show "l$1" | grep -q LOWER_UP &&
+			break
+		sleep 0.05
+	done
+	FAB_L_DOWN[$1]=0
+	fab_routes
+}
+
+# fab_link_rate I RATE_MBIT [fwd|rev|both]: link I's tbf rate that way
+# (default both), e.g. a quarter of the others' for a slow link.
+fab_link_rate() {
+	local ns
+	fab_link_check "$1"
+	for ns in $(fab_dir_ns "$1" "${3:-both}"); do
+		fab_shape "$ns" "l$1" "$2"
+	done
+	FAB_L_RATE[$1]=$2
+}
+
+# fab_link_counters: a line per link and direction since the fabric came
+# up: "I DIR BYTES PACKETS DROPS FAR_BYTES QDROPS NFTDROPS": BYTES and
+# PACKETS sent by the port (ip -s link tx: what got past the egress chain
+# and the queue), DROPS all dropped there (QDROPS by the tbf queue,
+# NFTDROPS by injection, plus the device's own), FAR_BYTES received by the
+# far end (ip -s link rx).
+fab_link_counters() {
+	local ns line dev j dir a b
+	local -A st qd nd
+	for ns in "${FAB_NS[@]}"; do
+		[[ "$ns" == *-h[0-9]* ]] && continue
+		# ip -s -j link: "ifname rx_bytes rx_pkts rx_drop tx_bytes
+		# tx_pkts tx_drop" a device
+		while read -r dev line; do
+			st[$ns/$dev]=$line
+		done < <(ip -n "$ns" -s -j link show | sed 's/},{"ifindex"/\n/g' |
+			sed -nE 's/.*"ifname":"([^"]*)".*"rx":\{"bytes":([0-9]+),"packets":([0-9]+),"errors":[0-9]+,"dropped":([0-9]+).*"tx":\{"bytes":([0-9]+),"packets":([0-9]+),"errors":[0-9]+,"dropped":([0-9]+).*/\1 \2 \3 \4 \5 \6 \7/p')
+		while read -r dev line; do
+			qd[$ns/$dev]=$line
+		done < <(tc -n "$ns" -s -j qdisc show | sed 's/},{"kind"/\n/g' |
+			sed -nE 's/.*"dev":"([^"]*)".*"drops":([0-9]+).*/\1 \2/p')
+		while read -r dev line; do
+			nd[$ns/$dev]=$line
+		done < <(ip netns exec "$ns" nft list counters table netdev fab |
+			awk '/counter drop_/ { sub("drop_", "", $2); d = $2 }
+			     /packets/ && d != "" { print d, $2; d = "" }')
+	done
+	for j in $(seq "$FAB_NLINKS"); do
+		for dir in fwd rev; do
+			a=${FAB_L_NSA[$j]}/l$j b=${FAB_L_NSB[$j]}/l$j
+			[ "$dir" = rev ] && { a=${FAB_L_NSB[$j]}/l$j; b=${FAB_L_NSA[$j]}/l$j; }
+			set -- ${st[$a]:-0 0 0 0 0 0}
+			local tb=$4 tp=$5 td=$6 q=${qd[$a]:-0} n=${nd[$a]:-0}
+			set -- ${st[$b]:-0 0 0 0 0 0}
+			echo "$j $dir $tb $tp $(( td + q + n )) $1 $q $n"
+		done
+	done
+}
+
+# fab_counters_diff BEFORE AFTER: the difference of two files of
+# fab_link_counters lines, in the same format.
+fab_counters_diff() {
+	awk 'NR == FNR { for (i = 3; i <= NF; i++) v[$1 " " $2, i] = $i; next }
+	     { printf "%s %s", $1, $2
+	       for (i = 3; i <= NF; i++) printf " %d", $i - v[$1 " " $2, i]
+	       printf "\n" }' "$1" "$2"
+}
+
+# fab_counters_show FILE: a table of fab_link_counters lines (a diff or
+# not), with each direction's share of the bytes sent.
+fab_counters_show() {
+	awk '{ l[NR] = $0; t[$2] += $3 }
+	     END { printf "  %-4s %-3s %12s %9s %7s %12s\n", "link", "dir",
+			   "bytes", "packets", "drops", "far bytes"
+		   for (i = 1; i <= NR; i++) { split(l[i], f, " ")
+			printf "  %-4s %-3s %12d %9d %7d %12d  %3.0f%%\n", f[1],
+				f[2], f[3], f[4], f[5], f[6],
+				t[f[2]] ? 100 * f[3] / t[f[2]] : 0 } }' "$1"
+}
+
+# fab_links_used FILE DIR PCT: how many links carried more than PCT% of
+# the bytes sent in DIR per FILE (a diff of fab_link_counters).
+fab_links_used() {
+	awk -v d="$2" -v p="$3" '$2 == d { b[$1] = $3; t += $3 }
+	     END { for (l in b) if (t && 100 * b[l] > p * t) n++; print n + 0 }' "$1"
+}
+
+# fab_uet_load: the XDP program and the device service on every host's
+# fab0 (skb mode: veth).
+fab_uet_load() {
+	local i
+	for i in "${!FAB_HOSTS[@]}"; do
+		fab_host_in "$i" "$B/uetctl" load fab0 --mode skb >/dev/null
+	done
+}
+
+# fab_teardown: the fabric's namespaces and everything in them gone (the
+# run's bpffs and files stay for the next fabric).
+fab_teardown() {
+	local ns pass
+	set +e
+	for ns in "${FAB_HOSTS[@]}"; do
+		ip netns exec "$ns" "$B/uetctl" unload fab0 >/dev/null 2>&1
+	done
+	for pass in TERM KILL; do
+		for ns in "${FAB_NS[@]}"; do
+			ip netns pids "$ns" 2>/dev/null |
+				xargs -r kill -s "$pass" 2>/dev/null
+		done
+		[ "$pass" = TERM ] && [ "${#FAB_NS[@]}" -gt 0 ] && sleep 0.2
+	done
+	for ns in "${FAB_NS[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	set -e
+	FAB_NS=() FAB_HOSTS=() FAB_IP=() FAB_ROUTES=()
+	FAB_NLINKS=0 FAB_L_NSA=() FAB_L_NSB=() FAB_L_RATE=() FAB_L_DOWN=()
+}
+
+# fab_cleanup: the EXIT trap: the fabric, the bpffs, the run's files.
+fab_cleanup() {
+	local rc=$?
+	fab_teardown
+	set +e
+	umount "$E2E_TMP/bpffs" 2>/dev/null
+	rm -rf "$E2E_TMP"
+	e2e_unstage
+	return $rc
+}
