@@ -214,6 +214,14 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.ack_hold_ns = UET_ENGINE_ACK_WAIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
+	cfg.mp_mode = e->cfg.multipath == UET_ENGINE_MP_OFF ? PDC_MP_OFF :
+		      e->cfg.multipath == UET_ENGINE_MP_OBLIVIOUS ?
+		      PDC_MP_OBLIVIOUS : PDC_MP_AWARE;
+	cfg.ev_mask = UET_ENGINE_EV_MASK;
+	if (e->cfg.entropies)
+		cfg.ev_count = e->cfg.entropies > UET_ENGINE_EV_MASK ?
+			       (uint16_t)UET_ENGINE_EV_MASK :
+			       e->cfg.entropies;
 	e->pdc_ops = ops;
 	e->pdc = pdc_mgr_create(&cfg, &e->pdc_ops, e);
 	return e->pdc ? 0 : -errno;
@@ -304,8 +312,9 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	e->ops = *ops;
 	e->ctx = ctx;
 	/*
-	 * A stable, non-zero entropy value per engine (ref 1.4); its low two
-	 * bits are set per peer kind (uet_engine_frame_hdr).
+	 * A stable, non-zero entropy value per engine (ref 1.4) for frames
+	 * PDC gives none (NACKs, UUD, multipath off); its low two bits are
+	 * set per peer kind (uet_engine_frame_hdr).
 	 */
 	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7ffc));
 	ret = uet_engine_io_setup(e);

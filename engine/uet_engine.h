@@ -73,7 +73,26 @@ struct uet_engine_cfg {
 	 * frames wait for a kick) and at the end (uet_engine_flush()).
 	 */
 	bool ack_before_cpl;
+	/*
+	 * Paths (pdc.h, enum pdc_mp_mode): how each packet's entropy value,
+	 * which the UDP source port carries for the fabric to hash on, is
+	 * chosen; UET_ENGINE_MP_* (0: aware, the default). |entropies|: how
+	 * many one PDC may use (0: 256).
+	 */
+	uint8_t multipath;
+	uint16_t entropies;
 };
+
+#define UET_ENGINE_MP_AWARE	0
+#define UET_ENGINE_MP_OBLIVIOUS	1
+#define UET_ENGINE_MP_OFF	2
+/*
+ * The source port: the entropy value over its low two bits, which tell
+ * the receiver the kind of our peer (uet_engine_tag.h). 14 bits of EV vary
+ * per packet; 0 is never one (the engine's own fixed entropy then).
+ */
+#define UET_ENGINE_EV_MASK	0x3FFFu
+#define UET_ENGINE_EV_SHIFT	2
 
 /* Upcalls, made only from inside uet_engine_progress() or a post call. */
 struct uet_engine_ops {

@@ -329,16 +329,20 @@ void uet_engine_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
 
 /* ---- frames out ----------------------------------------------------------- */
 
-/* Writes Ethernet/IP/UDP for |pds_len| bytes to |peer| at |out|. */
+/*
+ * Writes Ethernet/IP/UDP for |pds_len| bytes to |peer| at |out|, from the
+ * source port of entropy value |ev| (0: the engine's own).
+ */
 static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
-				 uint32_t peer, size_t pds_len)
+				 uint32_t peer, size_t pds_len, uint16_t ev)
 {
 	const struct uet_engine_peer *p = &e->peers[peer];
 	const uint8_t *mac = uet_engine_peer_mac(e, peer);
 	struct uet_frame_addr src = {
 		.is_v6 = e->cfg.local.is_v6,
 		/* The kind of our peer, for the receiver's (engine_tag.h) */
-		.port = e->entropy | uet_engine_tag_send_kind(p->tag),
+		.port = (ev ? (uint16_t)(ev << UET_ENGINE_EV_SHIFT) :
+			      e->entropy) | uet_engine_tag_send_kind(p->tag),
 	};
 	struct uet_frame_addr dst = { .is_v6 = p->fa.is_v6,
 				      .port = e->cfg.udp_port };
@@ -476,7 +480,8 @@ static void uet_engine_frame_put(struct uet_engine *e, struct uet_xsk_frame *f,
  */
 static ssize_t uet_engine_tx_build(struct uet_engine *e,
 				   struct uet_xsk_frame *f, uint32_t size,
-				   uint8_t **frame, uint32_t *peer)
+				   uint8_t **frame, uint32_t *peer,
+				   uint16_t *ev)
 {
 	ssize_t n;
 
@@ -487,8 +492,8 @@ static ssize_t uet_engine_tx_build(struct uet_engine *e,
 	e->tx_scatter = f->nsegs > 1 && !uet_mirror_is_on(&e->mirror) ?
 			f : NULL;
 	e->tx_scatter_off = UINT32_MAX;
-	n = pdc_tx_build(e->pdc, *frame + e->hdr_len, size - e->hdr_len, peer,
-			 e->now_ns);
+	n = pdc_tx_build_ev(e->pdc, *frame + e->hdr_len, size - e->hdr_len,
+			    peer, ev, e->now_ns);
 	e->tx_scatter = NULL;
 	if (n <= 0)
 		uet_xsk_tx_free(e->xsk, f);
@@ -511,15 +516,16 @@ static int uet_engine_tx_one(struct uet_engine *e)
 	struct uet_xsk_frame f;
 	uint8_t *frame;
 	uint32_t peer = 0;
+	uint16_t ev = 0;
 	ssize_t n;
 
 	if (max > uet_xsk_frame_max(e->xsk))
 		max = uet_xsk_frame_max(e->xsk);
 	one = max < UET_XSK_CHUNK_LEN ? max : UET_XSK_CHUNK_LEN;
 	size = e->tx_long ? max : one;
-	n = uet_engine_tx_build(e, &f, size, &frame, &peer);
+	n = uet_engine_tx_build(e, &f, size, &frame, &peer, &ev);
 	if (n == -ENOBUFS && size < max)
-		n = uet_engine_tx_build(e, &f, max, &frame, &peer);
+		n = uet_engine_tx_build(e, &f, max, &frame, &peer, &ev);
 	if (n == -EAGAIN)
 		e->stats.tx_no_frame++;
 	if (n <= 0)
@@ -535,7 +541,7 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		e->stats.tx_no_neigh++;
 		return 1;
 	}
-	uet_engine_frame_hdr(e, frame, peer, (size_t)n);
+	uet_engine_frame_hdr(e, frame, peer, (size_t)n, ev);
 	if (uet_mirror_is_on(&e->mirror))
 		uet_mirror_frame(&e->mirror, frame,
 				 (uint32_t)(e->hdr_len + n));

@@ -207,6 +207,7 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	meta.peer = (uint32_t)peer;
 	meta.src = e->neigh[e->peers[peer].nb].src;
 	meta.ecn_ce = info.ecn == 3;
+	meta.ev = (uint16_t)(info.src.port >> UET_ENGINE_EV_SHIFT);
 	e->peers[peer].heard_ns = e->now_ns;
 	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
 			 e->now_ns) < 0)

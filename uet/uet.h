@@ -110,6 +110,8 @@ struct uet_params {
 	uint16_t ri_base;
 	bool ack_before_cpl;
 	int64_t progress_idle_us;	/* -1: the default */
+	uint8_t multipath;		/* UET_ENGINE_MP_* */
+	uint16_t entropies;		/* 0: the engine's default */
 };
 
 void uet_params_get(struct uet_params *p);

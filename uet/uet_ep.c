@@ -154,6 +154,8 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->rdv_threshold = p->rdv_threshold ? p->rdv_threshold : 1;
 	cfg->rdv_eager_len = p->rdv_eager;
 	cfg->ack_before_cpl = p->ack_before_cpl;
+	cfg->multipath = p->multipath;
+	cfg->entropies = p->entropies;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)

@@ -74,6 +74,18 @@ static void uet_params_define(void)
 			"the completion is reported, instead of in the "
 			"application's next call or the progress thread's run "
 			"(costs latency; default 0)");
+	fi_param_define(&uet_prov, "multipath", FI_PARAM_STRING,
+			"How packets spread over a fabric's equal-cost paths "
+			"(their entropy, the UDP source port): aware (each "
+			"packet of an unordered PDC on a path whose last "
+			"packets came back clean, new ones explored, failed "
+			"ones left; ordered PDCs keep one path until it "
+			"fails), oblivious (a random one of its entropies for "
+			"each packet) or off (one per endpoint; default "
+			"aware)");
+	fi_param_define(&uet_prov, "entropies", FI_PARAM_INT,
+			"Entropy values one PDC may use, 1..16383 (default "
+			"256)");
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");
@@ -104,7 +116,8 @@ static bool uet_payload_mtu_is_valid(uint32_t mtu)
 void uet_params_get(struct uet_params *p)
 {
 	uint32_t port = 4793, pid = 0, ri = 0;
-	char *iface = NULL;
+	char *iface = NULL, *mp = NULL;
+	uint32_t entropies = 0;
 	size_t rto = 0;
 	int idle, strict;
 
@@ -139,6 +152,20 @@ void uet_params_get(struct uet_params *p)
 		p->ack_before_cpl = strict != 0;
 	if (fi_param_get_size_t(&uet_prov, "rto_ns", &rto) == FI_SUCCESS)
 		p->rto_ns = rto;
+	if (fi_param_get_str(&uet_prov, "multipath", &mp) == FI_SUCCESS && mp) {
+		if (!strcmp(mp, "aware"))
+			p->multipath = UET_ENGINE_MP_AWARE;
+		else if (!strcmp(mp, "oblivious"))
+			p->multipath = UET_ENGINE_MP_OBLIVIOUS;
+		else if (!strcmp(mp, "off"))
+			p->multipath = UET_ENGINE_MP_OFF;
+		else
+			FI_WARN(&uet_prov, FI_LOG_CORE,
+				"FI_UET_MULTIPATH=%s is not aware, oblivious or "
+				"off: ignored\n", mp);
+	}
+	uet_param_int("entropies", UET_ENGINE_EV_MASK, &entropies);
+	p->entropies = (uint16_t)entropies;
 	p->port = port ? (uint16_t)port : 4793;
 	p->pid_on_fep = (uint16_t)pid;
 	p->ri_base = (uint16_t)ri;
