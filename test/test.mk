@@ -324,3 +324,10 @@ E2E_DEPS	+= $(B)/uet_bw $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd
 BENCH_SCRIPTS	+= test/bench/bench_fabric.sh
 BENCH_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# uet on the emulated fabric (issue 29): spraying over 4 paths, a dead
+# link survived and a restored one used again, messaging over ROD and
+# RUD, the RMA battery and MPI across the routers.
+E2E_TESTS	+= test/e2e/e2e_multipath.sh
+E2E_DEPS	+= $(B)/fi_soak $(B)/fi_msg_check $(B)/fi_rma_check \
+		   $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
