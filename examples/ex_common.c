@@ -120,7 +120,7 @@ static int ex_fab_queues(struct ex_fab *f, const struct ex_fab_opts *o,
 			 const char *prog)
 {
 	struct fi_cq_attr cq_attr = {
-		.size = o->cq_size ? o->cq_size : 256,
+		.size = o->cq_size,
 		.format = o->cq_format ? o->cq_format : FI_CQ_FORMAT_DATA,
 	};
 	struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
@@ -242,6 +242,7 @@ int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len)
 {
 	uint64_t ev = o->rma_event;
 	struct ex_fab_opts fo = {
+		.cq_size = 256,
 		.cntr = { [EX_CNTR_REMOTE_WR] = ev ? FI_REMOTE_WRITE : 0,
 			  [EX_CNTR_REMOTE_RD] = ev ? FI_REMOTE_READ : 0 },
 	};

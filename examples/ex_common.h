@@ -53,7 +53,7 @@ struct ex_fab_opts {
 	const char *node;	/* fi_getinfo's node, service and flags */
 	const char *service;
 	uint64_t flags;		/* FI_SOURCE: node and service are ours */
-	size_t cq_size;		/* 0: 256 */
+	size_t cq_size;		/* 0: the provider's default */
 	enum fi_cq_format cq_format;	/* 0: FI_CQ_FORMAT_DATA */
 	uint64_t cq_flags;	/* bind flags added: FI_SELECTIVE_COMPLETION */
 	bool rx_cq;		/* receives on a CQ of their own */

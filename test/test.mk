@@ -120,7 +120,7 @@ E2E_DEPS	+= $(B)/fi_amo_window $(B)/libuet-fi.so $(B)/uetctl
 # The host as a FEP (issue 12, plain libfabric): many endpoints of one
 # process on one interface, every byte and message checked at its own
 # endpoint; expected failures, a peer that goes away, endpoints held open.
-$(B)/fi_fep_check: $(B)/test/progs/fi_fep_check.o
+$(B)/fi_fep_check: $(B)/test/progs/fi_fep_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -143,7 +143,7 @@ E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 # as an unprivileged user; a target that exits right after its last
 # completion (fi_exit_target, plain libfabric, addressed by node and a
 # port-like service); two services mapped to one PIDonFEP.
-$(B)/fi_exit_target: $(B)/test/progs/fi_exit_target.o
+$(B)/fi_exit_target: $(B)/test/progs/fi_exit_target.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -193,7 +193,7 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the
 # flood of SYNs and the replays from the codecs (UDP or raw AF_PACKET).
-$(B)/fi_flood_check: $(B)/test/progs/fi_flood_check.o
+$(B)/fi_flood_check: $(B)/test/progs/fi_flood_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 

@@ -139,7 +139,7 @@ static const char *usage =
 
 static int a_setup(struct ex_ctx *c, const struct ex_opts *o)
 {
-	struct ex_fab_opts fo = { .prog = "fi_atomic_check" };
+	struct ex_fab_opts fo = { .prog = "fi_atomic_check", .cq_size = 256 };
 
 	return ex_setup_hints(c, o, ex_hints_rdm(FI_ATOMIC | EX_RMA_CAPS,
 						 FI_CONTEXT | FI_CONTEXT2),

@@ -54,6 +54,8 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
+#include "examples/ex_common.h"
+
 #define FEP_MAX_EPS	64
 #define FEP_NAME_MAX	128
 #define FEP_REGIONS	4
@@ -326,20 +328,14 @@ usage:
 static int fep_getinfo(struct fep *f, const char *service,
 		       struct fi_info **info)
 {
-	struct fi_info *h = fi_allocinfo();
+	/* FI_MR_ENDPOINT when offered: each region serves its endpoint. */
+	struct fi_info *h = ex_hints_rdm(EX_RMA_CAPS | FI_TAGGED | FI_SEND |
+					 FI_RECV, FI_CONTEXT | FI_CONTEXT2);
 	bool src = f->o.mode != 'c';
 	int ret;
 
 	if (!h)
 		FEP_FAIL("fi_allocinfo");
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE | FI_TAGGED | FI_SEND | FI_RECV;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	/* FI_MR_ENDPOINT when offered: each region serves its endpoint. */
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
 	ret = fi_getinfo(FI_VERSION(1, 17), src ? f->o.addr : f->o.server,
 			 service, src ? FI_SOURCE : 0, h, info);
 	fi_freeinfo(h);

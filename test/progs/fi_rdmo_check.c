@@ -373,14 +373,9 @@ struct frd_opts {
 };
 
 struct frd_fab {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	/* Client: FI_WRITE completions; server: FI_REMOTE_WRITE events. */
-	struct fid_cntr *cntr;
+	/* Its counter, fab.cntr[0]: the client's FI_WRITE completions, the
+	 * server's FI_REMOTE_WRITE events. */
+	struct ex_fab fab;
 	bool va;
 };
 
@@ -397,63 +392,33 @@ struct frd_fab {
 
 static int frd_fab_open(struct frd_fab *f, const struct frd_opts *o)
 {
-	struct fi_cq_attr cq_attr = { .size = 8192,
-				      .format = FI_CQ_FORMAT_MSG };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
-	struct fi_info *hints = fi_allocinfo();
+	struct ex_fab_opts fo = {
+		.prog = "fi_rdmo_check", .node = o->node, .service = o->service,
+		.flags = o->server ? FI_SOURCE : 0, .cq_size = 8192,
+		.cq_format = FI_CQ_FORMAT_MSG,
+		.cntr = { o->server ? FI_REMOTE_WRITE : FI_WRITE },
+	};
+	struct fi_info *hints = ex_hints_rdm(EX_RMA_CAPS |
+					     (o->server ? FI_RMA_EVENT : 0),
+					     FI_CONTEXT | FI_CONTEXT2);
 	int ret;
 
 	if (!hints)
 		return -1;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		      FI_REMOTE_WRITE | (o->server ? FI_RMA_EVENT : 0);
-	hints->mode = FI_CONTEXT | FI_CONTEXT2;
-	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED |
-				      FI_MR_PROV_KEY | FI_MR_ENDPOINT |
-				      (o->va ? FI_MR_VIRT_ADDR : 0);
-	ret = fi_getinfo(FI_VERSION(1, 17), o->node, o->service,
-			 o->server ? FI_SOURCE : 0, hints, &f->info);
+	if (!o->va)
+		hints->domain_attr->mr_mode &= ~(uint64_t)FI_MR_VIRT_ADDR;
+	ret = ex_fab_open(&f->fab, hints, &fo);
 	fi_freeinfo(hints);
-	FRD_CHECK(ret);
-	f->va = f->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
+	if (ret)
+		return -1;
+	f->va = f->fab.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
 	if (f->va != o->va) {
 		fprintf(stderr, "fi_rdmo_check: asked %s FI_MR_VIRT_ADDR, got "
 			"mr_mode %#x\n", o->va ? "for" : "without",
-			f->info->domain_attr->mr_mode);
+			f->fab.info->domain_attr->mr_mode);
 		return -1;
 	}
-	FRD_CHECK(fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
-	FRD_CHECK(fi_domain(f->fabric, f->info, &f->domain, NULL));
-	FRD_CHECK(fi_av_open(f->domain, &av_attr, &f->av, NULL));
-	FRD_CHECK(fi_cq_open(f->domain, &cq_attr, &f->cq, NULL));
-	FRD_CHECK(fi_endpoint(f->domain, f->info, &f->ep, NULL));
-	FRD_CHECK(fi_ep_bind(f->ep, &f->av->fid, 0));
-	FRD_CHECK(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
-	FRD_CHECK(fi_cntr_open(f->domain, &cntr_attr, &f->cntr, NULL));
-	FRD_CHECK(fi_ep_bind(f->ep, &f->cntr->fid,
-			     o->server ? FI_REMOTE_WRITE : FI_WRITE));
-	FRD_CHECK(fi_enable(f->ep));
 	return 0;
-}
-
-static void frd_fab_close(struct frd_fab *f)
-{
-	if (f->ep)
-		fi_close(&f->ep->fid);
-	if (f->cntr)
-		fi_close(&f->cntr->fid);
-	if (f->cq)
-		fi_close(&f->cq->fid);
-	if (f->av)
-		fi_close(&f->av->fid);
-	if (f->domain)
-		fi_close(&f->domain->fid);
-	if (f->fabric)
-		fi_close(&f->fabric->fid);
-	if (f->info)
-		fi_freeinfo(f->info);
 }
 
 /*
@@ -465,19 +430,19 @@ static int frd_mr_cntr(struct frd_fab *f, void **buf, size_t len,
 		       struct fid_cntr **cntr)
 {
 	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP };
-	bool ep = f->info->domain_attr->mr_mode & FI_MR_ENDPOINT;
+	bool ep = f->fab.info->domain_attr->mr_mode & FI_MR_ENDPOINT;
 
 	if (!*buf) {
 		if (posix_memalign(buf, 4096, len))
 			return -1;
 		memset(*buf, 0, len);
 	}
-	FRD_CHECK(fi_mr_reg(f->domain, *buf, len, access, 0, 0,
+	FRD_CHECK(fi_mr_reg(f->fab.domain, *buf, len, access, 0, 0,
 			    cntr ? FI_RMA_EVENT : 0, mr, NULL));
 	if (ep)
-		FRD_CHECK(fi_mr_bind(*mr, &f->ep->fid, 0));
+		FRD_CHECK(fi_mr_bind(*mr, &f->fab.ep->fid, 0));
 	if (cntr) {
-		FRD_CHECK(fi_cntr_open(f->domain, &attr, cntr, NULL));
+		FRD_CHECK(fi_cntr_open(f->fab.domain, &attr, cntr, NULL));
 		FRD_CHECK(fi_mr_bind(*mr, &(*cntr)->fid, FI_REMOTE_WRITE));
 	}
 	if (ep || cntr)
@@ -508,7 +473,7 @@ static int frd_name(struct frd_fab *f, uint8_t *name, uint32_t *len)
 {
 	size_t n = FRD_NAME_MAX;
 
-	FRD_CHECK(fi_getname(&f->ep->fid, name, &n));
+	FRD_CHECK(fi_getname(&f->fab.ep->fid, name, &n));
 	*len = (uint32_t)n;
 	return 0;
 }
@@ -518,11 +483,11 @@ static int frd_srv_progress(struct frd_fab *f)
 {
 	struct fi_cq_msg_entry e;
 	struct fi_cq_err_entry err = { 0 };
-	ssize_t r = fi_cq_read(f->cq, &e, 1);
+	ssize_t r = fi_cq_read(f->fab.cq, &e, 1);
 
 	if (r == -FI_EAGAIN)
 		return 0;
-	if (r == -FI_EAVAIL && fi_cq_readerr(f->cq, &err, 0) == 1)
+	if (r == -FI_EAVAIL && fi_cq_readerr(f->fab.cq, &err, 0) == 1)
 		fprintf(stderr, "fi_rdmo_check: server: error completion "
 			"%s (prov_errno %#x)\n", fi_strerror(err.err),
 			err.prov_errno);
@@ -830,7 +795,7 @@ static int frd_srv_info(struct frd_srv *s, uint32_t k)
 	struct frd_srv_client *c = &s->cl[k];
 	struct frd_fab *f = &s->f;
 	struct frd_info in = {
-		.mr_mode = (uint32_t)f->info->domain_attr->mr_mode,
+		.mr_mode = (uint32_t)f->fab.info->domain_attr->mr_mode,
 		.n_main = s->o->n_main, .clients = s->o->clients,
 		.q_addr = frd_raddr(f, s->q, 0), .q_key = fi_mr_key(s->q_mr),
 		.q_len = s->q_len, .ptr_key = fi_mr_key(s->ptr_mr),
@@ -863,7 +828,7 @@ static int frd_srv_hello(struct frd_srv *s, struct frd_srv_client *tmp,
 			"refused\n", k);
 		return -1;
 	}
-	if (fi_av_insert(s->f.av, m->name, 1, &a, 0, NULL) != 1) {
+	if (fi_av_insert(s->f.fab.av, m->name, 1, &a, 0, NULL) != 1) {
 		fprintf(stderr, "fi_rdmo_check: server: fi_av_insert\n");
 		return -1;
 	}
@@ -998,7 +963,7 @@ static int frd_srv_counters(struct frd_srv *s, struct frd_verdict *v)
 			return -1;
 		}
 	}
-	all = fi_cntr_read(s->f.cntr);
+	all = fi_cntr_read(s->f.fab.cntr[0]);
 	if (all != want_all) {
 		FRD_WHY(v, "the endpoint's counter says %lu remote writes, not "
 			"%lu", (unsigned long)all, (unsigned long)want_all);
@@ -1218,7 +1183,8 @@ static int frd_server(const struct frd_opts *o)
 	}
 	printf("fi_rdmo_check: server: provider %s, mr_mode %#x (%s), %u "
 	       "clients of %u appends, pid %d ready\n",
-	       s.f.info->fabric_attr->prov_name, s.f.info->domain_attr->mr_mode,
+	       s.f.fab.info->fabric_attr->prov_name,
+	       s.f.fab.info->domain_attr->mr_mode,
 	       s.f.va ? "pointers hold addresses" : "pointers hold offsets",
 	       o->clients, o->n_main, getpid());
 	while (s.results < o->clients) {
@@ -1308,7 +1274,7 @@ out:
 		fi_close(&s.q_mr->fid);
 	if (s.ptr_mr)
 		fi_close(&s.ptr_mr->fid);
-	frd_fab_close(&s.f);
+	ex_fab_close(&s.f.fab);
 	free(s.q);
 	free(s.ptr);
 	return ret ? 1 : 0;
@@ -1396,7 +1362,7 @@ static int frd_pump(struct frd_cli *c)
 {
 	struct fi_cq_msg_entry e[32];
 	struct fi_cq_err_entry err;
-	ssize_t r = fi_cq_read(c->f.cq, e, 32);
+	ssize_t r = fi_cq_read(c->f.fab.cq, e, 32);
 
 	if (r > 0) {
 		for (ssize_t i = 0; i < r; i++)
@@ -1407,7 +1373,7 @@ static int frd_pump(struct frd_cli *c)
 		return 0;
 	if (r == -FI_EAVAIL) {
 		memset(&err, 0, sizeof(err));
-		if (fi_cq_readerr(c->f.cq, &err, 0) != 1)
+		if (fi_cq_readerr(c->f.fab.cq, &err, 0) != 1)
 			return -1;
 		frd_op_end(c, err.op_context, err.flags, err.err,
 			   err.prov_errno);
@@ -1557,7 +1523,7 @@ static int frd_cli_open_ops(struct frd_cli *c)
 	int r;
 
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		r = fi_open_ops(&c->f.domain->fid, others[i], 0, &other,
+		r = fi_open_ops(&c->f.fab.domain->fid, others[i], 0, &other,
 				NULL);
 		if (r != -FI_ENOSYS || other) {
 			printf("fi_rdmo_check: client %u: fi_open_ops(\"%s\"): "
@@ -1565,13 +1531,14 @@ static int frd_cli_open_ops(struct frd_cli *c)
 			return -1;
 		}
 	}
-	r = fi_open_ops(&c->f.domain->fid, FI_UET_RDMO_OPS, 1, &other, NULL);
+	r = fi_open_ops(&c->f.fab.domain->fid, FI_UET_RDMO_OPS, 1, &other,
+			NULL);
 	if (r != -FI_EBADFLAGS) {
 		printf("fi_rdmo_check: client %u: fi_open_ops with flags: %d, "
 		       "not -FI_EBADFLAGS\n", c->k, r);
 		return -1;
 	}
-	FRD_CHECK(fi_open_ops(&c->f.domain->fid, FI_UET_RDMO_OPS, 0,
+	FRD_CHECK(fi_open_ops(&c->f.fab.domain->fid, FI_UET_RDMO_OPS, 0,
 			      (void **)&c->ops, NULL));
 	if (!c->ops || c->ops->size < sizeof(*c->ops) || !c->ops->append ||
 	    !c->ops->flush || !c->ops->scatter) {
@@ -1599,16 +1566,16 @@ static int frd_cli_connect(struct frd_cli *c)
 	    frd_cli_recv(c, &c->in, sizeof(c->in)))
 		return -1;
 	if (c->in.name_len > FRD_NAME_MAX ||
-	    fi_av_insert(c->f.av, c->in.name, 1, &c->srv, 0, NULL) != 1) {
+	    fi_av_insert(c->f.fab.av, c->in.name, 1, &c->srv, 0, NULL) != 1) {
 		fprintf(stderr, "fi_rdmo_check: client %u: fi_av_insert\n",
 			c->k);
 		return -1;
 	}
-	if (c->in.mr_mode != (uint32_t)c->f.info->domain_attr->mr_mode ||
+	if (c->in.mr_mode != (uint32_t)c->f.fab.info->domain_attr->mr_mode ||
 	    !c->in.n_main || c->in.n_main > FRD_MAIN_N_MAX) {
 		fprintf(stderr, "fi_rdmo_check: client %u: server's mr_mode "
 			"%#x, ours %#x (or %u appends)\n", c->k,
-			c->in.mr_mode, c->f.info->domain_attr->mr_mode,
+			c->in.mr_mode, c->f.fab.info->domain_attr->mr_mode,
 			c->in.n_main);
 		return -1;
 	}
@@ -1625,7 +1592,8 @@ static int frd_cli_ready(struct frd_cli *c)
 	struct frd_msg m = { .type = FRD_READY, .client = c->k };
 
 	frd_op_init(&c->flush_ops[FRD_ROUNDS], FRD_K_FLUSH, NULL);
-	FRD_POST(c, c->ops->flush(c->f.ep, c->srv, &c->flush_ops[FRD_ROUNDS]));
+	FRD_POST(c, c->ops->flush(c->f.fab.ep, c->srv,
+				  &c->flush_ops[FRD_ROUNDS]));
 	if (frd_wait_op(c, &c->flush_ops[FRD_ROUNDS]))
 		return -1;
 	if (c->flush_ops[FRD_ROUNDS].err) {
@@ -1661,9 +1629,10 @@ static int frd_cli_appends(struct frd_cli *c)
 			c->main_res[posted] = FRD_SENTINEL;
 			frd_op_init(&c->main_ops[posted], FRD_K_MAIN,
 				    &c->main_res[posted]);
-			r = c->ops->append(c->f.ep, src, len, c->desc, c->srv,
-					   c->in.main_ptr_addr, c->in.ptr_key,
-					   c->in.q_key, &c->main_res[posted],
+			r = c->ops->append(c->f.fab.ep, src, len, c->desc,
+					   c->srv, c->in.main_ptr_addr,
+					   c->in.ptr_key, c->in.q_key,
+					   &c->main_res[posted],
 					   &c->main_ops[posted]);
 			if (r == -FI_EAGAIN)
 				break;
@@ -1741,8 +1710,8 @@ static int frd_cli_scatters(struct frd_cli *c)
 		frd_fill(src, plan[s].len, frd_scat_seed(c->k, s));
 		frd_cli_rma_iov(c, &plan[s], iov);
 		frd_op_init(&c->scat_ops[s], FRD_K_SCAT, NULL);
-		FRD_POST(c, c->ops->scatter(c->f.ep, src, plan[s].len, c->desc,
-					    c->srv, iov, plan[s].n,
+		FRD_POST(c, c->ops->scatter(c->f.fab.ep, src, plan[s].len,
+					    c->desc, c->srv, iov, plan[s].n,
 					    &c->scat_ops[s]));
 		if (s < 2 && frd_wait_op(c, &c->scat_ops[s]))
 			return -1;
@@ -1795,22 +1764,23 @@ static int frd_cli_flush_round(struct frd_cli *c, uint32_t r)
 			return -1;
 		c->aux_res[seq] = FRD_SENTINEL;
 		frd_op_init(&c->aux_ops[seq], FRD_K_AUX, &c->aux_res[seq]);
-		FRD_POST(c, c->ops->append(c->f.ep, src, len, c->desc, c->srv,
-					   c->in.aux_ptr_addr, c->in.ptr_key,
-					   c->in.aux_key, &c->aux_res[seq],
+		FRD_POST(c, c->ops->append(c->f.fab.ep, src, len, c->desc,
+					   c->srv, c->in.aux_ptr_addr,
+					   c->in.ptr_key, c->in.aux_key,
+					   &c->aux_res[seq],
 					   &c->aux_ops[seq]));
 		c->aux_bytes += len;
 		c->aux_recs++;
 	}
 	frd_fill(wsrc, FRD_WRITE_LEN, frd_write_seed(c->k, r));
 	frd_op_init(&c->write_ops[r], FRD_K_WRITE, NULL);
-	FRD_POST(c, fi_write(c->f.ep, wsrc, FRD_WRITE_LEN, c->desc, c->srv,
+	FRD_POST(c, fi_write(c->f.fab.ep, wsrc, FRD_WRITE_LEN, c->desc, c->srv,
 			     c->in.scat_addr + FRD_SCAT_AREA +
 			     (uint64_t)r * FRD_WRITE_LEN, c->in.scat_key,
 			     &c->write_ops[r]));
 	c->writes++;
 	frd_op_init(&c->flush_ops[r], FRD_K_FLUSH, NULL);
-	FRD_POST(c, c->ops->flush(c->f.ep, c->srv, &c->flush_ops[r]));
+	FRD_POST(c, c->ops->flush(c->f.fab.ep, c->srv, &c->flush_ops[r]));
 	if (frd_wait_op(c, &c->flush_ops[r]))
 		return -1;
 	if (c->flush_ops[r].err) {
@@ -1887,7 +1857,7 @@ static int frd_cli_err_append(struct frd_cli *c, uint32_t what,
 	memset(c->junk, 0xEE, 64);
 	c->err_res = FRD_SENTINEL;
 	frd_op_init(&c->err_op, FRD_K_ERR, NULL);
-	FRD_POST(c, c->ops->append(c->f.ep, c->junk, len, c->desc, c->srv,
+	FRD_POST(c, c->ops->append(c->f.fab.ep, c->junk, len, c->desc, c->srv,
 				   ptr_addr, ptr_key, data_key, &c->err_res,
 				   &c->err_op));
 	if (frd_cli_refused(c, name, err, rc) || frd_cli_state(c, what))
@@ -1911,7 +1881,7 @@ static int frd_cli_err_scatter(struct frd_cli *c, uint32_t what,
 	memset(c->scat_src, 0xEE, len);
 	c->err_res = FRD_SENTINEL;
 	frd_op_init(&c->err_op, FRD_K_ERR, NULL);
-	FRD_POST(c, c->ops->scatter(c->f.ep, c->scat_src, len, c->desc,
+	FRD_POST(c, c->ops->scatter(c->f.fab.ep, c->scat_src, len, c->desc,
 				    c->srv, iov, n, &c->err_op));
 	if (frd_cli_refused(c, name, err, rc) || frd_cli_state(c, what))
 		return -1;
@@ -1934,13 +1904,13 @@ static int frd_cli_full_flush(struct frd_cli *c)
 	memset(c->junk, 0xEE, 64);
 	for (uint32_t i = 0; i < FRD_BATCH; i++) {
 		frd_op_init(&c->full_ops[i], FRD_K_ERR, NULL);
-		FRD_POST(c, c->ops->append(c->f.ep, c->junk, 16, c->desc,
+		FRD_POST(c, c->ops->append(c->f.fab.ep, c->junk, 16, c->desc,
 					   c->srv, c->in.full_ptr_addr,
 					   c->in.ptr_key, c->in.aux_key, NULL,
 					   &c->full_ops[i]));
 	}
 	frd_op_init(fl, FRD_K_FLUSH, NULL);
-	FRD_POST(c, c->ops->flush(c->f.ep, c->srv, fl));
+	FRD_POST(c, c->ops->flush(c->f.fab.ep, c->srv, fl));
 	if (frd_wait_op(c, fl))
 		return -1;
 	ms = frd_now_ms() - t0;
@@ -2025,7 +1995,7 @@ static int frd_cli_errors(struct frd_cli *c)
 	frd_rec_fill(rec, FRD_Q_AUX, c->k, FRD_FULL_SEQ);
 	c->full_res = FRD_SENTINEL;
 	frd_op_init(&c->err_op, FRD_K_ERR, &c->full_res);
-	FRD_POST(c, c->ops->append(c->f.ep, rec, 8, c->desc, c->srv,
+	FRD_POST(c, c->ops->append(c->f.fab.ep, rec, 8, c->desc, c->srv,
 				   in->full_ptr_addr, in->ptr_key, in->aux_key,
 				   &c->full_res, &c->err_op));
 	if (frd_wait_op(c, &c->err_op))
@@ -2073,8 +2043,8 @@ static int frd_cli_reuse(struct frd_cli *c)
 	uint32_t held = 0, n;
 	ssize_t r = 0;
 
-	if (fi_av_insertsvc(c->f.av, c->o->absent, c->o->service, &absent, 0,
-			    NULL) != 1) {
+	if (fi_av_insertsvc(c->f.fab.av, c->o->absent, c->o->service, &absent,
+			    0, NULL) != 1) {
 		printf("fi_rdmo_check: client %u: fi_av_insertsvc %s failed\n",
 		       c->k, c->o->absent);
 		return -1;
@@ -2084,7 +2054,7 @@ static int frd_cli_reuse(struct frd_cli *c)
 	for (held = 0; held < FRD_JUNK_MAX; held++) {
 		frd_op_init(&c->junk_ops[held], FRD_K_JUNK, NULL);
 		msg.context = &c->junk_ops[held];
-		r = fi_writemsg(c->f.ep, &msg, FI_INJECT_COMPLETE |
+		r = fi_writemsg(c->f.fab.ep, &msg, FI_INJECT_COMPLETE |
 				FI_COMPLETION);
 		if (r)
 			break;
@@ -2096,7 +2066,7 @@ static int frd_cli_reuse(struct frd_cli *c)
 		return -1;
 	}
 	/* Past every free operation: the one given back among them. */
-	n = c->f.info->tx_attr->size + FRD_BATCH;
+	n = c->f.fab.info->tx_attr->size + FRD_BATCH;
 	if (n > FRD_REUSE_MAX)
 		n = FRD_REUSE_MAX;
 	for (uint32_t i = 0; i < n; i++) {
@@ -2106,7 +2076,7 @@ static int frd_cli_reuse(struct frd_cli *c)
 		frd_rec_fill(rec, FRD_Q_AUX, c->k, seq);
 		c->reuse_res[i] = FRD_SENTINEL;
 		frd_op_init(&c->reuse_op, FRD_K_REUSE, &c->reuse_res[i]);
-		FRD_POST(c, c->ops->append(c->f.ep, rec, 8, c->desc, c->srv,
+		FRD_POST(c, c->ops->append(c->f.fab.ep, rec, 8, c->desc, c->srv,
 					   c->in.aux_ptr_addr, c->in.ptr_key,
 					   c->in.aux_key, &c->reuse_res[i],
 					   &c->reuse_op));
@@ -2171,7 +2141,8 @@ static int frd_cli_results(struct frd_cli *c)
 /* The write counter counts what the CQ said: successes, errors. */
 static int frd_cli_counter(struct frd_cli *c)
 {
-	uint64_t ok = fi_cntr_read(c->f.cntr), err = fi_cntr_readerr(c->f.cntr);
+	uint64_t ok = fi_cntr_read(c->f.fab.cntr[0]);
+	uint64_t err = fi_cntr_readerr(c->f.fab.cntr[0]);
 
 	if (ok != c->cpl_ok || err != c->cpl_err) {
 		printf("fi_rdmo_check: client %u: the write counter says %lu "
@@ -2197,7 +2168,8 @@ static int frd_client(const struct frd_opts *o)
 		goto out;
 	printf("fi_rdmo_check: client %u: provider %s, mr_mode %#x, %u "
 	       "appends to the queue of %u clients\n", c.k,
-	       c.f.info->fabric_attr->prov_name, c.f.info->domain_attr->mr_mode,
+	       c.f.fab.info->fabric_attr->prov_name,
+	       c.f.fab.info->domain_attr->mr_mode,
 	       c.in.n_main, c.in.clients);
 	if (frd_cli_ready(&c) || frd_cli_appends(&c) || frd_cli_scatters(&c) ||
 	    frd_cli_flushes(&c) || frd_cli_errors(&c) ||
@@ -2220,7 +2192,7 @@ out:
 		close(c.fd);
 	if (c.mr)
 		fi_close(&c.mr->fid);
-	frd_fab_close(&c.f);
+	ex_fab_close(&c.f.fab);
 	free(c.buf);
 	free(c.main_ops);
 	free(c.main_res);

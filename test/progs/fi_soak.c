@@ -100,12 +100,7 @@ struct sk_op {
 
 struct sk {
 	struct sk_opts o;
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
+	struct ex_fab fab;
 	struct fid_mr *mr;
 	uint8_t *buf;		/* server: region + recv area; client: src + rb */
 	void *desc;
@@ -181,46 +176,30 @@ static uint64_t sk_msg_len(uint64_t k, uint64_t size)
 /* ---- set-up ------------------------------------------------------------- */
 static int sk_open(struct sk *s)
 {
-	struct fi_info *h = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .size = 1024,
-				      .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct ex_fab_opts fo = { .prog = "fi_soak", .node = s->o.addr,
+				  .service = s->o.service,
+				  .flags = s->o.server ? FI_SOURCE : 0,
+				  .cq_size = 1024,
+				  .cq_format = FI_CQ_FORMAT_TAGGED };
+	struct fi_info *h = ex_hints_rdm(EX_RMA_CAPS | FI_TAGGED | FI_SEND |
+					 FI_RECV, FI_CONTEXT | FI_CONTEXT2);
 	size_t len = 2 * SK_REGION;
-	int ret, mode;
+	int ret;
 
 	if (!h)
 		return -1;
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE | FI_TAGGED | FI_SEND | FI_RECV;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
-	ret = fi_getinfo(FI_VERSION(1, 17), s->o.addr, s->o.service,
-			 s->o.server ? FI_SOURCE : 0, h, &s->info);
+	ret = ex_fab_open(&s->fab, h, &fo);
 	fi_freeinfo(h);
-	if (ret) {
-		fprintf(stderr, "fi_soak: fi_getinfo: %s\n", fi_strerror(-ret));
+	if (ret)
 		return -1;
-	}
-	SK_CALL(fi_fabric(s->info->fabric_attr, &s->fabric, NULL));
-	SK_CALL(fi_domain(s->fabric, s->info, &s->domain, NULL));
-	SK_CALL(fi_av_open(s->domain, &av_attr, &s->av, NULL));
-	SK_CALL(fi_cq_open(s->domain, &cq_attr, &s->cq, NULL));
-	SK_CALL(fi_endpoint(s->domain, s->info, &s->ep, NULL));
-	SK_CALL(fi_ep_bind(s->ep, &s->av->fid, 0));
-	SK_CALL(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV));
-	SK_CALL(fi_enable(s->ep));
 	if (posix_memalign((void **)&s->buf, 4096, len))
 		return -1;
 	memset(s->buf, 0, len);
-	SK_CALL(fi_mr_reg(s->domain, s->buf, len, FI_READ | FI_WRITE |
+	SK_CALL(fi_mr_reg(s->fab.domain, s->buf, len, FI_READ | FI_WRITE |
 			  FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SEND | FI_RECV,
 			  0, 0x50a4, 0, &s->mr, NULL));
-	mode = s->info->domain_attr->mr_mode;
-	if (mode & FI_MR_ENDPOINT) {
-		SK_CALL(fi_mr_bind(s->mr, &s->ep->fid, 0));
+	if (s->fab.info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+		SK_CALL(fi_mr_bind(s->mr, &s->fab.ep->fid, 0));
 		SK_CALL(fi_mr_enable(s->mr));
 	}
 	s->desc = fi_mr_desc(s->mr);
@@ -231,18 +210,7 @@ static void sk_close(struct sk *s)
 {
 	if (s->mr)
 		fi_close(&s->mr->fid);
-	if (s->ep)
-		fi_close(&s->ep->fid);
-	if (s->av)
-		fi_close(&s->av->fid);
-	if (s->cq)
-		fi_close(&s->cq->fid);
-	if (s->domain)
-		fi_close(&s->domain->fid);
-	if (s->fabric)
-		fi_close(&s->fabric->fid);
-	if (s->info)
-		fi_freeinfo(s->info);
+	ex_fab_close(&s->fab);
 	free(s->buf);
 }
 
@@ -287,7 +255,7 @@ static int sk_recv(struct sk *s, void *buf, size_t len)
 
 		for (unsigned long i = 0; !sk_readable(s->fd); i++)
 			for (int j = 0; j < 64; j++)
-				fi_cq_read(s->cq, NULL, 0);
+				fi_cq_read(s->fab.cq, NULL, 0);
 		n = recv(s->fd, p, len, 0);
 		if (n <= 0)
 			return -1;
@@ -302,10 +270,10 @@ static int sk_hello_make(struct sk *s, struct sk_hello *h, uint32_t session)
 	size_t len = sizeof(h->name);
 
 	memset(h, 0, sizeof(*h));
-	SK_CALL(fi_getname(&s->ep->fid, h->name, &len));
+	SK_CALL(fi_getname(&s->fab.ep->fid, h->name, &len));
 	h->name_len = (uint32_t)len;
 	h->session = session;
-	h->region_addr = (s->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	h->region_addr = (s->fab.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
 			 (uint64_t)(uintptr_t)s->buf : 0;
 	h->region_key = fi_mr_key(s->mr);
 	h->region_len = SK_REGION;
@@ -316,7 +284,7 @@ static int sk_hello_make(struct sk *s, struct sk_hello *h, uint32_t session)
 static int sk_av_insert(struct sk *s, const struct sk_hello *h)
 {
 	if (h->name_len > sizeof(h->name) ||
-	    fi_av_insert(s->av, h->name, 1, &s->peer, 0, NULL) != 1) {
+	    fi_av_insert(s->fab.av, h->name, 1, &s->peer, 0, NULL) != 1) {
 		fprintf(stderr, "fi_soak: fi_av_insert failed\n");
 		return -1;
 	}
@@ -328,7 +296,7 @@ static int sk_av_insert(struct sk *s, const struct sk_hello *h)
 static int sk_cq_poll(struct sk *s, struct sk_op **done, bool *err)
 {
 	struct fi_cq_tagged_entry e;
-	ssize_t n = fi_cq_read(s->cq, &e, 1);
+	ssize_t n = fi_cq_read(s->fab.cq, &e, 1);
 
 	*done = NULL;
 	*err = false;
@@ -351,7 +319,7 @@ static int sk_cq_poll(struct sk *s, struct sk_op **done, bool *err)
 	}
 	if (n == -FI_EAVAIL) {
 		memset(&s->err, 0, sizeof(s->err));
-		if (fi_cq_readerr(s->cq, &s->err, 0) != 1)
+		if (fi_cq_readerr(s->fab.cq, &s->err, 0) != 1)
 			return -1;
 		*done = s->err.op_context;
 		*err = true;
@@ -370,7 +338,7 @@ static void sk_err_print(struct sk *s, const char *what)
 {
 	fprintf(stderr, "fi_soak: %s: error completion %s (prov_errno %d: "
 		"%s)\n", what, fi_strerror(s->err.err), s->err.prov_errno,
-		fi_cq_strerror(s->cq, s->err.prov_errno, s->err.err_data,
+		fi_cq_strerror(s->fab.cq, s->err.prov_errno, s->err.err_data,
 			       NULL, 0));
 }
 
@@ -438,18 +406,18 @@ static int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
 	op->t_post = sk_now_ns();
 	for (;;) {
 		if (kind == SK_WRITE)
-			ret = fi_write(s->ep, src, len, s->desc, s->peer,
+			ret = fi_write(s->fab.ep, src, len, s->desc, s->peer,
 				       raddr, s->srv.region_key, &op->ctx);
 		else if (kind == SK_READ)
-			ret = fi_read(s->ep, rb, len, s->desc, s->peer,
+			ret = fi_read(s->fab.ep, rb, len, s->desc, s->peer,
 				      raddr, s->srv.region_key, &op->ctx);
 		else
-			ret = fi_tsend(s->ep, src, len, s->desc, s->peer,
+			ret = fi_tsend(s->fab.ep, src, len, s->desc, s->peer,
 				       (uint64_t)s->srv.session << 40 | k,
 				       &op->ctx);
 		if (ret != -FI_EAGAIN || sk_now_ns() > end)
 			break;
-		fi_cq_read(s->cq, NULL, 0);
+		fi_cq_read(s->fab.cq, NULL, 0);
 	}
 	if (ret) {
 		fprintf(stderr, "fi_soak: posting op %llu: %s\n",
@@ -731,12 +699,12 @@ static int sk_srv_post_recv(struct sk *s, uint32_t session, uint64_t k,
 	op->k = (uint64_t)session << 40 | k;
 	op->slot = (int)(op - s->ops);
 	for (;;) {
-		ret = fi_trecv(s->ep, s->buf + SK_REGION +
+		ret = fi_trecv(s->fab.ep, s->buf + SK_REGION +
 			       (uint64_t)op->slot * slot_len, slot_len,
 			       s->desc, s->peer, op->k, 0, &op->ctx);
 		if (ret != -FI_EAGAIN || sk_now_ns() > end)
 			break;
-		fi_cq_read(s->cq, NULL, 0);
+		fi_cq_read(s->fab.cq, NULL, 0);
 	}
 	if (ret) {
 		fprintf(stderr, "fi_soak: fi_trecv: %s\n",
@@ -788,7 +756,7 @@ static int sk_srv_orphans(struct sk *s, uint64_t rcvd)
 	posted = (uint64_t)s->inflight;
 	for (int i = 0; i < s->o.window; i++)
 		if (s->ops[i].busy)
-			fi_cancel(&s->ep->fid, &s->ops[i].ctx);
+			fi_cancel(&s->fab.ep->fid, &s->ops[i].ctx);
 	t0 = sk_now_ns();
 	end = t0 + SK_CANCEL_MS * 1000000ull;
 	while (s->inflight && sk_now_ns() < end) {
@@ -915,7 +883,7 @@ static int sk_srv_session(struct sk *s, uint32_t session)
 	for (int i = 0; i < s->o.window; i++)
 		if (s->ops[i].busy)
 			ret = -1;
-	fi_av_remove(s->av, &s->peer, 1, 0);
+	fi_av_remove(s->fab.av, &s->peer, 1, 0);
 	return ret;
 }
 
