@@ -297,7 +297,12 @@ BENCH_DEPS	+= $(B)/fi_rdmo_bench $(B)/libuet-fi.so $(B)/uetctl
 # provider's extension): two clients' pipelined appends to one queue,
 # scatters, refusals, flushes seen by the target before any call of its
 # own; with and without FI_MR_VIRT_ADDR.
-$(B)/fi_rdmo_check: $(B)/test/progs/fi_rdmo_check.o $(B)/examples/ex_common.o
+FI_RDMO_CHECK_OBJS := $(B)/test/progs/fi_rdmo_check.o \
+		      $(B)/test/progs/fi_rdmo_check_srv.o \
+		      $(B)/test/progs/fi_rdmo_check_verify.o \
+		      $(B)/test/progs/fi_rdmo_check_cli.o \
+		      $(B)/test/progs/fi_rdmo_check_cli_err.o $(B)/examples/ex_common.o
+$(B)/fi_rdmo_check: $(FI_RDMO_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
