@@ -120,7 +120,10 @@ E2E_DEPS	+= $(B)/fi_amo_window $(B)/libuet-fi.so $(B)/uetctl
 # The host as a FEP (issue 12, plain libfabric): many endpoints of one
 # process on one interface, every byte and message checked at its own
 # endpoint; expected failures, a peer that goes away, endpoints held open.
-$(B)/fi_fep_check: $(B)/test/progs/fi_fep_check.o $(B)/examples/ex_common.o
+FI_FEP_CHECK_OBJS := $(B)/test/progs/fi_fep_check.o \
+		     $(B)/test/progs/fi_fep_check_srv.o \
+		     $(B)/test/progs/fi_fep_check_cli.o $(B)/examples/ex_common.o
+$(B)/fi_fep_check: $(FI_FEP_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
