@@ -237,7 +237,9 @@ E2E_DEPS	+= $(B)/gen_uet_pcap
 # (SOAK_GIB=N for a longer run: `make soak`); e2e_kill.sh: kill -9 of
 # either side mid-transfer; e2e_mpi_kill.sh: a rank of a loop of
 # MPI_Allreduce killed at random.
-$(B)/fi_soak: $(B)/test/progs/fi_soak.o $(B)/examples/ex_common.o
+FI_SOAK_OBJS	:= $(B)/test/progs/fi_soak.o $(B)/test/progs/fi_soak_cli.o \
+		   $(B)/test/progs/fi_soak_srv.o $(B)/examples/ex_common.o
+$(B)/fi_soak: $(FI_SOAK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
