@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What the example programs share: plain libfabric set-up of an RDM
- * endpoint for RMA (any provider: FI_PROVIDER=uet, tcp, ...), and a TCP
- * side channel on which the server publishes its address, buffer and key.
+ * What the example programs share, and the test programs of test/progs/
+ * with them: plain libfabric set-up of an RDM endpoint (any provider:
+ * FI_PROVIDER=uet, tcp, ...), ex_fab_open for the usual set of objects and
+ * ex_setup for RMA, and a TCP side channel on which the server publishes
+ * its address, buffer and key.
  */
 #ifndef EX_COMMON_H
 #define EX_COMMON_H
@@ -47,7 +49,8 @@ struct ex_fab {
 	struct fid_ep *ep;
 };
 
-/* What ex_fab_open opens beyond the usual; zero is the usual. */
+/* Where ex_fab_open asks (fi_getinfo) and what beyond the usual it opens;
+ * zeroes are the usual. */
 struct ex_fab_opts {
 	const char *prog;	/* starts its error lines (NULL: "ex") */
 	const char *node;	/* fi_getinfo's node, service and flags */
