@@ -59,112 +59,206 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 	return 0;
 }
 
-static struct fi_info *ex_hints(const struct ex_opts *o)
+struct fi_info *ex_hints_rdm(uint64_t caps, uint64_t mode)
 {
 	struct fi_info *h = fi_allocinfo();
 
 	if (!h)
 		return NULL;
 	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE | (o->rma_event ? FI_RMA_EVENT : 0);
-	h->mode = ~0ULL;
-	/* Every mode we know how to honour; the provider keeps what it
-	 * needs, and ex_setup follows what it kept. */
+	h->caps = caps;
+	h->mode = mode;
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
 				  FI_MR_ENDPOINT;
 	return h;
 }
 
-static int ex_mr_setup(struct ex_ctx *c, size_t buf_len)
+int ex_mr_reg(struct ex_fab *f, size_t len, uint64_t key, void **buf,
+	      struct fid_mr **mr)
 {
-	int mode = c->info->domain_attr->mr_mode;
-
-	c->buf_len = buf_len;
-	if (posix_memalign(&c->buf, 4096, buf_len))
+	if (posix_memalign(buf, 4096, len)) {
+		fprintf(stderr, "no memory for %zu bytes\n", len);
 		return -FI_ENOMEM;
-	memset(c->buf, 0, buf_len);
-	EX_CHECK(fi_mr_reg(c->domain, c->buf, buf_len,
-			   FI_READ | FI_WRITE | FI_REMOTE_READ |
-			   FI_REMOTE_WRITE, 0, 0xc0de, 0, &c->mr, NULL));
-	if (mode & FI_MR_ENDPOINT) {
-		EX_CHECK(fi_mr_bind(c->mr, &c->ep->fid, 0));
-		EX_CHECK(fi_mr_enable(c->mr));
 	}
+	memset(*buf, 0, len);
+	EX_CHECK(fi_mr_reg(f->domain, *buf, len, FI_READ | FI_WRITE |
+			   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, key, 0, mr,
+			   NULL));
+	if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+		EX_CHECK(fi_mr_bind(*mr, &f->ep->fid, 0));
+		EX_CHECK(fi_mr_enable(*mr));
+	}
+	return 0;
+}
+
+/* ex_mr_reg() of c->buf into c->mr, with c->buf_len and c->desc. */
+static int ex_buf_reg(struct ex_ctx *c, size_t len, uint64_t key)
+{
+	int ret = ex_mr_reg(&c->fab, len, key, &c->buf, &c->mr);
+
+	if (ret)
+		return ret;
+	c->buf_len = len;
 	c->desc = fi_mr_desc(c->mr);
 	return 0;
 }
 
-/* Counters of the remote writes and reads that target us (FI_RMA_EVENT). */
-static int ex_remote_cntrs(struct ex_ctx *c)
-{
-	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP };
+/* As EX_CHECK, the lines starting with |prog|. */
+#define EX_FAB_CHECK(prog, call)					\
+	do {								\
+		int ex_ret_ = (int)(call);				\
+		if (ex_ret_ < 0) {					\
+			fprintf(stderr, "%s: %s: %s\n", (prog), #call,	\
+				fi_strerror(-ex_ret_));			\
+			return ex_ret_;					\
+		}							\
+	} while (0)
 
-	EX_CHECK(fi_cntr_open(c->domain, &attr, &c->remote_wr, NULL));
-	EX_CHECK(fi_cntr_open(c->domain, &attr, &c->remote_rd, NULL));
-	EX_CHECK(fi_ep_bind(c->ep, &c->remote_wr->fid, FI_REMOTE_WRITE));
-	EX_CHECK(fi_ep_bind(c->ep, &c->remote_rd->fid, FI_REMOTE_READ));
+/* The CQ(s) and counters of |f|. */
+static int ex_fab_queues(struct ex_fab *f, const struct ex_fab_opts *o,
+			 const char *prog)
+{
+	struct fi_cq_attr cq_attr = {
+		.size = o->cq_size,
+		.format = o->cq_format ? o->cq_format : FI_CQ_FORMAT_DATA,
+	};
+	struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
+
+	EX_FAB_CHECK(prog, fi_cq_open(f->domain, &cq_attr, &f->cq, NULL));
+	if (o->rx_cq)
+		EX_FAB_CHECK(prog, fi_cq_open(f->domain, &cq_attr, &f->rx_cq,
+					      NULL));
+	for (int i = 0; i < EX_FAB_CNTRS; i++)
+		if (o->cntr[i])
+			EX_FAB_CHECK(prog, fi_cntr_open(f->domain, &cntr_attr,
+							&f->cntr[i], NULL));
 	return 0;
 }
 
-int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len)
+/* Binds the AV, CQ(s) and counters of |f| to its endpoint. */
+static int ex_fab_bind(struct ex_fab *f, const struct ex_fab_opts *o,
+		       const char *prog)
 {
-	struct fi_cq_attr cq_attr = { .size = 256,
-				      .format = FI_CQ_FORMAT_DATA };
+	uint64_t cq_bind = (o->rx_cq ? FI_TRANSMIT : FI_TRANSMIT | FI_RECV) |
+			   o->cq_flags;
+
+	EX_FAB_CHECK(prog, fi_ep_bind(f->ep, &f->av->fid, 0));
+	EX_FAB_CHECK(prog, fi_ep_bind(f->ep, &f->cq->fid, cq_bind));
+	if (f->rx_cq)
+		EX_FAB_CHECK(prog, fi_ep_bind(f->ep, &f->rx_cq->fid, FI_RECV));
+	for (int i = 0; i < EX_FAB_CNTRS; i++)
+		if (f->cntr[i])
+			EX_FAB_CHECK(prog, fi_ep_bind(f->ep, &f->cntr[i]->fid,
+						      o->cntr[i]));
+	return 0;
+}
+
+int ex_fab_open(struct ex_fab *f, const struct fi_info *hints,
+		const struct ex_fab_opts *o)
+{
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *hints = ex_hints(o);
+	const char *prog = o->prog ? o->prog : "ex";
+	int ret;
+
+	if (hints) {
+		ret = fi_getinfo(FI_VERSION(1, 17), o->node, o->service,
+				 o->flags, hints, &f->info);
+		if (ret) {
+			fprintf(stderr, "%s: fi_getinfo(%s, %s): %s\n", prog,
+				o->node ? o->node : "-",
+				o->service ? o->service : "-",
+				fi_strerror(-ret));
+			return ret;
+		}
+	}
+	EX_FAB_CHECK(prog, fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
+	EX_FAB_CHECK(prog, fi_domain(f->fabric, f->info, &f->domain, NULL));
+	EX_FAB_CHECK(prog, fi_av_open(f->domain, &av_attr, &f->av, NULL));
+	ret = ex_fab_queues(f, o, prog);
+	if (ret)
+		return ret;
+	EX_FAB_CHECK(prog, fi_endpoint(f->domain, f->info, &f->ep, NULL));
+	ret = ex_fab_bind(f, o, prog);
+	if (ret)
+		return ret;
+	if (o->min_multi_recv)
+		EX_FAB_CHECK(prog, fi_setopt(&f->ep->fid, FI_OPT_ENDPOINT,
+					     FI_OPT_MIN_MULTI_RECV,
+					     &o->min_multi_recv,
+					     sizeof(o->min_multi_recv)));
+	EX_FAB_CHECK(prog, fi_enable(f->ep));
+	return 0;
+}
+
+void ex_fab_close(struct ex_fab *f)
+{
+	/* The endpoint first: what is bound to it closes after it. */
+	struct fid *fids[] = {
+		f->ep ? &f->ep->fid : NULL,
+		f->cntr[0] ? &f->cntr[0]->fid : NULL,
+		f->cntr[1] ? &f->cntr[1]->fid : NULL,
+		f->rx_cq ? &f->rx_cq->fid : NULL,
+		f->cq ? &f->cq->fid : NULL,
+		f->av ? &f->av->fid : NULL,
+		f->domain ? &f->domain->fid : NULL,
+		f->fabric ? &f->fabric->fid : NULL,
+	};
+
+	_Static_assert(EX_FAB_CNTRS == 2, "ex_fab_close closes 2 counters");
+	for (size_t i = 0; i < sizeof(fids) / sizeof(fids[0]); i++)
+		if (fids[i])
+			fi_close(fids[i]);
+	if (f->info)
+		fi_freeinfo(f->info);
+	memset(f, 0, sizeof(*f));
+}
+
+int ex_setup_hints(struct ex_ctx *c, const struct ex_opts *o,
+		   struct fi_info *hints, const struct ex_fab_opts *fo,
+		   size_t buf_len)
+{
+	struct ex_fab_opts at = *fo;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->oob_fd = -1;
 	if (!hints)
 		return -FI_ENOMEM;
-	ret = o->server ?
-		fi_getinfo(FI_VERSION(1, 17), o->src, o->service, FI_SOURCE,
-			   hints, &c->info) :
-		fi_getinfo(FI_VERSION(1, 17), o->dst, o->service, 0, hints,
-			   &c->info);
+	at.node = o->server ? o->src : o->dst;
+	at.service = o->service;
+	at.flags = o->server ? FI_SOURCE : 0;
+	ret = ex_fab_open(&c->fab, hints, &at);
 	fi_freeinfo(hints);
-	if (ret) {
-		fprintf(stderr, "fi_getinfo: %s\n", fi_strerror(-ret));
-		return ret;
-	}
-	printf("ex: provider %s, mr_mode %#x\n", c->info->fabric_attr->prov_name,
-	       c->info->domain_attr->mr_mode);
-	EX_CHECK(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
-	EX_CHECK(fi_domain(c->fabric, c->info, &c->domain, NULL));
-	EX_CHECK(fi_av_open(c->domain, &av_attr, &c->av, NULL));
-	EX_CHECK(fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
-	EX_CHECK(fi_endpoint(c->domain, c->info, &c->ep, NULL));
-	EX_CHECK(fi_ep_bind(c->ep, &c->av->fid, 0));
-	EX_CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
-	if (o->rma_event)
-		EX_CHECK(ex_remote_cntrs(c));
-	EX_CHECK(fi_enable(c->ep));
-	return ex_mr_setup(c, buf_len);
+	if (c->fab.info)
+		printf("%s: provider %s, mr_mode %#x\n",
+		       fo->prog ? fo->prog : "ex",
+		       c->fab.info->fabric_attr->prov_name,
+		       c->fab.info->domain_attr->mr_mode);
+	return ret ? ret : ex_buf_reg(c, buf_len, 0xc0de);
+}
+
+int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len)
+{
+	uint64_t ev = o->rma_event;
+	struct ex_fab_opts fo = {
+		.cq_size = 256,
+		.cntr = { [EX_CNTR_REMOTE_WR] = ev ? FI_REMOTE_WRITE : 0,
+			  [EX_CNTR_REMOTE_RD] = ev ? FI_REMOTE_READ : 0 },
+	};
+
+	/* Every mode we know how to honour; the provider keeps what it
+	 * needs, and ex_setup follows what it kept. */
+	return ex_setup_hints(c, o, ex_hints_rdm(EX_RMA_CAPS |
+						 (ev ? FI_RMA_EVENT : 0),
+						 ~0ULL), &fo, buf_len);
 }
 
 void ex_teardown(struct ex_ctx *c)
 {
 	if (c->mr)
 		fi_close(&c->mr->fid);
-	if (c->ep)
-		fi_close(&c->ep->fid);
-	if (c->remote_wr)
-		fi_close(&c->remote_wr->fid);
-	if (c->remote_rd)
-		fi_close(&c->remote_rd->fid);
-	if (c->cq)
-		fi_close(&c->cq->fid);
-	if (c->av)
-		fi_close(&c->av->fid);
-	if (c->domain)
-		fi_close(&c->domain->fid);
-	if (c->fabric)
-		fi_close(&c->fabric->fid);
-	if (c->info)
-		fi_freeinfo(c->info);
+	ex_fab_close(&c->fab);
 	if (c->oob_fd >= 0)
 		close(c->oob_fd);
 	free(c->buf);
@@ -298,7 +392,7 @@ static int ex_progress_until_readable(struct ex_ctx *c, int fd)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned int i = 0;; i++) {
 		if (c->nstash < 16 &&
-		    fi_cq_read(c->cq, &c->stash[c->nstash], 1) == 1)
+		    fi_cq_read(c->fab.cq, &c->stash[c->nstash], 1) == 1)
 			c->nstash++;
 		if (i % 256)
 			continue;
@@ -337,18 +431,18 @@ int ex_exchange(struct ex_ctx *c, const struct ex_opts *o,
 	size_t name_len = sizeof(mine.name);
 	int ret;
 
-	ret = fi_getname(&c->ep->fid, mine.name, &name_len);
+	ret = fi_getname(&c->fab.ep->fid, mine.name, &name_len);
 	if (ret) {
 		fprintf(stderr, "fi_getname: %s\n", fi_strerror(-ret));
 		return -1;
 	}
 	mine.name_len = (uint32_t)name_len;
-	mine.addr = (c->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	mine.addr = (c->fab.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
 		    (uint64_t)(uintptr_t)c->buf : 0;
 	if (ex_oob_connect(c, o) || ex_oob_send(c, &mine, sizeof(mine)) ||
 	    ex_oob_recv(c, remote, sizeof(*remote)))
 		return -1;
-	if (fi_av_insert(c->av, remote->name, 1, &c->peer, 0, NULL) != 1) {
+	if (fi_av_insert(c->fab.av, remote->name, 1, &c->peer, 0, NULL) != 1) {
 		fprintf(stderr, "fi_av_insert failed\n");
 		return -1;
 	}
@@ -367,14 +461,14 @@ int ex_wait_cq(struct ex_ctx *c, struct fi_cq_data_entry *entry)
 		return 0;
 	}
 	do {
-		n = fi_cq_read(c->cq, entry, 1);
+		n = fi_cq_read(c->fab.cq, entry, 1);
 	} while (n == -FI_EAGAIN);
 	if (n == 1)
 		return 0;
-	if (n == -FI_EAVAIL && fi_cq_readerr(c->cq, &err, 0) == 1) {
+	if (n == -FI_EAVAIL && fi_cq_readerr(c->fab.cq, &err, 0) == 1) {
 		fprintf(stderr, "completion error: %s (prov_errno %d: %s)\n",
 			fi_strerror(err.err), err.prov_errno,
-			fi_cq_strerror(c->cq, err.prov_errno, err.err_data,
+			fi_cq_strerror(c->fab.cq, err.prov_errno, err.err_data,
 				       NULL, 0));
 		return -err.err;
 	}

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What the example programs share: plain libfabric set-up of an RDM
- * endpoint for RMA (any provider: FI_PROVIDER=uet, tcp, ...), and a TCP
- * side channel on which the server publishes its address, buffer and key.
+ * What the example programs share, and the test programs of test/progs/
+ * with them: plain libfabric set-up of an RDM endpoint (any provider:
+ * FI_PROVIDER=uet, tcp, ...), ex_fab_open for the usual set of objects and
+ * ex_setup for RMA, and a TCP side channel on which the server publishes
+ * its address, buffer and key.
  */
 #ifndef EX_COMMON_H
 #define EX_COMMON_H
@@ -33,17 +35,56 @@ struct ex_opts {
 	bool rma_event;		/* FI_RMA_EVENT: count remote writes, reads */
 };
 
-/* The libfabric objects of one side. */
-struct ex_ctx {
+#define EX_FAB_CNTRS	2
+
+/* The usual libfabric objects of one RDM endpoint (ex_fab_open). */
+struct ex_fab {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_av *av;
-	struct fid_cq *cq;
+	struct fid_cq *cq;	/* transmit and receive; transmit with rx_cq */
+	struct fid_cq *rx_cq;	/* with ex_fab_opts.rx_cq */
+	struct fid_cntr *cntr[EX_FAB_CNTRS];	/* with ex_fab_opts.cntr */
 	struct fid_ep *ep;
+};
+
+/* Where ex_fab_open asks (fi_getinfo) and what beyond the usual it opens;
+ * zeroes are the usual. */
+struct ex_fab_opts {
+	const char *prog;	/* starts its error lines (NULL: "ex") */
+	const char *node;	/* fi_getinfo's node, service and flags */
+	const char *service;
+	uint64_t flags;		/* FI_SOURCE: node and service are ours */
+	size_t cq_size;		/* 0: the provider's default */
+	enum fi_cq_format cq_format;	/* 0: FI_CQ_FORMAT_DATA */
+	uint64_t cq_flags;	/* bind flags added: FI_SELECTIVE_COMPLETION */
+	bool rx_cq;		/* receives on a CQ of their own */
+	/* Each non-zero: a counter bound with these flags (FI_SEND, ...). */
+	uint64_t cntr[EX_FAB_CNTRS];
+	size_t min_multi_recv;	/* non-zero: FI_OPT_MIN_MULTI_RECV */
+};
+
+/*
+ * ex_fab_open() opens fabric, domain, AV (FI_AV_TABLE), CQ(s), counters
+ * and endpoint as |o| asks, binds them to the endpoint and enables it.
+ * With |hints| it first calls fi_getinfo (version 1.17) with o->node,
+ * o->service and o->flags; with NULL it opens f->info, a fi_getinfo
+ * result the caller set (and maybe adjusted), which |f| then owns. |f|
+ * starts zeroed but for that. Prints what failed (fi_strerror) and
+ * returns its negative FI_E*, what was opened left for ex_fab_close().
+ */
+int ex_fab_open(struct ex_fab *f, const struct fi_info *hints,
+		const struct ex_fab_opts *o);
+/* Closes what ex_fab_open opened (endpoint first), frees f->info. */
+void ex_fab_close(struct ex_fab *f);
+
+/* The libfabric objects of one side. */
+struct ex_ctx {
+	/* With ex_opts.rma_event: fab.cntr[EX_CNTR_REMOTE_WR] and
+	 * [EX_CNTR_REMOTE_RD] count remote writes and reads. */
+	struct ex_fab fab;
 	struct fid_mr *mr;
-	/* With ex_opts.rma_event: FI_REMOTE_WRITE, FI_REMOTE_READ counters. */
-	struct fid_cntr *remote_wr, *remote_rd;
 	void *buf;
 	size_t buf_len;
 	void *desc;		/* fi_mr_desc of buf */
@@ -53,6 +94,8 @@ struct ex_ctx {
 	struct fi_cq_data_entry stash[16];
 	int nstash;
 };
+
+enum { EX_CNTR_REMOTE_WR, EX_CNTR_REMOTE_RD };
 
 /* What the server publishes: enough for the client to write into it. */
 struct ex_peer_info {
@@ -66,13 +109,41 @@ struct ex_peer_info {
 /* Parses -s, -c ADDR, -a ADDR, -S SERVICE, -p PORT, -n SIZE, -i ITERS, -d, -K. */
 int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage);
 
+/* The caps of RMA both ways. */
+#define EX_RMA_CAPS	(FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+			 FI_REMOTE_WRITE)
+
 /*
- * ex_setup() opens fabric, domain, AV, CQ and endpoint for |o| and
- * registers a buffer of |buf_len| bytes for remote write and read. Prints
- * what failed and returns a negative FI_E* on error.
+ * ex_hints_rdm() allocates hints for an RDM endpoint with |caps| and
+ * |mode|, and every mr_mode we honour (FI_MR_LOCAL, FI_MR_VIRT_ADDR,
+ * FI_MR_ALLOCATED, FI_MR_PROV_KEY, FI_MR_ENDPOINT); NULL without memory.
+ */
+struct fi_info *ex_hints_rdm(uint64_t caps, uint64_t mode);
+
+/*
+ * ex_setup() opens c->fab for |o| (ex_fab_open: one CQ of 256 with data)
+ * and registers a buffer of |buf_len| bytes for remote write and read.
+ * Prints what failed and returns a negative FI_E* on error.
  */
 int ex_setup(struct ex_ctx *c, const struct ex_opts *o, size_t buf_len);
+/*
+ * ex_setup_hints() is ex_setup() from |hints| (freed; NULL: -FI_ENOMEM)
+ * with |fo|'s CQ, counters and name (its node, service and flags come
+ * from |o|); it says "NAME: provider P, mr_mode M".
+ */
+int ex_setup_hints(struct ex_ctx *c, const struct ex_opts *o,
+		   struct fi_info *hints, const struct ex_fab_opts *fo,
+		   size_t buf_len);
 void ex_teardown(struct ex_ctx *c);
+
+/*
+ * ex_mr_reg() allocates |len| bytes at *|buf| (page-aligned, zeroed) and
+ * registers them with |f|'s domain for local and remote read and write
+ * under |key| (FI_MR_PROV_KEY may choose another) into *|mr|, bound to the
+ * endpoint and enabled where FI_MR_ENDPOINT asks. 0, or -FI_E* (printed).
+ */
+int ex_mr_reg(struct ex_fab *f, size_t len, uint64_t key, void **buf,
+	      struct fid_mr **mr);
 
 /*
  * ex_exchange() connects the side channel and swaps ex_peer_info: the

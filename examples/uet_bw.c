@@ -38,8 +38,8 @@ static int bw_client(struct ex_ctx *c, const struct ex_opts *o,
 
 	while (done < o->iters) {
 		while (posted < o->iters && posted - done < BW_WINDOW) {
-			ret = fi_write(c->ep, c->buf, o->size, c->desc, c->peer,
-				       r->addr, r->key, NULL);
+			ret = fi_write(c->fab.ep, c->buf, o->size, c->desc,
+				       c->peer, r->addr, r->key, NULL);
 			if (ret == -FI_EAGAIN)
 				break;
 			if (ret) {
@@ -49,7 +49,7 @@ static int bw_client(struct ex_ctx *c, const struct ex_opts *o,
 			}
 			posted++;
 		}
-		ret = fi_cq_read(c->cq, e, 16);
+		ret = fi_cq_read(c->fab.cq, e, 16);
 		if (ret > 0)
 			done += ret;
 		else if (ret != -FI_EAGAIN && ex_wait_cq(c, e))
@@ -58,7 +58,7 @@ static int bw_client(struct ex_ctx *c, const struct ex_opts *o,
 	ns = now_ns() - t0;
 	printf("uet_bw: %zu bytes x %ld: %.1f MB/s, %.0f msg/s (%s)\n",
 	       o->size, o->iters, (double)o->size * o->iters * 1e3 / ns,
-	       o->iters * 1e9 / ns, c->info->fabric_attr->prov_name);
+	       o->iters * 1e9 / ns, c->fab.info->fabric_attr->prov_name);
 	return 0;
 }
 

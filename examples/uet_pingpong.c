@@ -49,10 +49,10 @@ static int pp_send(struct ex_ctx *c, const struct ex_peer_info *r,
 	ssize_t ret;
 
 	do {
-		ret = fi_writedata(c->ep, c->buf, size, c->desc, seq, c->peer,
-				   r->addr, r->key, NULL);
+		ret = fi_writedata(c->fab.ep, c->buf, size, c->desc, seq,
+				   c->peer, r->addr, r->key, NULL);
 		if (ret == -FI_EAGAIN)
-			fi_cq_read(c->cq, NULL, 0);
+			fi_cq_read(c->fab.cq, NULL, 0);
 	} while (ret == -FI_EAGAIN);
 	if (ret) {
 		fprintf(stderr, "fi_writedata: %s\n", fi_strerror((int)-ret));
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 		printf("uet_pingpong: %zu bytes x %ld: median half round trip "
 		       "%.2f us (%s)\n", o.size, o.iters,
 		       rtt[o.iters / 2] / 2000.0,
-		       c.info->fabric_attr->prov_name);
+		       c.fab.info->fabric_attr->prov_name);
 	}
 	ex_teardown(&c);
 	free(rtt);

@@ -78,13 +78,14 @@ static int client(struct ex_ctx *c, const struct ex_opts *o)
 			buf[i] = (uint8_t)(it * 31 + i * 7 + (i >> 8));
 		do {
 			ret = o->cq_data && it == o->iters - 1 ?
-				fi_writedata(c->ep, buf, o->size, c->desc,
+				fi_writedata(c->fab.ep, buf, o->size, c->desc,
 					     EX_BUCKET_ID, c->peer, remote.addr,
 					     remote.key, NULL) :
-				fi_write(c->ep, buf, o->size, c->desc, c->peer,
-					 remote.addr, remote.key, NULL);
+				fi_write(c->fab.ep, buf, o->size, c->desc,
+					 c->peer, remote.addr, remote.key,
+					 NULL);
 			if (ret == -FI_EAGAIN)
-				fi_cq_read(c->cq, NULL, 0);
+				fi_cq_read(c->fab.cq, NULL, 0);
 		} while (ret == -FI_EAGAIN);
 		if (ret) {
 			fprintf(stderr, "fi_write: %s\n", fi_strerror((int)-ret));

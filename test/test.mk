@@ -120,7 +120,10 @@ E2E_DEPS	+= $(B)/fi_amo_window $(B)/libuet-fi.so $(B)/uetctl
 # The host as a FEP (issue 12, plain libfabric): many endpoints of one
 # process on one interface, every byte and message checked at its own
 # endpoint; expected failures, a peer that goes away, endpoints held open.
-$(B)/fi_fep_check: $(B)/test/progs/fi_fep_check.o
+FI_FEP_CHECK_OBJS := $(B)/test/progs/fi_fep_check.o \
+		     $(B)/test/progs/fi_fep_check_srv.o \
+		     $(B)/test/progs/fi_fep_check_cli.o $(B)/examples/ex_common.o
+$(B)/fi_fep_check: $(FI_FEP_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -143,7 +146,7 @@ E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 # as an unprivileged user; a target that exits right after its last
 # completion (fi_exit_target, plain libfabric, addressed by node and a
 # port-like service); two services mapped to one PIDonFEP.
-$(B)/fi_exit_target: $(B)/test/progs/fi_exit_target.o
+$(B)/fi_exit_target: $(B)/test/progs/fi_exit_target.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -193,7 +196,7 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the
 # flood of SYNs and the replays from the codecs (UDP or raw AF_PACKET).
-$(B)/fi_flood_check: $(B)/test/progs/fi_flood_check.o
+$(B)/fi_flood_check: $(B)/test/progs/fi_flood_check.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -234,7 +237,9 @@ E2E_DEPS	+= $(B)/gen_uet_pcap
 # (SOAK_GIB=N for a longer run: `make soak`); e2e_kill.sh: kill -9 of
 # either side mid-transfer; e2e_mpi_kill.sh: a rank of a loop of
 # MPI_Allreduce killed at random.
-$(B)/fi_soak: $(B)/test/progs/fi_soak.o $(B)/examples/ex_common.o
+FI_SOAK_OBJS	:= $(B)/test/progs/fi_soak.o $(B)/test/progs/fi_soak_cli.o \
+		   $(B)/test/progs/fi_soak_srv.o $(B)/examples/ex_common.o
+$(B)/fi_soak: $(FI_SOAK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
@@ -297,7 +302,12 @@ BENCH_DEPS	+= $(B)/fi_rdmo_bench $(B)/libuet-fi.so $(B)/uetctl
 # provider's extension): two clients' pipelined appends to one queue,
 # scatters, refusals, flushes seen by the target before any call of its
 # own; with and without FI_MR_VIRT_ADDR.
-$(B)/fi_rdmo_check: $(B)/test/progs/fi_rdmo_check.o $(B)/examples/ex_common.o
+FI_RDMO_CHECK_OBJS := $(B)/test/progs/fi_rdmo_check.o \
+		      $(B)/test/progs/fi_rdmo_check_srv.o \
+		      $(B)/test/progs/fi_rdmo_check_verify.o \
+		      $(B)/test/progs/fi_rdmo_check_cli.o \
+		      $(B)/test/progs/fi_rdmo_check_cli_err.o $(B)/examples/ex_common.o
+$(B)/fi_rdmo_check: $(FI_RDMO_CHECK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 

@@ -146,53 +146,15 @@ static int w_parse(int argc, char **argv, struct w_opts *o)
  */
 static int w_setup(struct ex_ctx *c, const struct w_opts *o, size_t buf_len)
 {
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *h = fi_allocinfo();
-	int ret;
+	struct ex_fab_opts fo = {
+		.prog = "fi_amo_window", .cq_format = FI_CQ_FORMAT_CONTEXT,
+		.cq_size = (size_t)(o->window < 128 ? 256 : 2 * o->window),
+	};
 
-	memset(c, 0, sizeof(*c));
-	c->oob_fd = -1;
-	if (!h)
-		W_FAIL("fi_allocinfo");
-	cq_attr.size = (size_t)(o->window < 128 ? 256 : 2 * o->window);
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_ATOMIC | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
-	ret = o->ex.server ?
-		fi_getinfo(FI_VERSION(1, 17), o->ex.src, o->ex.service,
-			   FI_SOURCE, h, &c->info) :
-		fi_getinfo(FI_VERSION(1, 17), o->ex.dst, o->ex.service, 0, h,
-			   &c->info);
-	fi_freeinfo(h);
-	W_CHECK(ret);
-	W_CHECK(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
-	W_CHECK(fi_domain(c->fabric, c->info, &c->domain, NULL));
-	W_CHECK(fi_av_open(c->domain, &av_attr, &c->av, NULL));
-	W_CHECK(fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
-	W_CHECK(fi_endpoint(c->domain, c->info, &c->ep, NULL));
-	W_CHECK(fi_ep_bind(c->ep, &c->av->fid, 0));
-	W_CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
-	W_CHECK(fi_enable(c->ep));
-	c->buf_len = buf_len;
-	if (posix_memalign(&c->buf, 4096, buf_len))
-		W_FAIL("no memory for %zu bytes", buf_len);
-	memset(c->buf, 0, buf_len);
-	W_CHECK(fi_mr_reg(c->domain, c->buf, buf_len, FI_READ | FI_WRITE |
-			  FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0xa11, 0,
-			  &c->mr, NULL));
-	if (c->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-		W_CHECK(fi_mr_bind(c->mr, &c->ep->fid, 0));
-		W_CHECK(fi_mr_enable(c->mr));
-	}
-	c->desc = fi_mr_desc(c->mr);
-	printf("fi_amo_window: provider %s\n",
-	       c->info->fabric_attr->prov_name);
-	return 0;
+	return ex_setup_hints(c, &o->ex,
+			      ex_hints_rdm(FI_ATOMIC | EX_RMA_CAPS,
+					   FI_CONTEXT | FI_CONTEXT2),
+			      &fo, buf_len) ? -1 : 0;
 }
 
 /* ---- completions --------------------------------------------------------- */
@@ -202,15 +164,15 @@ static int w_cq_error(struct w_run *w, ssize_t n)
 {
 	struct fi_cq_err_entry err = { 0 };
 
-	if (n == -FI_EAVAIL && fi_cq_readerr(w->c->cq, &err, 0) == 1) {
+	if (n == -FI_EAVAIL && fi_cq_readerr(w->c->fab.cq, &err, 0) == 1) {
 		long i = err.op_context ? (long)((struct fi_context2 *)
 						 err.op_context - w->ctx) : -1;
 
 		W_FAIL("error completion (operation %ld): %s (prov_errno %d: "
 		       "%s)", i >= 0 && i < w->count ? i : -1,
 		       fi_strerror(err.err), err.prov_errno,
-		       fi_cq_strerror(w->c->cq, err.prov_errno, err.err_data,
-				      NULL, 0));
+		       fi_cq_strerror(w->c->fab.cq, err.prov_errno,
+				      err.err_data, NULL, 0));
 	}
 	W_FAIL("fi_cq_read: %s", fi_strerror((int)-n));
 }
@@ -223,7 +185,7 @@ static int w_cq_error(struct w_run *w, ssize_t n)
 static long w_reap(struct w_run *w, const char *phase)
 {
 	struct fi_cq_entry e[16];
-	ssize_t n = fi_cq_read(w->c->cq, e, 16);
+	ssize_t n = fi_cq_read(w->c->fab.cq, e, 16);
 
 	if (n == -FI_EAGAIN)
 		return 0;
@@ -269,12 +231,12 @@ static int w_phase(struct w_run *w, const char *phase, bool fetch)
 		while (posted < w->count && posted - completed < w->window) {
 			long i = posted;
 			ssize_t ret = fetch ?
-				fi_fetch_atomic(c->ep, &w->local[0], 1,
+				fi_fetch_atomic(c->fab.ep, &w->local[0], 1,
 						c->desc, &w->res[i], c->desc,
 						c->peer, raddr, w->r->key,
 						FI_UINT64, FI_SUM,
 						&w->ctx[i]) :
-				fi_compare_atomic(c->ep, &w->swap[i], 1,
+				fi_compare_atomic(c->fab.ep, &w->swap[i], 1,
 						  c->desc, &w->local[1],
 						  c->desc, &w->res[i],
 						  c->desc, c->peer, raddr,
@@ -313,16 +275,16 @@ static int w_read(struct w_run *w, uint64_t off, uint64_t *val)
 	ssize_t ret;
 
 	w->local[2] = W_SENTINEL;
-	while ((ret = fi_read(c->ep, &w->local[2], 8, c->desc, c->peer,
+	while ((ret = fi_read(c->fab.ep, &w->local[2], 8, c->desc, c->peer,
 			      w->r->addr + off, w->r->key, &w->rctx)) ==
 	       -FI_EAGAIN) {
-		fi_cq_read(c->cq, NULL, 0);
+		fi_cq_read(c->fab.cq, NULL, 0);
 		if (w_now() - t0 > w->limit_s)
 			W_FAIL("fi_read: -FI_EAGAIN for %d s", w->limit_s);
 	}
 	W_CHECK(ret);
 	for (unsigned long spin = 0;; spin++) {
-		ssize_t n = fi_cq_read(c->cq, &e, 1);
+		ssize_t n = fi_cq_read(c->fab.cq, &e, 1);
 
 		if (n == 1) {
 			w->completions++;
@@ -347,7 +309,7 @@ static int w_linger(struct w_run *w, const char *phase)
 	double t0 = w_now();
 
 	while (w_now() - t0 < 0.05) {
-		ssize_t n = fi_cq_read(w->c->cq, &e, 1);
+		ssize_t n = fi_cq_read(w->c->fab.cq, &e, 1);
 
 		if (n == 1)
 			W_FAIL("%s: a completion (context %p) after all had "
@@ -490,12 +452,12 @@ static int w_client(struct ex_ctx *c, struct ex_peer_info *r,
 	double t0, t_fetch, t_cmp;
 	int ret = -1, bad;
 
-	if (fi_query_atomic(c->domain, FI_UINT64, FI_SUM, &attr,
+	if (fi_query_atomic(c->fab.domain, FI_UINT64, FI_SUM, &attr,
 			    FI_FETCH_ATOMIC) ||
-	    fi_query_atomic(c->domain, FI_UINT64, FI_CSWAP_NE, &attr,
+	    fi_query_atomic(c->fab.domain, FI_UINT64, FI_CSWAP_NE, &attr,
 			    FI_COMPARE_ATOMIC))
 		W_FAIL("%s does not offer fetching FI_SUM and FI_CSWAP_NE on "
-		       "FI_UINT64", c->info->fabric_attr->prov_name);
+		       "FI_UINT64", c->fab.info->fabric_attr->prov_name);
 	/* The registered buffer: operand, compare, read back; the result
 	 * slots of both phases; the swap values. */
 	w.local = c->buf;

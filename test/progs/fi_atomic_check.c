@@ -139,49 +139,11 @@ static const char *usage =
 
 static int a_setup(struct ex_ctx *c, const struct ex_opts *o)
 {
-	struct fi_cq_attr cq_attr = { .size = 256,
-				      .format = FI_CQ_FORMAT_DATA };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *h = fi_allocinfo();
-	int ret;
+	struct ex_fab_opts fo = { .prog = "fi_atomic_check", .cq_size = 256 };
 
-	memset(c, 0, sizeof(*c));
-	c->oob_fd = -1;
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_ATOMIC | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
-	ret = o->server ? fi_getinfo(FI_VERSION(1, 17), o->src, o->service,
-				     FI_SOURCE, h, &c->info) :
-			  fi_getinfo(FI_VERSION(1, 17), o->dst, o->service, 0,
-				     h, &c->info);
-	fi_freeinfo(h);
-	A_CHECK(ret);
-	A_CHECK(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
-	A_CHECK(fi_domain(c->fabric, c->info, &c->domain, NULL));
-	A_CHECK(fi_av_open(c->domain, &av_attr, &c->av, NULL));
-	A_CHECK(fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
-	A_CHECK(fi_endpoint(c->domain, c->info, &c->ep, NULL));
-	A_CHECK(fi_ep_bind(c->ep, &c->av->fid, 0));
-	A_CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
-	A_CHECK(fi_enable(c->ep));
-	c->buf_len = A_SLOTS * A_SLOT;
-	if (posix_memalign(&c->buf, 4096, c->buf_len))
-		return -1;
-	memset(c->buf, 0, c->buf_len);
-	A_CHECK(fi_mr_reg(c->domain, c->buf, c->buf_len, FI_READ | FI_WRITE |
-			  FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0xa70, 0,
-			  &c->mr, NULL));
-	if (c->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-		A_CHECK(fi_mr_bind(c->mr, &c->ep->fid, 0));
-		A_CHECK(fi_mr_enable(c->mr));
-	}
-	c->desc = fi_mr_desc(c->mr);
-	printf("fi_atomic_check: provider %s\n", c->info->fabric_attr->prov_name);
-	return 0;
+	return ex_setup_hints(c, o, ex_hints_rdm(FI_ATOMIC | EX_RMA_CAPS,
+						 FI_CONTEXT | FI_CONTEXT2),
+			      &fo, A_SLOTS * A_SLOT) ? -1 : 0;
 }
 
 /* ---- the cases ------------------------------------------------------------------ */
@@ -201,7 +163,7 @@ struct a_run {
 		struct fi_cq_data_entry a_e_;				\
 		ssize_t a_r_;						\
 		while ((a_r_ = (call)) == -FI_EAGAIN)			\
-			fi_cq_read((a)->c->cq, NULL, 0);		\
+			fi_cq_read((a)->c->fab.cq, NULL, 0);		\
 		A_CHECK(a_r_);						\
 		A_CHECK(ex_wait_cq((a)->c, &a_e_));			\
 	} while (0)
@@ -214,14 +176,14 @@ static ssize_t a_call(struct a_run *a, enum a_kind kind, enum fi_op op,
 
 	switch (kind) {
 	case A_WRITE:
-		return fi_atomic(c->ep, loc + 64, n, c->desc, c->peer, raddr,
-				 a->r->key, dt, op, &a->ctx);
+		return fi_atomic(c->fab.ep, loc + 64, n, c->desc, c->peer,
+				 raddr, a->r->key, dt, op, &a->ctx);
 	case A_FETCH:
-		return fi_fetch_atomic(c->ep, loc + 64, n, c->desc, loc + 256,
-				       c->desc, c->peer, raddr, a->r->key, dt,
-				       op, &a->ctx);
+		return fi_fetch_atomic(c->fab.ep, loc + 64, n, c->desc,
+				       loc + 256, c->desc, c->peer, raddr,
+				       a->r->key, dt, op, &a->ctx);
 	default:
-		return fi_compare_atomic(c->ep, loc + 64, n, c->desc,
+		return fi_compare_atomic(c->fab.ep, loc + 64, n, c->desc,
 					 loc + 128, c->desc, loc + 256,
 					 c->desc, c->peer, raddr, a->r->key,
 					 dt, op, &a->ctx);
@@ -244,15 +206,15 @@ static int a_case(struct a_run *a, enum a_kind kind, enum fi_op op,
 	if (a->slot == A_SLOTS)
 		a->slot = 0;
 	a_values(dt, op, (int)n, variant, loc, loc + 64, loc + 128, loc + 192);
-	A_OP(a, fi_write(c->ep, loc, len, c->desc, c->peer, raddr, a->r->key,
-			 &a->ctx));
+	A_OP(a, fi_write(c->fab.ep, loc, len, c->desc, c->peer, raddr,
+			 a->r->key, &a->ctx));
 	A_OP(a, a_call(a, kind, op, dt, n, raddr, loc));
 	if (kind != A_WRITE && memcmp(loc + 256, loc, len)) {
 		printf("fi_atomic_check: FAIL %s %s %s: old values differ\n",
 		       a_kind_names[kind], a_op_names[op], a_dt_names[dt]);
 		return -1;
 	}
-	A_OP(a, fi_read(c->ep, loc + 320, len, c->desc, c->peer, raddr,
+	A_OP(a, fi_read(c->fab.ep, loc + 320, len, c->desc, c->peer, raddr,
 			a->r->key, &a->ctx));
 	if (memcmp(loc + 320, loc + 192, len)) {
 		printf("fi_atomic_check: FAIL %s %s %s (compare variant %d): "
@@ -276,16 +238,16 @@ static int a_client(struct ex_ctx *c, struct ex_peer_info *r)
 
 	/* tcp's rxm takes what its query refuses, and its target then
 	 * crashes (a NULL handler): such calls are tried on uet only. */
-	a.try_refused = !strcmp(c->info->fabric_attr->prov_name, "uet");
+	a.try_refused = !strcmp(c->fab.info->fabric_attr->prov_name, "uet");
 	if (!a.try_refused)
 		printf("fi_atomic_check: SKIP: calls the query refuses are not "
-		       "tried on %s\n", c->info->fabric_attr->prov_name);
+		       "tried on %s\n", c->fab.info->fabric_attr->prov_name);
 
 	for (int k = A_WRITE; k <= A_COMPARE; k++) {
 		for (int op = 0; op < FI_ATOMIC_OP_LAST; op++) {
 			for (int dt = FI_INT8; dt <= FI_DOUBLE; dt++) {
-				if (fi_query_atomic(c->domain, dt, op, &attr,
-						    a_kind_flags[k])) {
+				if (fi_query_atomic(c->fab.domain, dt, op,
+						    &attr, a_kind_flags[k])) {
 					/* Refused by the query: by the call. */
 					if (a.try_refused &&
 					    !a_call(&a, k, op, dt, 1,
@@ -322,10 +284,10 @@ static int a_bad_key(struct ex_ctx *c, struct ex_peer_info *r)
 	ssize_t ret;
 
 	memcpy(c->buf, &one, sizeof(one));
-	while ((ret = fi_atomic(c->ep, c->buf, 1, c->desc, c->peer, r->addr,
+	while ((ret = fi_atomic(c->fab.ep, c->buf, 1, c->desc, c->peer, r->addr,
 				r->key + 0x10000, FI_UINT64, FI_SUM, NULL)) ==
 	       -FI_EAGAIN)
-		fi_cq_read(c->cq, NULL, 0);
+		fi_cq_read(c->fab.cq, NULL, 0);
 	if (!ret && ex_wait_cq(c, &e) == 0) {
 		printf("fi_atomic_check: FAIL an atomic with a wrong key "
 		       "completed\n");

@@ -34,17 +34,14 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#include "examples/ex_common.h"
+
 #define XT_LEN		4096
 #define XT_MAX		64
 #define XT_WAIT_S	10
 
 struct xt {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
+	struct ex_fab fab;
 	uint8_t buf[XT_MAX][XT_LEN];
 };
 
@@ -62,36 +59,22 @@ static uint8_t xt_byte(int msg, int i)
 static void xt_open(struct xt *x, const char *node, const char *service,
 		    bool server)
 {
+	struct ex_fab_opts fo = { .prog = "fi_exit_target", .node = node,
+				  .service = service,
+				  .flags = server ? FI_SOURCE : 0,
+				  .cq_format = FI_CQ_FORMAT_CONTEXT };
 	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	int ret;
 
 	if (!hints)
 		XT_FAIL("fi_allocinfo");
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->caps = FI_MSG;
 	hints->mode = FI_CONTEXT;
-	XT_CALL(fi_getinfo(FI_VERSION(1, 17), node, service,
-			   server ? FI_SOURCE : 0, hints, &x->info));
+	ret = ex_fab_open(&x->fab, hints, &fo);
 	fi_freeinfo(hints);
-	XT_CALL(fi_fabric(x->info->fabric_attr, &x->fabric, NULL));
-	XT_CALL(fi_domain(x->fabric, x->info, &x->domain, NULL));
-	XT_CALL(fi_av_open(x->domain, &av_attr, &x->av, NULL));
-	XT_CALL(fi_cq_open(x->domain, &cq_attr, &x->cq, NULL));
-	XT_CALL(fi_endpoint(x->domain, x->info, &x->ep, NULL));
-	XT_CALL(fi_ep_bind(x->ep, &x->av->fid, 0));
-	XT_CALL(fi_ep_bind(x->ep, &x->cq->fid, FI_TRANSMIT | FI_RECV));
-	XT_CALL(fi_enable(x->ep));
-}
-
-static void xt_close(struct xt *x)
-{
-	fi_close(&x->ep->fid);
-	fi_close(&x->cq->fid);
-	fi_close(&x->av->fid);
-	fi_close(&x->domain->fid);
-	fi_close(&x->fabric->fid);
-	fi_freeinfo(x->info);
+	if (ret)
+		XT_FAIL("set-up: %s", fi_strerror(-ret));
 }
 
 /* One completion, within XT_WAIT_S; an error completion fails. */
@@ -102,17 +85,17 @@ static void *xt_wait(struct xt *x, const char *what, int i)
 	ssize_t n;
 
 	do {
-		n = fi_cq_read(x->cq, &e, 1);
+		n = fi_cq_read(x->fab.cq, &e, 1);
 		if (n == 1)
 			return e.op_context;
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err = { 0 };
 			char buf[128];
 
-			fi_cq_readerr(x->cq, &err, 0);
+			fi_cq_readerr(x->fab.cq, &err, 0);
 			XT_FAIL("%s %d: error completion %s (%s)", what, i,
 				fi_strerror(err.err),
-				fi_cq_strerror(x->cq, err.prov_errno,
+				fi_cq_strerror(x->fab.cq, err.prov_errno,
 					       err.err_data, buf,
 					       sizeof(buf)));
 		}
@@ -129,8 +112,8 @@ static void xt_target(struct xt *x, int count, bool close_first)
 	static struct fi_context ctx[XT_MAX];
 
 	for (int m = 0; m < count; m++)
-		XT_CALL(fi_recv(x->ep, x->buf[m], XT_LEN, NULL, FI_ADDR_UNSPEC,
-				&ctx[m]));
+		XT_CALL(fi_recv(x->fab.ep, x->buf[m], XT_LEN, NULL,
+				FI_ADDR_UNSPEC, &ctx[m]));
 	printf("fi_exit_target: ready\n");
 	fflush(stdout);
 	for (int m = 0; m < count; m++) {
@@ -146,7 +129,7 @@ static void xt_target(struct xt *x, int count, bool close_first)
 	       close_first ? "closing, then exit" : "exit at once");
 	fflush(stdout);
 	if (close_first)
-		xt_close(x);
+		ex_fab_close(&x->fab);
 	exit(0);
 }
 
@@ -156,9 +139,9 @@ static void xt_send(struct xt *x, int m, fi_addr_t dest, void *ctx)
 	time_t end = time(NULL) + XT_WAIT_S;
 	ssize_t ret;
 
-	while ((ret = fi_send(x->ep, x->buf[m], XT_LEN, NULL, dest, ctx)) ==
+	while ((ret = fi_send(x->fab.ep, x->buf[m], XT_LEN, NULL, dest, ctx)) ==
 	       -FI_EAGAIN && time(NULL) < end)
-		fi_cq_read(x->cq, NULL, 0);	/* progress */
+		fi_cq_read(x->fab.cq, NULL, 0);	/* progress */
 	if (ret)
 		XT_FAIL("fi_send %d: %s", m, fi_strerror((int)-ret));
 }
@@ -192,7 +175,8 @@ static void xt_initiator(struct xt *x, int count)
 	static struct fi_context ctx[XT_MAX];
 	fi_addr_t dest;
 
-	if (fi_av_insert(x->av, x->info->dest_addr, 1, &dest, 0, NULL) != 1)
+	if (fi_av_insert(x->fab.av, x->fab.info->dest_addr, 1, &dest, 0,
+			 NULL) != 1)
 		XT_FAIL("fi_av_insert of the target's address");
 	for (int m = 0; m < count; m++) {
 		for (int i = 0; i < XT_LEN; i++)
@@ -202,7 +186,7 @@ static void xt_initiator(struct xt *x, int count)
 			XT_FAIL("send %d: another operation's context", m);
 	}
 	printf("fi_exit_target: %d sends completed with success\n", count);
-	xt_close(x);
+	ex_fab_close(&x->fab);
 }
 
 int main(int argc, char **argv)

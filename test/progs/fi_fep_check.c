@@ -33,143 +33,31 @@
  *    within MS ms.
  * -o: open N endpoints, print their names, hold them SEC seconds (-H,
  *    default 0); a failed fi_enable prints its code and exits 1.
+ *
+ * This file: helpers, options, set-up, completions, the side channel and
+ * main; the server is in fi_fep_check_srv.c, the client in
+ * fi_fep_check_cli.c.
  */
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <poll.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
-#include <rdma/fi_tagged.h>
+#include "examples/ex_common.h"
+#include "test/progs/fi_fep_check.h"
 
-#define FEP_MAX_EPS	64
-#define FEP_NAME_MAX	128
-#define FEP_REGIONS	4
-#define FEP_MSG_SLOT	131072		/* a receive buffer */
-#define FEP_MAX_ROUNDS	32768
-#define FEP_MAGIC	0xFE9C4EC4u
-#define FEP_TAG_MAGIC	0xFE9ull
-#define FEP_SHOW	3		/* mismatches printed per endpoint */
-
-/* Region sizes: 1 byte, a page boundary crossed, 64 KiB, over 1 MiB. */
-static const size_t fep_region_len[FEP_REGIONS] = { 1, 4097, 65539,
-						    (1u << 20) + 4099 };
-/* Tagged messages per round: eager and rendezvous (over 64 KiB). */
-static const size_t fep_msg_len[2] = { 64, 100000 };
-
-enum fep_kind { FEP_WRITE, FEP_READ, FEP_SEND, FEP_RECV };
-static const char *const fep_kind_name[] = { "fi_write", "fi_read",
-					     "fi_tsend", "fi_trecv" };
-
-struct fep_opts {
-	char mode;		/* 's', 'c' or 'o' */
-	const char *addr, *server, *service;
-	int port, n, clients, limit_s, hold_s, rounds, run_s, x_ms, pid;
-	long job;		/* -1: none */
-	int x_rc, x_err;	/* -x */
-	int g_rc, g_err;	/* -g */
-	bool x, g;
-};
-
-struct fep_ep;
-
-/* One operation; the libfabric context is its first member. */
-struct fep_op {
-	struct fi_context2 fctx;
-	struct fep_ep *ep;
-	enum fep_kind kind;
-	int slot;		/* region or message slot */
-	double t_post, t_done;
-	bool busy;
-	int err, prov_errno;
-	char why[96];
-};
-
-struct fep_ep {
-	int idx;
-	struct fi_info *info;	/* its own (its own service), or NULL */
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_mr *mr;
-	uint8_t *buf;
-	void *desc;
-	fi_addr_t peer;
-	uint64_t raddr, rkey;	/* client: its server endpoint's buffer */
-	char name[FEP_NAME_MAX];
-	struct fep_op op[2 * FEP_REGIONS + 2];
-	/* Server: what arrived from the current client, what it expects. */
-	uint32_t msgs, bad;
-	uint64_t msg_seed;
-	uint8_t *seen;		/* 2 bits a round */
-	bool written;
-	uint64_t w_seed;
-	uint32_t w_round;
-};
-
-struct fep {
-	struct fep_opts o;
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fep_ep *ep;
-	size_t off[FEP_REGIONS + 1];	/* region offsets; the area's end */
-	size_t buf_len;
-	int oob;
-};
-
-/* What the server publishes. */
-struct fep_hello {
-	uint32_t magic, n;
-	struct {
-		uint8_t name[FEP_NAME_MAX];
-		uint64_t name_len, addr, key;
-	} ep[FEP_MAX_EPS];
-};
-
-/* What a client did, at its end; the server checks itself against it. */
-struct fep_report {
-	uint32_t magic, n, rounds, failed_as_expected;
-	uint64_t seed;
-	uint32_t written[FEP_MAX_EPS];	/* last round written, read back */
-	uint32_t msgs[FEP_MAX_EPS];	/* tagged messages completed */
-};
-
-/* The head of a tagged message; a pattern follows. */
-struct fep_msg_hdr {
-	uint32_t magic, ep, round, which;
-	uint64_t seed, pad;
-};
-
-#define FEP_FAIL(...)							\
-	do {								\
-		printf("fi_fep_check: FAIL: " __VA_ARGS__);		\
-		printf("\n");						\
-		return -1;						\
-	} while (0)
-
-#define FEP_FI(call)							\
-	do {								\
-		int fep_ret_ = (int)(call);				\
-		if (fep_ret_ < 0)					\
-			FEP_FAIL("%s: %s", #call,			\
-				 fi_strerror(-fep_ret_));		\
-	} while (0)
+const size_t fep_region_len[FEP_REGIONS] = { 1, 4097, 65539,
+					     (1u << 20) + 4099 };
+const size_t fep_msg_len[2] = { 64, 100000 };
+const char *const fep_kind_name[4] = { "fi_write", "fi_read", "fi_tsend",
+				       "fi_trecv" };
 
 /* ---- helpers ------------------------------------------------------------- */
-static double fep_now(void)
+double fep_now(void)
 {
 	struct timespec ts;
 
@@ -177,7 +65,7 @@ static double fep_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double fep_wall(void)
+double fep_wall(void)
 {
 	struct timespec ts;
 
@@ -201,7 +89,7 @@ static const struct {
 	{ FI_ECONNRESET, "FI_ECONNRESET" },
 };
 
-static const char *fep_err_name(int err)
+const char * fep_err_name(int err)
 {
 	for (size_t i = 0; i < sizeof(fep_errs) / sizeof(fep_errs[0]); i++)
 		if (fep_errs[i].err == err)
@@ -237,7 +125,7 @@ static uint64_t fep_mix(uint64_t x)
 }
 
 /* The stream of |key|: 8 bytes of one mix at a time. */
-static void fep_fill(uint8_t *p, size_t len, uint64_t key)
+void fep_fill(uint8_t *p, size_t len, uint64_t key)
 {
 	for (size_t q = 0; q < len; q += 8) {
 		uint64_t v = fep_mix(key + q);
@@ -247,18 +135,18 @@ static void fep_fill(uint8_t *p, size_t len, uint64_t key)
 }
 
 /* The pattern of endpoint |ep|'s region |k| (8 + m: message m), round |r|. */
-static uint64_t fep_key(uint64_t seed, uint32_t ep, uint32_t k, uint32_t r)
+uint64_t fep_key(uint64_t seed, uint32_t ep, uint32_t k, uint32_t r)
 {
 	return fep_mix(seed ^ (uint64_t)ep << 48 ^ (uint64_t)k << 40 ^ r);
 }
 
 /* What a server buffer holds before any client: its own stream. */
-static uint64_t fep_virgin_key(uint32_t ep)
+uint64_t fep_virgin_key(uint32_t ep)
 {
 	return fep_mix(0x5EED0000ull + ep);
 }
 
-static uint64_t fep_tag(uint32_t ep, uint32_t round, uint32_t which)
+uint64_t fep_tag(uint32_t ep, uint32_t round, uint32_t which)
 {
 	return FEP_TAG_MAGIC << 52 | (uint64_t)ep << 32 | round << 1 | which;
 }
@@ -323,23 +211,17 @@ usage:
 }
 
 /* ---- set-up -------------------------------------------------------------- */
-static int fep_getinfo(struct fep *f, const char *service,
+int fep_getinfo(struct fep *f, const char *service,
 		       struct fi_info **info)
 {
-	struct fi_info *h = fi_allocinfo();
+	/* FI_MR_ENDPOINT when offered: each region serves its endpoint. */
+	struct fi_info *h = ex_hints_rdm(EX_RMA_CAPS | FI_TAGGED | FI_SEND |
+					 FI_RECV, FI_CONTEXT | FI_CONTEXT2);
 	bool src = f->o.mode != 'c';
 	int ret;
 
 	if (!h)
 		FEP_FAIL("fi_allocinfo");
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE | FI_TAGGED | FI_SEND | FI_RECV;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	/* FI_MR_ENDPOINT when offered: each region serves its endpoint. */
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
 	ret = fi_getinfo(FI_VERSION(1, 17), src ? f->o.addr : f->o.server,
 			 service, src ? FI_SOURCE : 0, h, info);
 	fi_freeinfo(h);
@@ -452,7 +334,7 @@ static void fep_close(struct fep *f)
 }
 
 /* An endpoint's name as the AV prints it (uet: uet://ADDR/pid=P/ri=R). */
-static const char *fep_str(struct fep *f, const void *name, char *buf,
+const char * fep_str(struct fep *f, const void *name, char *buf,
 			   size_t len)
 {
 	size_t l = len;
@@ -463,9 +345,6 @@ static const char *fep_str(struct fep *f, const void *name, char *buf,
 }
 
 /* ---- completions --------------------------------------------------------- */
-static int fep_on_recv(struct fep *f, struct fep_ep *e,
-		       const struct fi_cq_tagged_entry *c);
-
 /* The error completion on |e|'s CQ, recorded in its operation. */
 static void fep_op_error(struct fep_ep *e)
 {
@@ -490,7 +369,7 @@ static void fep_op_error(struct fep_ep *e)
 }
 
 /* Reads every CQ once; -1 on a failure that ends the run. */
-static int fep_progress(struct fep *f)
+int fep_progress(struct fep *f)
 {
 	struct fi_cq_tagged_entry c[16];
 
@@ -523,24 +402,8 @@ static int fep_progress(struct fep *f)
 	return 0;
 }
 
-/* Posts |opp| with |call|, retrying -FI_EAGAIN; the call's result. */
-#define FEP_POST(f, opp, call)						\
-	({								\
-		ssize_t fep_r_;						\
-		double fep_t_ = fep_now();				\
-		(opp)->busy = true;					\
-		(opp)->err = 0;						\
-		(opp)->t_post = fep_now();				\
-		while ((fep_r_ = (call)) == -FI_EAGAIN &&		\
-		       fep_now() - fep_t_ < (f)->o.limit_s)		\
-			fep_progress(f);				\
-		if (fep_r_)						\
-			(opp)->busy = false;				\
-		fep_r_;							\
-	})
-
 /* Waits until no operation of any endpoint is busy, bounded in time. */
-static int fep_wait(struct fep *f, const char *what)
+int fep_wait(struct fep *f, const char *what)
 {
 	double t0 = fep_now();
 
@@ -564,7 +427,7 @@ static int fep_wait(struct fep *f, const char *what)
 
 /* ---- side channel -------------------------------------------------------- */
 /* Server: accept one client; client: connect. Both within the time limit. */
-static int fep_oob_connect(struct fep *f, int lfd)
+int fep_oob_connect(struct fep *f, int lfd)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons((uint16_t)f->o.port) };
@@ -597,7 +460,7 @@ static int fep_oob_connect(struct fep *f, int lfd)
 		 f->o.port, f->o.limit_s);
 }
 
-static int fep_oob_send(struct fep *f, const void *buf, size_t len)
+int fep_oob_send(struct fep *f, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -613,7 +476,7 @@ static int fep_oob_send(struct fep *f, const void *buf, size_t len)
 }
 
 /* Receives |len| bytes, running every endpoint meanwhile. */
-static int fep_oob_recv(struct fep *f, void *buf, size_t len)
+int fep_oob_recv(struct fep *f, void *buf, size_t len)
 {
 	struct pollfd pfd = { .fd = f->oob, .events = POLLIN };
 	double t0 = fep_now();
@@ -635,622 +498,6 @@ static int fep_oob_recv(struct fep *f, void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
-	return 0;
-}
-
-/* ---- server -------------------------------------------------------------- */
-static struct fep_op *fep_recv_op(struct fep_ep *e, int which)
-{
-	return &e->op[2 * FEP_REGIONS + which];
-}
-
-static int fep_post_recv(struct fep *f, struct fep_ep *e, int which)
-{
-	struct fep_op *op = fep_recv_op(e, which);
-	ssize_t ret;
-
-	op->kind = FEP_RECV;
-	op->slot = which;
-	ret = FEP_POST(f, op, fi_trecv(e->ep, e->buf + f->off[FEP_REGIONS] +
-				       (size_t)which * FEP_MSG_SLOT,
-				       FEP_MSG_SLOT, e->desc, FI_ADDR_UNSPEC,
-				       0, ~0ull, &op->fctx));
-	if (ret)
-		FEP_FAIL("endpoint %d: fi_trecv: %s", e->idx,
-			 fi_strerror((int)-ret));
-	return 0;
-}
-
-/* A message at server endpoint |e|: for it, whole, and new; reposts. */
-static int fep_on_recv(struct fep *f, struct fep_ep *e,
-		       const struct fi_cq_tagged_entry *c)
-{
-	const struct fep_op *op = c->op_context;
-	const uint8_t *p = e->buf + f->off[FEP_REGIONS] +
-			   (size_t)op->slot * FEP_MSG_SLOT;
-	static uint8_t want[FEP_MSG_SLOT];
-	struct fep_msg_hdr h;
-	const char *bad = NULL;
-
-	memcpy(&h, p, sizeof(h));
-	if (c->len < sizeof(h) || h.magic != FEP_MAGIC)
-		bad = "not one of ours";
-	else if (h.ep != (uint32_t)e->idx)
-		bad = "for another endpoint";
-	else if (h.which > 1 || c->len != fep_msg_len[h.which] ||
-		 c->tag != fep_tag(h.ep, h.round, h.which))
-		bad = "length or tag not as sent";
-	else if (h.round >= FEP_MAX_ROUNDS ||
-		 (e->seen[h.round / 4] >> (h.round % 4 * 2 + h.which) & 1))
-		bad = "a second time";
-	else if (e->msgs && h.seed != e->msg_seed)
-		bad = "from another client";
-	if (!bad) {
-		fep_fill(want, c->len - sizeof(h), fep_key(h.seed, h.ep,
-			 8 + h.which, h.round));
-		if (memcmp(p + sizeof(h), want, c->len - sizeof(h)))
-			bad = "with a wrong payload";
-	}
-	if (bad) {
-		if (e->bad++ < FEP_SHOW)
-			printf("fi_fep_check: server endpoint %d: a message "
-			       "(tag %#llx, %zu B, for endpoint %u) %s\n",
-			       e->idx, (unsigned long long)c->tag, c->len,
-			       h.ep, bad);
-	} else {
-		e->seen[h.round / 4] |= (uint8_t)(1u << (h.round % 4 * 2 +
-							h.which));
-		e->msg_seed = h.seed;
-		e->msgs++;
-	}
-	return fep_post_recv(f, e, op->slot);
-}
-
-/* Fills |want| with what endpoint |e|'s area must hold. */
-static void fep_expected(struct fep *f, struct fep_ep *e, uint8_t *want)
-{
-	fep_fill(want, f->off[FEP_REGIONS], fep_virgin_key((uint32_t)e->idx));
-	if (!e->written)
-		return;
-	for (int k = 0; k < FEP_REGIONS; k++)
-		fep_fill(want + f->off[k], fep_region_len[k],
-			 fep_key(e->w_seed, (uint32_t)e->idx, (uint32_t)k,
-				 e->w_round));
-}
-
-/* Where offset |o| of the area is, for messages. */
-static void fep_where(struct fep *f, size_t o, char *buf, size_t len)
-{
-	for (int k = 0; k < FEP_REGIONS; k++) {
-		if (o >= f->off[k] && o < f->off[k] + fep_region_len[k]) {
-			snprintf(buf, len, "region %d (%zu B) at byte %zu", k,
-				 fep_region_len[k], o - f->off[k]);
-			return;
-		}
-	}
-	snprintf(buf, len, "outside the regions, at offset %zu", o);
-}
-
-/* Checks endpoint |e| after a client; returns the failures. */
-static int fep_check_ep(struct fep *f, struct fep_ep *e,
-			const struct fep_report *r, uint8_t *want)
-{
-	uint32_t sent = r->msgs[e->idx];
-	uint32_t rounds = sent / 2;
-	size_t len = f->off[FEP_REGIONS], diff = 0;
-	char where[96];
-	int fails = e->bad ? 1 : 0;
-
-	fep_expected(f, e, want);
-	if (memcmp(e->buf, want, len)) {
-		while (e->buf[diff] == want[diff])
-			diff++;
-		fep_where(f, diff, where, sizeof(where));
-		printf("fi_fep_check: server endpoint %d: its buffer differs "
-		       "from %s first in %s (%#x, expected %#x)\n", e->idx,
-		       e->written ? "its peer's pattern" : "what it held",
-		       where, e->buf[diff], want[diff]);
-		fails++;
-	}
-	if (e->msgs != sent) {
-		printf("fi_fep_check: server endpoint %d: %u tagged messages "
-		       "arrived, its peer sent %u\n", e->idx, e->msgs, sent);
-		fails++;
-	}
-	for (uint32_t q = 0; q < rounds * 2 && e->msgs == sent; q++)
-		if (!(e->seen[q / 8] >> (q % 8) & 1)) {
-			printf("fi_fep_check: server endpoint %d: message %u "
-			       "of round %u never arrived\n", e->idx, q % 2,
-			       q / 2);
-			fails++;
-			break;
-		}
-	if (e->msgs && e->msg_seed != r->seed) {
-		printf("fi_fep_check: server endpoint %d: messages of "
-		       "another client\n", e->idx);
-		fails++;
-	}
-	return fails;
-}
-
-/*
- * One client, from its side channel's accept to the verdict: 0 if it and
- * the checks went well, 1 if not, -1 if no client came.
- */
-static int fep_serve(struct fep *f, int lfd, int client, uint8_t *want)
-{
-	struct fep_hello *hello = calloc(1, sizeof(*hello));
-	struct fep_report r;
-	double t0;
-	int32_t fails = 0;
-	int busy;
-
-	if (!hello)
-		FEP_FAIL("no memory");
-	hello->magic = FEP_MAGIC;
-	hello->n = (uint32_t)f->o.n;
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_ep *e = &f->ep[i];
-		size_t len = sizeof(hello->ep[i].name);
-
-		fi_getname(&e->ep->fid, hello->ep[i].name, &len);
-		hello->ep[i].name_len = len;
-		hello->ep[i].key = fi_mr_key(e->mr);
-		hello->ep[i].addr = f->info->domain_attr->mr_mode &
-				    FI_MR_VIRT_ADDR ? (uintptr_t)e->buf : 0;
-		e->msgs = e->bad = 0;
-		memset(e->seen, 0, FEP_MAX_ROUNDS / 4);
-	}
-	if (fep_oob_connect(f, lfd)) {
-		free(hello);
-		return -1;
-	}
-	busy = fep_oob_send(f, hello, sizeof(*hello)) ||
-	       fep_oob_recv(f, &r, sizeof(r));
-	free(hello);
-	if (busy)	/* it failed on its side; the next one may come */
-		printf("fi_fep_check: server: client %d failed: no report\n",
-		       client);
-	else if (r.magic != FEP_MAGIC || r.n != (uint32_t)f->o.n)
-		printf("fi_fep_check: server: client %d: a report for %u "
-		       "endpoints, not %d\n", client, r.n, f->o.n);
-	if (busy || r.magic != FEP_MAGIC || r.n != (uint32_t)f->o.n) {
-		close(f->oob);
-		f->oob = -1;
-		return 1;
-	}
-	/* Its last messages may still be on their way here. */
-	for (t0 = fep_now(), busy = 1; busy;) {
-		busy = 0;
-		for (int i = 0; i < f->o.n; i++)
-			busy += f->ep[i].msgs + f->ep[i].bad < r.msgs[i];
-		if (busy && fep_now() - t0 > f->o.limit_s)
-			break;
-		if (fep_progress(f))
-			return 1;
-	}
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_ep *e = &f->ep[i];
-
-		if (r.written[i]) {
-			e->written = true;
-			e->w_seed = r.seed;
-			e->w_round = r.rounds - 1;
-		}
-		fails += fep_check_ep(f, e, &r, want);
-	}
-	fep_oob_send(f, &fails, sizeof(fails));
-	close(f->oob);
-	f->oob = -1;
-	if (fails) {
-		printf("fi_fep_check: server: client %d: %d checks failed\n",
-		       client, fails);
-		return 1;
-	}
-	if (r.failed_as_expected)
-		printf("fi_fep_check: server: client %d: every operation "
-		       "failed as it expected; no message arrived and all %d "
-		       "buffers are unchanged\n", client, f->o.n);
-	else
-		printf("fi_fep_check: server: client %d: %u rounds: every "
-		       "region holds its peer endpoint's pattern, every "
-		       "message arrived once at its own endpoint\n", client,
-		       r.rounds);
-	return 0;
-}
-
-static int fep_server(struct fep *f)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons((uint16_t)f->o.port) };
-	uint8_t *want = malloc(f->off[FEP_REGIONS]);
-	char a[FEP_NAME_MAX], b[FEP_NAME_MAX];
-	int one = 1, lfd, ret = -1, failed = 0;
-
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (!want || lfd < 0)
-		FEP_FAIL("no memory or socket");
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 4)) {
-		printf("fi_fep_check: FAIL: side channel port %d: %m\n",
-		       f->o.port);
-		goto out;
-	}
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_ep *e = &f->ep[i];
-
-		e->seen = calloc(FEP_MAX_ROUNDS / 4, 1);
-		if (!e->seen)
-			goto out;
-		fep_fill(e->buf, f->off[FEP_REGIONS],
-			 fep_virgin_key((uint32_t)i));
-		if (fep_post_recv(f, e, 0) || fep_post_recv(f, e, 1))
-			goto out;
-	}
-	printf("fi_fep_check: server: process %d: %d endpoints ready: %s .. "
-	       "%s\n", (int)getpid(), f->o.n, fep_str(f, f->ep[0].name, a,
-	       sizeof(a)), fep_str(f, f->ep[f->o.n - 1].name, b, sizeof(b)));
-	for (int c = 1, r; c <= f->o.clients; c++) {
-		r = fep_serve(f, lfd, c, want);
-		if (r < 0)
-			goto out;
-		failed += r;
-	}
-	if (failed) {
-		printf("fi_fep_check: FAIL: server: %d of %d clients failed\n",
-		       failed, f->o.clients);
-		goto out;
-	}
-	printf("fi_fep_check: server: all ok (%d endpoints %s .. %s, %d "
-	       "client%s)\n", f->o.n, a, b, f->o.clients,
-	       f->o.clients > 1 ? "s" : "");
-	ret = 0;
-out:
-	close(lfd);
-	free(want);
-	return ret;
-}
-
-/* ---- client -------------------------------------------------------------- */
-static uint8_t *fep_src(struct fep *f, struct fep_ep *e, int k)
-{
-	return e->buf + f->off[k];
-}
-
-static uint8_t *fep_back(struct fep *f, struct fep_ep *e, int k)
-{
-	return e->buf + f->off[FEP_REGIONS] + f->off[k];
-}
-
-static uint8_t *fep_msg(struct fep *f, struct fep_ep *e, int which)
-{
-	return e->buf + 2 * f->off[FEP_REGIONS] + (size_t)which * FEP_MSG_SLOT;
-}
-
-/* The slot of operation |kind| on region (or message) |k|. */
-static struct fep_op *fep_op_of(struct fep_ep *e, enum fep_kind kind, int k)
-{
-	return &e->op[kind == FEP_SEND ? 2 * FEP_REGIONS + k :
-					 (int)kind * FEP_REGIONS + k];
-}
-
-/* Posts operation |kind| on region or message |k| of every endpoint. */
-static int fep_post_all(struct fep *f, enum fep_kind kind, int k,
-			uint32_t round, uint64_t seed)
-{
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_ep *e = &f->ep[i];
-		struct fep_op *op = fep_op_of(e, kind, k);
-		uint64_t raddr = e->raddr + f->off[k < FEP_REGIONS ? k : 0];
-		size_t len = kind == FEP_SEND ? fep_msg_len[k] :
-						fep_region_len[k];
-		ssize_t ret;
-
-		op->kind = kind;
-		op->slot = k;
-		if (kind == FEP_WRITE) {
-			ret = FEP_POST(f, op, fi_write(e->ep, fep_src(f, e, k),
-				       len, e->desc, e->peer, raddr, e->rkey,
-				       &op->fctx));
-		} else if (kind == FEP_READ) {
-			ret = FEP_POST(f, op, fi_read(e->ep, fep_back(f, e, k),
-				       len, e->desc, e->peer, raddr, e->rkey,
-				       &op->fctx));
-		} else {
-			struct fep_msg_hdr h = { .magic = FEP_MAGIC,
-						 .ep = (uint32_t)i,
-						 .round = round,
-						 .which = (uint32_t)k,
-						 .seed = seed };
-			uint8_t *m = fep_msg(f, e, k);
-
-			memcpy(m, &h, sizeof(h));
-			fep_fill(m + sizeof(h), len - sizeof(h),
-				 fep_key(seed, (uint32_t)i, 8 + (uint32_t)k,
-					 round));
-			ret = FEP_POST(f, op, fi_tsend(e->ep, m, len, e->desc,
-				       e->peer, fep_tag((uint32_t)i, round,
-				       (uint32_t)k), &op->fctx));
-		}
-		if (ret)
-			FEP_FAIL("endpoint %d: %s of %zu B: %s", i,
-				 fep_kind_name[kind], len,
-				 fi_strerror((int)-ret));
-	}
-	return 0;
-}
-
-static void fep_op_print(const struct fep_op *op, const char *what)
-{
-	printf("fi_fep_check: client endpoint %d: %s of %zu B: %s after %.1f "
-	       "ms: err %d (%s: %s), prov_errno %#x (%s)\n", op->ep->idx,
-	       fep_kind_name[op->kind], op->kind == FEP_SEND ?
-	       fep_msg_len[op->slot] : fep_region_len[op->slot], what,
-	       (op->t_done - op->t_post) * 1e3, op->err,
-	       fep_err_name(op->err), fi_strerror(op->err), op->prov_errno,
-	       op->why);
-}
-
-/*
- * -g: whether |op| failed as a peer that went away makes it fail: the
- * service's answer for an absent destination, or FI_ECONNRESET (the PDC
- * with the dead endpoint reset by the service's NACK).
- */
-static bool fep_is_gone(const struct fep *f, const struct fep_op *op)
-{
-	return (op->err == f->o.g_err && op->prov_errno == f->o.g_rc) ||
-	       (op->err == FI_ECONNRESET &&
-		(!op->prov_errno || op->prov_errno == -FI_ECONNRESET));
-}
-
-/*
- * After a phase: 0 if every operation succeeded, 1 if one failed as -g
- * expects (the peer went away), -1 otherwise.
- */
-static int fep_phase_end(struct fep *f, enum fep_kind kind, int k)
-{
-	int fails = 0, gone = 0;
-
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_op *op = fep_op_of(&f->ep[i], kind, k);
-
-		if (!op->err)
-			continue;
-		if (f->o.g && fep_is_gone(f, op)) {
-			fep_op_print(op, "the peer is gone");
-			printf("fi_fep_check: client: peer gone: error "
-			       "completion at %.3f (wall clock), %.1f ms "
-			       "after its posting\n", fep_wall() -
-			       (fep_now() - op->t_done),
-			       (op->t_done - op->t_post) * 1e3);
-			gone++;
-			continue;
-		}
-		fep_op_print(op, "error completion");
-		fails++;
-	}
-	return fails ? -1 : gone ? 1 : 0;
-}
-
-/*
- * -g, once the peer is gone: a new write to it must fail with the
- * service's answer for its absent PIDonFEP, (RC, ERR) of -g, in time.
- */
-static int fep_probe_gone(struct fep *f)
-{
-	int fails = 0;
-
-	if (fep_post_all(f, FEP_WRITE, 0, 0, 0) || fep_wait(f, "probe"))
-		return -1;
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_op *op = fep_op_of(&f->ep[i], FEP_WRITE, 0);
-		bool ok = op->err == f->o.g_err && op->prov_errno == f->o.g_rc &&
-			  (op->t_done - op->t_post) * 1e3 <= f->o.x_ms;
-
-		if (!op->err)
-			printf("fi_fep_check: client endpoint %d: a write to "
-			       "the dead peer succeeded\n", i);
-		else
-			fep_op_print(op, ok ? "a new write to the dead peer "
-				     "failed as expected" : "a new write to the "
-				     "dead peer failed, but not as expected");
-		fails += !ok;
-	}
-	if (fails)
-		FEP_FAIL("client: a new write to the dead peer did not fail "
-			 "with err %s and prov_errno %#x within %d ms",
-			 fep_err_name(f->o.g_err), f->o.g_rc, f->o.x_ms);
-	return 0;
-}
-
-/* One round: regions written, read back and compared, two messages. */
-static int fep_round(struct fep *f, struct fep_report *r, uint32_t round)
-{
-	int ret;
-
-	for (int i = 0; i < f->o.n; i++)
-		for (int k = 0; k < FEP_REGIONS; k++) {
-			fep_fill(fep_src(f, &f->ep[i], k), fep_region_len[k],
-				 fep_key(r->seed, (uint32_t)i, (uint32_t)k,
-					 round));
-			memset(fep_back(f, &f->ep[i], k), 0,
-			       fep_region_len[k]);
-		}
-	for (int kind = FEP_WRITE; kind <= FEP_SEND; kind++) {
-		int slots = kind == FEP_SEND ? 2 : FEP_REGIONS;
-
-		for (int k = 0; k < slots; k++)
-			if (fep_post_all(f, kind, k, round, r->seed))
-				return -1;
-		if (fep_wait(f, fep_kind_name[kind]))
-			return -1;
-		for (int k = 0; k < slots; k++) {
-			ret = fep_phase_end(f, kind, k);
-			if (ret)
-				return ret;
-		}
-	}
-	for (int i = 0; i < f->o.n; i++) {
-		for (int k = 0; k < FEP_REGIONS; k++)
-			if (memcmp(fep_back(f, &f->ep[i], k),
-				   fep_src(f, &f->ep[i], k), fep_region_len[k]))
-				FEP_FAIL("endpoint %d, round %u: region %d "
-					 "(%zu B) read back differs from what "
-					 "it wrote", i, round, k,
-					 fep_region_len[k]);
-		r->written[i] = 1;
-		r->msgs[i] += 2;
-	}
-	return 0;
-}
-
-/* -x: each kind of operation once on every endpoint, each must fail. */
-static int fep_expect_failure(struct fep *f)
-{
-	static const struct { enum fep_kind kind; int k; } ops[] = {
-		{ FEP_WRITE, 0 }, { FEP_WRITE, FEP_REGIONS - 1 },
-		{ FEP_READ, 1 }, { FEP_SEND, 1 },
-	};
-	double slowest = 0;
-	int fails = 0;
-
-	for (size_t j = 0; j < sizeof(ops) / sizeof(ops[0]); j++) {
-		if (fep_post_all(f, ops[j].kind, ops[j].k, 0, 0) ||
-		    fep_wait(f, fep_kind_name[ops[j].kind]))
-			return -1;
-		for (int i = 0; i < f->o.n; i++) {
-			struct fep_op *op = fep_op_of(&f->ep[i], ops[j].kind,
-						      ops[j].k);
-			double ms = (op->t_done - op->t_post) * 1e3;
-			bool ok = op->err == f->o.x_err &&
-				  op->prov_errno == f->o.x_rc &&
-				  ms <= f->o.x_ms;
-
-			if (!op->err) {
-				printf("fi_fep_check: client endpoint %d: %s "
-				       "succeeded (after %.1f ms)\n", i,
-				       fep_kind_name[op->kind], ms);
-				fails++;
-				continue;
-			}
-			fep_op_print(op, ok ? "failed as expected" :
-				     "failed, but not as expected");
-			fails += !ok;
-			slowest = ms > slowest ? ms : slowest;
-		}
-	}
-	if (fails)
-		FEP_FAIL("client: %d operations did not fail with err %s and "
-			 "prov_errno %#x within %d ms", fails,
-			 fep_err_name(f->o.x_err), f->o.x_rc, f->o.x_ms);
-	printf("fi_fep_check: client: all failed as expected (%d endpoints, "
-	       "%zu operations each: err %s, prov_errno %#x, the slowest "
-	       "after %.1f ms)\n", f->o.n, sizeof(ops) / sizeof(ops[0]),
-	       fep_err_name(f->o.x_err), f->o.x_rc, slowest);
-	return 0;
-}
-
-/* The server's names, keys and buffers (or, with -P, a lone PIDonFEP). */
-static int fep_peers(struct fep *f)
-{
-	struct fep_hello *h = calloc(1, sizeof(*h));
-	int ret = -1;
-
-	if (!h)
-		FEP_FAIL("no memory");
-	if (f->o.pid >= 0) {
-		char svc[16];
-		struct fi_info *info;
-
-		snprintf(svc, sizeof(svc), "%d", f->o.pid);
-		if (fep_getinfo(f, svc, &info))
-			goto out;
-		h->n = (uint32_t)f->o.n;
-		for (int i = 0; i < f->o.n; i++) {
-			memcpy(h->ep[i].name, info->dest_addr,
-			       info->dest_addrlen);
-			h->ep[i].name_len = info->dest_addrlen;
-		}
-		fi_freeinfo(info);
-	} else if (fep_oob_connect(f, -1) || fep_oob_recv(f, h, sizeof(*h))) {
-		goto out;
-	}
-	if (f->o.pid < 0 && (h->magic != FEP_MAGIC ||
-			     h->n != (uint32_t)f->o.n)) {
-		printf("fi_fep_check: FAIL: the server has %u endpoints, we "
-		       "%d\n", h->n, f->o.n);
-		goto out;
-	}
-	for (int i = 0; i < f->o.n; i++) {
-		struct fep_ep *e = &f->ep[i];
-
-		if (fi_av_insert(f->av, h->ep[i].name, 1, &e->peer, 0,
-				 NULL) != 1) {
-			printf("fi_fep_check: FAIL: fi_av_insert of server "
-			       "endpoint %d\n", i);
-			goto out;
-		}
-		e->raddr = h->ep[i].addr;
-		e->rkey = h->ep[i].key;
-	}
-	ret = 0;
-out:
-	free(h);
-	return ret;
-}
-
-static int fep_client(struct fep *f)
-{
-	struct fep_report r = { .magic = FEP_MAGIC, .n = (uint32_t)f->o.n };
-	char a[FEP_NAME_MAX], b[FEP_NAME_MAX];
-	int32_t verdict = -1;
-	uint32_t round = 0;
-	double t0;
-	int ret = 0;
-
-	if (getrandom(&r.seed, sizeof(r.seed), 0) != sizeof(r.seed))
-		r.seed = (uint64_t)getpid() << 32 ^ (uint64_t)fep_wall();
-	if (fep_peers(f))
-		return -1;
-	printf("fi_fep_check: client: process %d: %d endpoints %s .. %s\n",
-	       (int)getpid(), f->o.n, fep_str(f, f->ep[0].name, a, sizeof(a)),
-	       fep_str(f, f->ep[f->o.n - 1].name, b, sizeof(b)));
-	t0 = fep_now();
-	if (f->o.x) {
-		ret = fep_expect_failure(f);
-		r.failed_as_expected = 1;
-	} else {
-		while (!ret && round < FEP_MAX_ROUNDS - 1 &&
-		       (f->o.run_s ? round == 0 || fep_now() - t0 < f->o.run_s :
-				     round < (uint32_t)f->o.rounds))
-			if (!(ret = fep_round(f, &r, round)) && !round++)
-				printf("fi_fep_check: client: round 1 "
-				       "done\n");
-		r.rounds = round;
-	}
-	if (ret > 0) {	/* -g: the peer went away, as expected */
-		if (fep_probe_gone(f))
-			return -1;
-		printf("fi_fep_check: client: all ok (the peer went away "
-		       "after %u rounds, as expected)\n", round);
-		return 0;
-	}
-	if (f->o.g && !ret)
-		FEP_FAIL("client: %u rounds and the peer never went away",
-			 round);
-	if (ret || f->o.pid >= 0)
-		return ret;
-	if (fep_oob_send(f, &r, sizeof(r)) ||
-	    fep_oob_recv(f, &verdict, sizeof(verdict)))
-		return -1;
-	if (verdict)
-		FEP_FAIL("client: the server found %d failures", verdict);
-	if (!f->o.x)
-		printf("fi_fep_check: client: all ok (%d endpoints, %u rounds "
-		       "of %.1f MiB written and read back and 2 tagged "
-		       "messages each, in %.2f s)\n", f->o.n, round,
-		       (double)f->off[FEP_REGIONS] * f->o.n / 1048576,
-		       fep_now() - t0);
 	return 0;
 }
 

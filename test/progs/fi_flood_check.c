@@ -43,6 +43,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include "examples/ex_common.h"
+
 #define FFC_NAME_MAX	128
 #define FFC_BLOCK	4096u
 #define FFC_MAGIC	0xF100DC4Eu
@@ -75,12 +77,7 @@ struct ffc_report {
 };
 
 struct ffc {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
+	struct ex_fab fab;
 	struct fid_mr *mr;
 	uint8_t *buf;
 	size_t buf_len;
@@ -129,42 +126,24 @@ static void ffc_data(uint8_t *buf, size_t len, uint64_t seed, uint32_t i)
 /* ---- set-up ------------------------------------------------------------ */
 static int ffc_setup(struct ffc *f, const struct ffc_opts *o)
 {
-	struct fi_cq_attr cq_attr = { .size = 256,
-				      .format = FI_CQ_FORMAT_DATA };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *hints = fi_allocinfo();
-	uint64_t access = FI_READ | FI_WRITE | FI_REMOTE_READ |
-			  FI_REMOTE_WRITE;
+	struct ex_fab_opts fo = { .prog = "fi_flood_check", .node = o->node,
+				  .service = o->service,
+				  .flags = o->server ? FI_SOURCE : 0,
+				  .cq_size = 256 };
+	struct fi_info *hints = ex_hints_rdm(FI_RMA, ~0ULL);
+	int ret;
 
 	if (!hints)
 		return -1;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_RMA;
-	hints->mode = ~0ULL;
-	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED |
-				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-	FFC_CHECK(fi_getinfo(FI_VERSION(1, 17), o->node, o->service,
-			     o->server ? FI_SOURCE : 0, hints, &f->info));
+	hints->domain_attr->mr_mode &= ~(uint64_t)FI_MR_VIRT_ADDR;
+	ret = ex_fab_open(&f->fab, hints, &fo);
 	fi_freeinfo(hints);
-	FFC_CHECK(fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
-	FFC_CHECK(fi_domain(f->fabric, f->info, &f->domain, NULL));
-	FFC_CHECK(fi_av_open(f->domain, &av_attr, &f->av, NULL));
-	FFC_CHECK(fi_cq_open(f->domain, &cq_attr, &f->cq, NULL));
-	FFC_CHECK(fi_endpoint(f->domain, f->info, &f->ep, NULL));
-	FFC_CHECK(fi_ep_bind(f->ep, &f->av->fid, 0));
-	FFC_CHECK(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
-	FFC_CHECK(fi_enable(f->ep));
 	f->buf_len = o->server ? o->region_len : FFC_BLOCK;
-	if (posix_memalign((void **)&f->buf, 4096, f->buf_len))
+	if (ret || ex_mr_reg(&f->fab, f->buf_len, 0, (void **)&f->buf,
+			     &f->mr))
 		return -1;
-	for (size_t i = 0; i < f->buf_len; i++)
-		f->buf[i] = o->server ? ffc_pattern(i) : 0;
-	FFC_CHECK(fi_mr_reg(f->domain, f->buf, f->buf_len, access, 0, 0, 0,
-			    &f->mr, NULL));
-	if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-		FFC_CHECK(fi_mr_bind(f->mr, &f->ep->fid, 0));
-		FFC_CHECK(fi_mr_enable(f->mr));
-	}
+	for (size_t i = 0; o->server && i < f->buf_len; i++)
+		f->buf[i] = ffc_pattern(i);
 	return 0;
 }
 
@@ -172,18 +151,7 @@ static void ffc_teardown(struct ffc *f)
 {
 	if (f->mr)
 		fi_close(&f->mr->fid);
-	if (f->ep)
-		fi_close(&f->ep->fid);
-	if (f->cq)
-		fi_close(&f->cq->fid);
-	if (f->av)
-		fi_close(&f->av->fid);
-	if (f->domain)
-		fi_close(&f->domain->fid);
-	if (f->fabric)
-		fi_close(&f->fabric->fid);
-	if (f->info)
-		fi_freeinfo(f->info);
+	ex_fab_close(&f->fab);
 	free(f->buf);
 }
 
@@ -201,7 +169,7 @@ static int ffc_progress_until(struct ffc *f, int fd, int ms)
 			return 1;
 		if (fd < 0)
 			poll(NULL, 0, 1);
-		if (fi_cq_read(f->cq, &e, 1) == 1) {
+		if (fi_cq_read(f->fab.cq, &e, 1) == 1) {
 			fprintf(stderr, "fi_flood_check: a completion out of "
 				"turn\n");
 			return -1;
@@ -322,7 +290,7 @@ static int ffc_server(struct ffc *f, const struct ffc_opts *o)
 	const uint8_t *n;
 	uint8_t verdict;
 
-	FFC_CHECK(fi_getname(&f->ep->fid, info.name, &len));
+	FFC_CHECK(fi_getname(&f->fab.ep->fid, info.name, &len));
 	info.name_len = (uint32_t)len;
 	info.key = fi_mr_key(f->mr);
 	info.region_len = o->region_len;
@@ -436,11 +404,11 @@ static int ffc_write_one(struct ffc *f, const struct ffc_info *info,
 
 	ffc_data(f->buf, FFC_BLOCK, seed, i);
 	for (;;) {
-		r = fi_write(f->ep, f->buf, FFC_BLOCK, fi_mr_desc(f->mr),
+		r = fi_write(f->fab.ep, f->buf, FFC_BLOCK, fi_mr_desc(f->mr),
 			     f->peer, off, info->key, &f->ctx);
 		if (r != -FI_EAGAIN)
 			break;
-		fi_cq_read(f->cq, &e, 0);
+		fi_cq_read(f->fab.cq, &e, 0);
 		if (ffc_now_ns() > end)
 			break;
 	}
@@ -452,11 +420,11 @@ static int ffc_write_one(struct ffc *f, const struct ffc_info *info,
 		return -1;
 	}
 	for (;;) {
-		r = fi_cq_read(f->cq, &e, 1);
+		r = fi_cq_read(f->fab.cq, &e, 1);
 		if (r == 1)
 			break;
 		if (r == -FI_EAVAIL) {
-			fi_cq_readerr(f->cq, &err, 0);
+			fi_cq_readerr(f->fab.cq, &err, 0);
 			snprintf(l->err_text, sizeof(l->err_text),
 				 "write %u: error completion %s (prov_errno "
 				 "%d) after %llu ms", i, fi_strerror(err.err),
@@ -525,7 +493,7 @@ static int ffc_client(struct ffc *f, const struct ffc_opts *o)
 		return -1;
 	if (ffc_recv_all(f, &info, sizeof(info)) || info.magic != FFC_MAGIC ||
 	    info.name_len > FFC_NAME_MAX || info.client_len < FFC_BLOCK ||
-	    fi_av_insert(f->av, info.name, 1, &f->peer, 0, NULL) != 1) {
+	    fi_av_insert(f->fab.av, info.name, 1, &f->peer, 0, NULL) != 1) {
 		fprintf(stderr, "fi_flood_check: client: bad server info\n");
 		return -1;
 	}

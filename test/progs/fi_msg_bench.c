@@ -45,8 +45,8 @@ static int b_cmp(const void *a, const void *b)
 /* A send we need not wait for: injected, or its completion collected. */
 static int b_send(struct t *t, size_t len, uint64_t tag)
 {
-	if (len <= t->info->tx_attr->inject_size) {
-		T_RETRY(t, fi_tinject(t->ep, t->sbuf, len, t->peer, tag));
+	if (len <= t->fab.info->tx_attr->inject_size) {
+		T_RETRY(t, fi_tinject(t->fab.ep, t->sbuf, len, t->peer, tag));
 		return 0;
 	}
 	if (t_tsend(t, t->sbuf, len, tag, NULL))
@@ -60,7 +60,7 @@ static int b_wait(struct t *t)
 	int ret;
 
 	/* Spin on the CQ: no helper between us and the provider. */
-	while ((ret = (int)fi_cq_read(t->rxcq, &e, 1)) == -FI_EAGAIN)
+	while ((ret = (int)fi_cq_read(t->fab.rx_cq, &e, 1)) == -FI_EAGAIN)
 		;
 	T_CHECK(ret == 1, "receive: %s", fi_strerror(-ret));
 	return 0;
@@ -115,7 +115,7 @@ static int b_bw_server(struct t *t, size_t len, long iters)
 			return -1;
 	while (done < iters) {
 		struct fi_cq_tagged_entry e;
-		int ret = (int)fi_cq_read(t->rxcq, &e, 1);
+		int ret = (int)fi_cq_read(t->fab.rx_cq, &e, 1);
 
 		if (ret == -FI_EAGAIN)
 			continue;

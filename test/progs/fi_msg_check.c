@@ -15,10 +15,11 @@
 /* Every send and receive was counted, and nothing else. */
 static int t_counters(struct t *t)
 {
-	uint64_t s = fi_cntr_read(t->scntr), r = fi_cntr_read(t->rcntr);
-	uint64_t re = fi_cntr_readerr(t->rcntr);
+	struct fid_cntr *sc = t->fab.cntr[T_SCNTR], *rc = t->fab.cntr[T_RCNTR];
+	uint64_t s = fi_cntr_read(sc), r = fi_cntr_read(rc);
+	uint64_t re = fi_cntr_readerr(rc);
 
-	T_CHECK(s == t->sends_ok && !fi_cntr_readerr(t->scntr),
+	T_CHECK(s == t->sends_ok && !fi_cntr_readerr(sc),
 		"send counter %llu, %llu sends",
 		(unsigned long long)s, (unsigned long long)t->sends_ok);
 	T_CHECK(r == t->recvs_ok && re == t->recv_errs,

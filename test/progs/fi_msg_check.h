@@ -28,6 +28,8 @@
 #define T_NCTX		64
 #define T_NOCHECK	(~0ull)		/* seed: bytes checked elsewhere */
 
+enum { T_SCNTR, T_RCNTR };
+
 struct t {
 	bool server;
 	const char *prov;	/* the provider's name */
@@ -35,13 +37,9 @@ struct t {
 	bool source;		/* FI_SOURCE granted */
 	bool directed;		/* FI_DIRECTED_RECV granted */
 	bool multi;		/* FI_MULTI_RECV granted */
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *txcq, *rxcq;
-	struct fid_cntr *scntr, *rcntr;
-	struct fid_ep *ep;
+	/* fab.cq: transmit (FI_SELECTIVE_COMPLETION), fab.rx_cq: receive;
+	 * fab.cntr[T_SCNTR], [T_RCNTR]: sends and receives. */
+	struct ex_fab fab;
 	fi_addr_t peer;
 	char peer_ip[64];
 	struct ex_ctx oob;	/* only its side channel */

@@ -76,12 +76,12 @@ int t_case_iov(struct t *t)
 
 	if (t->server) {
 		flat = t->rbuf + 12 * M;
-		T_RETRY(t, fi_trecvv(t->ep, rx, NULL, 2, FI_ADDR_UNSPEC,
+		T_RETRY(t, fi_trecvv(t->fab.ep, rx, NULL, 2, FI_ADDR_UNSPEC,
 				     T_TAG | 0x9001, 0, &t_ctx[0]));
 		rx[0] = (struct iovec){ r + M, M };
 		rx[1] = (struct iovec){ r + 3 * M, M / 2 };
 		rx[2] = (struct iovec){ r + 5 * M, M };
-		T_RETRY(t, fi_recvv(t->ep, rx, NULL, 3, FI_ADDR_UNSPEC,
+		T_RETRY(t, fi_recvv(t->fab.ep, rx, NULL, 3, FI_ADDR_UNSPEC,
 				    &t_ctx[1]));
 		/* Checked as one flat copy of what the pieces hold. */
 		if (t_expect(t, &t_ctx[0], 75100, T_TAG | 0x9001, T_NOCHECK))
@@ -104,7 +104,7 @@ int t_case_iov(struct t *t)
 		tx[i] = (struct iovec){ s + (size_t)(i + 1) * 2 * M, two / 4 };
 	t_fill(flat, two, 8);
 	t_scatter(tx, 4, flat, false);
-	T_RETRY(t, fi_sendv(t->ep, tx, NULL, 4, t->peer, NULL));
+	T_RETRY(t, fi_sendv(t->fab.ep, tx, NULL, 4, t->peer, NULL));
 	t->tx_posted++;
 	t->sends_ok++;
 	return t_tx_drain(t);
@@ -125,21 +125,21 @@ int t_case_inject_data(struct t *t)
 
 	if (!t->server) {
 		t_fill(s, 64, 20);
-		T_RETRY(t, fi_tinject(t->ep, s, 64, t->peer, m[0].tag));
+		T_RETRY(t, fi_tinject(t->fab.ep, s, 64, t->peer, m[0].tag));
 		memset(s, 0, 64);	/* the provider kept a copy */
 		t_fill(s + 64, 32, 21);
-		T_RETRY(t, fi_tinjectdata(t->ep, s + 64, 32, m[1].data,
+		T_RETRY(t, fi_tinjectdata(t->fab.ep, s + 64, 32, m[1].data,
 					  t->peer, m[1].tag));
 		memset(s + 64, 0, 32);
 		t_fill(s + 4096, 5000, 22);
-		T_RETRY(t, fi_tsenddata(t->ep, s + 4096, 5000, NULL, m[2].data,
-					t->peer, m[2].tag, NULL));
+		T_RETRY(t, fi_tsenddata(t->fab.ep, s + 4096, 5000, NULL,
+					m[2].data, t->peer, m[2].tag, NULL));
 		t_fill(s + 16384, 16, 23);
-		T_RETRY(t, fi_injectdata(t->ep, s + 16384, 16, m[3].data,
+		T_RETRY(t, fi_injectdata(t->fab.ep, s + 16384, 16, m[3].data,
 					 t->peer));
 		memset(s + 16384, 0, 16);
 		t_fill(s + (1u << 20), 100000, 24);
-		T_RETRY(t, fi_senddata(t->ep, s + (1u << 20), 100000, NULL,
+		T_RETRY(t, fi_senddata(t->fab.ep, s + (1u << 20), 100000, NULL,
 				       m[4].data, t->peer, NULL));
 		t->tx_posted += 2;
 		t->sends_ok += 5;
@@ -191,9 +191,10 @@ int t_case_unexpected(struct t *t)
 	if (!t->server) {
 		for (i = 0; i < T_UX_N; i++) {
 			t_fill(t->sbuf + off[i], sz[i], 100 + (uint64_t)i);
-			T_RETRY(t, fi_tsenddata(t->ep, t->sbuf + off[i], sz[i],
-						NULL, (uint64_t)i, t->peer,
-						T_TAG | (0xC000 + i), NULL));
+			T_RETRY(t, fi_tsenddata(t->fab.ep, t->sbuf + off[i],
+						sz[i], NULL, (uint64_t)i,
+						t->peer, T_TAG | (0xC000 + i),
+						NULL));
 			t->tx_posted++;
 			t->sends_ok++;
 		}
@@ -205,7 +206,7 @@ int t_case_unexpected(struct t *t)
 	for (i = 0; i < T_UX_N; i++) {
 		pm.tag = T_TAG | (0xC000 + (uint64_t)i);
 		pm.context = &t_ctx[i];
-		T_RETRY(t, fi_trecvmsg(t->ep, &pm, FI_PEEK));
+		T_RETRY(t, fi_trecvmsg(t->fab.ep, &pm, FI_PEEK));
 		ret = t_rx_wait(t, &e, NULL);
 		T_CHECK(!ret && e.len == sz[i] && e.tag == pm.tag &&
 			e.op_context == &t_ctx[i],
@@ -250,7 +251,7 @@ int t_case_flood(struct t *t)
 		for (k = 0; k < T_FLOOD_N; k++) {
 			p = t->sbuf + (size_t)k * T_FLOOD_LEN;
 			t_fill(p, T_FLOOD_LEN, 1000 + (uint64_t)k);
-			T_RETRY(t, fi_tsenddata(t->ep, p, T_FLOOD_LEN, NULL,
+			T_RETRY(t, fi_tsenddata(t->fab.ep, p, T_FLOOD_LEN, NULL,
 						(uint64_t)k, t->peer, tag,
 						NULL));
 			t->tx_posted++;
@@ -315,8 +316,9 @@ int t_case_order(struct t *t)
 				uint8_t *p = t->sbuf + (size_t)k * T_ORD_SLOT;
 
 				t_fill(p, t_ord_len(k), 200 + (uint64_t)k);
-				T_RETRY(t, fi_tsenddata(t->ep, p, t_ord_len(k),
-							NULL, (uint64_t)k,
+				T_RETRY(t, fi_tsenddata(t->fab.ep, p,
+							t_ord_len(k), NULL,
+							(uint64_t)k,
 							t->peer, T_TAG | 0xD000,
 							NULL));
 				t->tx_posted++;

@@ -16,7 +16,7 @@ static int t_peek(struct t *t, uint64_t tag, uint64_t flags, void *ctx,
 				   .context = ctx };
 	int ret;
 
-	T_RETRY(t, fi_trecvmsg(t->ep, &m, FI_PEEK | flags));
+	T_RETRY(t, fi_trecvmsg(t->fab.ep, &m, FI_PEEK | flags));
 	ret = t_rx_wait(t, e, NULL);
 	if (ret == -FI_ENOMSG) {
 		T_CHECK(t->err.op_context == ctx, "error context");
@@ -45,7 +45,7 @@ int t_case_peek(struct t *t)
 			uint8_t *p = t->sbuf + (size_t)i * 262144;
 
 			t_fill(p, sz[i], 300 + (uint64_t)i);
-			T_RETRY(t, fi_tsenddata(t->ep, p, sz[i], NULL,
+			T_RETRY(t, fi_tsenddata(t->fab.ep, p, sz[i], NULL,
 						(uint64_t)i + 1, t->peer,
 						tag[i], NULL));
 			t->tx_posted++;
@@ -75,10 +75,10 @@ int t_case_peek(struct t *t)
 	T_CHECK(t_rx_none(t), "a receive took a claimed message");
 	m.tag = tag[1];
 	m.context = &cb;
-	T_RETRY(t, fi_trecvmsg(t->ep, &m, FI_CLAIM));
+	T_RETRY(t, fi_trecvmsg(t->fab.ep, &m, FI_CLAIM));
 	if (t_expect(t, &cb, sz[1], tag[1], 301))
 		return -1;
-	T_CHECK(!fi_cancel(&t->ep->fid, &t_ctx[1]), "fi_cancel");
+	T_CHECK(!fi_cancel(&t->fab.ep->fid, &t_ctx[1]), "fi_cancel");
 	if (t_expect_err(t, &t_ctx[1], FI_ECANCELED))
 		return -1;
 	T_CHECK(!t_peek(t, tag[2], FI_DISCARD, &cc, &e), "peek and discard");
@@ -89,7 +89,7 @@ int t_case_peek(struct t *t)
 	T_CHECK(!t_peek(t, tag[0], FI_CLAIM, &ca2, &e), "claim again");
 	m = (struct fi_msg_tagged){ .addr = FI_ADDR_UNSPEC, .tag = tag[0],
 				    .context = &ca2 };
-	T_RETRY(t, fi_trecvmsg(t->ep, &m, FI_CLAIM | FI_DISCARD));
+	T_RETRY(t, fi_trecvmsg(t->fab.ep, &m, FI_CLAIM | FI_DISCARD));
 	ret = t_rx_wait(t, &e, NULL);
 	T_CHECK(!ret && e.op_context == &ca2, "claimed discard: %s",
 		fi_strerror(-ret));
@@ -180,7 +180,7 @@ static int t_multi_cancel(struct t *t)
 	struct fi_cq_tagged_entry e;
 	int ret;
 
-	T_CHECK(!fi_cancel(&t->ep->fid, &t_ctx[1]), "fi_cancel");
+	T_CHECK(!fi_cancel(&t->fab.ep->fid, &t_ctx[1]), "fi_cancel");
 	ret = t_rx_wait(t, &e, NULL);
 	if (ret == -FI_ECANCELED) {
 		T_CHECK(t->err.op_context == &t_ctx[1], "error context");
@@ -243,7 +243,7 @@ int t_case_multi_recv(struct t *t)
 	for (b = 0; b < 2; b++) {
 		m.msg_iov = &iov[b];
 		m.context = &t_ctx[b];
-		T_RETRY(t, fi_recvmsg(t->ep, &m, FI_MULTI_RECV));
+		T_RETRY(t, fi_recvmsg(t->fab.ep, &m, FI_MULTI_RECV));
 	}
 	if (t_sync(t))
 		return -1;
@@ -284,7 +284,7 @@ int t_case_directed(struct t *t)
 		       t_tx_drain(t) || t_sync(t) ? -1 : 0;
 	}
 	/* Another endpoint on the client's host: service 77. */
-	T_CHECK(fi_av_insertsvc(t->av, t->peer_ip, "77", &other, 0, NULL) ==
+	T_CHECK(fi_av_insertsvc(t->fab.av, t->peer_ip, "77", &other, 0, NULL) ==
 		1, "fi_av_insertsvc %s 77", t->peer_ip);
 	if (t_trecv(t, t->rbuf, 4096, other, tag, &t_ctx[0]) || t_sync(t))
 		return -1;
@@ -293,7 +293,7 @@ int t_case_directed(struct t *t)
 	if (t_trecv(t, t->rbuf + 8192, 4096, t->peer, tag, &t_ctx[1]) ||
 	    t_expect(t, &t_ctx[1], 300, tag, 600))
 		return -1;
-	T_CHECK(!fi_cancel(&t->ep->fid, &t_ctx[0]), "fi_cancel");
+	T_CHECK(!fi_cancel(&t->fab.ep->fid, &t_ctx[0]), "fi_cancel");
 	if (t_expect_err(t, &t_ctx[0], FI_ECANCELED))
 		return -1;
 	return t_sync(t) ? -1 : 0;
@@ -316,8 +316,8 @@ int t_case_cancel(struct t *t)
 	if (t_recv(t, t->rbuf, 1000, &t_ctx[0]) ||
 	    t_trecv(t, t->rbuf + 4096, 1000, FI_ADDR_UNSPEC, tag, &t_ctx[1]))
 		return -1;
-	T_CHECK(!fi_cancel(&t->ep->fid, &t_ctx[0]) &&
-		!fi_cancel(&t->ep->fid, &t_ctx[1]), "fi_cancel");
+	T_CHECK(!fi_cancel(&t->fab.ep->fid, &t_ctx[0]) &&
+		!fi_cancel(&t->fab.ep->fid, &t_ctx[1]), "fi_cancel");
 	for (int n = 0; n < 2; n++) {
 		ret = t_rx_wait(t, &e, NULL);
 		i = t_ctx_idx(t->err.op_context);
@@ -325,7 +325,7 @@ int t_case_cancel(struct t *t)
 			!(seen & (1 << i)), "cancel: %s", fi_strerror(-ret));
 		seen |= 1 << i;
 	}
-	ret = (int)fi_cancel(&t->ep->fid, &t_ctx[5]);
+	ret = (int)fi_cancel(&t->fab.ep->fid, &t_ctx[5]);
 	T_CHECK(!ret || ret == -FI_ENOENT, "fi_cancel of nothing: %d", ret);
 	/* The cancelled receives took nothing: new ones get the messages. */
 	if (t_sync(t) || t_recv(t, t->rbuf, 1000, &t_ctx[2]) ||

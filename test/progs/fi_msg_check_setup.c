@@ -94,13 +94,13 @@ static int t_exchange(struct t *t)
 	size_t len = sizeof(name);
 	uint32_t n, pn;
 
-	T_CHECK(!fi_getname(&t->ep->fid, name, &len), "fi_getname");
+	T_CHECK(!fi_getname(&t->fab.ep->fid, name, &len), "fi_getname");
 	n = (uint32_t)len;
 	T_CHECK(!ex_oob_send(&t->oob, &n, sizeof(n)) &&
 		!ex_oob_send(&t->oob, name, len) &&
 		!t_oob_recv(t, &pn, sizeof(pn)) && pn <= sizeof(peer) &&
 		!t_oob_recv(t, peer, pn), "name exchange");
-	T_CHECK(fi_av_insert(t->av, peer, 1, &t->peer, 0, NULL) == 1,
+	T_CHECK(fi_av_insert(t->fab.av, peer, 1, &t->peer, 0, NULL) == 1,
 		"fi_av_insert");
 	return 0;
 }
@@ -125,17 +125,17 @@ static int t_getinfo(struct t *t, const char *node, const char *service,
 	for (size_t i = 0; ret && i <= 3; i++) {
 		h->caps = caps;
 		ret = fi_getinfo(FI_VERSION(1, 17), node, service,
-				 t->server ? FI_SOURCE : 0, h, &t->info);
+				 t->server ? FI_SOURCE : 0, h, &t->fab.info);
 		if (i < 3)
 			caps &= ~optional[i];
 	}
 	fi_freeinfo(h);
 	T_CHECK(!ret, "fi_getinfo: %s", fi_strerror(-ret));
-	t->prov = t->info->fabric_attr->prov_name;
-	t->sas = t->info->tx_attr->msg_order & FI_ORDER_SAS;
-	t->source = t->info->caps & FI_SOURCE;
-	t->directed = t->info->caps & FI_DIRECTED_RECV;
-	t->multi = t->info->caps & FI_MULTI_RECV;
+	t->prov = t->fab.info->fabric_attr->prov_name;
+	t->sas = t->fab.info->tx_attr->msg_order & FI_ORDER_SAS;
+	t->source = t->fab.info->caps & FI_SOURCE;
+	t->directed = t->fab.info->caps & FI_DIRECTED_RECV;
+	t->multi = t->fab.info->caps & FI_MULTI_RECV;
 	printf("fi_msg_check: provider %s:%s%s%s%s\n", t->prov,
 	       t->sas ? " FI_ORDER_SAS" : "", t->source ? " FI_SOURCE" : "",
 	       t->directed ? " FI_DIRECTED_RECV" : "",
@@ -143,45 +143,24 @@ static int t_getinfo(struct t *t, const char *node, const char *service,
 	return 0;
 }
 
-#define T_FI(call)							\
-	do {								\
-		int t_ret_ = (int)(call);				\
-		T_CHECK(t_ret_ >= 0, "%s: %s", #call,			\
-			fi_strerror(-t_ret_));				\
-	} while (0)
-
 static int t_setup(struct t *t, const char *node, const char *service,
 		   bool sas)
 {
-	struct fi_cq_attr cq_attr = { .size = 1024,
-				      .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	size_t min = T_MIN_MULTI_RECV;
+	struct ex_fab_opts fo = {
+		.prog = "fi_msg_check", .cq_size = 1024,
+		.cq_format = FI_CQ_FORMAT_TAGGED,
+		.cq_flags = FI_SELECTIVE_COMPLETION, .rx_cq = true,
+		.cntr = { [T_SCNTR] = FI_SEND, [T_RCNTR] = FI_RECV },
+	};
 
 	if (t_getinfo(t, node, service, sas))
 		return -1;
 	/* Sends complete by default; fi_tsendmsg without FI_COMPLETION
 	 * is silent (FI_SELECTIVE_COMPLETION on the transmit CQ). */
-	t->info->tx_attr->op_flags = FI_COMPLETION;
-	T_FI(fi_fabric(t->info->fabric_attr, &t->fabric, NULL));
-	T_FI(fi_domain(t->fabric, t->info, &t->domain, NULL));
-	T_FI(fi_av_open(t->domain, &av_attr, &t->av, NULL));
-	T_FI(fi_cq_open(t->domain, &cq_attr, &t->txcq, NULL));
-	T_FI(fi_cq_open(t->domain, &cq_attr, &t->rxcq, NULL));
-	T_FI(fi_cntr_open(t->domain, &cntr_attr, &t->scntr, NULL));
-	T_FI(fi_cntr_open(t->domain, &cntr_attr, &t->rcntr, NULL));
-	T_FI(fi_endpoint(t->domain, t->info, &t->ep, NULL));
-	T_FI(fi_ep_bind(t->ep, &t->av->fid, 0));
-	T_FI(fi_ep_bind(t->ep, &t->txcq->fid,
-			FI_TRANSMIT | FI_SELECTIVE_COMPLETION));
-	T_FI(fi_ep_bind(t->ep, &t->rxcq->fid, FI_RECV));
-	T_FI(fi_ep_bind(t->ep, &t->scntr->fid, FI_SEND));
-	T_FI(fi_ep_bind(t->ep, &t->rcntr->fid, FI_RECV));
+	t->fab.info->tx_attr->op_flags = FI_COMPLETION;
 	if (t->multi)
-		T_FI(fi_setopt(&t->ep->fid, FI_OPT_ENDPOINT,
-			       FI_OPT_MIN_MULTI_RECV, &min, sizeof(min)));
-	T_FI(fi_enable(t->ep));
+		fo.min_multi_recv = T_MIN_MULTI_RECV;
+	T_CHECK(!ex_fab_open(&t->fab, NULL, &fo), "set-up");
 	t->sbuf = malloc(T_BUF_LEN);
 	t->rbuf = malloc(T_BUF_LEN);
 	T_CHECK(t->sbuf && t->rbuf, "out of memory");
@@ -190,26 +169,12 @@ static int t_setup(struct t *t, const char *node, const char *service,
 
 void t_close(struct t *t)
 {
-	struct fid *fids[] = {
-		t->ep ? &t->ep->fid : NULL, t->scntr ? &t->scntr->fid : NULL,
-		t->rcntr ? &t->rcntr->fid : NULL,
-		t->txcq ? &t->txcq->fid : NULL, t->rxcq ? &t->rxcq->fid : NULL,
-		t->av ? &t->av->fid : NULL,
-		t->domain ? &t->domain->fid : NULL,
-		t->fabric ? &t->fabric->fid : NULL,
-	};
-
-	for (size_t i = 0; i < sizeof(fids) / sizeof(fids[0]); i++)
-		if (fids[i])
-			fi_close(fids[i]);
-	if (t->info)
-		fi_freeinfo(t->info);
+	ex_fab_close(&t->fab);
 	if (t->oob.oob_fd >= 0)
 		close(t->oob.oob_fd);
 	free(t->sbuf);
 	free(t->rbuf);
 }
-
 
 int t_open(struct t *t, const char *node, const char *service, bool sas,
 	   int port)

@@ -46,11 +46,11 @@ void t_progress(struct t *t)
 {
 	struct fi_cq_tagged_entry e[16];
 	struct fi_cq_err_entry err = { 0 };
-	ssize_t n = fi_cq_read(t->txcq, e, 16);
+	ssize_t n = fi_cq_read(t->fab.cq, e, 16);
 
 	if (n > 0) {
 		t->tx_done += (uint64_t)n;
-	} else if (n == -FI_EAVAIL && fi_cq_readerr(t->txcq, &err, 0) == 1) {
+	} else if (n == -FI_EAVAIL && fi_cq_readerr(t->fab.cq, &err, 0) == 1) {
 		printf("fi_msg_check: send error: %s (prov_errno %d)\n",
 		       fi_strerror(err.err), err.prov_errno);
 		t->tx_done++;
@@ -73,7 +73,7 @@ int t_tsend_msg(struct t *t, const struct fi_msg_tagged *m, uint64_t flags,
 
 	if (!silent)
 		flags |= FI_COMPLETION;
-	while ((ret = fi_tsendmsg(t->ep, m, flags)) == -FI_EAGAIN)
+	while ((ret = fi_tsendmsg(t->fab.ep, m, flags)) == -FI_EAGAIN)
 		t_progress(t);
 	T_CHECK(!ret, "fi_tsendmsg: %s", fi_strerror((int)-ret));
 	t->tx_posted += !silent;
@@ -85,7 +85,7 @@ int t_tsend(struct t *t, const void *buf, size_t len, uint64_t tag, void *ctx)
 {
 	ssize_t ret;
 
-	while ((ret = fi_tsend(t->ep, buf, len, NULL, t->peer, tag, ctx)) ==
+	while ((ret = fi_tsend(t->fab.ep, buf, len, NULL, t->peer, tag, ctx)) ==
 	       -FI_EAGAIN)
 		t_progress(t);
 	T_CHECK(!ret, "fi_tsend %zu bytes: %s", len, fi_strerror((int)-ret));
@@ -98,7 +98,7 @@ int t_send(struct t *t, const void *buf, size_t len, void *ctx)
 {
 	ssize_t ret;
 
-	while ((ret = fi_send(t->ep, buf, len, NULL, t->peer, ctx)) ==
+	while ((ret = fi_send(t->fab.ep, buf, len, NULL, t->peer, ctx)) ==
 	       -FI_EAGAIN)
 		t_progress(t);
 	T_CHECK(!ret, "fi_send %zu bytes: %s", len, fi_strerror((int)-ret));
@@ -128,12 +128,12 @@ int t_rx_wait(struct t *t, struct fi_cq_tagged_entry *e, fi_addr_t *src)
 	ssize_t n;
 
 	for (unsigned int i = 0;; i++) {
-		n = fi_cq_readfrom(t->rxcq, e, 1, src ? src : &dummy);
+		n = fi_cq_readfrom(t->fab.rx_cq, e, 1, src ? src : &dummy);
 		if (n == 1)
 			return 0;
 		if (n == -FI_EAVAIL) {
 			memset(&t->err, 0, sizeof(t->err));
-			if (fi_cq_readerr(t->rxcq, &t->err, 0) == 1)
+			if (fi_cq_readerr(t->fab.rx_cq, &t->err, 0) == 1)
 				return -t->err.err;
 		}
 		t_progress(t);
@@ -148,7 +148,7 @@ int t_rx_none(struct t *t)
 	ssize_t n;
 
 	t_idle(t, 50);
-	n = fi_cq_read(t->rxcq, &e, 1);
+	n = fi_cq_read(t->fab.rx_cq, &e, 1);
 	if (n == 1)
 		printf("fi_msg_check: unexpected completion, tag %#llx len "
 		       "%zu\n", (unsigned long long)e.tag, e.len);
@@ -169,7 +169,7 @@ int t_trecv(struct t *t, void *buf, size_t len, fi_addr_t src, uint64_t tag,
 {
 	ssize_t ret;
 
-	while ((ret = fi_trecv(t->ep, buf, len, NULL, src, tag, 0, ctx)) ==
+	while ((ret = fi_trecv(t->fab.ep, buf, len, NULL, src, tag, 0, ctx)) ==
 	       -FI_EAGAIN)
 		t_progress(t);
 	T_CHECK(!ret, "fi_trecv: %s", fi_strerror((int)-ret));
@@ -180,8 +180,8 @@ int t_recv(struct t *t, void *buf, size_t len, void *ctx)
 {
 	ssize_t ret;
 
-	while ((ret = fi_recv(t->ep, buf, len, NULL, FI_ADDR_UNSPEC, ctx)) ==
-	       -FI_EAGAIN)
+	while ((ret = fi_recv(t->fab.ep, buf, len, NULL, FI_ADDR_UNSPEC,
+			      ctx)) == -FI_EAGAIN)
 		t_progress(t);
 	T_CHECK(!ret, "fi_recv: %s", fi_strerror((int)-ret));
 	return 0;

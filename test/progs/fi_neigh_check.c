@@ -62,7 +62,7 @@ static int nc_next(struct ex_ctx *c, long ms, void **ctx, int *err,
 	ssize_t n;
 
 	while (nc_now_us() < end) {
-		n = fi_cq_read(c->cq, &e, 1);
+		n = fi_cq_read(c->fab.cq, &e, 1);
 		if (n == 1) {
 			*ctx = e.op_context;
 			*err = 0;
@@ -70,11 +70,11 @@ static int nc_next(struct ex_ctx *c, long ms, void **ctx, int *err,
 		}
 		if (n == -FI_EAVAIL) {
 			memset(&ee, 0, sizeof(ee));
-			if (fi_cq_readerr(c->cq, &ee, 0) != 1)
+			if (fi_cq_readerr(c->fab.cq, &ee, 0) != 1)
 				return -1;
 			*ctx = ee.op_context;
 			*err = ee.err;
-			snprintf(why, why_len, "%s", fi_cq_strerror(c->cq,
+			snprintf(why, why_len, "%s", fi_cq_strerror(c->fab.cq,
 				 ee.prov_errno, ee.err_data, NULL, 0));
 			return 1;
 		}
@@ -90,10 +90,10 @@ static int nc_write(struct ex_ctx *c, fi_addr_t to,
 	ssize_t ret;
 
 	do {
-		ret = fi_write(c->ep, c->buf, NC_LEN, c->desc, to, r->addr,
+		ret = fi_write(c->fab.ep, c->buf, NC_LEN, c->desc, to, r->addr,
 			       r->key, ctx);
 		if (ret == -FI_EAGAIN)
-			fi_cq_read(c->cq, NULL, 0);
+			fi_cq_read(c->fab.cq, NULL, 0);
 	} while (ret == -FI_EAGAIN);
 	return (int)ret;
 }
@@ -194,7 +194,7 @@ static int nc_client(struct ex_ctx *c, const struct ex_opts *o,
 	us = nc_timed_write(c, &r, NULL, &bad_err, why, sizeof(why));
 	printf("fi_neigh_check: second write: %ld us ok\n", us);
 	t0 = nc_now_us();
-	if (fi_av_insertsvc(c->av, a->absent, o->service, &absent, 0,
+	if (fi_av_insertsvc(c->fab.av, a->absent, o->service, &absent, 0,
 			    NULL) != 1) {
 		printf("fi_neigh_check: fi_av_insertsvc %s FAIL\n", a->absent);
 		return -1;

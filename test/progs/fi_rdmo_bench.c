@@ -128,13 +128,6 @@ struct r_run {
 		return -1;						\
 	} while (0)
 
-#define R_CHECK(call)							\
-	do {								\
-		int r_ret_ = (int)(call);				\
-		if (r_ret_ < 0)						\
-			R_FAIL("%s: %s", #call, fi_strerror(-r_ret_));	\
-	} while (0)
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -217,23 +210,6 @@ static long r_count(const struct r_opts *o, int p)
 	}
 }
 
-/* Registers |len| bytes at |*buf| for every access; bound to the EP. */
-static int r_mr(struct ex_ctx *c, size_t len, void **buf, uint64_t key,
-		struct fid_mr **mr)
-{
-	if (posix_memalign(buf, 4096, len))
-		R_FAIL("no memory for %zu bytes", len);
-	memset(*buf, 0, len);
-	R_CHECK(fi_mr_reg(c->domain, *buf, len, FI_READ | FI_WRITE |
-			  FI_REMOTE_READ | FI_REMOTE_WRITE, 0, key, 0, mr,
-			  NULL));
-	if (c->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-		R_CHECK(fi_mr_bind(*mr, &c->ep->fid, 0));
-		R_CHECK(fi_mr_enable(*mr));
-	}
-	return 0;
-}
-
 /*
  * As ex_setup, with FI_ATOMIC among the caps (ex_setup asks RMA only) and
  * a context-format CQ; |buf_len| bytes registered as c->buf (the server's
@@ -241,45 +217,14 @@ static int r_mr(struct ex_ctx *c, size_t len, void **buf, uint64_t key,
  */
 static int r_setup(struct ex_ctx *c, const struct r_opts *o, size_t buf_len)
 {
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT,
-				      .size = 4 * R_WINDOW_MAX };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *h = fi_allocinfo();
-	int ret;
+	struct ex_fab_opts fo = { .prog = R_NAME,
+				  .cq_format = FI_CQ_FORMAT_CONTEXT,
+				  .cq_size = 4 * R_WINDOW_MAX };
 
-	memset(c, 0, sizeof(*c));
-	c->oob_fd = -1;
-	if (!h)
-		R_FAIL("fi_allocinfo");
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_ATOMIC | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
-		  FI_REMOTE_WRITE;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
-	ret = o->ex.server ?
-		fi_getinfo(FI_VERSION(1, 17), o->ex.src, o->ex.service,
-			   FI_SOURCE, h, &c->info) :
-		fi_getinfo(FI_VERSION(1, 17), o->ex.dst, o->ex.service, 0, h,
-			   &c->info);
-	fi_freeinfo(h);
-	R_CHECK(ret);
-	R_CHECK(fi_fabric(c->info->fabric_attr, &c->fabric, NULL));
-	R_CHECK(fi_domain(c->fabric, c->info, &c->domain, NULL));
-	R_CHECK(fi_av_open(c->domain, &av_attr, &c->av, NULL));
-	R_CHECK(fi_cq_open(c->domain, &cq_attr, &c->cq, NULL));
-	R_CHECK(fi_endpoint(c->domain, c->info, &c->ep, NULL));
-	R_CHECK(fi_ep_bind(c->ep, &c->av->fid, 0));
-	R_CHECK(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
-	R_CHECK(fi_enable(c->ep));
-	c->buf_len = buf_len;
-	if (r_mr(c, buf_len, &c->buf, 0xda7a, &c->mr))
-		return -1;
-	c->desc = fi_mr_desc(c->mr);
-	printf(R_NAME ": provider %s, mr_mode %#x\n",
-	       c->info->fabric_attr->prov_name, c->info->domain_attr->mr_mode);
-	return 0;
+	return ex_setup_hints(c, &o->ex,
+			      ex_hints_rdm(FI_ATOMIC | EX_RMA_CAPS,
+					   FI_CONTEXT | FI_CONTEXT2),
+			      &fo, buf_len) ? -1 : 0;
 }
 
 /* ---- client: completions --------------------------------------------------- */
@@ -288,7 +233,7 @@ static int r_cq_error(struct r_run *w, ssize_t n, const char *what)
 {
 	struct fi_cq_err_entry err = { 0 };
 
-	if (n == -FI_EAVAIL && fi_cq_readerr(w->c->cq, &err, 0) == 1) {
+	if (n == -FI_EAVAIL && fi_cq_readerr(w->c->fab.cq, &err, 0) == 1) {
 		struct r_slot *s = err.op_context;
 		long i = s >= w->slot && s < w->slot + w->o->window ?
 			 (long)(s - w->slot) : -1;
@@ -298,8 +243,8 @@ static int r_cq_error(struct r_run *w, ssize_t n, const char *what)
 		       s->state == S_APPEND ? "append" :
 		       s->state == S_FETCH ? "fetch" : "write",
 		       fi_strerror(err.err), err.prov_errno,
-		       fi_cq_strerror(w->c->cq, err.prov_errno, err.err_data,
-				      NULL, 0));
+		       fi_cq_strerror(w->c->fab.cq, err.prov_errno,
+				      err.err_data, NULL, 0));
 	}
 	R_FAIL("%s: fi_cq_read: %s", what, fi_strerror((int)-n));
 }
@@ -311,7 +256,7 @@ static int r_wait_x(struct r_run *w, const char *what)
 	uint64_t t0 = now_ns();
 
 	for (unsigned long spin = 0;; spin++) {
-		ssize_t n = fi_cq_read(w->c->cq, &e, 1);
+		ssize_t n = fi_cq_read(w->c->fab.cq, &e, 1);
 
 		if (n == 1) {
 			if (e.op_context != &w->xctx)
@@ -334,7 +279,7 @@ static int r_wait_x(struct r_run *w, const char *what)
 		uint64_t r_t0_ = now_ns();				\
 		ssize_t r_ret_;						\
 		while ((r_ret_ = (call)) == -FI_EAGAIN) {		\
-			fi_cq_read((w)->c->cq, NULL, 0);		\
+			fi_cq_read((w)->c->fab.cq, NULL, 0);		\
 			if (now_ns() - r_t0_ > 1000000000ull *		\
 			    (uint64_t)(w)->o->limit_s)			\
 				R_FAIL("%s: -FI_EAGAIN for %d s", what,	\
@@ -352,7 +297,7 @@ static int r_read_ptr(struct r_run *w, int p, uint64_t *val)
 
 	w->local[1] = R_SENTINEL;
 	R_POST(w, "fi_read of the pointer",
-	       fi_read(c->ep, &w->local[1], 8, c->desc, c->peer,
+	       fi_read(c->fab.ep, &w->local[1], 8, c->desc, c->peer,
 		       w->si->ptr_addr + (uint64_t)p * R_PTR_STRIDE,
 		       w->si->ptr_key, &w->xctx));
 	if (r_wait_x(w, "fi_read of the pointer"))
@@ -401,12 +346,12 @@ static ssize_t r_post_first(struct r_run *w, int p, long i)
 	s->t0 = now_ns();
 	if (!p_onesided(p)) {
 		s->state = S_APPEND;
-		return w->ops->append(c->ep, &w->src[i], R_LEN, c->desc,
+		return w->ops->append(c->fab.ep, &w->src[i], R_LEN, c->desc,
 				      c->peer, paddr, w->si->ptr_key, w->r->key,
 				      &w->res[i], &s->ctx);
 	}
 	s->state = S_FETCH;
-	return fi_fetch_atomic(c->ep, &w->local[0], 1, c->desc, &w->res[i],
+	return fi_fetch_atomic(c->fab.ep, &w->local[0], 1, c->desc, &w->res[i],
 			       c->desc, c->peer, paddr, w->si->ptr_key,
 			       FI_UINT64, FI_SUM, &s->ctx);
 }
@@ -418,7 +363,7 @@ static ssize_t r_post_write(struct r_run *w, long i)
 	struct r_slot *s = &w->slot[i];
 
 	s->state = S_WRITE;
-	return fi_write(c->ep, &w->src[i], R_LEN, c->desc, c->peer, s->old,
+	return fi_write(c->fab.ep, &w->src[i], R_LEN, c->desc, c->peer, s->old,
 			w->r->key, &s->ctx);
 }
 
@@ -484,7 +429,7 @@ static int r_phase(struct r_run *w, int p, long n, long window, long *done,
 			}
 			ntodo--;
 		}
-		got = fi_cq_read(c->cq, e, 16);
+		got = fi_cq_read(c->fab.cq, e, 16);
 		t = now_ns();
 		if (got == -FI_EAGAIN)
 			got = 0;
@@ -559,7 +504,7 @@ static int r_phase(struct r_run *w, int p, long n, long window, long *done,
 		       (unsigned long long)start, completed, R_LEN);
 		bad++;
 	}
-	R_POST(w, "flush", w->ops->flush(c->ep, c->peer, &w->xctx));
+	R_POST(w, "flush", w->ops->flush(c->fab.ep, c->peer, &w->xctx));
 	if (r_wait_x(w, "flush"))
 		return -1;
 	if (bad)
@@ -573,7 +518,7 @@ static int r_report(struct r_run *w, int p, long window, double *figure,
 		    long *done_out)
 {
 	long n = r_count(w->o, p), done = 0;
-	const char *prov = w->c->info->fabric_attr->prov_name;
+	const char *prov = w->c->fab.info->fabric_attr->prov_name;
 	const char *form = p_onesided(p) ? "onesided" : "append";
 	uint64_t ns = 0;
 
@@ -618,14 +563,14 @@ static int r_client(struct ex_ctx *c, struct ex_peer_info *r,
 			       "%llu (give it the same -i and -l)",
 			       p_names[p], r_count(o, p),
 			       (unsigned long long)si->cap[p]);
-	ret = fi_open_ops(&c->domain->fid, FI_UET_RDMO_OPS, 0,
+	ret = fi_open_ops(&c->fab.domain->fid, FI_UET_RDMO_OPS, 0,
 			  (void **)&w.ops, NULL);
 	if (ret)
 		R_FAIL("fi_open_ops(FI_UET_RDMO_OPS): %s (provider %s)",
-		       fi_strerror(-ret), c->info->fabric_attr->prov_name);
+		       fi_strerror(-ret), c->fab.info->fabric_attr->prov_name);
 	if (w.ops->size < sizeof(*w.ops))
 		R_FAIL("struct fi_uet_rdmo_ops of %zu bytes", w.ops->size);
-	if (fi_query_atomic(c->domain, FI_UINT64, FI_SUM, &attr,
+	if (fi_query_atomic(c->fab.domain, FI_UINT64, FI_SUM, &attr,
 			    FI_FETCH_ATOMIC))
 		R_FAIL("no fetching FI_SUM on FI_UINT64");
 	w.local = c->buf;
@@ -780,6 +725,7 @@ int main(int argc, char **argv)
 	struct r_done d = { { 0 }, 0 };
 	struct r_opts o;
 	struct ex_ctx c;
+	bool va;
 	int ret = r_parse(argc, argv, &o);
 	size_t len;
 
@@ -795,12 +741,12 @@ int main(int argc, char **argv)
 	if (r_setup(&c, &o, len))
 		goto out;
 	if (o.ex.server) {
-		if (r_mr(&c, R_PTR_LEN, (void **)&ptrs, 0x9712, &ptr_mr))
+		if (ex_mr_reg(&c.fab, R_PTR_LEN, 0x9712, (void **)&ptrs,
+			      &ptr_mr))
 			goto out;
-		base = (c.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
-		       (uint64_t)(uintptr_t)c.buf : 0;
-		si.ptr_addr = (c.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)
-			      ? (uint64_t)(uintptr_t)ptrs : 0;
+		va = c.fab.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR;
+		base = va ? (uint64_t)(uintptr_t)c.buf : 0;
+		si.ptr_addr = va ? (uint64_t)(uintptr_t)ptrs : 0;
 		si.ptr_key = fi_mr_key(ptr_mr);
 		/* Each pointer starts at its slice (an address under
 		 * FI_MR_VIRT_ADDR, an offset in the queue otherwise). */

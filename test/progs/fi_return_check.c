@@ -69,12 +69,7 @@ struct frt_info {
 };
 
 struct frt {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
+	struct ex_fab fab;
 	struct fid_mr *mr;
 	uint8_t *buf;		/* region, then one slot per send */
 	int fd;			/* side channel */
@@ -141,10 +136,10 @@ static int frt_mr_setup(struct frt *f)
 	if (posix_memalign((void **)&f->buf, 4096, FRT_BUF_LEN))
 		return -1;
 	memset(f->buf, 0, FRT_BUF_LEN);
-	FRT_CHECK(fi_mr_reg(f->domain, f->buf, FRT_BUF_LEN, access, 0, 0x5e7,
-			    0, &f->mr, NULL));
-	if (f->info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-		FRT_CHECK(fi_mr_bind(f->mr, &f->ep->fid, 0));
+	FRT_CHECK(fi_mr_reg(f->fab.domain, f->buf, FRT_BUF_LEN, access, 0,
+			    0x5e7, 0, &f->mr, NULL));
+	if (f->fab.info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+		FRT_CHECK(fi_mr_bind(f->mr, &f->fab.ep->fid, 0));
 		FRT_CHECK(fi_mr_enable(f->mr));
 	}
 	return 0;
@@ -152,49 +147,25 @@ static int frt_mr_setup(struct frt *f)
 
 static int frt_setup(struct frt *f, const struct frt_opts *o)
 {
-	struct fi_cq_attr cq_attr = { .size = 256,
-				      .format = FI_CQ_FORMAT_DATA };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *hints = fi_allocinfo();
+	struct ex_fab_opts fo = { .prog = "fi_return_check", .node = o->node,
+				  .service = o->service,
+				  .flags = o->server ? FI_SOURCE : 0,
+				  .cq_size = 256 };
+	struct fi_info *hints = ex_hints_rdm(FI_MSG | FI_RMA, ~0ULL);
+	int ret;
 
 	if (!hints)
 		return -1;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG | FI_RMA;
-	hints->mode = ~0ULL;
-	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				      FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				      FI_MR_ENDPOINT;
-	FRT_CHECK(fi_getinfo(FI_VERSION(1, 17), o->node, o->service,
-			     o->server ? FI_SOURCE : 0, hints, &f->info));
+	ret = ex_fab_open(&f->fab, hints, &fo);
 	fi_freeinfo(hints);
-	FRT_CHECK(fi_fabric(f->info->fabric_attr, &f->fabric, NULL));
-	FRT_CHECK(fi_domain(f->fabric, f->info, &f->domain, NULL));
-	FRT_CHECK(fi_av_open(f->domain, &av_attr, &f->av, NULL));
-	FRT_CHECK(fi_cq_open(f->domain, &cq_attr, &f->cq, NULL));
-	FRT_CHECK(fi_endpoint(f->domain, f->info, &f->ep, NULL));
-	FRT_CHECK(fi_ep_bind(f->ep, &f->av->fid, 0));
-	FRT_CHECK(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV));
-	FRT_CHECK(fi_enable(f->ep));
-	return frt_mr_setup(f);
+	return ret ? -1 : frt_mr_setup(f);
 }
 
 static void frt_teardown(struct frt *f)
 {
 	if (f->mr)
 		fi_close(&f->mr->fid);
-	if (f->ep)
-		fi_close(&f->ep->fid);
-	if (f->cq)
-		fi_close(&f->cq->fid);
-	if (f->av)
-		fi_close(&f->av->fid);
-	if (f->domain)
-		fi_close(&f->domain->fid);
-	if (f->fabric)
-		fi_close(&f->fabric->fid);
-	if (f->info)
-		fi_freeinfo(f->info);
+	ex_fab_close(&f->fab);
 	free(f->buf);
 }
 
@@ -205,11 +176,11 @@ static int frt_cq_read(struct frt *f)
 {
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = { 0 };
-	ssize_t r = fi_cq_read(f->cq, &e, 1);
+	ssize_t r = fi_cq_read(f->fab.cq, &e, 1);
 
 	if (r == 1 || r == -FI_EAGAIN)
 		return r == 1;
-	if (r == -FI_EAVAIL && fi_cq_readerr(f->cq, &err, 0) == 1)
+	if (r == -FI_EAVAIL && fi_cq_readerr(f->fab.cq, &err, 0) == 1)
 		fprintf(stderr, "fi_return_check: error completion: %s "
 			"(prov_errno %d)\n", fi_strerror(err.err),
 			err.prov_errno);
@@ -307,7 +278,7 @@ static int frt_name(struct frt *f, uint8_t *name, uint32_t *name_len)
 {
 	size_t len = FRT_NAME_MAX;
 
-	FRT_CHECK(fi_getname(&f->ep->fid, name, &len));
+	FRT_CHECK(fi_getname(&f->fab.ep->fid, name, &len));
 	*name_len = (uint32_t)len;
 	return 0;
 }
@@ -315,7 +286,7 @@ static int frt_name(struct frt *f, uint8_t *name, uint32_t *name_len)
 static int frt_av_insert(struct frt *f, const uint8_t *name, uint32_t len)
 {
 	if (len > FRT_NAME_MAX ||
-	    fi_av_insert(f->av, name, 1, &f->peer, 0, NULL) != 1) {
+	    fi_av_insert(f->fab.av, name, 1, &f->peer, 0, NULL) != 1) {
 		fprintf(stderr, "fi_return_check: fi_av_insert failed\n");
 		return -1;
 	}
@@ -342,7 +313,7 @@ static int frt_post_recvs(struct frt *f)
 		uint8_t *slot = f->buf + FRT_REGION_LEN + j * FRT_SEND_MAX;
 
 		memset(slot, 0, FRT_SEND_MAX);
-		FRT_POST(f, fi_recv(f->ep, slot, FRT_SEND_MAX, desc,
+		FRT_POST(f, fi_recv(f->fab.ep, slot, FRT_SEND_MAX, desc,
 				    FI_ADDR_UNSPEC, &f->ctx[j]));
 	}
 	return 0;
@@ -383,7 +354,7 @@ static int frt_serve_one(struct frt *f, int lfd, unsigned int k)
 	f->fd = accept(lfd, NULL, NULL);
 	if (f->fd < 0 || frt_name(f, info.name, &info.name_len))
 		return -1;
-	if (f->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)
+	if (f->fab.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)
 		info.addr = (uint64_t)(uintptr_t)f->buf;
 	if (frt_recv(f, &hello, sizeof(hello)) ||
 	    frt_av_insert(f, hello.name, hello.name_len) ||
@@ -399,7 +370,7 @@ static int frt_serve_one(struct frt *f, int lfd, unsigned int k)
 		return -1;
 	close(f->fd);
 	f->fd = -1;
-	FRT_CHECK(fi_av_remove(f->av, &f->peer, 1, 0));
+	FRT_CHECK(fi_av_remove(f->fab.av, &f->peer, 1, 0));
 	if (!ret)
 		printf("fi_return_check: server: client %u (seed %llu): %u "
 		       "writes and %u sends ok\n", k,
@@ -448,7 +419,7 @@ static int frt_client_rma(struct frt *f, const struct frt_info *srv,
 	for (unsigned int i = 0; i < FRT_NWRITES; i++) {
 		frt_pattern(f->buf + i * FRT_MIB, frt_write_len[i],
 			    frt_wseed(seed, i));
-		FRT_POST(f, fi_write(f->ep, f->buf + i * FRT_MIB,
+		FRT_POST(f, fi_write(f->fab.ep, f->buf + i * FRT_MIB,
 				     frt_write_len[i], desc, f->peer,
 				     srv->addr + i * FRT_MIB, srv->key,
 				     &f->ctx[i]));
@@ -457,7 +428,7 @@ static int frt_client_rma(struct frt *f, const struct frt_info *srv,
 		return -1;
 	for (unsigned int i = 0; i < FRT_NWRITES; i++) {
 		memset(back, 0, frt_write_len[i]);
-		FRT_POST(f, fi_read(f->ep, back, frt_write_len[i], desc,
+		FRT_POST(f, fi_read(f->fab.ep, back, frt_write_len[i], desc,
 				    f->peer, srv->addr + i * FRT_MIB,
 				    srv->key, &f->ctx[i]));
 		if (frt_wait(f, 1))
@@ -480,8 +451,8 @@ static int frt_client_sends(struct frt *f, uint64_t seed)
 		uint8_t *src = f->buf + FRT_REGION_LEN + j * FRT_SEND_MAX;
 
 		frt_pattern(src, frt_send_len[j], frt_sseed(seed, j));
-		FRT_POST(f, fi_send(f->ep, src, frt_send_len[j], desc, f->peer,
-				    &f->ctx[FRT_NWRITES + j]));
+		FRT_POST(f, fi_send(f->fab.ep, src, frt_send_len[j], desc,
+				    f->peer, &f->ctx[FRT_NWRITES + j]));
 	}
 	return frt_wait(f, FRT_NSENDS);
 }

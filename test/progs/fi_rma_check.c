@@ -123,7 +123,7 @@ int frc_exchange(struct ex_ctx *c, const struct frc_opts *o,
 		 struct frc_info *mine, struct frc_info *peer)
 {
 	size_t name_len = sizeof(mine->name);
-	int one = 1, ret = fi_getname(&c->ep->fid, mine->name, &name_len);
+	int one = 1, ret = fi_getname(&c->fab.ep->fid, mine->name, &name_len);
 
 	if (ret) {
 		fprintf(stderr, "fi_getname: %s\n", fi_strerror(-ret));
@@ -142,7 +142,7 @@ int frc_exchange(struct ex_ctx *c, const struct frc_opts *o,
 	    ex_oob_recv(c, peer, sizeof(*peer)))
 		return -1;
 	if (peer->name_len > sizeof(peer->name) ||
-	    fi_av_insert(c->av, peer->name, 1, &c->peer, 0, NULL) != 1) {
+	    fi_av_insert(c->fab.av, peer->name, 1, &c->peer, 0, NULL) != 1) {
 		fprintf(stderr, "fi_rma_check: fi_av_insert failed\n");
 		return -1;
 	}

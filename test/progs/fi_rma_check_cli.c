@@ -40,7 +40,7 @@ static ssize_t frc_op_issue_msg(struct frc_client *cl,
 				  .iov_count = 1, .addr = cl->c.peer,
 				  .rma_iov = &rma, .rma_iov_count = 1 };
 
-	return fi_writemsg(cl->c.ep, &msg, FI_COMPLETION | op->msg_flags);
+	return fi_writemsg(cl->c.fab.ep, &msg, FI_COMPLETION | op->msg_flags);
 }
 
 static ssize_t frc_op_issue(struct frc_client *cl, const struct frc_op *op)
@@ -50,13 +50,13 @@ static ssize_t frc_op_issue(struct frc_client *cl, const struct frc_op *op)
 	if (op->msg_flags)
 		return frc_op_issue_msg(cl, op);
 	if (op->read)
-		return fi_read(c->ep, cl->rb + op->local_off, op->len, c->desc,
-			       c->peer, op->raddr, op->key, NULL);
+		return fi_read(c->fab.ep, cl->rb + op->local_off, op->len,
+			       c->desc, c->peer, op->raddr, op->key, NULL);
 	if (op->cq_data)
-		return fi_writedata(c->ep, cl->src + op->local_off, op->len,
+		return fi_writedata(c->fab.ep, cl->src + op->local_off, op->len,
 				    c->desc, op->data, c->peer, op->raddr,
 				    op->key, NULL);
-	return fi_write(c->ep, cl->src + op->local_off, op->len, c->desc,
+	return fi_write(c->fab.ep, cl->src + op->local_off, op->len, c->desc,
 			c->peer, op->raddr, op->key, NULL);
 }
 
@@ -70,7 +70,7 @@ int frc_op_post(struct frc_client *cl, const struct frc_op *op)
 		ret = frc_op_issue(cl, op);
 		if (ret != -FI_EAGAIN || frc_now_ns() > end)
 			break;
-		fi_cq_read(cl->c.cq, NULL, 0);	/* progress only */
+		fi_cq_read(cl->c.fab.cq, NULL, 0);	/* progress only */
 	}
 	if (ret) {
 		fprintf(stderr, "fi_rma_check: posting a %s: %s\n",
@@ -98,13 +98,14 @@ int frc_op_wait(struct frc_client *cl, struct fi_cq_err_entry *err)
 		return 0;
 	}
 	for (unsigned long i = 0;; i++) {
-		n = fi_cq_read(cl->c.cq, &e, 1);
+		n = fi_cq_read(cl->c.fab.cq, &e, 1);
 		if (n == 1) {
 			cl->inflight--;
 			return 0;
 		}
 		memset(err, 0, sizeof(*err));
-		if (n == -FI_EAVAIL && fi_cq_readerr(cl->c.cq, err, 0) == 1) {
+		if (n == -FI_EAVAIL &&
+		    fi_cq_readerr(cl->c.fab.cq, err, 0) == 1) {
 			cl->inflight--;
 			return 1;
 		}
@@ -127,7 +128,7 @@ void frc_err_print(struct frc_client *cl, const char *what,
 {
 	fprintf(stderr, "fi_rma_check: %s: error completion %s (prov_errno "
 		"%#x: %s)\n", what, fi_strerror(err->err), err->prov_errno,
-		fi_cq_strerror(cl->c.cq, err->prov_errno, err->err_data,
+		fi_cq_strerror(cl->c.fab.cq, err->prov_errno, err->err_data,
 			       NULL, 0));
 }
 
@@ -251,7 +252,7 @@ static int frc_battery_sizes(struct frc_client *cl)
 
 static int frc_battery_cq_data(struct frc_client *cl)
 {
-	size_t size = cl->c.info->domain_attr->cq_data_size;
+	size_t size = cl->c.fab.info->domain_attr->cq_data_size;
 	struct frc_op w = { .cq_data = true, .len = 4096,
 			    .raddr = cl->srv.region_addr + 8192,
 			    .key = cl->srv.region_key, .data = FRC_CQ_DATA };
@@ -276,7 +277,7 @@ static int frc_battery_cq_data(struct frc_client *cl)
  * comes; the server waits for the bytes. */
 static int frc_battery_inject(struct frc_client *cl)
 {
-	uint64_t len = cl->c.info->tx_attr->inject_size;
+	uint64_t len = cl->c.fab.info->tx_attr->inject_size;
 	uint64_t raddr = cl->srv.region_addr + 20000, end;
 	struct fi_cq_data_entry e;
 	struct frc_cmd cmd = { .op = FRC_CMD_SUM, .off = 20000 };
@@ -293,10 +294,10 @@ static int frc_battery_inject(struct frc_client *cl)
 	cmd.sum = ex_checksum(cl->src, len);
 	end = frc_now_ns() + FRC_OP_WAIT_MS * 1000000ull;
 	do {
-		ret = fi_inject_write(cl->c.ep, cl->src, len, cl->c.peer, raddr,
-				      cl->srv.region_key);
+		ret = fi_inject_write(cl->c.fab.ep, cl->src, len, cl->c.peer,
+				      raddr, cl->srv.region_key);
 		if (ret == -FI_EAGAIN)
-			fi_cq_read(cl->c.cq, NULL, 0);
+			fi_cq_read(cl->c.fab.cq, NULL, 0);
 	} while (ret == -FI_EAGAIN && frc_now_ns() < end);
 	if (ret) {
 		fprintf(stderr, "fi_rma_check: fi_inject_write: %s\n",
@@ -311,7 +312,7 @@ static int frc_battery_inject(struct frc_client *cl)
 			"get the bytes\n");
 		return -1;
 	}
-	if (cl->c.nstash || fi_cq_read(cl->c.cq, &e, 1) != -FI_EAGAIN) {
+	if (cl->c.nstash || fi_cq_read(cl->c.fab.cq, &e, 1) != -FI_EAGAIN) {
 		fprintf(stderr, "fi_rma_check: fi_inject_write completed\n");
 		return -1;
 	}
@@ -587,9 +588,9 @@ static void frc_peer_print(struct frc_client *cl)
 	char name[128] = "?";
 	size_t len = sizeof(name);
 
-	fi_av_straddr(cl->c.av, cl->srv.name, name, &len);
+	fi_av_straddr(cl->c.fab.av, cl->srv.name, name, &len);
 	printf("fi_rma_check: client: %s, server at %s\n",
-	       cl->c.info->fabric_attr->prov_name, name);
+	       cl->c.fab.info->fabric_attr->prov_name, name);
 }
 
 static int frc_client_run(struct frc_client *cl, const struct frc_opts *o)

@@ -149,10 +149,10 @@ static int frc_events_ops(struct frc_client *cl, uint64_t add[4])
 	}
 	/* No completion: the server waits for it to count. */
 	do {
-		ret = fi_inject_write(cl->c.ep, cl->src, 8, cl->c.peer,
+		ret = fi_inject_write(cl->c.fab.ep, cl->src, 8, cl->c.peer,
 				      s->region_addr + 64, s->region_key);
 		if (ret == -FI_EAGAIN)
-			fi_cq_read(cl->c.cq, NULL, 0);
+			fi_cq_read(cl->c.fab.cq, NULL, 0);
 	} while (ret == -FI_EAGAIN);
 	if (ret)
 		return -1;

@@ -37,15 +37,15 @@ static int frc_mr_reg(struct ex_ctx *c, void *buf, size_t len,
 		      struct fid_cntr *wr, struct fid_cntr *rd,
 		      struct fid_mr **mr)
 {
-	int ret = fi_mr_reg(c->domain, buf, len, access, 0, requested_key,
+	int ret = fi_mr_reg(c->fab.domain, buf, len, access, 0, requested_key,
 			    wr ? FI_RMA_EVENT : 0, mr, NULL);
 
 	if (!ret && wr)
 		ret = fi_mr_bind(*mr, &wr->fid, FI_REMOTE_WRITE);
 	if (!ret && rd)
 		ret = fi_mr_bind(*mr, &rd->fid, FI_REMOTE_READ);
-	if (!ret && (c->info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
-		ret = fi_mr_bind(*mr, &c->ep->fid, 0);
+	if (!ret && (c->fab.info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
+		ret = fi_mr_bind(*mr, &c->fab.ep->fid, 0);
 		if (!ret)
 			ret = fi_mr_enable(*mr);
 	}
@@ -59,7 +59,7 @@ static int frc_mr_reg(struct ex_ctx *c, void *buf, size_t len,
  * by our virtual address, else by offset from 0. */
 static uint64_t frc_mr_addr(const struct ex_ctx *c, const void *buf)
 {
-	return (c->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	return (c->fab.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
 	       (uint64_t)(uintptr_t)buf : 0;
 }
 
@@ -78,9 +78,9 @@ static int frc_server_regions(struct frc_server *s, struct frc_info *info)
 	memset(s->region, 0, FRC_REGION_LEN);
 	frc_pattern(s->ro, FRC_RO_LEN, FRC_RO_SEED);
 	s->guard_sum = ex_checksum(s->alloc, FRC_GUARD_LEN);
-	if (s->c.remote_wr &&
-	    (fi_cntr_open(s->c.domain, &cattr, &s->mr_wr, NULL) ||
-	     fi_cntr_open(s->c.domain, &cattr, &s->mr_rd, NULL)))
+	if (s->c.fab.cntr[EX_CNTR_REMOTE_WR] &&
+	    (fi_cntr_open(s->c.fab.domain, &cattr, &s->mr_wr, NULL) ||
+	     fi_cntr_open(s->c.fab.domain, &cattr, &s->mr_rd, NULL)))
 		return -1;
 	if (frc_mr_reg(&s->c, s->region, FRC_REGION_LEN,
 		       FI_REMOTE_WRITE | FI_REMOTE_READ, 0x1001, s->mr_wr,
@@ -122,11 +122,11 @@ static void frc_server_progress(struct frc_server *s, int ms)
 	while (frc_now_ns() < end) {
 		if (s->c.nstash == stash_max)
 			return;
-		n = fi_cq_read(s->c.cq, &s->c.stash[s->c.nstash], 1);
+		n = fi_cq_read(s->c.fab.cq, &s->c.stash[s->c.nstash], 1);
 		if (n == 1)
 			s->c.nstash++;
 		else if (n == -FI_EAVAIL &&
-			 fi_cq_readerr(s->c.cq, &err, 0) == 1)
+			 fi_cq_readerr(s->c.fab.cq, &err, 0) == 1)
 			printf("fi_rma_check: server: error completion %s\n",
 			       fi_strerror(err.err));
 	}
@@ -188,7 +188,8 @@ static bool frc_server_unchanged(const struct frc_server *s)
 /* The counters of remote events (-R): endpoint's, then the region's. */
 static void frc_server_counters(struct frc_server *s, uint64_t cnt[4])
 {
-	struct fid_cntr *c[4] = { s->c.remote_wr, s->c.remote_rd, s->mr_wr,
+	struct fid_cntr *c[4] = { s->c.fab.cntr[EX_CNTR_REMOTE_WR],
+				  s->c.fab.cntr[EX_CNTR_REMOTE_RD], s->mr_wr,
 				  s->mr_rd };
 
 	for (int i = 0; i < 4; i++)
@@ -205,7 +206,7 @@ static bool frc_server_counters_reach(struct frc_server *s,
 	uint64_t end = frc_now_ns() + FRC_LAND_WAIT_MS * 1000000ull;
 	bool ok;
 
-	if (!s->c.remote_wr)
+	if (!s->c.fab.cntr[EX_CNTR_REMOTE_WR])
 		return false;
 	do {
 		frc_server_progress(s, 1);

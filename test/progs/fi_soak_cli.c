@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fi_soak's client: rma runs (writes checked by the server, read back)
+ * and tag runs of verified data, and with -K the survivor's view of a
+ * server killed mid-transfer.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/fi_endpoint.h>
+
+#include "test/progs/fi_soak.h"
+
+/* ---- the client --------------------------------------------------------- */
+static double sk_mbps(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes * 1e3 / (double)ns : 0;
+}
+
+/* Waits until at most |max| ops are in flight; 1 on an error completion. */
+static int sk_drain_to(struct sk *s, int max)
+{
+	while (s->inflight > max) {
+		int ret = sk_wait_one(s);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int sk_cmd(struct sk *s, const struct sk_cmd *c, struct sk_reply *r)
+{
+	if (sk_send(s, c, sizeof(*c)) || sk_recv(s, r, sizeof(*r))) {
+		fprintf(stderr, "fi_soak: side channel lost\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Survivor's end (-K): the first error completion came; every op still in
+ * flight must complete and a new one must fail. */
+static int sk_survive(struct sk *s, enum sk_kind kind, uint64_t posted)
+{
+	uint64_t t_err = sk_now_ns(), drained = 0, errs = 0;
+	struct fi_cq_err_entry first = s->err;
+	int ret;
+
+	printf("fi_soak: first error at %llu ms (wall clock) after %llu "
+	       "posted: %s\n", sk_wall_ms(), (unsigned long long)posted,
+	       fi_strerror(first.err));
+	sk_err_print(s, "first error");
+	while (s->inflight) {
+		ret = sk_wait_one(s);
+		if (ret < 0)
+			return -1;
+		drained++;
+		errs += (uint64_t)ret;
+	}
+	if (sk_post(s, kind, posted, 0, s->o.size))
+		return -1;
+	ret = sk_wait_one(s);
+	if (ret != 1) {
+		fprintf(stderr, "fi_soak: a new operation did not fail (%d)\n",
+			ret);
+		return -1;
+	}
+	printf("fi_soak: survivor: %llu in flight completed (%llu errors), "
+	       "a new one failed (%s) within %.0f ms; longest operation "
+	       "%.1f ms\n", (unsigned long long)drained,
+	       (unsigned long long)errs, fi_strerror(s->err.err),
+	       (double)(sk_now_ns() - t_err) / 1e6,
+	       (double)s->lat_max_ns / 1e6);
+	return 0;
+}
+
+static int sk_read_back(struct sk *s, uint64_t count)
+{
+	int ret;
+
+	memset(s->buf + SK_REGION, 0, count * s->o.size);
+	for (uint64_t k = 0; k < count; k++) {
+		ret = sk_drain_to(s, s->o.window - 1);
+		if (ret == 1)
+			sk_err_print(s, "read");
+		if (ret || sk_post(s, SK_READ, k, (int)k, s->o.size))
+			return -1;
+	}
+	ret = sk_drain_to(s, 0);
+	if (ret == 1)
+		sk_err_print(s, "read");
+	if (ret)
+		return -1;
+	if (memcmp(s->buf, s->buf + SK_REGION, count * s->o.size)) {
+		fprintf(stderr, "fi_soak: rma: read back differs\n");
+		return -1;
+	}
+	return 0;
+}
+
+static const uint64_t sk_seed = 0x50a4feedull;
+
+static int sk_client_rma(struct sk *s)
+{
+	uint64_t slots = SK_REGION / s->o.size, total = s->o.mib * SK_MIB /
+			 s->o.size, t0 = sk_now_ns(), k = 0, ns;
+	struct sk_reply r;
+	int ret;
+
+	while (s->o.keep_going || k < total) {
+		uint64_t first = k, round = s->o.keep_going ? slots :
+			total - k < slots ? total - k : slots;
+
+		for (uint64_t j = 0; j < round; j++, k++) {
+			ret = sk_drain_to(s, s->o.window - 1);
+			if (ret == 1 && s->o.keep_going)
+				return sk_survive(s, s->o.reads ? SK_READ :
+						  SK_WRITE, k);
+			if (ret == 1)
+				sk_err_print(s, "write");
+			if (ret)
+				return -1;
+			if (!s->o.reads)	/* -K -r: reads only */
+				sk_pattern(s->buf + j * s->o.size, s->o.size,
+					   sk_seed + k);
+			if (sk_post(s, s->o.reads ? SK_READ : SK_WRITE, k,
+				    (int)j, s->o.size))
+				return -1;
+			if (k == 16 + (uint64_t)s->o.window)
+				printf("fi_soak: running\n");
+		}
+		ret = sk_drain_to(s, 0);
+		if (ret == 1 && s->o.keep_going)
+			return sk_survive(s, s->o.reads ? SK_READ : SK_WRITE, k);
+		if (ret == 1)
+			sk_err_print(s, "write");
+		if (ret)
+			return -1;
+		if (s->o.keep_going)
+			continue;
+		struct sk_cmd c = { .op = SK_CMD_CHECK, .first = first,
+				    .count = round, .size = s->o.size,
+				    .seed = sk_seed };
+		if (sk_cmd(s, &c, &r))
+			return -1;
+		if (!r.ok) {
+			fprintf(stderr, "fi_soak: rma: the server found %llu "
+				"of writes %llu..%llu wrong\n",
+				(unsigned long long)r.bad,
+				(unsigned long long)first,
+				(unsigned long long)(k - 1));
+			return -1;
+		}
+		if (!s->o.no_read_back && sk_read_back(s, round))
+			return -1;
+	}
+	ns = sk_now_ns() - t0;
+	printf("fi_soak: rma: %llu bytes in %llu writes of %llu B (%d in "
+	       "flight), checked by the target%s: %.2f s, %.1f MB/s, max "
+	       "latency %.1f ms\n", (unsigned long long)(total * s->o.size),
+	       (unsigned long long)total, (unsigned long long)s->o.size,
+	       s->o.window, s->o.no_read_back ? "" : " and read back",
+	       (double)ns / 1e9, sk_mbps(total * s->o.size, ns),
+	       (double)s->lat_max_ns / 1e6);
+	return 0;
+}
+
+static int sk_client_tag(struct sk *s)
+{
+	uint64_t slots = SK_REGION / s->o.size, bytes = 0, k = 0,
+		 total = s->o.mib * SK_MIB / s->o.size, t0, ns;
+	struct sk_cmd c = { .op = SK_CMD_TAG, .size = s->o.size,
+			    .seed = sk_seed,
+			    .count = s->o.keep_going ? UINT64_MAX : total };
+	struct sk_reply r;
+	int ret;
+
+	/* The server answers once its receives are posted. */
+	if (sk_cmd(s, &c, &r))
+		return -1;
+	t0 = sk_now_ns();
+	while (s->o.keep_going || k < total) {
+		uint64_t round = s->o.keep_going ? slots :
+			total - k < slots ? total - k : slots;
+
+		for (uint64_t j = 0; j < round; j++, k++) {
+			uint64_t len = sk_msg_len(k, s->o.size);
+
+			ret = sk_drain_to(s, s->o.window - 1);
+			if (ret == 1 && s->o.keep_going)
+				return sk_survive(s, SK_TSEND, k);
+			if (ret == 1)
+				sk_err_print(s, "tsend");
+			if (ret)
+				return -1;
+			sk_pattern(s->buf + j * s->o.size, len, sk_seed + k);
+			if (sk_post(s, SK_TSEND, k, (int)j, len))
+				return -1;
+			bytes += len;
+			if (k == 16 + (uint64_t)s->o.window)
+				printf("fi_soak: running\n");
+		}
+		ret = sk_drain_to(s, 0);
+		if (ret == 1 && s->o.keep_going)
+			return sk_survive(s, SK_TSEND, k);
+		if (ret == 1)
+			sk_err_print(s, "tsend");
+		if (ret)
+			return -1;
+	}
+	if (sk_recv(s, &r, sizeof(r))) {
+		fprintf(stderr, "fi_soak: side channel lost\n");
+		return -1;
+	}
+	ns = sk_now_ns() - t0;
+	if (!r.ok || r.done != total) {
+		fprintf(stderr, "fi_soak: tag: the server received %llu of "
+			"%llu, %llu wrong\n", (unsigned long long)r.done,
+			(unsigned long long)total, (unsigned long long)r.bad);
+		return -1;
+	}
+	printf("fi_soak: tag: %llu bytes in %llu messages of 0 to %llu B (%d "
+	       "in flight), tag, length and bytes checked by the receiver: "
+	       "%.2f s, %.1f MB/s, max latency %.1f ms\n",
+	       (unsigned long long)bytes, (unsigned long long)total,
+	       (unsigned long long)s->o.size, s->o.window, (double)ns / 1e9,
+	       sk_mbps(bytes, ns), (double)s->lat_max_ns / 1e6);
+	return 0;
+}
+
+int sk_client(struct sk *s)
+{
+	struct sk_hello mine;
+	struct sk_cmd done = { .op = SK_CMD_DONE };
+	int ret;
+
+	if (sk_open(s) || sk_hello_make(s, &mine, s->o.mode))
+		return -1;
+	s->fd = ex_tcp_connect(s->o.addr, s->o.port);
+	if (s->fd < 0 || sk_send(s, &mine, sizeof(mine)) ||
+	    sk_recv(s, &s->srv, sizeof(s->srv)) || sk_av_insert(s, &s->srv)) {
+		fprintf(stderr, "fi_soak: no server\n");
+		return -1;
+	}
+	printf("fi_soak: client: pid %d, server pid %llu, session %u\n",
+	       getpid(), (unsigned long long)s->srv.pid, s->srv.session);
+	ret = s->o.mode == SK_RMA ? sk_client_rma(s) : sk_client_tag(s);
+	if (!ret && !s->o.keep_going)
+		ret = sk_send(s, &done, sizeof(done));
+	return ret;
+}
+
