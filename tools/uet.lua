@@ -110,6 +110,10 @@ end
 
 local H, D = base.HEX, base.DEC
 
+-- The entropy value (ref 1.2: the UDP source port), which a fabric's
+-- switches hash to pick the frame's path: a sprayed flow's frames differ.
+field("entropy", ProtoField.uint16, "Entropy (UDP source port)", H)
+
 -- PDS
 field("pds", ProtoField.none, "PDS header")
 field("pds.type", ProtoField.uint16, "Type", D, pds_type_names, 0xF800)
@@ -495,6 +499,7 @@ function uet.dissector(tvb, pinfo, tree)
 	pinfo.cols.protocol = "UET"
 	local root = tree:add(uet, tvb())
 	local off = 0
+	root:add(F["entropy"], pinfo.src_port):set_generated()
 	local hlen, nh = dissect_pds(ctx, root)
 	local npds = #ctx.info
 	if hlen then

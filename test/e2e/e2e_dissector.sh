@@ -78,7 +78,7 @@ SEED_COMMON=(uet.pds.type=2 uet.pds.next_hdr=3 uet.pds.flags.syn=1
 	uet.ses.memory_key.rkey=0x00000000000acce5
 	uet.ses.request_length=16384 uet.ses.payload_length=8192 data.len=8192
 	uet.ses.atomic= uet.ses.rdv= _ws.expert=)
-expect 1 "${SEED_COMMON[@]}" uet.pds.psn=0x2a3b4c5d uet.pds.psn_offset=0 \
+expect 1 "${SEED_COMMON[@]}" uet.entropy=0xc001 uet.pds.psn=0x2a3b4c5d uet.pds.psn_offset=0 \
 	uet.ses.som=1 uet.ses.eom=0 uet.ses.message_offset=0 \
 	uet.ses.header_data=0x0000000000000000 \
 	"_ws.col.Info=RUD_REQ psn=0x2a3b4c5d SYN | WRITE som msg=1 off=0 len=16384"
@@ -95,7 +95,7 @@ expect_frames "uet.ses.opcode == WRITE && uet.ses.message_id == 1" "1 2"
 e2e_ok "seed write, both packets"
 
 # ---- ACK_CC with SACK carrying the write's RESPONSE ------------------------
-expect 3 uet.pds.type=8 uet.pds.next_hdr=4 uet.pds.cack_psn=0x2a3b4c5e \
+expect 3 uet.entropy=0xc002 uet.pds.type=8 uet.pds.next_hdr=4 uet.pds.cack_psn=0x2a3b4c5e \
 	uet.pds.ack_psn_offset=0 uet.pds.spdcid=0x0202 uet.pds.dpdcid=0x0101 \
 	uet.pds.cc_type=0 uet.pds.mpr=8 uet.pds.sack_psn_offset=2 \
 	uet.pds.sack_base_psn=0x2a3b4c60 uet.pds.sack_bitmap=0x8000000000000005 \
