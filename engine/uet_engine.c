@@ -332,70 +332,15 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	return e;
 }
 
-/* With UET_ENGINE_DEBUG: the counters of an engine that goes. */
-static void uet_engine_debug_stats(const struct uet_engine *e)
-{
-	struct uet_engine_stats st;
-
-	uet_engine_stats_get(e, &st);
-	fprintf(stderr, "uet engine %u: rx %llu (bad %llu, not ours %llu) tx "
-		"%llu (no frame %llu, acks superseded %llu); pdc req %llu retx "
-		"%llu ack %llu nack %llu resp %llu again %llu held %llu / rx "
-		"req %llu dup %llu ack %llu nack %llu bad %llu stale "
-		"%llu dropped %llu; ses tx %llu rx req %llu rsp %llu malformed "
-		"%llu rejected %llu stale rsp %llu stale req %llu ux_full "
-		"%llu; peers provisional %llu live %llu aged %llu refused %llu "
-		"unreachable %llu; rx no neigh %llu no peer %llu stray %llu, "
-		"tx no neigh %llu, neigh changed %llu, pdc refused %llu\n",
-		e->ep_index, (unsigned long long)st.rx_frames,
-		(unsigned long long)st.rx_bad,
-		(unsigned long long)st.rx_not_uet,
-		(unsigned long long)st.tx_frames,
-		(unsigned long long)st.tx_no_frame,
-		(unsigned long long)st.tx_acks_superseded,
-		(unsigned long long)st.pdc.tx_req,
-		(unsigned long long)st.pdc.tx_retx,
-		(unsigned long long)st.pdc.tx_ack,
-		(unsigned long long)st.pdc.tx_nack,
-		(unsigned long long)st.pdc.tx_resp,
-		(unsigned long long)st.pdc.tx_resp_again,
-		(unsigned long long)st.pdc.tx_ack_held,
-		(unsigned long long)st.pdc.rx_req,
-		(unsigned long long)st.pdc.rx_dup,
-		(unsigned long long)st.pdc.rx_ack,
-		(unsigned long long)st.pdc.rx_nack,
-		(unsigned long long)st.pdc.rx_bad,
-		(unsigned long long)st.pdc.rx_stale,
-		(unsigned long long)st.pdc.rx_dropped,
-		(unsigned long long)st.ses.tx_pkts,
-		(unsigned long long)st.ses.rx_reqs,
-		(unsigned long long)st.ses.rx_rsps,
-		(unsigned long long)st.ses.rx_malformed,
-		(unsigned long long)st.ses.rx_rejected,
-		(unsigned long long)st.ses.rx_stale_rsps,
-		(unsigned long long)st.ses.rx_stale_reqs,
-		(unsigned long long)st.ses.rx_ux_full,
-		(unsigned long long)st.peers_provisional,
-		(unsigned long long)st.peers_live,
-		(unsigned long long)st.peers_aged,
-		(unsigned long long)st.peers_refused,
-		(unsigned long long)st.peers_unreachable,
-		(unsigned long long)st.rx_no_neigh,
-		(unsigned long long)st.rx_no_peer,
-		(unsigned long long)st.rx_stray,
-		(unsigned long long)st.tx_no_neigh,
-		(unsigned long long)st.neigh_changed,
-		(unsigned long long)st.pdc.rx_refused);
-}
-
 void uet_engine_destroy(struct uet_engine *e)
 {
 	if (!e)
 		return;
 	if (e->ses && e->pdc && e->xsk)
 		uet_engine_flush(e);
-	if (e->ses && e->pdc && getenv("UET_ENGINE_DEBUG"))
-		uet_engine_debug_stats(e);
+	if (e->ses && e->pdc && (e->cfg.print_stats ||
+				 getenv("UET_ENGINE_DEBUG")))
+		uet_engine_stats_json(e, stderr);
 	if (e->ses)
 		ses_destroy(e->ses);
 	if (e->pdc)

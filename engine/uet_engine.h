@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pdc/pdc.h"
 #include "ses/ses.h"
@@ -81,6 +82,8 @@ struct uet_engine_cfg {
 	 */
 	uint8_t multipath;
 	uint16_t entropies;
+	/* At destroy, the counters to stderr (uet_engine_stats_json()). */
+	bool print_stats;
 };
 
 #define UET_ENGINE_MP_AWARE	0
@@ -144,6 +147,13 @@ void uet_engine_destroy(struct uet_engine *e);
  * allowed, ...); "" otherwise.
  */
 const char *uet_engine_last_error(void);
+
+/*
+ * Writes the engine's counters (uet_engine_stats) to |out| as one line:
+ * "uet_engine_stats " and a JSON object {"endpoint", "pid_on_fep",
+ * "engine": {...}, "pdc": {...}, "ses": {...}} of counter names and values.
+ */
+void uet_engine_stats_json(const struct uet_engine *e, FILE *out);
 
 /* The PIDonFEP the service gave the endpoint (cfg: 0 lets it choose). */
 uint16_t uet_engine_pid_on_fep(const struct uet_engine *e);

@@ -112,6 +112,7 @@ struct uet_params {
 	int64_t progress_idle_us;	/* -1: the default */
 	uint8_t multipath;		/* UET_ENGINE_MP_* */
 	uint16_t entropies;		/* 0: the engine's default */
+	bool print_stats;		/* FI_UET_STATS */
 };
 
 void uet_params_get(struct uet_params *p);

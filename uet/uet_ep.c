@@ -156,6 +156,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->ack_before_cpl = p->ack_before_cpl;
 	cfg->multipath = p->multipath;
 	cfg->entropies = p->entropies;
+	cfg->print_stats = p->print_stats;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)

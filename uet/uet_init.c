@@ -86,6 +86,13 @@ static void uet_params_define(void)
 	fi_param_define(&uet_prov, "entropies", FI_PARAM_INT,
 			"Entropy values one PDC may use, 1..16383 (default "
 			"256)");
+	fi_param_define(&uet_prov, "stats", FI_PARAM_BOOL,
+			"At each endpoint's close, print its counters to "
+			"stderr as a line \"uet_engine_stats\" and a JSON "
+			"object: frames, PDC retransmissions by cause "
+			"(retx_rto, retx_sack, retx_probe, retx_nack, "
+			"retx_spurious), entropies (ev_in_use, ev_explored, "
+			"ev_recycled, ev_retired), SES (default 0)");
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");
@@ -150,6 +157,8 @@ void uet_params_get(struct uet_params *p)
 	if (fi_param_get_bool(&uet_prov, "ack_before_completion", &strict) ==
 	    FI_SUCCESS)
 		p->ack_before_cpl = strict != 0;
+	if (fi_param_get_bool(&uet_prov, "stats", &strict) == FI_SUCCESS)
+		p->print_stats = strict != 0;
 	if (fi_param_get_size_t(&uet_prov, "rto_ns", &rto) == FI_SUCCESS)
 		p->rto_ns = rto;
 	if (fi_param_get_str(&uet_prov, "multipath", &mp) == FI_SUCCESS && mp) {

@@ -37,7 +37,7 @@ soak() {
 		-a "${FAB_IP[2]}" -p "$port" -T 80 > "$E2E_TMP/srv.out" 2>&1 &
 	s=$!
 	[ $# -gt 0 ] && { "$@" & f=$!; }
-	fab_host_in 1 env FI_PROVIDER=uet timeout 90 "$B/fi_soak" \
+	fab_host_in 1 env FI_PROVIDER=uet FI_UET_STATS=1 timeout 90 "$B/fi_soak" \
 		-c "${FAB_IP[2]}" -p "$port" -T 80 -m rma -M "$mib" \
 		> "$E2E_TMP/cli.out" 2>&1 || rc=$?
 	wait "$s" || rc=$((rc + 100))
@@ -45,6 +45,9 @@ soak() {
 	fab_link_counters > "$E2E_TMP/c1"
 	fab_counters_diff "$E2E_TMP/c0" "$E2E_TMP/c1" > "$E2E_TMP/d"
 	grep -h "MB/s" "$E2E_TMP/cli.out" | sed 's/^/  /' || true
+	echo "  initiator: $(for c in tx_req tx_retx retx_sack retx_rto \
+		retx_probe retx_spurious ev_explored ev_retired pdc_failed; do
+		printf '%s %s, ' "$c" "$(stat "$c")"; done)"
 	fab_counters_show "$E2E_TMP/d"
 	if [ $rc != 0 ] || ! grep -q "^fi_soak: server: all ok" "$E2E_TMP/srv.out"
 	then
@@ -53,6 +56,12 @@ soak() {
 		why="$name: exit $rc"
 		return 1
 	fi
+}
+
+# stat NAME: the initiator's counter NAME in the last soak (FI_UET_STATS).
+stat() {
+	grep -h "^uet_engine_stats" "$E2E_TMP/cli.out" |
+		grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2
 }
 
 # fwd_bytes LINK: bytes link LINK carried from R1 to R2 in the last soak.
@@ -76,7 +85,10 @@ survives() {
 	lost=$(awk '$1 == 2 { n += $8 } END { print n + 0 }' "$E2E_TMP/d")
 	e2e_log "b: link 2 dropped $lost frames from 1 s on"
 	why="link 2 dropped nothing: no failure was injected"
-	[ "$lost" -gt 0 ]
+	[ "$lost" -gt 0 ] || return 1
+	why="no entropy retired or a PDC failed: $(stat ev_retired) retired,"
+	why+=" $(stat pdc_failed) failed"
+	[ "$(stat ev_retired)" -gt 0 ] && [ "$(stat pdc_failed)" = 0 ]
 }
 want b && e2e_check "b: one flow of 128 MiB with link 2 dead from 1 s on: completes, every byte checked" survives
 comes_back() {

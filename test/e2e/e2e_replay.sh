@@ -85,7 +85,7 @@ run_case() {
 		"$out/client.out" | sed 's/^fi_flood_check: //' | indent ""
 	grep "^fi_flood_check: server: \(client\|rest\|FAIL\)" \
 		"$out/server.out" | sed 's/^fi_flood_check: //' | indent ""
-	grep "^uet engine" "$out/server.out" | indent "target "
+	grep "^uet_engine_stats" "$out/server.out" | indent "target "
 	"$B/uet_flood" learn --pcap "$out/after.pcap" --dst "$IP_T" \
 		> "$out/after.out" 2>&1 || true
 	sed 's/^uet_flood: /after: /' "$out/after.out" | indent ""

@@ -17,10 +17,10 @@ INDEX_REST_S=2.5	# > UETD_SLOT_REST_NS: the index comes back
 IDLE_S=6		# > the server's idle close of a silent PDC (~4 s)
 
 # client SEED: one client process in A; its output in client-SEED.out.
-# UET_ENGINE_DEBUG makes the engine name its endpoint index at exit.
+# FI_UET_STATS makes the engine name its endpoint index at exit.
 client() {
 	local out="$E2E_TMP/client-$1.out" rc=0
-	e2e_in A env FI_PROVIDER=uet UET_ENGINE_DEBUG=1 timeout $((LIMIT_S + 5)) \
+	e2e_in A env FI_PROVIDER=uet FI_UET_STATS=1 timeout $((LIMIT_S + 5)) \
 		"$B/fi_return_check" -c "$IP_B" -p "$PORT" -k "$1" \
 		-T "$LIMIT_S" > "$out" 2>&1 || rc=$?
 	if [ "$rc" != 0 ] || ! grep -q "client $1: all ok" "$out"; then
@@ -32,7 +32,7 @@ client() {
 
 # index SEED: the endpoint index the client of SEED had.
 index() {
-	sed -n 's/^uet engine \([0-9]*\): rx .*/\1/p' \
+	sed -n 's/^uet_engine_stats {"endpoint":\([0-9]*\),.*/\1/p' \
 		"$E2E_TMP/client-$1.out" | head -n 1
 }
 

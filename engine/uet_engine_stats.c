@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An engine's counters as one line of JSON, for the provider's FI_UET_STATS
+ * and UET_ENGINE_DEBUG: what an endpoint did on the wire, PDC's
+ * retransmissions by cause and its paths (entropies) among them. Tables of
+ * names and offsets, so that a counter added to a stats struct is one line
+ * here.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "engine/uet_engine_priv.h"
+
+struct uet_stat_field {
+	const char *name;
+	size_t off;
+};
+
+#define UET_STAT(s, f)	{ #f, offsetof(struct s, f) }
+
+static const struct uet_stat_field uet_engine_fields[] = {
+	UET_STAT(uet_engine_stats, rx_frames),
+	UET_STAT(uet_engine_stats, rx_not_uet),
+	UET_STAT(uet_engine_stats, rx_bad),
+	UET_STAT(uet_engine_stats, tx_frames),
+	UET_STAT(uet_engine_stats, tx_no_frame),
+	UET_STAT(uet_engine_stats, tx_acks_superseded),
+	UET_STAT(uet_engine_stats, tx_pay_lost),
+	UET_STAT(uet_engine_stats, rx_no_neigh),
+	UET_STAT(uet_engine_stats, rx_no_peer),
+	UET_STAT(uet_engine_stats, rx_stray),
+	UET_STAT(uet_engine_stats, tx_no_neigh),
+	UET_STAT(uet_engine_stats, neigh_changed),
+	UET_STAT(uet_engine_stats, peers_provisional),
+	UET_STAT(uet_engine_stats, peers_live),
+	UET_STAT(uet_engine_stats, peers_aged),
+	UET_STAT(uet_engine_stats, peers_refused),
+	UET_STAT(uet_engine_stats, peers_unreachable),
+};
+
+static const struct uet_stat_field uet_pdc_fields[] = {
+	UET_STAT(pdc_stats, tx_req),
+	UET_STAT(pdc_stats, tx_retx),
+	UET_STAT(pdc_stats, retx_rto),
+	UET_STAT(pdc_stats, retx_sack),
+	UET_STAT(pdc_stats, retx_probe),
+	UET_STAT(pdc_stats, retx_nack),
+	UET_STAT(pdc_stats, retx_spurious),
+	UET_STAT(pdc_stats, ev_in_use),
+	UET_STAT(pdc_stats, ev_explored),
+	UET_STAT(pdc_stats, ev_recycled),
+	UET_STAT(pdc_stats, ev_retired),
+	UET_STAT(pdc_stats, tx_ack),
+	UET_STAT(pdc_stats, tx_nack),
+	UET_STAT(pdc_stats, tx_ctl),
+	UET_STAT(pdc_stats, tx_uud),
+	UET_STAT(pdc_stats, tx_resp),
+	UET_STAT(pdc_stats, tx_resp_again),
+	UET_STAT(pdc_stats, tx_ack_held),
+	UET_STAT(pdc_stats, rx_req),
+	UET_STAT(pdc_stats, rx_dup),
+	UET_STAT(pdc_stats, rx_delivered),
+	UET_STAT(pdc_stats, rx_ack),
+	UET_STAT(pdc_stats, rx_nack),
+	UET_STAT(pdc_stats, rx_ctl),
+	UET_STAT(pdc_stats, rx_uud),
+	UET_STAT(pdc_stats, rx_bad),
+	UET_STAT(pdc_stats, rx_stale),
+	UET_STAT(pdc_stats, rx_dropped),
+	UET_STAT(pdc_stats, rx_refused),
+	UET_STAT(pdc_stats, rx_unanswered),
+	UET_STAT(pdc_stats, pdc_created),
+	UET_STAT(pdc_stats, pdc_closed),
+	UET_STAT(pdc_stats, pdc_failed),
+	UET_STAT(pdc_stats, peer_restarts),
+	UET_STAT(pdc_stats, pdcs),
+	UET_STAT(pdc_stats, syn_challenged),
+	UET_STAT(pdc_stats, syn_confirmed),
+	UET_STAT(pdc_stats, tgt_evicted),
+};
+
+static const struct uet_stat_field uet_ses_fields[] = {
+	UET_STAT(ses_stats, tx_pkts),
+	UET_STAT(ses_stats, rx_reqs),
+	UET_STAT(ses_stats, rx_rsps),
+	UET_STAT(ses_stats, rx_malformed),
+	UET_STAT(ses_stats, rx_rejected),
+	UET_STAT(ses_stats, rx_stale_rsps),
+	UET_STAT(ses_stats, rx_stale_reqs),
+	UET_STAT(ses_stats, rx_ux_full),
+};
+
+static void uet_stats_put(FILE *out, const char *group, const void *base,
+			  const struct uet_stat_field *f, size_t n)
+{
+	fprintf(out, ",\"%s\":{", group);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s\"%s\":%llu", i ? "," : "", f[i].name,
+			*(const unsigned long long *)((const char *)base +
+						      f[i].off));
+	fputc('}', out);
+}
+
+void uet_engine_stats_json(const struct uet_engine *e, FILE *out)
+{
+	struct uet_engine_stats st;
+
+	uet_engine_stats_get(e, &st);
+	fprintf(out, "uet_engine_stats {\"endpoint\":%u,\"pid_on_fep\":%u",
+		e->ep_index, uet_engine_pid_on_fep(e));
+	uet_stats_put(out, "engine", &st, uet_engine_fields,
+		      sizeof(uet_engine_fields) / sizeof(uet_engine_fields[0]));
+	uet_stats_put(out, "pdc", &st.pdc, uet_pdc_fields,
+		      sizeof(uet_pdc_fields) / sizeof(uet_pdc_fields[0]));
+	uet_stats_put(out, "ses", &st.ses, uet_ses_fields,
+		      sizeof(uet_ses_fields) / sizeof(uet_ses_fields[0]));
+	fputs("}\n", out);
+	fflush(out);
+}
