@@ -410,6 +410,34 @@ fab_links_used() {
 	     END { for (l in b) if (t && 100 * b[l] > p * t) n++; print n + 0 }' "$1"
 }
 
+# fab_sample_start ROUTER PORT FILE: in the background, every 2 ms or so,
+# a line "SECONDS BYTES" (the clock's epoch time, PORT's tx bytes) to
+# FILE, until fab_sample_stop: a flow's rate over time, seen at a router
+# (a router's port toward a host carries what reaches that host).
+fab_sample_start() {
+	fab_router_in "$1" env LC_ALL=C bash -c '
+		f=/sys/class/net/$1/statistics/tx_bytes
+		while read -r b < "$f"; do
+			echo "$EPOCHREALTIME $b"
+			sleep 0.002
+		done' _ "$2" > "$3" &
+	FAB_SAMPLER=$!
+}
+
+fab_sample_stop() {
+	kill "$FAB_SAMPLER" 2>/dev/null
+	wait "$FAB_SAMPLER" 2>/dev/null || true
+}
+
+# fab_sample_rate FILE FROM TO: Mbit/s of FILE's samples between epoch
+# times FROM and TO (the first and last sample inside); 0 with fewer
+# than two samples there.
+fab_sample_rate() {
+	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b { if (!n++) { t0 = $1; b0 = $2 }
+		t1 = $1; b1 = $2 }
+		END { printf "%.1f\n", t1 > t0 ? (b1 - b0) * 8 / (t1 - t0) / 1e6 : 0 }' "$1"
+}
+
 # fab_uet_load: the XDP program and the device service on every host's
 # fab0 (skb mode: veth).
 fab_uet_load() {
