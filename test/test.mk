@@ -341,3 +341,5 @@ BENCH_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 E2E_TESTS	+= test/e2e/e2e_multipath.sh
 E2E_DEPS	+= $(B)/fi_soak $(B)/fi_msg_check $(B)/fi_rma_check \
 		   $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+BENCH_SCRIPTS	+= test/bench/bench_multipath.sh
+BENCH_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd

@@ -435,7 +435,7 @@ fab_sample_stop() {
 fab_sample_rate() {
 	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b { if (!n++) { t0 = $1; b0 = $2 }
 		t1 = $1; b1 = $2 }
-		END { printf "%.1f\n", t1 > t0 ? (b1 - b0) * 8 / (t1 - t0) / 1e6 : 0 }' "$1"
+		END { printf "%.1f\n", (t1 > t0 ? (b1 - b0) * 8 / (t1 - t0) / 1e6 : 0) }' "$1"
 }
 
 # fab_uet_load: the XDP program and the device service on every host's

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Benchmark: uet's packet spraying on the emulated fabric (test/fabric/):
+# 4 links of 400 Mbit/s each way between two routers, tbf queues of
+# 256 KiB (tail drop), MTU 9000, uet_bw's 1 MiB fi_writes from H1 to H2;
+# its rate over time seen on R2's port toward H2 (fab_sample_*). Medians
+# of REPS runs (default 3):
+#  - dead link: link 2 drops everything both ways 1 s into the flow, and
+#    comes back 1.5 s later. The flow must finish (every write completes).
+#    mp_dead_share_of_sum: its rate from 20 to 120 ms after the failure
+#    over the 4 links' sum; mp_dead_recover_ms: from the failure until a
+#    20 ms window carries 70% of the rate before it again;
+#    mp_restored_share_of_sum: 1 to 1.5 s after the link came back;
+#  - slow link: link 4 at a quarter of the others' rate: each provider's
+#    rate over what the links can carry (3.25 links);
+#  - no loss: queues of 8 MiB, which this flow never fills: the share of
+#    uet's packets that went once (1: no spurious retransmission);
+#  - leaf/spine: 2 leaves of 2 hosts, 2 spines, the same links; every
+#    host writes to the one on the other leaf at once (a permutation): the
+#    4 flows' sum over the leaves' up-links both ways (the bisection).
+# tcp runs the same program where a comparison means something (slow link,
+# permutation); bench_fabric.sh has the plain 4-link share of both.
+E2E_NAME=bench_multipath
+source "$(dirname "$0")/../e2e/e2e_lib.sh"
+source "$(dirname "$0")/../fabric/fabric_lib.sh"
+REPS=${REPS:-3}
+RATE=400 BUF=262144 MTU=9000
+export FI_PROVIDER_PATH="$(cd "$B" && pwd)" FI_UET_IFACE=fab0 FI_TCP_IFACE=fab0
+
+now() { date +%s.%N; }
+# at T D: the time D seconds after T (full precision: awk's print would not)
+at() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.6f\n", t + d }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
+
+# bw_start PROV FROM TO ITERS OUT: uet_bw server on host TO and client on
+# host FROM in the background (BW_PIDS), the client's output (with uet's
+# counters, FI_UET_STATS) in OUT.
+BW_PIDS=()
+bw_start() {
+	local prov=$1 from=$2 to=$3 iters=$4 out=$5
+	local port=$((47000 + RANDOM % 2000))
+	fab_host_in "$to" env FI_PROVIDER="$prov" timeout 120 "$B/uet_bw" -s \
+		-a "${FAB_IP[$to]}" -p "$port" -n 1048576 > /dev/null 2>&1 &
+	BW_PIDS+=($!)
+	sleep 0.3
+	fab_host_in "$from" env FI_PROVIDER="$prov" FI_UET_STATS=1 timeout 120 \
+		"$B/uet_bw" -c "${FAB_IP[$to]}" -p "$port" -n 1048576 \
+		-i "$iters" > "$out" 2>&1 &
+	BW_PIDS+=($!)
+}
+
+# bw_wait: every flow started ended well, or the benchmark fails.
+bw_wait() {
+	local p rc=0
+	for p in "${BW_PIDS[@]}"; do wait "$p" || rc=$?; done
+	BW_PIDS=()
+	[ $rc = 0 ] || e2e_fail "a flow failed (exit $rc): $(cat "$E2E_TMP"/*.out | tail -5)"
+}
+
+# mbit OUT: the Mbit/s uet_bw reported in OUT.
+mbit() {
+	local m
+	m=$(sed -n 's/^uet_bw: .*: \([0-9.]*\) MB\/s.*/\1/p' "$1")
+	[ -n "$m" ] || e2e_fail "no rate in $1: $(tail -3 "$1")"
+	awk -v m="$m" 'BEGIN { printf "%.1f\n", m * 8 }'
+}
+
+# stat OUT NAME: the initiator's counter NAME (FI_UET_STATS) in OUT.
+stat() {
+	grep -h "^uet_engine_stats" "$1" | grep -o "\"$2\":[0-9]*" | head -1 |
+		cut -d: -f2
+}
+
+# ---- a dead link, and the link back ------------------------------------------
+dead_link() {
+	local s="$E2E_TMP/samples" t0 tf tr pre rec
+	fab_paths 4 "$RATE" "$BUF" "$MTU"
+	fab_uet_load
+	fab_sample_start r2 h2 "$s"
+	bw_start uet 1 2 "${DEAD_ITERS:-800}" "$E2E_TMP/dead.out"
+	t0=$(now)
+	while [ "$(awk -v t="$t0" -v n="$(now)" 'BEGIN { print (n - t >= 1) }')" = 0 ]; do
+		sleep 0.05
+	done
+	fab_link_drop 2 both
+	tf=$(now)
+	sleep 1.5
+	fab_link_restore 2
+	tr=$(now)
+	bw_wait
+	fab_sample_stop
+	pre=$(fab_sample_rate "$s" "$(at "$tf" -0.5)" "$tf")
+	rec=$(awk -v f="$tf" -v p="$pre" '$1 >= f { t[n] = $1; b[n++] = $2 }
+		END { for (i = 0; i < n; i++) for (j = i; j < n; j++)
+			if (t[j] - t[i] >= 0.02) {
+				if ((b[j] - b[i]) * 8 / (t[j] - t[i]) / 1e6 >= 0.7 * p) {
+					printf "%.1f\n", (t[j] - f) * 1000; exit }
+				break }
+		      print "nan" }' "$s")
+	echo "$(fab_sample_rate "$s" "$(at "$tf" 0.02)" \
+		"$(at "$tf" 0.12)")" >> "$E2E_TMP/dead_mbit"
+	echo "$rec" >> "$E2E_TMP/dead_rec"
+	fab_sample_rate "$s" "$(at "$tr" 1)" \
+		"$(at "$tr" 1.5)" >> "$E2E_TMP/rest_mbit"
+	echo "dead link: before $pre Mbit/s, 20-120 ms after" \
+		"$(tail -1 "$E2E_TMP/dead_mbit"), back to 70% after $rec ms;" \
+		"restored: $(tail -1 "$E2E_TMP/rest_mbit") Mbit/s; uet_bw" \
+		"$(mbit "$E2E_TMP/dead.out") Mbit/s overall; retired" \
+		"$(stat "$E2E_TMP/dead.out" ev_retired) entropies," \
+		"$(stat "$E2E_TMP/dead.out" tx_retx) retransmissions (SACK" \
+		"$(stat "$E2E_TMP/dead.out" retx_sack), timeout" \
+		"$(stat "$E2E_TMP/dead.out" retx_rto), probe" \
+		"$(stat "$E2E_TMP/dead.out" retx_probe))"
+}
+
+# ---- a slow link -------------------------------------------------------------------
+slow_link() {
+	local prov
+	fab_paths 4 "$RATE" "$BUF" "$MTU"
+	fab_link_rate 4 $(( RATE / 4 ))
+	fab_uet_load
+	for prov in uet tcp; do
+		bw_start "$prov" 1 2 "${SLOW_ITERS:-200}" "$E2E_TMP/slow.out"
+		bw_wait
+		mbit "$E2E_TMP/slow.out" >> "$E2E_TMP/slow_$prov"
+	done
+	echo "slow link: uet $(tail -1 "$E2E_TMP/slow_uet"), tcp" \
+		"$(tail -1 "$E2E_TMP/slow_tcp") Mbit/s of $(( RATE * 13 / 4 ))"
+}
+
+# ---- no loss: no spurious retransmission ---------------------------------------
+no_loss() {
+	local out="$E2E_TMP/noloss.out" req retx drops
+	fab_paths 4 "$RATE" $(( 8 << 20 )) "$MTU"
+	fab_uet_load
+	fab_link_counters > "$E2E_TMP/c0"
+	bw_start uet 1 2 "${NOLOSS_ITERS:-200}" "$out"
+	bw_wait
+	fab_link_counters > "$E2E_TMP/c1"
+	drops=$(fab_counters_diff "$E2E_TMP/c0" "$E2E_TMP/c1" |
+		awk '{ n += $5 } END { print n + 0 }')
+	req=$(stat "$out" tx_req) retx=$(stat "$out" tx_retx)
+	[ -n "$req" ] || e2e_fail "no counters: $(tail -3 "$out")"
+	ratio "$req" $(( req + retx )) >> "$E2E_TMP/noloss"
+	echo "no loss: $req packets, $retx sent again (by SACK $(stat "$out" \
+		retx_sack), timeout $(stat "$out" retx_rto), probe $(stat "$out" \
+		retx_probe); $(stat "$out" retx_spurious) known spurious)," \
+		"$drops frames dropped by the links; $(mbit "$out") Mbit/s"
+}
+
+# ---- leaf/spine permutation ----------------------------------------------------------
+permutation() {
+	local prov i sum
+	fab_leaf_spine 2 2 2 "$RATE" "$BUF" "$MTU"
+	fab_uet_load
+	for prov in uet tcp; do
+		# H1 -> H3, H2 -> H4, H3 -> H1, H4 -> H2: every flow crosses
+		for i in 1 2 3 4; do
+			bw_start "$prov" "$i" $(( (i + 1) % 4 + 1 )) \
+				"${PERM_ITERS:-100}" "$E2E_TMP/perm$i.out"
+		done
+		bw_wait
+		sum=0
+		for i in 1 2 3 4; do
+			sum=$(awk -v s="$sum" -v m="$(mbit "$E2E_TMP/perm$i.out")" \
+				'BEGIN { print s + m }')
+		done
+		echo "$sum" >> "$E2E_TMP/perm_$prov"
+	done
+	echo "permutation: uet $(tail -1 "$E2E_TMP/perm_uet"), tcp" \
+		"$(tail -1 "$E2E_TMP/perm_tcp") Mbit/s of $(( 2 * 2 * RATE ))" \
+		"across the leaves"
+}
+
+fab_init
+for _ in $(seq "$REPS"); do
+	for sc in ${MP_SCENARIOS:-dead_link slow_link no_loss permutation}; do
+		"$sc"
+	done
+done
+sum=$(( 4 * RATE ))
+echo "bench: mp_dead_share_of_sum $(ratio "$(median < "$E2E_TMP/dead_mbit")" $sum) ratio"
+echo "bench: mp_dead_recover_ms $(median < "$E2E_TMP/dead_rec") ms"
+echo "bench: mp_restored_share_of_sum $(ratio "$(median < "$E2E_TMP/rest_mbit")" $sum) ratio"
+for prov in uet tcp; do
+	echo "bench: mp_slow_link_${prov}_share $(ratio "$(median < "$E2E_TMP/slow_$prov")" \
+		$(( RATE * 13 / 4 ))) ratio"
+	echo "bench: mp_permutation_${prov}_share_of_bisection $(ratio \
+		"$(median < "$E2E_TMP/perm_$prov")" $(( 2 * 2 * RATE ))) ratio"
+done
+echo "bench: mp_noloss_once_share $(median < "$E2E_TMP/noloss") ratio"
