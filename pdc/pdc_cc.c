@@ -91,15 +91,7 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 		ini->rttvar_ns = (3 * ini->rttvar_ns + err) / 4;
 		ini->srtt_ns = (7 * ini->srtt_ns + rtt_ns) / 8;
 	}
-	/*
-	 * And above the slowest path's RTT lately: the smoothed RTT leans to
-	 * the fast paths (it times the packets that draw ACKs), and sprayed
-	 * packets on a slower one would time out that were never lost.
-	 */
-	ini->rto_ns = pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns >
-				   ini->max_rtt_ns * 3 / 2 ?
-				   ini->srtt_ns + 4 * ini->rttvar_ns :
-				   ini->max_rtt_ns * 3 / 2,
+	ini->rto_ns = pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns,
 				   cfg->rto_min_ns, cfg->rto_max_ns);
 }
 

@@ -165,6 +165,34 @@ void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		while (p->cur == ev);
 }
 
+/*
+ * Each path's own RTT, for loss by time (pdc_ini_rx.c): sprayed paths whose
+ * queues differ take milliseconds apart, and a packet is late only
+ * against its own path. The latest sample of an EV, kept for the EVs
+ * seen lately (direct-mapped; 0 for one not there).
+ */
+static uint32_t pdc_ev_rtt_slot(uint16_t ev)
+{
+	return (uint32_t)(ev * 2654435761u >> 16) % PDC_EV_RTTS;
+}
+
+void pdc_ev_rtt_set(struct pdc *pdc, uint16_t ev, uint64_t rtt_ns)
+{
+	struct pdc_paths *p = &pdc->ini.paths;
+	uint32_t i = pdc_ev_rtt_slot(ev);
+
+	p->rtt_ev[i] = ev;
+	p->rtt_ns[i] = rtt_ns;
+}
+
+uint64_t pdc_ev_rtt(const struct pdc *pdc, uint16_t ev)
+{
+	const struct pdc_paths *p = &pdc->ini.paths;
+	uint32_t i = pdc_ev_rtt_slot(ev);
+
+	return ev && p->rtt_ev[i] == ev ? p->rtt_ns[i] : 0;
+}
+
 uint32_t pdc_ev_in_use(const struct pdc *pdc)
 {
 	return pdc->mode == PDC_MODE_ROD ? 1u : pdc->ini.paths.cnt;

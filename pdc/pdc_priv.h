@@ -28,6 +28,7 @@
 					 * which ACKs every packet: ours ACK
 					 * 16 or more at once) */
 #define PDC_EV_BAD		8	/* EVs left after a failure */
+#define PDC_EV_RTTS		32	/* paths whose RTT is remembered */
 #define PDC_EV_EXPLORE		64	/* a new EV for one new packet in this
 					 * many, so that a path that came back
 					 * is found again */
@@ -80,6 +81,9 @@ struct pdc_paths {
 	uint16_t cur;		/* ROD: the one EV */
 	uint16_t bad[PDC_EV_BAD];	/* left until bad_until */
 	uint64_t bad_until[PDC_EV_BAD];
+	/* The latest RTT of recent EVs' paths, direct-mapped by EV. */
+	uint16_t rtt_ev[PDC_EV_RTTS];
+	uint64_t rtt_ns[PDC_EV_RTTS];
 };
 
 /* Initiator end: numbers, sends, retransmits, completes. */
@@ -349,6 +353,8 @@ void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev);
 void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		uint64_t now_ns);
 uint32_t pdc_ev_in_use(const struct pdc *pdc);
+void pdc_ev_rtt_set(struct pdc *pdc, uint16_t ev, uint64_t rtt_ns);
+uint64_t pdc_ev_rtt(const struct pdc *pdc, uint16_t ev);
 
 /* pdc_cc.c */
 void pdc_cc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini);
