@@ -10,9 +10,8 @@
  * acknowledged without an ECN mark goes into a small ring and a later
  * packet takes it from there, so paths are used as fast as they deliver
  * (a slow or congested path gets its EVs back late, and less traffic);
- * with the ring empty, a new EV is explored. One ACK of ours covers many
- * packets, so the ring keeps each EV once with a count of its returns,
- * and hands them out in turn. An EV whose packet was lost
+ * with the ring empty, a new EV is explored. A return that finds the ring
+ * full is dropped (paths keep the share their returns had). An EV whose packet was lost
  * (a SACK hole, a timeout, a probe) or marked is not recycled and is left
  * out of exploration for a while (PDC_EV_BAD of them remembered), so a
  * dead path is left within a round trip of noticing. Retransmissions take
@@ -29,16 +28,31 @@
 
 #include "pdc/pdc_priv.h"
 
-/* The |i|-th EV of the PDC's block: never 0, at most ev_mask. */
+/*
+ * The |i|-th EV of the PDC's block (i < ev_count <= ev_mask): never 0, at
+ * most ev_mask. base < ev_mask (pdc_ev_init), so no division.
+ */
 static uint16_t pdc_ev_nth(const struct pdc_mgr *mgr,
 			   const struct pdc_paths *p, uint32_t i)
 {
-	return (uint16_t)(1 + (p->base + i) % mgr->cfg.ev_mask);
+	uint32_t x = p->base + i;
+
+	return (uint16_t)(1 + (x >= mgr->cfg.ev_mask ? x - mgr->cfg.ev_mask :
+						       x));
+}
+
+/* A random one of the block's EVs (multiply and shift: no division). */
+static uint16_t pdc_ev_any(struct pdc_mgr *mgr, const struct pdc_paths *p)
+{
+	return pdc_ev_nth(mgr, p, (uint32_t)(((uint64_t)pdc_rand32(mgr) *
+					      mgr->cfg.ev_count) >> 32));
 }
 
 static bool pdc_ev_is_bad(const struct pdc_paths *p, uint16_t ev,
 			  uint64_t now_ns)
 {
+	if (now_ns >= p->bad_last)	/* none left lately: the usual case */
+		return false;
 	for (uint32_t i = 0; i < PDC_EV_BAD; i++)
 		if (p->bad[i] == ev && now_ns < p->bad_until[i])
 			return true;
@@ -52,7 +66,7 @@ static uint16_t pdc_ev_explore(struct pdc_mgr *mgr, struct pdc_paths *p,
 	uint16_t ev = 0;
 
 	for (int tries = 0; tries < 4; tries++) {
-		ev = pdc_ev_nth(mgr, p, pdc_rand32(mgr) % mgr->cfg.ev_count);
+		ev = pdc_ev_any(mgr, p);
 		if (!pdc_ev_is_bad(p, ev, now_ns))
 			break;
 	}
@@ -65,21 +79,17 @@ void pdc_ev_init(struct pdc_mgr *mgr, struct pdc *pdc)
 	struct pdc_paths *p = &pdc->ini.paths;
 
 	memset(p, 0, sizeof(*p));
-	p->base = (uint16_t)pdc_rand32(mgr);
+	p->base = (uint16_t)(pdc_rand32(mgr) % mgr->cfg.ev_mask);
 	p->explore_in = PDC_EV_EXPLORE;
-	p->cur = pdc_ev_nth(mgr, p, pdc_rand32(mgr) % mgr->cfg.ev_count);
+	p->cur = pdc_ev_any(mgr, p);
 }
 
-/* The head entry's EV, once; the entry goes to the back, or goes. */
 static uint16_t pdc_ev_ring_pop(struct pdc_paths *p)
 {
-	uint16_t ev = p->ring[p->head].ev;
+	uint16_t ev = p->ring[p->head];
 
-	if (--p->ring[p->head].uses)
-		p->ring[(p->head + p->cnt) % PDC_EV_RING] = p->ring[p->head];
-	else
-		p->cnt--;
-	p->head = (uint8_t)((p->head + 1) % PDC_EV_RING);
+	p->head = (uint8_t)((p->head + 1) & (PDC_EV_RING - 1));
+	p->cnt--;
 	return ev;
 }
 
@@ -93,7 +103,7 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
 	if (pdc->mode == PDC_MODE_ROD)
 		return p->cur;
 	if (mgr->cfg.mp_mode == PDC_MP_OBLIVIOUS)
-		return pdc_ev_nth(mgr, p, pdc_rand32(mgr) % mgr->cfg.ev_count);
+		return pdc_ev_any(mgr, p);
 	if (!retx && --p->explore_in == 0) {
 		p->explore_in = PDC_EV_EXPLORE;
 		return pdc_ev_explore(mgr, p, now_ns);
@@ -107,27 +117,12 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
 void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev)
 {
 	struct pdc_paths *p = &pdc->ini.paths;
-	uint8_t i, at;
 
 	if (!ev || mgr->cfg.mp_mode != PDC_MP_AWARE ||
-	    pdc->mode == PDC_MODE_ROD)
+	    pdc->mode == PDC_MODE_ROD || p->cnt == PDC_EV_RING)
 		return;
+	p->ring[(p->head + p->cnt++) & (PDC_EV_RING - 1)] = ev;
 	mgr->stats.ev_recycled++;
-	for (i = 0; i < p->cnt; i++) {
-		at = (uint8_t)((p->head + i) % PDC_EV_RING);
-		if (p->ring[at].ev == ev) {
-			if (p->ring[at].uses < UINT16_MAX)
-				p->ring[at].uses++;
-			return;
-		}
-	}
-	if (p->cnt == PDC_EV_RING) {	/* full: the head entry goes */
-		p->head = (uint8_t)((p->head + 1) % PDC_EV_RING);
-		p->cnt--;
-	}
-	at = (uint8_t)((p->head + p->cnt++) % PDC_EV_RING);
-	p->ring[at].ev = ev;
-	p->ring[at].uses = 1;
 }
 
 /*
@@ -150,13 +145,16 @@ void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 	if (!pdc_ev_is_bad(p, ev, now_ns)) {
 		p->bad[p->bad_next] = ev;
 		p->bad_until[p->bad_next] = now_ns + rest;
+		if (p->bad_last < now_ns + rest)
+			p->bad_last = now_ns + rest;
 		p->bad_next = (uint8_t)((p->bad_next + 1) % PDC_EV_BAD);
 		mgr->stats.ev_retired++;
 	}
 	for (uint8_t i = 0; i < n; i++) {	/* compacted in place */
-		at = (uint8_t)((p->head + i) % PDC_EV_RING);
-		if (p->ring[at].ev != ev)
-			p->ring[(p->head + kept++) % PDC_EV_RING] = p->ring[at];
+		at = (uint8_t)((p->head + i) & (PDC_EV_RING - 1));
+		if (p->ring[at] != ev)
+			p->ring[(p->head + kept++) & (PDC_EV_RING - 1)] =
+				p->ring[at];
 	}
 	p->cnt = kept;
 	if (pdc->mode == PDC_MODE_ROD && p->cur == ev && mgr->cfg.ev_count > 1)

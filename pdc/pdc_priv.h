@@ -22,11 +22,10 @@
 					 * enough to have seen every path */
 #define PDC_REO_MULT_MAX	16	/* reorder window: min RTT / 4 times
 					 * at most this + 1 */
-#define PDC_EV_RING		16	/* EVs kept for reuse, each with its
-					 * count of clean returns (REPS keeps
-					 * one entry per return, 8 in htsim,
-					 * which ACKs every packet: ours ACK
-					 * 16 or more at once) */
+#define PDC_EV_RING		64	/* clean returns kept for reuse
+					 * (REPS's buffer; 8 in htsim, which
+					 * ACKs every packet: one ACK of ours
+					 * covers 16 or more); power of 2 */
 #define PDC_EV_BAD		8	/* EVs left after a failure */
 #define PDC_EV_RTTS		32	/* paths whose RTT is remembered */
 #define PDC_EV_EXPLORE		64	/* a new EV for one new packet in this
@@ -71,9 +70,8 @@ struct pdc_slot {
  * so that PDCs of one host spread apart.
  */
 struct pdc_paths {
-	struct {
-		uint16_t ev, uses;	/* uses: clean returns not yet reused */
-	} ring[PDC_EV_RING];	/* round robin from head */
+	uint16_t ring[PDC_EV_RING];	/* EVs of clean returns, oldest at
+					 * head, one entry per return */
 	uint8_t head, cnt;
 	uint8_t explore_in;	/* new packets until the next exploration */
 	uint8_t bad_next;
@@ -81,6 +79,7 @@ struct pdc_paths {
 	uint16_t cur;		/* ROD: the one EV */
 	uint16_t bad[PDC_EV_BAD];	/* left until bad_until */
 	uint64_t bad_until[PDC_EV_BAD];
+	uint64_t bad_last;	/* the latest of bad_until */
 	/* The latest RTT of recent EVs' paths, direct-mapped by EV. */
 	uint16_t rtt_ev[PDC_EV_RTTS];
 	uint64_t rtt_ns[PDC_EV_RTTS];
