@@ -82,7 +82,8 @@ Test(pdc_paths, rud_sprays_over_every_path)
 			     (unsigned long long)s->frames);
 	cr_expect_eq(st.tx_retx, 0, "%llu retransmissions without loss",
 		     (unsigned long long)st.tx_retx);
-	cr_expect_gt(st.ev_recycled, T_MSGS / 2);
+	cr_expect_gt(st.ev_recycled, T_MSGS / 4, "recycled %llu",
+		     (unsigned long long)st.ev_recycled);
 	cr_expect_gt(st.ev_explored, 0);
 	t_sim_free(s);
 }
@@ -155,6 +156,16 @@ Test(pdc_paths, dead_path_is_left_not_the_pdc)
 	t_sim_free(s);
 }
 
+static bool t_third_done(struct t_sim *s)
+{
+	return s->end[0]->fin_cnt >= T_MSGS;
+}
+
+static bool t_two_thirds_done(struct t_sim *s)
+{
+	return s->end[0]->fin_cnt >= 2 * T_MSGS;
+}
+
 /* The dead path comes back: exploration finds it and spraying resumes. */
 Test(pdc_paths, path_that_comes_back_is_used_again)
 {
@@ -163,12 +174,18 @@ Test(pdc_paths, path_that_comes_back_is_used_again)
 
 	t_end_plan(s, 0, 1, PDC_MODE_RUD, 3 * T_MSGS, 0);
 	s->wire.path_dead[1] = true;
-	t_sim_run(s, s->now + 3000000, NULL);
+	cr_assert(t_sim_run(s, T_LIMIT_NS, t_third_done));
 	s->wire.path_dead[1] = false;
 	mark = s->path_frames[1];
 	total = s->frames;
-	t_sim_run(s, s->now + 3000000, NULL);
-	cr_expect_gt(s->path_frames[1] - mark, (s->frames - total) / 8,
+	cr_assert(t_sim_run(s, T_LIMIT_NS, t_two_thirds_done));
+	/*
+	 * Explorations alone would put 1 packet in 256 there (1 in 64 new
+	 * packets, a quarter of them on this path); the EVs found there come
+	 * back clean and are reused, so its share grows towards a quarter
+	 * (no congestion elsewhere here pushes it faster).
+	 */
+	cr_expect_gt(s->path_frames[1] - mark, (s->frames - total) / 20,
 		     "path 1 carried %llu frames of %llu since it came back",
 		     (unsigned long long)(s->path_frames[1] - mark),
 		     (unsigned long long)(s->frames - total));
