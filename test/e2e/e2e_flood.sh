@@ -111,7 +111,7 @@ run_case() {
 		"$out/client.out" | sed 's/^fi_flood_check: //' | indent ""
 	grep "^fi_flood_check: server: \(client\|rest\|FAIL\)" \
 		"$out/server.out" | sed 's/^fi_flood_check: //' | indent ""
-	grep "^uet engine" "$out/server.out" | indent "target "
+	grep "^uet_engine_stats" "$out/server.out" | indent "target "
 	grep "FAIL: time limit" "$out/server.out" "$out/client.out" |
 		indent "" || true
 	e2e_in T "$B/uetctl" stats "$IF_T" --json 2>/dev/null |

@@ -39,8 +39,8 @@ fault() {	# fault PERCENT|off, each side
 
 # retx FILE: the PDC retransmissions an engine printed at close.
 retx() {
-	sed -n 's/^uet engine .* retx \([0-9]*\) .*/\1/p' "$1" |
-		awk '{ n += $1 } END { print n + 0 }'
+	grep "^uet_engine_stats" "$1" | grep -o '"tx_retx":[0-9]*' |
+		cut -d: -f2 | awk '{ n += $1 } END { print n + 0 }'
 }
 
 # soak PERCENT MODE MIB LIMIT_S: one verified run at PERCENT loss each way.
