@@ -103,8 +103,8 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 			 uint64_t now_ns)
 {
-	uint64_t win = 4 * (ini->srtt_ns > ini->max_rtt_ns ? ini->srtt_ns :
-							     ini->max_rtt_ns);
+	uint64_t max = pdc_ini_max_rtt(ini);
+	uint64_t win = 4 * (ini->srtt_ns > max ? ini->srtt_ns : max);
 
 	if (now_ns - ini->rtt_win_ns > win) {
 		ini->rtt_win_ns = now_ns;
@@ -113,8 +113,6 @@ void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 	}
 	if (rtt_ns > ini->rtt_cur_max_ns)
 		ini->rtt_cur_max_ns = rtt_ns;
-	ini->max_rtt_ns = ini->rtt_cur_max_ns > ini->rtt_prev_max_ns ?
-			  ini->rtt_cur_max_ns : ini->rtt_prev_max_ns;
 	if (ini->rtt_cnt < UINT8_MAX)
 		ini->rtt_cnt++;
 }

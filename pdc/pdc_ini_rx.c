@@ -32,14 +32,13 @@ static struct pdc *pdc_ini_find(struct pdc_mgr *mgr,
 static void pdc_ini_path_rtt(struct pdc *pdc, const struct pdc_slot *slot,
 			     uint64_t now_ns)
 {
-	struct pdc_ini *ini = &pdc->ini;
 	uint64_t rtt = now_ns - slot->sent_ns;
 
-	if (slot->tx_cnt > 1 && rtt < ini->min_rtt_ns / 4 * 3)
+	if (pdc_ini_acks_earlier_copy(&pdc->ini, slot, now_ns))
 		rtt = now_ns - slot->first_ns;
 	else if (slot->ev)	/* the copy's path, as it was sent */
 		pdc_ev_rtt_set(pdc, slot->ev, rtt);
-	pdc_rtt_path_sample(ini, rtt, now_ns);
+	pdc_rtt_path_sample(&pdc->ini, rtt, now_ns);
 }
 
 /*
@@ -53,9 +52,8 @@ static void pdc_ini_delivered(struct pdc_mgr *mgr, struct pdc *pdc,
 			      struct pdc_slot *slot, bool ecn, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint64_t rtt = now_ns - slot->sent_ns;
 
-	if (slot->tx_cnt > 1 && rtt < ini->min_rtt_ns / 4 * 3) {
+	if (pdc_ini_acks_earlier_copy(ini, slot, now_ns)) {
 		mgr->stats.retx_spurious++;
 		if (ini->reo_mult < PDC_REO_MULT_MAX)
 			ini->reo_mult++;
@@ -65,7 +63,7 @@ static void pdc_ini_delivered(struct pdc_mgr *mgr, struct pdc *pdc,
 		pdc_ev_good(mgr, pdc, slot->ev);
 	if (slot->sent_ns >= ini->rack_sent_ns) {
 		ini->rack_sent_ns = slot->sent_ns;
-		ini->rack_rtt_ns = rtt;
+		ini->rack_rtt_ns = now_ns - slot->sent_ns;
 	} else if (slot->tx_cnt == 1) {
 		ini->reordered = true;	/* overtaken by a later one */
 	}
@@ -149,11 +147,12 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 	    pdc_ini_is_live(pdc, ack_psn)) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, ack_psn);
 
-		/* Karn: only a packet sent once times the path. */
-		if (!(slot->flags & PDC_SLOT_ACKED) && slot->tx_cnt == 1)
-			rtt_ns = now_ns - slot->sent_ns;
-		if (!(slot->flags & PDC_SLOT_ACKED))
+		if (!(slot->flags & PDC_SLOT_ACKED)) {
+			/* Karn: only a packet sent once times the path. */
+			if (slot->tx_cnt == 1)
+				rtt_ns = now_ns - slot->sent_ns;
 			pdc_ini_path_rtt(pdc, slot, now_ns);
+		}
 		/* The mark was set on the way of the packet that drew it. */
 		if (ecn)
 			pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
@@ -192,24 +191,45 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
  * quarter of the RTT and no RTO cap, none without loss but a slow link's
  * flow at half its rate (every loss waits for the slowest queue).
  */
+struct pdc_reorder {
+	uint64_t wait;		/* for every packet, unless per_path */
+	uint64_t reo;		/* per_path: added to the path's RTT */
+	bool per_path;
+};
+
+/* What pdc_ini_reorder_wait() needs of the PDC, once per ACK. */
+static struct pdc_reorder pdc_ini_reorder(const struct pdc_ini *ini)
+{
+	uint64_t reo = ini->min_rtt_ns / 4 * (1u + ini->reo_mult);
+	struct pdc_reorder r = { .wait = ini->rto_ns };
+
+	if (ini->rtt_cnt < PDC_RACK_SAMPLES)
+		return r;
+	if (!ini->reordered) {
+		if (ini->rack_rtt_ns + reo < r.wait)
+			r.wait = ini->rack_rtt_ns + reo;
+		return r;
+	}
+	r.per_path = true;
+	r.reo = reo > 2 * ini->rttvar_ns ? reo : 2 * ini->rttvar_ns;
+	return r;
+}
+
 static uint64_t pdc_ini_reorder_wait(const struct pdc *pdc,
+				     const struct pdc_reorder *r,
 				     const struct pdc_slot *slot)
 {
 	const struct pdc_ini *ini = &pdc->ini;
-	uint64_t reo = ini->min_rtt_ns / 4 * (1u + ini->reo_mult), wait;
+	uint64_t wait;
 
-	if (ini->rtt_cnt < PDC_RACK_SAMPLES)
-		return ini->rto_ns;
-	if (!ini->reordered) {
-		wait = ini->rack_rtt_ns + reo;
-		return wait < ini->rto_ns ? wait : ini->rto_ns;
-	}
+	if (!r->per_path)
+		return r->wait;
 	wait = pdc_ev_rtt(pdc, slot->ev);
 	if (!wait)
-		wait = ini->max_rtt_ns;
+		wait = pdc_ini_max_rtt(ini);
 	if (wait < ini->rack_rtt_ns)
 		wait = ini->rack_rtt_ns;
-	wait += reo > 2 * ini->rttvar_ns ? reo : 2 * ini->rttvar_ns;
+	wait += r->reo;
 	return wait < ini->rto_ns ? wait : ini->rto_ns;
 }
 
@@ -223,6 +243,7 @@ static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
 				   uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_reorder r = pdc_ini_reorder(ini);
 	uint32_t psn = ini->cack_psn + 1, cnt = 0;
 
 	if (pdc_psn_after(ini->una_psn, psn))
@@ -234,7 +255,7 @@ static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
 		if (slot->flags & (PDC_SLOT_ACKED | PDC_SLOT_RETXQ) ||
 		    slot->sent_ns > ini->rack_sent_ns ||
 		    slot->tx_cnt > mgr->cfg.max_retries ||
-		    now_ns - slot->sent_ns < pdc_ini_reorder_wait(pdc, slot))
+		    now_ns - slot->sent_ns < pdc_ini_reorder_wait(pdc, &r, slot))
 			continue;
 		pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
 		pdc_ini_retx_push(pdc, psn);

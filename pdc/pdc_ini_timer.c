@@ -189,8 +189,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint64_t pto_ns = (ini->reordered && ini->max_rtt_ns > 2 * ini->srtt_ns ?
-			   ini->max_rtt_ns : 2 * ini->srtt_ns) +
+	uint64_t max = ini->reordered ? pdc_ini_max_rtt(ini) : 0;
+	uint64_t pto_ns = (max > 2 * ini->srtt_ns ? max : 2 * ini->srtt_ns) +
 			  ini->rttvar_ns + mgr->cfg.ack_hold_ns;
 
 	if (!ini->srtt_ns || pto_ns >= ini->rto_ns ||

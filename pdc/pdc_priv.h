@@ -102,7 +102,7 @@ struct pdc_ini {
 	uint64_t rewind_ns;
 	uint64_t srtt_ns, rttvar_ns, rto_ns;
 	uint64_t min_rtt_ns;	/* 0: no sample yet */
-	uint64_t max_rtt_ns;	/* recent largest of any packet (pdc_cc.c) */
+	/* The largest path RTT of this window and the last (pdc_cc.c). */
 	uint64_t rtt_win_ns, rtt_cur_max_ns, rtt_prev_max_ns;
 	uint8_t rtt_cnt;	/* of those samples, saturating */
 	/*
@@ -270,6 +270,25 @@ static inline bool pdc_slot_needs_tx(const struct pdc_slot *slot)
 	return !(slot->flags & PDC_SLOT_DONE) &&
 	       (!(slot->flags & PDC_SLOT_ACKED) ||
 		(slot->flags & PDC_SLOT_RESP));
+}
+
+/* The slowest path's RTT lately: the larger of two windows' largest. */
+static inline uint64_t pdc_ini_max_rtt(const struct pdc_ini *ini)
+{
+	return ini->rtt_cur_max_ns > ini->rtt_prev_max_ns ?
+	       ini->rtt_cur_max_ns : ini->rtt_prev_max_ns;
+}
+
+/*
+ * An ACK of a resent |slot| back sooner than 3/4 of any round trip after
+ * the resend answers an earlier copy: the resend was spurious.
+ */
+static inline bool pdc_ini_acks_earlier_copy(const struct pdc_ini *ini,
+					     const struct pdc_slot *slot,
+					     uint64_t now_ns)
+{
+	return slot->tx_cnt > 1 &&
+	       now_ns - slot->sent_ns < ini->min_rtt_ns / 4 * 3;
 }
 
 /* Giving up: EBUSY when the target kept saying it had no room for us. */
