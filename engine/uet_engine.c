@@ -214,14 +214,10 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.ack_hold_ns = UET_ENGINE_ACK_WAIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
-	cfg.mp_mode = e->cfg.multipath == UET_ENGINE_MP_OFF ? PDC_MP_OFF :
-		      e->cfg.multipath == UET_ENGINE_MP_OBLIVIOUS ?
-		      PDC_MP_OBLIVIOUS : PDC_MP_AWARE;
-	cfg.ev_mask = UET_ENGINE_EV_MASK;
+	cfg.mp_mode = e->cfg.multipath;
+	cfg.ev_mask = UET_ENGINE_EV_MASK;	/* a bad count fails the create */
 	if (e->cfg.entropies)
-		cfg.ev_count = e->cfg.entropies > UET_ENGINE_EV_MASK ?
-			       (uint16_t)UET_ENGINE_EV_MASK :
-			       e->cfg.entropies;
+		cfg.ev_count = e->cfg.entropies;
 	e->pdc_ops = ops;
 	e->pdc = pdc_mgr_create(&cfg, &e->pdc_ops, e);
 	return e->pdc ? 0 : -errno;

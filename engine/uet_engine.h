@@ -75,10 +75,10 @@ struct uet_engine_cfg {
 	 */
 	bool ack_before_cpl;
 	/*
-	 * Paths (pdc.h, enum pdc_mp_mode): how each packet's entropy value,
-	 * which the UDP source port carries for the fabric to hash on, is
-	 * chosen; UET_ENGINE_MP_* (0: aware, the default). |entropies|: how
-	 * many one PDC may use (0: 256).
+	 * Paths: how each packet's entropy value, which the UDP source port
+	 * carries for the fabric to hash on, is chosen (enum pdc_mp_mode; 0:
+	 * aware, the default). |entropies|: how many one PDC may use, at most
+	 * UET_ENGINE_EV_MASK (0: 256).
 	 */
 	uint8_t multipath;
 	uint16_t entropies;
@@ -86,9 +86,6 @@ struct uet_engine_cfg {
 	bool print_stats;
 };
 
-#define UET_ENGINE_MP_AWARE	0
-#define UET_ENGINE_MP_OBLIVIOUS	1
-#define UET_ENGINE_MP_OFF	2
 /*
  * The source port: the entropy value over its low two bits, which tell
  * the receiver the kind of our peer (uet_engine_tag.h). 14 bits of EV vary

@@ -67,11 +67,12 @@ enum pdc_mode {
  * the EV of the request that drew it.
  */
 enum pdc_mp_mode {
-	PDC_MP_OFF,		/* EV 0 on every frame: the caller's own */
-	PDC_MP_OBLIVIOUS,	/* RUD: a random EV of the PDC's for each */
 	PDC_MP_AWARE,		/* RUD: REPS, EVs whose packets came back
 				 * clean are used again, new ones explored
-				 * when none is, failed ones left a while */
+				 * when none is, failed ones left a while;
+				 * 0, so that a zeroed setting is the default */
+	PDC_MP_OBLIVIOUS,	/* RUD: a random EV of the PDC's for each */
+	PDC_MP_OFF,		/* EV 0 on every frame: the caller's own */
 	PDC_MP_CNT
 };
 

@@ -110,7 +110,7 @@ struct uet_params {
 	uint16_t ri_base;
 	bool ack_before_cpl;
 	int64_t progress_idle_us;	/* -1: the default */
-	uint8_t multipath;		/* UET_ENGINE_MP_* */
+	uint8_t multipath;		/* enum pdc_mp_mode */
 	uint16_t entropies;		/* 0: the engine's default */
 	bool print_stats;		/* FI_UET_STATS */
 };

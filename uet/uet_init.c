@@ -163,11 +163,11 @@ void uet_params_get(struct uet_params *p)
 		p->rto_ns = rto;
 	if (fi_param_get_str(&uet_prov, "multipath", &mp) == FI_SUCCESS && mp) {
 		if (!strcmp(mp, "aware"))
-			p->multipath = UET_ENGINE_MP_AWARE;
+			p->multipath = PDC_MP_AWARE;
 		else if (!strcmp(mp, "oblivious"))
-			p->multipath = UET_ENGINE_MP_OBLIVIOUS;
+			p->multipath = PDC_MP_OBLIVIOUS;
 		else if (!strcmp(mp, "off"))
-			p->multipath = UET_ENGINE_MP_OFF;
+			p->multipath = PDC_MP_OFF;
 		else
 			FI_WARN(&uet_prov, FI_LOG_CORE,
 				"FI_UET_MULTIPATH=%s is not aware, oblivious or "
