@@ -57,7 +57,6 @@ run() {
 		"$E2E_TMP/d")drops $(tail -1 "$E2E_TMP/drops.$prov")"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 
 echo "fabric: $LINKS links of $RATE Mbit/s each way, tbf buffer $BUF B," \
 	"MTU $MTU; tcp congestion control" \

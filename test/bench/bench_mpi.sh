@@ -31,7 +31,6 @@ LAT_SIZES="8 8192 16384"
 PROVIDERS="uet tcp"
 PAIRS="2 4"
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 
 # ratio NAME A B: "bench: NAME A/B x", unless either is missing.
 ratio() {

@@ -34,7 +34,6 @@ run() {
 
 lat() { sed -n 's/.*median half round trip \([0-9.]*\) us.*/\1/p'; }
 bw() { sed -n 's/.*: \([0-9.]*\) MB\/s.*/\1/p'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 key() { echo "$1" | tr ';' '_' | sed 's/ofi_//'; }
 
 for _ in $(seq "$REPS"); do

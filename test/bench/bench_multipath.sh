@@ -30,7 +30,6 @@ export FI_PROVIDER_PATH="$(cd "$B" && pwd)" FI_UET_IFACE=fab0 FI_TCP_IFACE=fab0
 now() { date +%s.%N; }
 # at T D: the time D seconds after T (full precision: awk's print would not)
 at() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.6f\n", t + d }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
 
 # bw_start PROV FROM TO ITERS OUT: uet_bw server on host TO and client on
@@ -64,12 +63,6 @@ mbit() {
 	m=$(sed -n 's/^uet_bw: .*: \([0-9.]*\) MB\/s.*/\1/p' "$1")
 	[ -n "$m" ] || e2e_fail "no rate in $1: $(tail -3 "$1")"
 	awk -v m="$m" 'BEGIN { printf "%.1f\n", m * 8 }'
-}
-
-# stat OUT NAME: the initiator's counter NAME (FI_UET_STATS) in OUT.
-stat() {
-	grep -h "^uet_engine_stats" "$1" | grep -o "\"$2\":[0-9]*" | head -1 |
-		cut -d: -f2
 }
 
 # ---- a dead link, and the link back ------------------------------------------
@@ -107,11 +100,11 @@ dead_link() {
 		"$(tail -1 "$E2E_TMP/dead_mbit"), back to 70% after $rec ms;" \
 		"restored: $(tail -1 "$E2E_TMP/rest_mbit") Mbit/s; uet_bw" \
 		"$(mbit "$E2E_TMP/dead.out") Mbit/s overall; retired" \
-		"$(stat "$E2E_TMP/dead.out" ev_retired) entropies," \
-		"$(stat "$E2E_TMP/dead.out" tx_retx) retransmissions (SACK" \
-		"$(stat "$E2E_TMP/dead.out" retx_sack), timeout" \
-		"$(stat "$E2E_TMP/dead.out" retx_rto), probe" \
-		"$(stat "$E2E_TMP/dead.out" retx_probe))"
+		"$(e2e_engine_stat "$E2E_TMP/dead.out" ev_retired) entropies," \
+		"$(e2e_engine_stat "$E2E_TMP/dead.out" tx_retx) retransmissions (SACK" \
+		"$(e2e_engine_stat "$E2E_TMP/dead.out" retx_sack), timeout" \
+		"$(e2e_engine_stat "$E2E_TMP/dead.out" retx_rto), probe" \
+		"$(e2e_engine_stat "$E2E_TMP/dead.out" retx_probe))"
 }
 
 # ---- a slow link -------------------------------------------------------------------
@@ -140,12 +133,15 @@ no_loss() {
 	fab_link_counters > "$E2E_TMP/c1"
 	drops=$(fab_counters_diff "$E2E_TMP/c0" "$E2E_TMP/c1" |
 		awk '{ n += $5 } END { print n + 0 }')
-	req=$(stat "$out" tx_req) retx=$(stat "$out" tx_retx)
-	[ -n "$req" ] || e2e_fail "no counters: $(tail -3 "$out")"
+	req=$(e2e_engine_stat "$out" tx_req)
+	retx=$(e2e_engine_stat "$out" tx_retx)
+	[ "$req" -gt 0 ] || e2e_fail "no counters: $(tail -3 "$out")"
 	ratio "$req" $(( req + retx )) >> "$E2E_TMP/noloss"
-	echo "no loss: $req packets, $retx sent again (by SACK $(stat "$out" \
-		retx_sack), timeout $(stat "$out" retx_rto), probe $(stat "$out" \
-		retx_probe); $(stat "$out" retx_spurious) known spurious)," \
+	echo "no loss: $req packets, $retx sent again (by SACK" \
+		"$(e2e_engine_stat "$out" retx_sack), timeout" \
+		"$(e2e_engine_stat "$out" retx_rto), probe" \
+		"$(e2e_engine_stat "$out" retx_probe);" \
+		"$(e2e_engine_stat "$out" retx_spurious) known spurious)," \
 		"$drops frames dropped by the links; $(mbit "$out") Mbit/s"
 }
 

@@ -46,7 +46,6 @@ run() {
 	cat "$E2E_TMP/client.out"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 
 # fig OUT PATTERN: the number after PATTERN in the lines of OUT.
 fig() { sed -n "s/^fi_rdmo_bench: $2 \([0-9.]*\).*/\1/p" "$1"; }

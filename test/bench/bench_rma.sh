@@ -35,7 +35,6 @@ run() {
 	wait "$s" 2>/dev/null || true	# a server may fail once its client left
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 key() { echo "$1" | tr ';' '_' | sed 's/ofi_//'; }
 
 # reload [--no-service]: the program again on both ends, with the device

@@ -27,7 +27,6 @@ run() {
 		$2 * 1000 / $4, $2 * len * 8 / $4; else print "0 0" }' "$fifo"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for len in 64 1024 4096 8192; do
 	: > "$E2E_TMP/engine"; : > "$E2E_TMP/bare"

@@ -34,6 +34,18 @@ e2e_checks_done() {
 		"failed: $(printf '%s; ' "${E2E_FAILS[@]}")"
 }
 
+# median: the median of the numbers on stdin, one a line (the upper of
+# the middle two when even); nan when there is none.
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+
+# e2e_engine_stat FILE NAME: the engine counter NAME (FI_UET_STATS and
+# UET_ENGINE_DEBUG print each engine's at its close, a line
+# "uet_engine_stats {...}"), summed over FILE's engines; 0 when none.
+e2e_engine_stat() {
+	awk -v k="\"$2\":" '/^uet_engine_stats / && (i = index($0, k)) {
+		n += substr($0, i + length(k)) + 0 } END { print n + 0 }' "$1"
+}
+
 # e2e_wait_for FILE PATTERN SECONDS: until FILE has a line matching
 # PATTERN; 1 when it has none by then.
 e2e_wait_for() {

@@ -59,10 +59,7 @@ soak() {
 }
 
 # stat NAME: the initiator's counter NAME in the last soak (FI_UET_STATS).
-stat() {
-	grep -h "^uet_engine_stats" "$E2E_TMP/cli.out" |
-		grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2
-}
+stat() { e2e_engine_stat "$E2E_TMP/cli.out" "$1"; }
 
 # fwd_bytes LINK: bytes link LINK carried from R1 to R2 in the last soak.
 fwd_bytes() { awk -v l="$1" '$1 == l && $2 == "fwd" { print $3 }' "$E2E_TMP/d"; }

@@ -38,10 +38,7 @@ fault() {	# fault PERCENT|off, each side
 }
 
 # retx FILE: the PDC retransmissions an engine printed at close.
-retx() {
-	grep "^uet_engine_stats" "$1" | grep -o '"tx_retx":[0-9]*' |
-		cut -d: -f2 | awk '{ n += $1 } END { print n + 0 }'
-}
+retx() { e2e_engine_stat "$1" tx_retx; }
 
 # soak PERCENT MODE MIB LIMIT_S: one verified run at PERCENT loss each way.
 soak() {
