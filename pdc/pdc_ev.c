@@ -11,10 +11,10 @@
  * packet takes it from there, so paths are used as fast as they deliver
  * (a slow or congested path gets its EVs back late, and less traffic);
  * with the ring empty, a new EV is explored. A return that finds the ring
- * full is dropped (paths keep the share their returns had). An EV whose packet was lost
- * (a SACK hole, a timeout, a probe) or marked is not recycled and is left
- * out of exploration for a while (PDC_EV_BAD of them remembered), so a
- * dead path is left within a round trip of noticing. Retransmissions take
+ * full is dropped (paths keep the share their returns had). An EV whose
+ * packet was lost (a SACK hole, a timeout, a probe) or marked is not
+ * recycled and is left out of exploration for a while (PDC_EV_BAD of them
+ * remembered), so a dead path is left within a round trip of noticing. Retransmissions take
  * recycled EVs first: known good paths. One new packet in PDC_EV_EXPLORE
  * explores even when the ring holds EVs (our choice: REPS explores only
  * when it runs dry, and a flow that never ran dry would never find a path
