@@ -328,6 +328,10 @@ enum uet_ses_amo_dt { UET_SES_AMO_DT_LIST(UET_SES_AMO_DT_ENUM) };
 #define UET_PDS_NSCC_CWND_PENALTY_SHIFT	40
 #define UET_PDS_NSCC_CWND_PENALTY_MASK	0x7Fu
 #define UET_PDS_NSCC_RCVD_BYTES_SHIFT	16
+#define UET_PDS_NSCC_RCVD_BYTES_MAX	0xFFFFFFu
+#define UET_PDS_NSCC_RCVD_UNIT_SHIFT	8	/* units of 256 bytes (xdp2) */
+#define UET_PDS_NSCC_SERVICE_TIME_NS	128	/* unit of service_time */
+#define UET_PDS_NSCC_SERVICE_TIME_NONE	0xFFFFu	/* ours: no time to give */
 #define UET_PDS_CREDIT_SHIFT		40
 #define UET_PDS_CC_OOO_MASK		0xFFFFu
 #define UET_PDS_CCX_STATE_LEN		16

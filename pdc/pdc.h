@@ -76,6 +76,22 @@ enum pdc_mp_mode {
 	PDC_MP_CNT
 };
 
+/*
+ * Congestion control of initiator PDCs (UE 1.0 3.6.13), cfg.cc. Without
+ * NSCC the window counts packets and halves on loss (AIMD, the first
+ * design; "off" to the user). With it the window counts bytes, targets
+ * ACKs carry ACK_CC NSCC state (service time, received bytes), and ECN
+ * marks, queueing delay and trimmed packets steer it (pdc_nscc.c).
+ */
+#define PDC_CC_NSCC		0x01
+
+/* What a switch did to a request on its way (its DSCP tells the caller). */
+enum pdc_trim {
+	PDC_TRIM_NONE,
+	PDC_TRIM,		/* cut to its headers: NACK TRIMMED */
+	PDC_TRIM_LASTHOP,	/* cut by the last switch: NACK TRIMMED_LASTHOP */
+};
+
 /* Tunables; pdc_cfg_init() fills the defaults (ref 2.9 where it has one). */
 struct pdc_cfg {
 	uint64_t seed;		/* PRNG for PDCIDs and start PSNs: seed it
@@ -84,8 +100,17 @@ struct pdc_cfg {
 	uint32_t max_pdcs;	/* PDCs of both roles; power of 2, 2..4096 */
 	uint32_t window;	/* ring and tracking window, packets; power of
 				 * 2, 64..4096 (the SYN psn_offset is 12 bits) */
-	uint32_t cwnd_init;	/* packets */
-	uint32_t cwnd_min;	/* packets, >= 1 */
+	uint32_t cwnd_init;	/* packets; without NSCC */
+	uint32_t cwnd_min;	/* packets, >= 1; without NSCC */
+	uint8_t cc;		/* PDC_CC_*; 0 (the default): AIMD */
+	bool trimming;		/* NSCC: the fabric trims (target delay 3/4
+				 * of the base RTT instead of 1) */
+	uint64_t link_bps;	/* NSCC: our link's rate, bits/s: the
+				 * largest window is 1.5 x rate x base RTT */
+	uint64_t base_rtt_ns;	/* NSCC: the base RTT assumed until a
+				 * smaller one is measured */
+	uint64_t target_qdelay_ns;	/* NSCC: 0 (the default): scaled to
+					 * the measured base RTT */
 	uint64_t rto_init_ns;
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;	/* back-off stops here */
@@ -252,6 +277,7 @@ struct pdc_rx_meta {
 	 */
 	uint64_t src;
 	bool ecn_ce;		/* the IP header carried Congestion Experienced */
+	uint8_t trim;		/* enum pdc_trim: a request cut by a switch */
 	uint16_t ev;		/* the frame's entropy value; 0 unknown */
 };
 
@@ -283,6 +309,14 @@ struct pdc_stats {
 	uint64_t ev_recycled;	/* EVs of clean ACKs kept for reuse */
 	uint64_t ev_retired;	/* EVs left after a loss, timeout or mark */
 	uint64_t ev_in_use;	/* now: EVs kept for reuse by live PDCs */
+	/* Congestion (pdc_nscc.c). */
+	uint64_t rx_ce;		/* requests that arrived marked CE */
+	uint64_t rx_trimmed;	/* requests that arrived trimmed */
+	uint64_t cc_ecn_acks;	/* ACKs that echoed a mark */
+	uint64_t cc_decreases;	/* NSCC multiplicative decreases */
+	uint64_t cc_quick_adapts;	/* NSCC quick adapts */
+	uint64_t cc_fair_incs, cc_prop_incs, cc_fast_incs;	/* ACKs by case */
+	uint64_t cc_holds;	/* marked ACKs of a queue below target */
 };
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */
@@ -290,8 +324,11 @@ struct pdc_info {
 	uint16_t pdcid, remote_pdcid;
 	bool is_established;
 	uint32_t start_psn, next_psn;
-	uint32_t cwnd, inflight, queued;
+	uint32_t cwnd, inflight, queued;	/* packets */
 	uint64_t srtt_ns, rto_ns;
+	/* NSCC (cfg.cc): bytes and the delays it steers by. */
+	uint32_t cwnd_bytes, max_wnd_bytes, inflight_bytes;
+	uint64_t base_rtt_ns, avg_delay_ns, target_qdelay_ns;
 	size_t state_len;
 };
 

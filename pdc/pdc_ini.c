@@ -20,7 +20,7 @@ bool pdc_ini_can_send(const struct pdc *pdc)
 
 	if (ini->retx_head != PDC_NO_SLOT)
 		return true;
-	if (ini->inflight >= ini->cwnd)
+	if (!pdc_cc_has_room(ini))
 		return false;
 	if (ini->resend_psn != ini->resend_end)
 		return true;
@@ -51,6 +51,22 @@ void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn)
 	else
 		ini->slot[ini->retx_tail].retx_next = idx;
 	ini->retx_tail = idx;
+}
+
+/*
+ * |psn| is lost: it goes again, on another path than the one it took, and
+ * out of NSCC's flight (it will not be among the bytes received).
+ */
+void pdc_ini_lost(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+		  uint64_t now_ns)
+{
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+	pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
+	pdc_ini_retx_push(pdc, psn);
+	if (pdc->ini.nscc)
+		pdc_nscc_on_loss(mgr, &pdc->ini, pdc_ini_slot_bytes(slot),
+				 now_ns);
 }
 
 /* Unlinks slot |idx|, which follows |prev| (PDC_NO_SLOT: the head). */
@@ -156,7 +172,8 @@ static bool pdc_ini_wants_ar(const struct pdc *pdc, uint32_t psn,
 	const struct pdc_ini *ini = &pdc->ini;
 
 	return retx || (slot->flags & PDC_SLOT_AR) ||
-	       psn + 1 == ini->next_psn || ini->inflight + 1 >= ini->cwnd ||
+	       psn + 1 == ini->next_psn ||
+	       pdc_cc_fills(ini, pdc_ini_slot_bytes(slot)) ||
 	       (!pdc->rid && psn == ini->start_psn);
 }
 
@@ -243,7 +260,10 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	if (!(slot->flags & (PDC_SLOT_INFL | PDC_SLOT_ACKED))) {
 		slot->flags |= PDC_SLOT_INFL;
 		ini->inflight++;
+		ini->infl_bytes += pdc_ini_slot_bytes(slot);
 	}
+	if (ini->nscc)	/* every copy is in the network */
+		pdc_nscc_sent(ini, pdc_ini_slot_bytes(slot));
 	slot->flags |= PDC_SLOT_SENT;
 	slot->sent_ns = now_ns;
 	if (!retx)
@@ -282,7 +302,7 @@ ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 			pdc_ini_retx_push(pdc, psn);
 		return n;
 	}
-	if (ini->inflight >= ini->cwnd)
+	if (!pdc_cc_has_room(ini))
 		return 0;
 	if (pdc_ini_resend_next(pdc, &psn) == 0) {
 		n = pdc_ini_put(mgr, pdc, psn, buf, len, now_ns);

@@ -40,8 +40,13 @@ static void pdc_ini_rewind(struct pdc_mgr *mgr, struct pdc *pdc,
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t psn;
 
+	/*
+	 * NACKs of packets sent before the last go-back, back within a
+	 * round trip of it, may name its PSN or, reordered, an earlier one:
+	 * the resend is on its way.
+	 */
 	if (!pdc_ini_is_live(pdc, exp_psn) ||
-	    (exp_psn == ini->rewind_psn &&
+	    (!pdc_psn_after(exp_psn, ini->rewind_psn) &&
 	     now_ns - ini->rewind_ns < pdc_ini_guard_ns(ini)))
 		return;
 	ini->rewind_psn = exp_psn;
@@ -52,6 +57,11 @@ static void pdc_ini_rewind(struct pdc_mgr *mgr, struct pdc *pdc,
 		if (slot->flags & PDC_SLOT_INFL) {
 			slot->flags &= ~PDC_SLOT_INFL;
 			ini->inflight--;
+			ini->infl_bytes -= pdc_ini_slot_bytes(slot);
+			if (ini->nscc)
+				pdc_nscc_on_loss(mgr, ini,
+						 pdc_ini_slot_bytes(slot),
+						 now_ns);
 		}
 	}
 	ini->resend_psn = exp_psn;
@@ -102,7 +112,8 @@ static void pdc_ini_renumber(struct pdc_mgr *mgr, struct pdc *pdc,
 	ini->cack_psn = ini->sack_high = ini->rewind_psn = ini->una_psn - 1;
 	ini->resend_psn = ini->resend_end = ini->una_psn;
 	ini->cc_hold_psn = ini->cack_psn;
-	ini->inflight = 0;
+	ini->inflight = ini->infl_bytes = 0;
+	ini->cc.inflight = 0;
 	pdc_ready(mgr, pdc);
 }
 
@@ -137,12 +148,33 @@ static void pdc_ini_resp_lost(struct pdc_mgr *mgr, struct pdc *pdc,
 	pdc_ini_advance(mgr, pdc, now_ns);
 }
 
+/*
+ * The target says |psn| did not arrive whole: send it again at once. A
+ * trimmed one (3.6.17) tells of a full queue but no loss of the path: its
+ * EV stays, and NSCC adapts as to a trim, not a loss.
+ */
 static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
-			      uint32_t psn)
+			      uint32_t psn, uint8_t code, uint64_t now_ns)
 {
-	pdc_ini_retx_push(pdc, psn);
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+	bool trim = code == UET_PDS_NACK_TRIMMED ||
+		    code == UET_PDS_NACK_TRIMMED_LASTHOP;
+
+	if (!pdc_slot_needs_tx(slot) || (slot->flags & PDC_SLOT_RETXQ))
+		return;
 	mgr->stats.retx_nack++;
-	pdc_cc_on_loss(&mgr->cfg, &pdc->ini);
+	if (!trim) {
+		pdc_ini_lost(mgr, pdc, psn, now_ns);
+		pdc_cc_on_loss(&mgr->cfg, ini);
+	} else {
+		pdc_ini_retx_push(pdc, psn);
+		if (ini->nscc)
+			pdc_nscc_on_trim(mgr, ini, pdc_ini_slot_bytes(slot),
+					 now_ns);
+		else
+			pdc_cc_on_loss(&mgr->cfg, ini);
+	}
 	pdc_ready(mgr, pdc);
 }
 
@@ -165,7 +197,7 @@ void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	case UET_PDS_NACK_TRIMMED_LASTHOP:
 	case UET_PDS_NACK_PKT_NOT_RCVD:
 	case UET_PDS_NACK_RCVR_INFER_LOSS:
-		pdc_ini_nack_loss(mgr, pdc, psn);
+		pdc_ini_nack_loss(mgr, pdc, psn, nack->nack_code, now_ns);
 		break;
 	case UET_PDS_NACK_ROD_OOO:
 		pdc_ini_rewind(mgr, pdc, nack->payload, now_ns);

@@ -127,15 +127,42 @@ static uint32_t pdc_ini_ack_sack(struct pdc_mgr *mgr, struct pdc *pdc,
 	return acked;
 }
 
+/* An ACK_CC with NSCC state: what it says of the target. */
+static bool pdc_ack_has_nscc(const struct pdc_ack *ack)
+{
+	return ack->pro.type == UET_PDS_TYPE_ACK_CC &&
+	       ack->cc_type == UET_PDS_CC_NSCC;
+}
+
+/*
+ * NSCC's RTT sample from the packet that drew |ack|: the round trip less
+ * the time the target held it (service_time), for a packet sent once, or
+ * resent once when the ACK says it answers the resend (RETX).
+ */
+static uint64_t pdc_ini_nscc_rtt(const struct pdc_ack *ack,
+				 const struct pdc_slot *slot, uint64_t now_ns)
+{
+	uint64_t rtt = now_ns - slot->sent_ns, svc;
+
+	if (!pdc_ack_has_nscc(ack) ||
+	    ack->cc.nscc.service_time == UET_PDS_NSCC_SERVICE_TIME_NONE ||
+	    !(slot->tx_cnt == 1 || (slot->tx_cnt == 2 &&
+				    (ack->pro.flags & UET_PDS_F_ACK_RETX))))
+		return 0;
+	svc = (uint64_t)ack->cc.nscc.service_time *
+	      UET_PDS_NSCC_SERVICE_TIME_NS;
+	return rtt > svc ? rtt - svc : 0;
+}
+
 /*
  * Applies the PSN facts of |ack| (response first, so a response is never
  * overtaken by the cumulative ACK that also covers it). Returns the number
- * of packets newly acknowledged.
+ * of packets newly acknowledged; |*nscc_rtt| gets NSCC's RTT sample.
  */
 static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 				 const struct pdc_ack *ack,
 				 const struct pdc_tx_done *resp,
-				 uint64_t now_ns)
+				 uint64_t *nscc_rtt, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t ack_psn = ack->cack_psn + (uint32_t)(int32_t)ack->ack_psn_offset;
@@ -153,6 +180,7 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 				rtt_ns = now_ns - slot->sent_ns;
 			pdc_ini_path_rtt(pdc, slot, now_ns);
 		}
+		*nscc_rtt = pdc_ini_nscc_rtt(ack, slot, now_ns);
 		/* The mark was set on the way of the packet that drew it. */
 		if (ecn)
 			pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
@@ -257,8 +285,7 @@ static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
 		    slot->tx_cnt > mgr->cfg.max_retries ||
 		    now_ns - slot->sent_ns < pdc_ini_reorder_wait(pdc, &r, slot))
 			continue;
-		pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
-		pdc_ini_retx_push(pdc, psn);
+		pdc_ini_lost(mgr, pdc, psn, now_ns);
 		mgr->stats.retx_sack++;
 		cnt++;
 	}
@@ -286,6 +313,33 @@ static bool pdc_ini_check_target(struct pdc_mgr *mgr, struct pdc *pdc,
 	return false;
 }
 
+/*
+ * NSCC's part of an ACK: bytes out of flight by the target's count of
+ * bytes received (ACK_CC), or by the PSNs it acknowledged when it sent no
+ * CC state, never more than the PSNs still unacknowledged hold; then the
+ * window.
+ */
+static void pdc_ini_nscc_ack(struct pdc_mgr *mgr, struct pdc *pdc,
+			     const struct pdc_ack *ack,
+			     struct pdc_nscc_ack *cc, uint32_t acked,
+			     uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	cc->pkts = acked;
+	cc->ecn = ack->pro.flags & UET_PDS_F_ACK_M;
+	if (pdc_ack_has_nscc(ack)) {
+		cc->newly = pdc_nscc_received(ini, ack->cc.nscc.rcvd_bytes);
+	} else {
+		cc->newly = ini->acked_bytes;
+		ini->cc.inflight = ini->cc.inflight > ini->acked_bytes ?
+				   ini->cc.inflight - ini->acked_bytes : 0;
+	}
+	if (ini->cc.inflight > ini->infl_bytes)
+		ini->cc.inflight = ini->infl_bytes;
+	pdc_nscc_on_ack(mgr, ini, cc, now_ns);
+}
+
 static bool pdc_ini_ack_is_sane(const struct pdc_mgr *mgr,
 				const struct pdc *pdc,
 				const struct pdc_ack *ack, size_t resp_len)
@@ -310,6 +364,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		.resp_len = resp_len,
 	};
 	struct pdc *pdc = pdc_ini_find(mgr, meta, ack->dpdcid);
+	struct pdc_nscc_ack cc = { 0 };
 	struct pdc_ini *ini;
 	uint32_t acked, req;
 
@@ -322,8 +377,10 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	if (!pdc_ini_check_target(mgr, pdc, ack->spdcid))
 		return;
 	ini = &pdc->ini;
+	ini->acked_bytes = 0;
 	acked = pdc_ini_ack_psns(mgr, pdc, ack, ack->pro.next_hdr !=
-				 UET_PDS_NEXT_HDR_NONE ? &rsp : NULL, now_ns);
+				 UET_PDS_NEXT_HDR_NONE ? &rsp : NULL,
+				 &cc.rtt_ns, now_ns);
 	if (acked) {
 		ini->rto_at = ini->una_psn != ini->send_psn ?
 			      now_ns + ini->rto_ns : 0;
@@ -331,6 +388,8 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		ini->probe_at = 0;
 		pdc_ini_arm_probe(mgr, pdc, now_ns);
 	}
+	if (ini->nscc)
+		pdc_ini_nscc_ack(mgr, pdc, ack, &cc, acked, now_ns);
 	if (pdc_psn_after(ini->sack_high, ini->cack_psn) &&
 	    pdc_ini_sack_holes(mgr, pdc, now_ns))
 		pdc_cc_on_loss(&mgr->cfg, ini);

@@ -12,9 +12,11 @@
 void pdc_ini_mark_acked(struct pdc *pdc, struct pdc_slot *slot)
 {
 	slot->flags |= PDC_SLOT_ACKED;
+	pdc->ini.acked_bytes += pdc_ini_slot_bytes(slot);
 	if (slot->flags & PDC_SLOT_INFL) {
 		slot->flags &= ~PDC_SLOT_INFL;
 		pdc->ini.inflight--;
+		pdc->ini.infl_bytes -= pdc_ini_slot_bytes(slot);
 	}
 }
 
@@ -159,8 +161,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
 		}
-		pdc_ev_bad(mgr, pdc, slot->ev, now_ns);
-		pdc_ini_retx_push(pdc, psn);
+		pdc_ini_lost(mgr, pdc, psn, now_ns);
 		mgr->stats.retx_rto++;
 		cnt++;
 	}

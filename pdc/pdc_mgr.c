@@ -26,6 +26,8 @@ void pdc_cfg_init(struct pdc_cfg *cfg)
 	cfg->window = 256;
 	cfg->cwnd_init = 32;
 	cfg->cwnd_min = 2;
+	cfg->link_bps = 100000000000ull;	/* the spec's reference link */
+	cfg->base_rtt_ns = 50000;	/* lowered by the first samples */
 	cfg->rto_init_ns = 1000000;	/* ref 2.9: RTO 1 ms (TH) */
 	cfg->rto_min_ns = 200000;
 	cfg->rto_max_ns = 64000000;
@@ -71,7 +73,9 @@ static bool pdc_cfg_is_valid(const struct pdc_cfg *c)
 	       c->ev_count >= 1 && c->ev_count <= c->ev_mask &&
 	       c->ack_coalesce_cnt >= 1 && c->resp_pool_cnt >= 1 &&
 	       c->max_payload_len > 0 && c->max_payload_len < (1u << 24) &&
-	       c->tgt_reserve < c->max_pdcs;
+	       c->tgt_reserve < c->max_pdcs &&
+	       (!(c->cc & PDC_CC_NSCC) || (c->link_bps && c->base_rtt_ns)) &&
+	       !(c->cc & ~PDC_CC_NSCC);
 }
 
 static bool pdc_ops_are_valid(const struct pdc_ops *ops)
@@ -385,6 +389,14 @@ int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 	info->srtt_ns = ini->srtt_ns;
 	info->rto_ns = ini->rto_ns;
 	info->state_len = pdc->alloc_len;
+	if (ini->nscc) {
+		info->cwnd_bytes = (uint32_t)ini->cc.cwnd;
+		info->max_wnd_bytes = (uint32_t)ini->cc.max_wnd;
+		info->inflight_bytes = (uint32_t)ini->cc.inflight;
+		info->base_rtt_ns = ini->cc.base_rtt_ns;
+		info->avg_delay_ns = ini->cc.avg_delay_ns;
+		info->target_qdelay_ns = pdc_nscc_target(&mgr->cfg, ini);
+	}
 	return 0;
 }
 

@@ -85,6 +85,27 @@ struct pdc_paths {
 	uint64_t rtt_ns[PDC_EV_RTTS];
 };
 
+/*
+ * NSCC's state of one initiator PDC (pdc_nscc.c): a window in bytes, and
+ * what steers it. Doubles: the increases are fractions of a byte per ACK.
+ */
+struct pdc_nscc {
+	double cwnd, max_wnd;	/* bytes */
+	double inc;		/* increase to apply, bytes x bytes of cwnd */
+	double inflight;	/* bytes sent and not yet reported received */
+	uint64_t base_rtt_ns;	/* smallest RTT less service time seen */
+	uint64_t avg_delay_ns;	/* EWMA of queueing delay */
+	uint32_t rcvd_units;	/* the last ACK_CC rcvd_bytes (256 B units) */
+	bool rcvd_seen;		/* rcvd_units holds a value */
+	bool increasing;	/* fast increase going on */
+	bool trigger_qa;	/* a loss or trim asks for a quick adapt */
+	uint64_t achieved;	/* bytes received since the last QA check */
+	uint64_t received;	/* bytes received since the last adjustment */
+	uint64_t fast_cnt;	/* bytes acknowledged at near-zero delay */
+	uint64_t ignore, ignored;	/* marked bytes after a QA to skip */
+	uint64_t qa_end_ns, last_dec_ns, last_adjust_ns;
+};
+
 /* Initiator end: numbers, sends, retransmits, completes. */
 struct pdc_ini {
 	uint32_t start_psn;
@@ -94,7 +115,13 @@ struct pdc_ini {
 	uint32_t cack_psn;	/* latest cumulative ACK */
 	uint32_t sack_high;	/* highest PSN known to have arrived */
 	uint32_t inflight;	/* sent and not acknowledged */
-	uint32_t cwnd, cwnd_acc, ssthresh;
+	uint32_t infl_bytes;	/* their bytes (pdc_ini_slot_bytes) */
+	uint32_t acked_bytes;	/* bytes of PSNs newly acknowledged by the
+				 * ACK being read (for ACKs without NSCC
+				 * state) */
+	uint32_t cwnd, cwnd_acc, ssthresh;	/* without NSCC, packets */
+	bool nscc;		/* cfg.cc has PDC_CC_NSCC */
+	struct pdc_nscc cc;
 	uint32_t cc_hold_psn;	/* no second cut before cack passes it */
 	uint32_t peer_win;	/* PSNs past cack the target can track */
 	uint32_t rewind_psn;	/* last ROD go-back point */
@@ -136,6 +163,9 @@ struct pdc_tgt {
 	uint32_t close_psn;	/* PSN of CLOSE, when close_seen */
 	uint32_t ooo_cnt;	/* arrivals past a hole (bits set) */
 	uint32_t ack_cnt, ack_len;	/* arrivals not yet acknowledged */
+	uint32_t rcvd_bytes;	/* SES bytes of every arrival, wrapping: the
+				 * ACK_CC's received bytes (NSCC) */
+	uint64_t last_psn_ns;	/* when last_psn arrived: service time */
 	uint64_t ack_at;	/* coalescing timer; 0: off */
 	uint64_t last_rx_ns;
 	uint64_t expire_at;	/* TIME_WAIT end */
@@ -173,6 +203,7 @@ struct pdc {
 
 struct pdc_resp_ent {
 	uint32_t psn;
+	uint64_t rx_ns;		/* when its request arrived */
 	uint32_t next;		/* stored list or free list */
 	uint32_t due_next;
 	uint8_t next_hdr, len;
@@ -291,6 +322,15 @@ static inline bool pdc_ini_acks_earlier_copy(const struct pdc_ini *ini,
 	       now_ns - slot->sent_ns < ini->min_rtt_ns / 4 * 3;
 }
 
+/*
+ * The bytes a slot puts in flight, as the target counts them (SES bytes);
+ * a CLOSE, which has none, counts as a small packet.
+ */
+static inline uint32_t pdc_ini_slot_bytes(const struct pdc_slot *slot)
+{
+	return slot->len ? slot->len : 64;
+}
+
 /* Giving up: EBUSY when the target kept saying it had no room for us. */
 static inline int pdc_ini_fail_err(const struct pdc_ini *ini)
 {
@@ -379,6 +419,30 @@ void pdc_cc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini);
 void pdc_cc_on_ack(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 		   uint32_t acked_cnt, bool ecn);
 void pdc_cc_on_loss(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+bool pdc_cc_has_room(const struct pdc_ini *ini);
+bool pdc_cc_fills(const struct pdc_ini *ini, uint32_t bytes);
+void pdc_ini_lost(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+		  uint64_t now_ns);
+
+/* pdc_nscc.c */
+/* What one ACK tells NSCC. */
+struct pdc_nscc_ack {
+	uint64_t newly;		/* bytes newly received */
+	uint64_t rtt_ns;	/* RTT less the target's service time; 0: none */
+	uint32_t pkts;		/* packets it newly acknowledged */
+	bool ecn;		/* it echoed a CE mark */
+};
+
+void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
+		     const struct pdc_nscc_ack *a, uint64_t now_ns);
+void pdc_nscc_on_loss(struct pdc_mgr *mgr, struct pdc_ini *ini,
+		      uint32_t bytes, uint64_t now_ns);
+void pdc_nscc_on_trim(struct pdc_mgr *mgr, struct pdc_ini *ini,
+		      uint32_t bytes, uint64_t now_ns);
+void pdc_nscc_sent(struct pdc_ini *ini, uint32_t bytes);
+uint64_t pdc_nscc_received(struct pdc_ini *ini, uint32_t units);
+uint64_t pdc_nscc_target(const struct pdc_cfg *cfg, const struct pdc_ini *ini);
 void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 		    uint64_t rtt_ns);
 void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,

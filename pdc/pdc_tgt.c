@@ -356,6 +356,7 @@ static void pdc_tgt_note_arrival(struct pdc_mgr *mgr, struct pdc *pdc,
 	tgt->ack_cnt++;
 	tgt->ack_len += (uint32_t)in->ses_len;
 	tgt->last_psn = in->psn;
+	tgt->last_psn_ns = now_ns;
 	if ((in->flags & UET_PDS_F_REQ_AR) || in->is_close || !in_order ||
 	    tgt->ooo_cnt || tgt->ack_cnt >= mgr->cfg.ack_coalesce_cnt ||
 	    tgt->ack_len >= mgr->cfg.ack_coalesce_len) {
@@ -379,6 +380,7 @@ static void pdc_tgt_accept(struct pdc_mgr *mgr, struct pdc *pdc,
 	tgt->last_rx_ns = now_ns;
 	tgt->close_req_cnt = 0;
 	tgt->ecn |= meta->ecn_ce;
+	tgt->rcvd_bytes += (uint32_t)in->ses_len;
 	tgt->ack_ev = meta->ev;	/* the ACK returns on the path it came by */
 	tgt->retx |= !!(in->flags & UET_PDS_F_REQ_RETX);
 	pdc_tgt_apply_clear(mgr, pdc, in);
@@ -406,6 +408,36 @@ static void pdc_tgt_accept(struct pdc_mgr *mgr, struct pdc *pdc,
 		pdc_timer_arm(mgr, pdc, now_ns + mgr->cfg.idle_ns);
 }
 
+/*
+ * A request a switch cut to its headers (3.6.17): its data is gone, so
+ * nothing is delivered or recorded, not even a PDC for a SYN. The NACK
+ * (TRIMMED, or TRIMMED_LASTHOP) has the initiator resend it at once,
+ * with the mark it carried. A forged one only makes its sender resend.
+ */
+static void pdc_tgt_rx_trimmed(struct pdc_mgr *mgr,
+			       const struct pdc_rx_meta *meta,
+			       const struct pdc_req *req)
+{
+	const struct pdc *pdc = NULL;
+	struct pdc_nack n = {
+		.pro.type = UET_PDS_TYPE_NACK,
+		.pro.flags = meta->ecn_ce ? UET_PDS_F_NACK_M : 0,
+		.nack_code = meta->trim == PDC_TRIM_LASTHOP ?
+			     UET_PDS_NACK_TRIMMED_LASTHOP :
+			     UET_PDS_NACK_TRIMMED,
+		.nack_psn = req->psn,
+		.dpdcid = req->spdcid,
+	};
+
+	mgr->stats.rx_trimmed++;
+	if (!(req->pro.flags & UET_PDS_F_REQ_SYN))
+		pdc = pdc_by_id(mgr, req->dpdcid);
+	if (pdc && pdc->role == PDC_ROLE_TGT && pdc->peer == meta->peer &&
+	    pdc->rid == req->spdcid)
+		n.spdcid = pdc->id;
+	pdc_nack_queue(mgr, meta->peer, &n);
+}
+
 void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		    const struct pdc_req *req, const uint8_t *ses,
 		    size_t ses_len, uint64_t now_ns)
@@ -423,6 +455,11 @@ void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	};
 	struct pdc *pdc;
 
+	mgr->stats.rx_ce += meta->ecn_ce;
+	if (meta->trim) {
+		pdc_tgt_rx_trimmed(mgr, meta, req);
+		return;
+	}
 	if (req->pro.flags & UET_PDS_F_REQ_SYN)
 		pdc = pdc_tgt_syn(mgr, meta, req, &in, mode, now_ns);
 	else

@@ -108,6 +108,7 @@ void pdc_resp_store(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	mgr->resp_free = e->next;
 	mgr->resp_free_cnt--;
 	e->psn = psn;
+	e->rx_ns = tgt->last_rx_ns;	/* delivery is synchronous: its arrival */
 	e->next_hdr = resp->next_hdr;
 	e->len = resp->len;
 	memcpy(e->buf, resp->buf, resp->len);
@@ -252,15 +253,42 @@ static uint64_t pdc_tgt_sack_claim(const struct pdc_mgr *mgr,
 	return v;
 }
 
-/* ACK, or ACK_CC with the SACK bitmap while there are holes. */
+/*
+ * ref 2.8: NSCC's state in an ACK_CC. service_time: how long the packet
+ * that drew the ACK (its ack_psn) waited here, so that the initiator's
+ * RTT sample is the network's (a response's PSN: when it arrived, as
+ * it was answered then). rcvd_bytes: every SES byte
+ * received, duplicates too, as the initiator counts every copy it sends.
+ */
+static void pdc_tgt_nscc_state(const struct pdc *pdc,
+			       const struct pdc_resp_ent *ent, uint32_t ack_psn,
+			       struct pdc_nscc_state *st, uint64_t now_ns)
+{
+	const struct pdc_tgt *tgt = &pdc->tgt;
+	uint64_t rx_ns = ent ? ent->rx_ns : tgt->last_psn_ns;
+	uint64_t units = (now_ns - rx_ns) / UET_PDS_NSCC_SERVICE_TIME_NS;
+
+	st->service_time = !ent && ack_psn != tgt->last_psn ?
+			   UET_PDS_NSCC_SERVICE_TIME_NONE :
+			   units >= UET_PDS_NSCC_SERVICE_TIME_NONE ?
+			   UET_PDS_NSCC_SERVICE_TIME_NONE - 1 : (uint16_t)units;
+	st->rcvd_bytes = (tgt->rcvd_bytes >> UET_PDS_NSCC_RCVD_UNIT_SHIFT) &
+			 UET_PDS_NSCC_RCVD_BYTES_MAX;
+}
+
+/*
+ * ACK, or ACK_CC with the SACK bitmap while there are holes; always ACK_CC
+ * with NSCC, whose initiators steer by its state.
+ */
 static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 			       struct pdc_resp_ent *ent, bool again,
-			       uint8_t *buf, size_t len)
+			       uint8_t *buf, size_t len, uint64_t now_ns)
 {
 	struct pdc_tgt *tgt = &pdc->tgt;
 	uint32_t cack = pdc_tgt_cack_claim(mgr, pdc, ent);
 	bool held = cack != tgt->cack_psn;
-	bool sack = tgt->ooo_cnt > 0 || held;
+	bool nscc = mgr->cfg.cc & PDC_CC_NSCC;
+	bool sack = tgt->ooo_cnt > 0 || held || nscc;
 	int32_t off = pdc_psn_diff(ent ? ent->psn : tgt->last_psn, cack);
 	struct pdc_ack a = {
 		.pro.type = sack ? UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK,
@@ -292,6 +320,10 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 						 UINT16_MAX : tgt->ooo_cnt);
 		a.cc.nscc.rcvd_bytes = tgt->ack_len > 0xFFFFFFu ? 0xFFFFFFu :
 				       tgt->ack_len;
+		if (nscc)
+			pdc_tgt_nscc_state(pdc, ent, cack + (uint32_t)(int32_t)
+					   a.ack_psn_offset,
+					   &a.cc.nscc, now_ns);
 	}
 	n = pdc_ack_encode(buf, len, &a);
 	if (n >= 0 && ent && len - (size_t)n < ent->len)
@@ -342,12 +374,11 @@ ssize_t pdc_tgt_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 	struct pdc_resp_ent *ent = tgt->due_head != PDC_NIL ?
 				   &mgr->resp[tgt->due_head] : NULL;
 
-	(void)now_ns;
 	if (ent)
-		return pdc_tgt_put_ack(mgr, pdc, ent, false, buf, len);
+		return pdc_tgt_put_ack(mgr, pdc, ent, false, buf, len, now_ns);
 	if (tgt->ack_now)
 		return pdc_tgt_put_ack(mgr, pdc, pdc_tgt_held_oldest(mgr, pdc),
-				       true, buf, len);
+				       true, buf, len, now_ns);
 	if (tgt->close_req)
 		return pdc_tgt_put_close_req(mgr, pdc, buf, len);
 	return 0;

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * NSCC, the sender-side congestion control of UE 1.0 3.6.13, for one
+ * initiator PDC: a window in bytes, moved on every ACK by two signals, the
+ * ECN echo (M) and the queueing delay (the RTT less the target's service
+ * time, less the base RTT) against a target delay:
+ *
+ *   no mark, delay < target:   proportional increase (fast when ~0)
+ *   no mark, delay >= target:  fair increase (a constant per window)
+ *   mark, delay < target:      hold (the queue is not ours to drain)
+ *   mark, delay >= target:     multiplicative decrease, once per base RTT
+ *
+ * Quick adapt: a loss, a trimmed packet or a delay past four targets, when
+ * less than 1/8 of the largest window arrived in the last base RTT plus
+ * target, sets the window to what did arrive. The largest window is 1.5
+ * times the bandwidth-delay product of our link (cfg.link_bps) and the
+ * base RTT, which only ever decreases.
+ *
+ * The constants and their scaling follow the spec's reference (100 Gb/s,
+ * 12 us), as the UEC's simulator (uet-htsim, uec.cpp) sets them: the
+ * increases scale with a = BDP / reference BDP. Written from the spec's
+ * description and the simulator's published defaults; documented in
+ * fi_uet(7). In-flight bytes fall by the target's received-bytes count
+ * (ACK_CC), not by acknowledged PSNs: arrivals past the SACK bitmap's 64
+ * PSNs still open the window.
+ */
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+#define NSCC_REF_BDP		150000.0	/* 100 Gb/s x 12 us, bytes */
+#define NSCC_REF_RTT_NS		12000.0
+#define NSCC_MAX_WND_BDPS	1.5
+#define NSCC_GAMMA		0.8	/* decrease: gamma x excess delay */
+#define NSCC_MD_FLOOR		0.5	/* ... at most half the window */
+#define NSCC_PROP_MSS		4.0	/* proportional increase, MSS x a */
+#define NSCC_FAIR_MSS		5.0	/* fair increase per window, MSS x a */
+#define NSCC_ETA_MSS		0.15	/* per base RTT, MSS x a */
+#define NSCC_FAST_SCALE		0.25	/* fast increase: acked bytes x a x this */
+#define NSCC_FAST_DELAY_NS	1000	/* "no queue": below 1 us */
+#define NSCC_DELAY_EWMA		0.0125	/* per packet acknowledged */
+#define NSCC_DELAY_EWMA_MAX	0.5
+#define NSCC_QA_GATE		3	/* quick adapt below max_wnd / 8 */
+#define NSCC_QA_TARGETS		4	/* quick adapt past 4 x target delay */
+#define NSCC_ADJUST_MSS		8	/* apply increases every 8 MSS */
+
+static double nscc_mss(const struct pdc_cfg *cfg)
+{
+	return (double)cfg->max_payload_len;
+}
+
+static double nscc_bdp(const struct pdc_cfg *cfg, uint64_t rtt_ns)
+{
+	return (double)cfg->link_bps / 8.0 * (double)rtt_ns / 1e9;
+}
+
+/* The target delay: set, or scaled to the base RTT (3/4 with trimming). */
+uint64_t pdc_nscc_target(const struct pdc_cfg *cfg, const struct pdc_ini *ini)
+{
+	if (cfg->target_qdelay_ns)
+		return cfg->target_qdelay_ns;
+	return cfg->trimming ? ini->cc.base_rtt_ns / 4 * 3 : ini->cc.base_rtt_ns;
+}
+
+static void nscc_set_base_rtt(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			      uint64_t rtt_ns)
+{
+	double max = NSCC_MAX_WND_BDPS * nscc_bdp(cfg, rtt_ns);
+
+	n->base_rtt_ns = rtt_ns;
+	n->max_wnd = max > nscc_mss(cfg) ? max : nscc_mss(cfg);
+}
+
+void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
+{
+	struct pdc_nscc *n = &ini->cc;
+
+	memset(n, 0, sizeof(*n));
+	nscc_set_base_rtt(cfg, n, cfg->base_rtt_ns);
+	n->cwnd = n->max_wnd;	/* as the simulator: start at the largest */
+}
+
+static void nscc_bound(const struct pdc_cfg *cfg, struct pdc_nscc *n)
+{
+	if (n->cwnd < nscc_mss(cfg))
+		n->cwnd = nscc_mss(cfg);
+	if (n->cwnd > n->max_wnd)
+		n->cwnd = n->max_wnd;
+}
+
+/*
+ * The delay average, weighted per packet acknowledged: the simulator
+ * updates it on every packet's ACK, ours cover up to 16. A delay past the
+ * target without a mark is not our queue (a slow host, not a switch):
+ * it pulls the average towards a quarter of the base RTT instead.
+ */
+static void nscc_delay_sample(struct pdc_ini *ini, uint64_t target,
+			      uint64_t delay, uint32_t pkts, bool ecn)
+{
+	struct pdc_nscc *n = &ini->cc;
+	double w = NSCC_DELAY_EWMA * (pkts ? pkts : 1);
+	double v = (double)delay;
+
+	if (w > NSCC_DELAY_EWMA_MAX)
+		w = NSCC_DELAY_EWMA_MAX;
+	if (!ecn && delay > target)
+		v = (double)n->base_rtt_ns / 4;
+	n->avg_delay_ns = (uint64_t)(w * v + (1 - w) * (double)n->avg_delay_ns);
+}
+
+/*
+ * Quick adapt (3.6.13): at most once per base RTT plus target. Returns
+ * true when it ran or the ACK is one of the marked ones in flight when it
+ * last did: then no other change this ACK.
+ */
+static bool nscc_quick_adapt(struct pdc_mgr *mgr, struct pdc_ini *ini,
+			     bool loss, bool ecn, uint64_t delay,
+			     uint64_t now_ns)
+{
+	const struct pdc_cfg *cfg = &mgr->cfg;
+	struct pdc_nscc *n = &ini->cc;
+	uint64_t target = pdc_nscc_target(cfg, ini);
+	bool done = false;
+
+	if (ecn && n->ignored < n->ignore) {
+		done = true;
+	} else if (now_ns > n->qa_end_ns) {
+		if (n->qa_end_ns && (n->trigger_qa || loss ||
+				     delay > NSCC_QA_TARGETS * target) &&
+		    (double)n->achieved < n->max_wnd / (1 << NSCC_QA_GATE)) {
+			n->cwnd = (double)n->achieved;
+			nscc_bound(cfg, n);
+			n->ignore = (uint64_t)n->inflight;
+			n->ignored = 0;
+			n->trigger_qa = false;
+			mgr->stats.cc_quick_adapts++;
+			done = true;
+		}
+		n->achieved = 0;
+		n->qa_end_ns = now_ns + n->base_rtt_ns + target;
+	}
+	if (done) {
+		n->inc = 0;
+		n->received = 0;
+	}
+	return done;
+}
+
+/* Near-zero delay for a whole window: grow by a share of what arrives. */
+static bool nscc_fast_increase(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			       uint64_t newly, uint64_t delay)
+{
+	if (delay < NSCC_FAST_DELAY_NS) {
+		n->fast_cnt += newly;
+		if ((double)n->fast_cnt > n->cwnd || n->increasing) {
+			n->cwnd += (double)newly * NSCC_FAST_SCALE *
+				   nscc_bdp(cfg, n->base_rtt_ns) / NSCC_REF_BDP;
+			n->increasing = true;
+			return true;
+		}
+	} else {
+		n->fast_cnt = 0;
+	}
+	n->increasing = false;
+	return false;
+}
+
+static void nscc_decrease(struct pdc_mgr *mgr, struct pdc_ini *ini,
+			  uint64_t target, uint64_t now_ns)
+{
+	struct pdc_nscc *n = &ini->cc;
+	double avg = (double)n->avg_delay_ns, f;
+
+	n->increasing = false;
+	n->fast_cnt = 0;
+	if (n->avg_delay_ns <= target || now_ns - n->last_dec_ns <= n->base_rtt_ns)
+		return;
+	f = 1 - NSCC_GAMMA * (avg - (double)target) / avg;
+	n->cwnd *= f > NSCC_MD_FLOOR ? f : NSCC_MD_FLOOR;
+	n->last_dec_ns = now_ns;
+	mgr->stats.cc_decreases++;
+}
+
+/* The increases gathered since the last adjustment, and eta per base RTT. */
+static void nscc_adjust(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			uint64_t now_ns)
+{
+	double a = nscc_bdp(cfg, n->base_rtt_ns) / NSCC_REF_BDP;
+
+	n->cwnd += n->inc / n->cwnd;
+	if (now_ns - n->last_adjust_ns >= n->base_rtt_ns) {
+		n->cwnd += NSCC_ETA_MSS * nscc_mss(cfg) * a;
+		n->last_adjust_ns = now_ns;
+	}
+	n->inc = 0;
+	n->received = 0;
+}
+
+void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
+		     const struct pdc_nscc_ack *ack, uint64_t now_ns)
+{
+	const struct pdc_cfg *cfg = &mgr->cfg;
+	struct pdc_nscc *n = &ini->cc;
+	uint64_t delay = n->avg_delay_ns, target;
+	double a, mss = nscc_mss(cfg);
+
+	n->achieved += ack->newly;
+	n->received += ack->newly;
+	n->ignored += ack->newly;
+	if (ack->rtt_ns && ack->rtt_ns < n->base_rtt_ns)
+		nscc_set_base_rtt(cfg, n, ack->rtt_ns);
+	target = pdc_nscc_target(cfg, ini);
+	if (ack->rtt_ns) {
+		delay = ack->rtt_ns - n->base_rtt_ns;
+		nscc_delay_sample(ini, target, delay, ack->pkts, ack->ecn);
+	}
+	mgr->stats.cc_ecn_acks += ack->ecn;
+	if (nscc_quick_adapt(mgr, ini, false, ack->ecn, delay, now_ns))
+		return;
+	a = nscc_bdp(cfg, n->base_rtt_ns) / NSCC_REF_BDP;
+	if (!ack->ecn && delay >= target) {
+		n->inc += NSCC_FAIR_MSS * mss * a * (double)ack->newly;
+		mgr->stats.cc_fair_incs++;
+	} else if (!ack->ecn) {
+		if (nscc_fast_increase(cfg, n, ack->newly, delay)) {
+			mgr->stats.cc_fast_incs++;
+		} else {
+			/* alpha x newly x (target - delay), alpha's target
+			 * cancelling against scale b's */
+			n->inc += NSCC_PROP_MSS * mss * a * (double)ack->newly *
+				  (double)(target - delay) / NSCC_REF_RTT_NS;
+			mgr->stats.cc_prop_incs++;
+		}
+	} else if (delay >= target) {
+		nscc_decrease(mgr, ini, target, now_ns);
+	} else {
+		mgr->stats.cc_holds++;
+	}
+	nscc_bound(cfg, n);
+	if (n->received > NSCC_ADJUST_MSS * mss ||
+	    now_ns - n->last_adjust_ns > n->base_rtt_ns)
+		nscc_adjust(cfg, n, now_ns);
+	nscc_bound(cfg, n);
+}
+
+static void nscc_out_of_flight(struct pdc_nscc *n, uint32_t bytes)
+{
+	n->inflight = n->inflight > bytes ? n->inflight - bytes : 0;
+}
+
+/*
+ * A packet found lost (SACK, timeout, a ROD go-back): out of flight; a
+ * quick adapt if it may, else the window less it.
+ */
+void pdc_nscc_on_loss(struct pdc_mgr *mgr, struct pdc_ini *ini,
+		      uint32_t bytes, uint64_t now_ns)
+{
+	struct pdc_nscc *n = &ini->cc;
+
+	nscc_out_of_flight(n, bytes);
+	n->trigger_qa = true;
+	if (!nscc_quick_adapt(mgr, ini, true, false, 0, now_ns))
+		n->cwnd -= bytes;
+	nscc_bound(&mgr->cfg, n);
+}
+
+/*
+ * A trimmed packet (NACK TRIMMED): a queue full enough to trim, a delay of
+ * about one more base RTT; quick adapt if it may, else the window less it.
+ */
+void pdc_nscc_on_trim(struct pdc_mgr *mgr, struct pdc_ini *ini,
+		      uint32_t bytes, uint64_t now_ns)
+{
+	struct pdc_nscc *n = &ini->cc;
+	uint64_t target = pdc_nscc_target(&mgr->cfg, ini);
+
+	nscc_out_of_flight(n, bytes);
+	n->ignored += bytes;
+	nscc_delay_sample(ini, target, n->base_rtt_ns, 1, true);
+	n->trigger_qa = true;
+	if (!nscc_quick_adapt(mgr, ini, true, true, 0, now_ns))
+		n->cwnd -= bytes;
+	nscc_bound(&mgr->cfg, n);
+}
+
+void pdc_nscc_sent(struct pdc_ini *ini, uint32_t bytes)
+{
+	ini->cc.inflight += bytes;
+}
+
+/*
+ * ACK_CC's rcvd_bytes, 24 bits of 256-byte units, wrapping: the bytes
+ * newly received since the last ACK_CC, 0 for an older one overtaken on
+ * another path (a step back of less than half the space).
+ */
+uint64_t pdc_nscc_received(struct pdc_ini *ini, uint32_t units)
+{
+	struct pdc_nscc *n = &ini->cc;
+	uint32_t d = (units - n->rcvd_units) & UET_PDS_NSCC_RCVD_BYTES_MAX;
+	uint64_t bytes;
+
+	if (!n->rcvd_seen) {
+		d = units;
+		n->rcvd_seen = true;
+	} else if (d > UET_PDS_NSCC_RCVD_BYTES_MAX / 2) {
+		return 0;
+	}
+	n->rcvd_units = units;
+	bytes = (uint64_t)d << UET_PDS_NSCC_RCVD_UNIT_SHIFT;
+	n->inflight = n->inflight > (double)bytes ? n->inflight - (double)bytes : 0;
+	return bytes;
+}
