@@ -44,7 +44,7 @@ static uint8_t *uet_frame_ipv4_put(uint8_t *p, const struct uet_frame_addr *src,
 	uint8_t *ip = p;
 
 	p = uet_put_u8(p, 0x45);		/* version 4, IHL 5 */
-	p = uet_put_u8(p, 0);			/* DSCP CS0, not ECT */
+	p = uet_put_u8(p, src->tclass);		/* DSCP and ECN */
 	p = uet_put_be16(p, (uint16_t)ip_len);
 	p = uet_put_be16(p, 0);			/* id: DF set, never fragmented */
 	p = uet_put_be16(p, IPV4_DF);
@@ -62,7 +62,8 @@ static uint8_t *uet_frame_ipv6_put(uint8_t *p, const struct uet_frame_addr *src,
 				   const struct uet_frame_addr *dst,
 				   size_t udp_len)
 {
-	p = uet_put_be32(p, 6u << 28);		/* version 6, TC 0, flow 0 */
+	/* version 6, traffic class, flow 0 */
+	p = uet_put_be32(p, 6u << 28 | (uint32_t)src->tclass << 20);
 	p = uet_put_be16(p, (uint16_t)udp_len);
 	p = uet_put_u8(p, IP_PROTO_UDP);
 	p = uet_put_u8(p, UET_IP_TTL);
@@ -118,6 +119,7 @@ static int uet_frame_ipv4_get(struct uet_frame_info *info, const uint8_t *ip,
 	    (u16 & IPV4_MF_OFF))
 		return -EBADMSG;
 	info->ecn = ip[1] & 3;
+	info->dscp = ip[1] >> 2;
 	info->src.is_v6 = info->dst.is_v6 = false;
 	memcpy(&info->src.v4, ip + 12, 4);
 	memcpy(&info->dst.v4, ip + 16, 4);
@@ -138,6 +140,7 @@ static int uet_frame_ipv6_get(struct uet_frame_info *info, const uint8_t *ip,
 	if (plen > frame_avail - UET_IPV6_HDR_LEN)
 		return -EBADMSG;
 	info->ecn = (ip[1] >> 4) & 3;
+	info->dscp = (uint8_t)((ip[0] & 0x0F) << 2 | ip[1] >> 6);
 	info->src.is_v6 = info->dst.is_v6 = true;
 	memcpy(&info->src.v6, ip + 8, 16);
 	memcpy(&info->dst.v6, ip + 24, 16);

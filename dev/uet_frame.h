@@ -33,6 +33,11 @@ struct uet_frame_addr {
 	};
 	uint8_t mac[UET_ETH_ALEN];
 	uint16_t port;		/* host order */
+	/*
+	 * The IP traffic class, DSCP << 2 | ECN: a sender's is written in its
+	 * frames (0: CS0, not ECN-capable), a receiver's is ignored.
+	 */
+	uint8_t tclass;
 };
 
 /* What a frame's outer headers say, as parsed by uet_frame_decode(). */
@@ -41,6 +46,7 @@ struct uet_frame_info {
 	struct uet_frame_addr dst;
 	uint16_t vlan_tci;	/* 0 when untagged */
 	uint8_t ecn;		/* IP ECN bits */
+	uint8_t dscp;		/* IP DSCP: a switch may rewrite it (trim) */
 	uint16_t hdr_len;	/* bytes before the UDP payload */
 	uint16_t payload_len;	/* UDP payload bytes (from the UDP length) */
 };

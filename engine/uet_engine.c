@@ -214,6 +214,11 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.ack_hold_ns = UET_ENGINE_ACK_WAIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
+	if (!e->cfg.cc_off)
+		cfg.cc = PDC_CC_NSCC;
+	if (e->cfg.link_mbps)
+		cfg.link_bps = (uint64_t)e->cfg.link_mbps * 1000000;
+	cfg.trimming = e->cfg.trimming;
 	cfg.mp_mode = e->cfg.multipath;
 	cfg.ev_mask = UET_ENGINE_EV_MASK;	/* a bad count fails the create */
 	if (e->cfg.entropies)
@@ -305,6 +310,12 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	uet_engine_why[0] = '\0';
 	e->cfg = *cfg;
 	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
+	if (!e->cfg.dscp_set) {
+		e->cfg.dscp.data = UET_DSCP_TRIMMABLE;
+		e->cfg.dscp.ctl = UET_DSCP_CONTROL;
+		e->cfg.dscp.trimmed = UET_DSCP_TRIMMED;
+		e->cfg.dscp.lasthop = UET_DSCP_TRIMMED_LASTHOP;
+	}
 	e->ops = *ops;
 	e->ctx = ctx;
 	/*

@@ -84,6 +84,23 @@ struct uet_engine_cfg {
 	uint16_t entropies;
 	/* At destroy, the counters to stderr (uet_engine_stats_json()). */
 	bool print_stats;
+	/*
+	 * Congestion control (pdc.h, UE 1.0 3.6.13): NSCC unless |cc_off|
+	 * (a loss-driven window in packets). |link_mbps|: our link's rate
+	 * for NSCC's largest window (0: 100000, the spec's reference rate;
+	 * an emulated fabric behind an unshaped veth wants its own).
+	 * |trimming|: the fabric trims (NSCC's target delay is then 3/4 of
+	 * the base RTT). |dscp_set|: |dscp| holds the DSCPs of requests
+	 * (trimmable), of other frames, and the two a trimming switch writes;
+	 * else the UET_DSCP_* defaults.
+	 */
+	bool cc_off;
+	uint32_t link_mbps;
+	bool trimming;
+	bool dscp_set;
+	struct {
+		uint8_t data, ctl, trimmed, lasthop;
+	} dscp;
 };
 
 /*

@@ -330,6 +330,27 @@ void uet_engine_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
 /* ---- frames out ----------------------------------------------------------- */
 
 /*
+ * Every frame is ECN-capable, ECT(0) (UE 1.0 3.6.13: NSCC reads the
+ * marks); requests carry the trimmable DSCP, so that a switch short of
+ * buffer cuts them instead of dropping them, and everything else (ACKs,
+ * NACKs, control) the other one: trimmed, it would mean nothing.
+ */
+static uint8_t uet_engine_tclass(const struct uet_engine *e,
+				 const uint8_t *pds)
+{
+	switch (uet_pds_type(pds)) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+	case UET_PDS_TYPE_RUD_CC_REQ:
+	case UET_PDS_TYPE_ROD_CC_REQ:
+	case UET_PDS_TYPE_UUD_REQ:
+		return (uint8_t)(e->cfg.dscp.data << 2 | UET_IP_ECT0);
+	default:
+		return (uint8_t)(e->cfg.dscp.ctl << 2 | UET_IP_ECT0);
+	}
+}
+
+/*
  * Writes Ethernet/IP/UDP for |pds_len| bytes to |peer| at |out|, from the
  * source port of entropy value |ev| (0: the engine's own).
  */
@@ -347,6 +368,7 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 	struct uet_frame_addr dst = { .is_v6 = p->fa.is_v6,
 				      .port = e->cfg.udp_port };
 
+	src.tclass = uet_engine_tclass(e, out + e->hdr_len);
 	memcpy(&src.v6, &e->cfg.local.v6, sizeof(src.v6));
 	memcpy(&dst.v6, &p->fa.v6, sizeof(dst.v6));
 	memcpy(src.mac, e->mac, 6);

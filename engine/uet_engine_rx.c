@@ -161,6 +161,17 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 	return uet_engine_peer_rx(e, src, tag);
 }
 
+/* A switch that cut a request rewrote its DSCP to one of these. */
+static uint8_t uet_engine_trim(const struct uet_engine *e,
+			       const struct uet_frame_info *info)
+{
+	if (info->dscp == e->cfg.dscp.trimmed)
+		return PDC_TRIM;
+	if (info->dscp == e->cfg.dscp.lasthop)
+		return PDC_TRIM_LASTHOP;
+	return PDC_TRIM_NONE;
+}
+
 static void uet_engine_rx_frame(struct uet_engine *e,
 				const struct uet_xsk_frame *f)
 {
@@ -206,7 +217,8 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	}
 	meta.peer = (uint32_t)peer;
 	meta.src = e->neigh[e->peers[peer].nb].src;
-	meta.ecn_ce = info.ecn == 3;
+	meta.ecn_ce = info.ecn == UET_IP_CE;
+	meta.trim = uet_engine_trim(e, &info);
 	meta.ev = (uint16_t)(info.src.port >> UET_ENGINE_EV_SHIFT);
 	e->peers[peer].heard_ns = e->now_ns;
 	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,

@@ -77,6 +77,15 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, syn_challenged),
 	UET_STAT(pdc_stats, syn_confirmed),
 	UET_STAT(pdc_stats, tgt_evicted),
+	UET_STAT(pdc_stats, rx_ce),
+	UET_STAT(pdc_stats, rx_trimmed),
+	UET_STAT(pdc_stats, cc_ecn_acks),
+	UET_STAT(pdc_stats, cc_decreases),
+	UET_STAT(pdc_stats, cc_quick_adapts),
+	UET_STAT(pdc_stats, cc_fair_incs),
+	UET_STAT(pdc_stats, cc_prop_incs),
+	UET_STAT(pdc_stats, cc_fast_incs),
+	UET_STAT(pdc_stats, cc_holds),
 };
 
 static const struct uet_stat_field uet_ses_fields[] = {
@@ -101,6 +110,38 @@ static void uet_stats_put(FILE *out, const char *group, const void *base,
 	fputc('}', out);
 }
 
+/*
+ * NSCC's state of each unordered initiator PDC ("cc": one object a peer):
+ * its window and what steers it, and the trims the target told it of.
+ */
+static void uet_stats_cc_put(const struct uet_engine *e, FILE *out)
+{
+	struct pdc_stats ps;
+	bool first = true;
+
+	pdc_mgr_stats(e->pdc, &ps);
+	fprintf(out, ",\"cc\":{\"nacks_trimmed\":%llu,\"pdcs\":[",
+		(unsigned long long)(ps.nack_rx_code[UET_PDS_NACK_TRIMMED] +
+				     ps.nack_rx_code[UET_PDS_NACK_TRIMMED_LASTHOP]));
+	for (uint32_t i = 0; i < e->npeers; i++) {
+		struct pdc_info in;
+
+		if (pdc_info_get(e->pdc, i, PDC_MODE_RUD, &in) < 0)
+			continue;
+		fprintf(out, "%s{\"peer\":%u,\"cwnd\":%u,\"cwnd_pkts\":%u,"
+			"\"max_wnd\":%u,\"inflight\":%u,\"srtt_ns\":%llu,"
+			"\"base_rtt_ns\":%llu,\"avg_delay_ns\":%llu,"
+			"\"target_qdelay_ns\":%llu}", first ? "" : ",", i,
+			in.cwnd_bytes, in.cwnd, in.max_wnd_bytes,
+			in.inflight_bytes, (unsigned long long)in.srtt_ns,
+			(unsigned long long)in.base_rtt_ns,
+			(unsigned long long)in.avg_delay_ns,
+			(unsigned long long)in.target_qdelay_ns);
+		first = false;
+	}
+	fputs("]}", out);
+}
+
 void uet_engine_stats_json(const struct uet_engine *e, FILE *out)
 {
 	struct uet_engine_stats st;
@@ -114,6 +155,8 @@ void uet_engine_stats_json(const struct uet_engine *e, FILE *out)
 		      sizeof(uet_pdc_fields) / sizeof(uet_pdc_fields[0]));
 	uet_stats_put(out, "ses", &st.ses, uet_ses_fields,
 		      sizeof(uet_ses_fields) / sizeof(uet_ses_fields[0]));
+	if (e->pdc)
+		uet_stats_cc_put(e, out);
 	fputs("}\n", out);
 	fflush(out);
 }

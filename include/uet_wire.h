@@ -337,6 +337,20 @@ enum uet_ses_amo_dt { UET_SES_AMO_DT_LIST(UET_SES_AMO_DT_ENUM) };
 #define UET_PDS_CCX_STATE_LEN		16
 #define UET_PDS_NCCX_STATE_LEN		16
 
+/*
+ * IP traffic class of UET frames (UE 1.0 3.6.17): requests are marked
+ * trimmable, and a switch that trims one rewrites its DSCP to TRIMMED, or
+ * TRIMMED_LASTHOP at the last hop. The spec leaves the code points to the
+ * operator; these are our defaults (FI_UET_DSCP_*). Every frame is
+ * ECN-capable, ECT(0).
+ */
+#define UET_DSCP_TRIMMABLE		10	/* AF11 */
+#define UET_DSCP_TRIMMED		46	/* EF: forwarded first */
+#define UET_DSCP_TRIMMED_LASTHOP	44
+#define UET_DSCP_CONTROL		0	/* ACKs, NACKs, control: CS0 */
+#define UET_IP_ECT0			0x02
+#define UET_IP_CE			0x03
+
 /* ref 3.1: SES standard request header. */
 #define UET_SES_STD_HDR_LEN		44
 #define UET_SES_SMALL_HDR_LEN		20

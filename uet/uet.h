@@ -113,9 +113,18 @@ struct uet_params {
 	uint8_t multipath;		/* enum pdc_mp_mode */
 	uint16_t entropies;		/* 0: the engine's default */
 	bool print_stats;		/* FI_UET_STATS */
+	/* Congestion control (uet_init_cc.c). */
+	bool cc_off;			/* FI_UET_CC=off */
+	uint32_t link_mbps;		/* 0: the engine's default */
+	bool trimming;
+	struct {
+		uint8_t data, ctl, trimmed, lasthop;
+	} dscp;
 };
 
 void uet_params_get(struct uet_params *p);
+void uet_params_cc_define(void);
+void uet_params_cc_get(struct uet_params *p);
 
 /*
  * Sends up to 64 KiB go eager: a rendezvous costs a round trip before the

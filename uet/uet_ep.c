@@ -157,6 +157,14 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->multipath = p->multipath;
 	cfg->entropies = p->entropies;
 	cfg->print_stats = p->print_stats;
+	cfg->cc_off = p->cc_off;
+	cfg->link_mbps = p->link_mbps;
+	cfg->trimming = p->trimming;
+	cfg->dscp_set = true;
+	cfg->dscp.data = p->dscp.data;
+	cfg->dscp.ctl = p->dscp.ctl;
+	cfg->dscp.trimmed = p->dscp.trimmed;
+	cfg->dscp.lasthop = p->dscp.lasthop;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)

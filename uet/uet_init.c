@@ -93,6 +93,7 @@ static void uet_params_define(void)
 			"(retx_rto, retx_sack, retx_probe, retx_nack, "
 			"retx_spurious), entropies (ev_in_use, ev_explored, "
 			"ev_recycled, ev_retired), SES (default 0)");
+	uet_params_cc_define();
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");
@@ -178,6 +179,7 @@ void uet_params_get(struct uet_params *p)
 	p->port = port ? (uint16_t)port : 4793;
 	p->pid_on_fep = (uint16_t)pid;
 	p->ri_base = (uint16_t)ri;
+	uet_params_cc_get(p);
 }
 
 FI_EXT_INI

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The provider's congestion-control settings (FI_UET_CC, FI_UET_LINK_MBPS,
+ * FI_UET_TRIMMING, FI_UET_DSCP_*): what the engine hands PDC's NSCC and
+ * writes in its frames' traffic class. See fi_uet(7).
+ */
+#include <string.h>
+
+#include "uet/uet.h"
+#include "uet_wire.h"
+
+void uet_params_cc_define(void)
+{
+	fi_param_define(&uet_prov, "cc", FI_PARAM_STRING,
+			"Congestion control: nscc (UE 1.0 NSCC: a window in "
+			"bytes steered by ECN marks and queueing delay) or off "
+			"(a window in packets that halves on loss); default "
+			"nscc. rccc (receiver credits) is not built: ignored");
+	fi_param_define(&uet_prov, "link_mbps", FI_PARAM_INT,
+			"Our link's rate for NSCC, Mbit/s: its largest window "
+			"is 1.5 x rate x base RTT (default 100000)");
+	fi_param_define(&uet_prov, "trimming", FI_PARAM_BOOL,
+			"The fabric trims packets: NSCC's target delay is 3/4 "
+			"of the base RTT instead of 1 (default 0)");
+	fi_param_define(&uet_prov, "dscp", FI_PARAM_INT,
+			"DSCP of requests, which a switch may trim (default "
+			"10)");
+	fi_param_define(&uet_prov, "dscp_ctl", FI_PARAM_INT,
+			"DSCP of ACKs, NACKs and control packets (default 0)");
+	fi_param_define(&uet_prov, "dscp_trimmed", FI_PARAM_INT,
+			"DSCP a trimming switch writes (default 46)");
+	fi_param_define(&uet_prov, "dscp_trimmed_lasthop", FI_PARAM_INT,
+			"DSCP a trimming last-hop switch writes (default 44)");
+}
+
+static void uet_param_dscp(const char *name, uint8_t *v)
+{
+	int x;
+
+	if (fi_param_get_int(&uet_prov, name, &x) != FI_SUCCESS)
+		return;
+	if (x < 0 || x > 63) {
+		FI_WARN(&uet_prov, FI_LOG_CORE,
+			"FI_UET_%s=%d is not a DSCP (0..63): ignored\n", name,
+			x);
+		return;
+	}
+	*v = (uint8_t)x;
+}
+
+void uet_params_cc_get(struct uet_params *p)
+{
+	char *cc = NULL;
+	int mbps, trim;
+
+	if (fi_param_get_str(&uet_prov, "cc", &cc) == FI_SUCCESS && cc) {
+		if (!strcmp(cc, "off"))
+			p->cc_off = true;
+		else if (strcmp(cc, "nscc") && strcmp(cc, "nscc,rccc"))
+			FI_WARN(&uet_prov, FI_LOG_CORE,
+				"FI_UET_CC=%s is not nscc or off (rccc is not "
+				"built): nscc\n", cc);
+	}
+	if (fi_param_get_int(&uet_prov, "link_mbps", &mbps) == FI_SUCCESS) {
+		if (mbps > 0 && mbps <= 10000000)
+			p->link_mbps = (uint32_t)mbps;
+		else
+			FI_WARN(&uet_prov, FI_LOG_CORE,
+				"FI_UET_LINK_MBPS=%d out of range 1..10000000: "
+				"ignored\n", mbps);
+	}
+	if (fi_param_get_bool(&uet_prov, "trimming", &trim) == FI_SUCCESS)
+		p->trimming = trim != 0;
+	p->dscp.data = UET_DSCP_TRIMMABLE;
+	p->dscp.ctl = UET_DSCP_CONTROL;
+	p->dscp.trimmed = UET_DSCP_TRIMMED;
+	p->dscp.lasthop = UET_DSCP_TRIMMED_LASTHOP;
+	uet_param_dscp("dscp", &p->dscp.data);
+	uet_param_dscp("dscp_ctl", &p->dscp.ctl);
+	uet_param_dscp("dscp_trimmed", &p->dscp.trimmed);
+	uet_param_dscp("dscp_trimmed_lasthop", &p->dscp.lasthop);
+	/* A frame we send must never look trimmed to its receiver. */
+	if (p->dscp.trimmed == p->dscp.data || p->dscp.trimmed == p->dscp.ctl ||
+	    p->dscp.lasthop == p->dscp.data || p->dscp.lasthop == p->dscp.ctl) {
+		FI_WARN(&uet_prov, FI_LOG_CORE,
+			"FI_UET_DSCP_*: a trimmed DSCP equals one we send: "
+			"the defaults instead\n");
+		p->dscp.data = UET_DSCP_TRIMMABLE;
+		p->dscp.ctl = UET_DSCP_CONTROL;
+		p->dscp.trimmed = UET_DSCP_TRIMMED;
+		p->dscp.lasthop = UET_DSCP_TRIMMED_LASTHOP;
+	}
+}
