@@ -360,3 +360,5 @@ $(B)/uet_port_udp: $(B)/test/progs/uet_port_udp.o
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 
 all: $(B)/uet_port $(B)/uet_port_udp
+E2E_TESTS	+= test/e2e/e2e_port_model.sh
+E2E_DEPS	+= $(B)/uet_port $(B)/uet_port_udp
