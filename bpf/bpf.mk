@@ -20,3 +20,16 @@ $(B)/uet_xdp.skel.h: $(B)/uet_xdp.bpf.o
 			$@.err >&2; rm -f $@.err; exit $$rc
 
 all: $(B)/uet_xdp.skel.h
+
+# The switch-port model for congestion-control tests (tc clsact egress on
+# the emulated fabric's routers), loaded by $(B)/uet_port (test/test.mk).
+$(B)/uet_port.bpf.o: bpf/uet_port.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(B)/uet_port.skel.h: $(B)/uet_port.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name uet_port > $@
+
+all: $(B)/uet_port.skel.h

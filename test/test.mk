@@ -343,3 +343,22 @@ E2E_DEPS	+= $(B)/fi_soak $(B)/fi_msg_check $(B)/fi_rma_check \
 		   $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 BENCH_SCRIPTS	+= test/bench/bench_multipath.sh
 BENCH_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# The switch-port model (issue [C], item 5): uet_port attaches
+# bpf/uet_port.bpf.c to a router's port and reads its counters (libbpf
+# only); uet_port_udp paces UDP of a chosen TOS byte and counts what
+# arrives by TOS and length. e2e_port_model.sh: marks, trims and drops on
+# a star's bottleneck port.
+$(B)/test/progs/uet_port.o: $(B)/uet_port.skel.h
+$(B)/test/progs/uet_port.o: CPPFLAGS += -I$(B)
+$(B)/uet_port: $(B)/test/progs/uet_port.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lbpf
+
+$(B)/uet_port_udp: $(B)/test/progs/uet_port_udp.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+all: $(B)/uet_port $(B)/uet_port_udp
+E2E_TESTS	+= test/e2e/e2e_port_model.sh
+E2E_DEPS	+= $(B)/uet_port $(B)/uet_port_udp

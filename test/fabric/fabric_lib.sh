@@ -34,6 +34,12 @@
 # be cut by an nftables netdev egress chain there (eg_lj, drops counted by
 # the named counter drop_lj). AF_XDP transmit bypasses the sending host's
 # qdisc, which is why queues and faults live on the routers only.
+# Topology (c), fab_star N ...: hosts H1..HN all on one router R1, each
+# router port hI shaped toward its host; in an incast of H1..HN-1 to HN
+# R1's port hN is the bottleneck.
+#
+# A router port may carry a switch-port model (fab_port_model: ECN marks,
+# trimming and drops decided by bpf/uet_port.bpf.c ahead of its tbf).
 # Namespaces are uet-fE2E_ID-NAME (NAME h1.., r1 r2, l1.., s1..).
 
 FAB_PREFIX="uet-f$E2E_ID"
@@ -47,6 +53,9 @@ FAB_ROUTES=()		# "NS PREFIX LINK LINK ...": a route over those links
 FAB_BUF=0 FAB_MTU=1500
 FAB_BURST_US=${FAB_BURST_US:-200}	# tbf bucket: this much of the rate
 FAB_TRAPPED=0
+# Per router port, keyed "NS/PORT": its tbf rate (Mbit/s) and buffer
+# (bytes), and the uet_port options of its model when it has one.
+declare -gA FAB_PORT_RATE=() FAB_PORT_BUF=() FAB_PORT_MODEL=()
 
 # fab_init: root (e2e_require_root: a failure under CI=true, else a skip),
 # the cleanup trap, and a bpffs of the run's own for the hosts' uetctl
@@ -97,11 +106,23 @@ fab_burst() {
 
 # fab_shape NS IF RATE_MBIT: IF's root qdisc a tbf at RATE, queue FAB_BUF
 # bytes (tail drop); `change` keeps the qdisc's counters when there is one.
+# A port with a model keeps it, at the new rate (fab_port_model), and its
+# tbf gets a size table that does nothing but make it count a frame's
+# length again as the frame reaches it: without one it charges the length
+# taken before clsact egress ran, and a frame the model trimmed would cost
+# the tbf its whole length in rate and queue.
 fab_shape() {
-	local op=replace
+	local op=replace key=$1/$2 limit=$FAB_BUF stab=()
+	FAB_PORT_RATE[$key]=$3
+	FAB_PORT_BUF[$key]=$FAB_BUF
+	if [ -n "${FAB_PORT_MODEL[$key]:-}" ]; then
+		limit=$(fab_port_limit "$FAB_BUF")
+		stab=(stab overhead 0 linklayer ethernet)
+	fi
 	tc -n "$1" qdisc show dev "$2" | grep -q '^qdisc tbf' && op=change
-	tc -n "$1" qdisc "$op" dev "$2" root tbf rate "${3}mbit" \
-		burst "$(fab_burst "$3")" limit "$FAB_BUF"
+	tc -n "$1" qdisc "$op" dev "$2" root "${stab[@]}" tbf rate "${3}mbit" \
+		burst "$(fab_burst "$3")" limit "$limit"
+	[ -z "${FAB_PORT_MODEL[$key]:-}" ] || fab_port_attach "$1" "$2"
 }
 
 # fab_port_nft NS IF: IF's egress chain (empty: all pass) and its counter
@@ -245,6 +266,25 @@ fab_leaf_spine() {
 	e2e_log "fabric: $nl leaves x $nsp spines, $per hosts a leaf" \
 		"(${FAB_IP[*]}), links ${rate} Mbit/s, edge ${edge:-0}" \
 		"(0: unshaped), MTU $FAB_MTU, tbf buffer $FAB_BUF B"
+}
+
+# fab_star HOSTS RATE_MBIT BUF_BYTES MTU: topology (c), hosts 1..HOSTS on
+# router r1, every port of r1 toward a host (hI) RATE_MBIT with a tbf
+# queue of BUF_BYTES. The hosts' own sending is not shaped (and AF_XDP
+# would bypass it), so an incast meets its queue at r1's port to the
+# receiver. fab_leaf_spine 1 1 HOSTS ... EDGE is the same on leaf l1 but
+# for a spine link nothing uses.
+fab_star() {
+	local n=$1 rate=$2 h
+	fab_begin "$4" "$3"
+	fab_node_add r1 router
+	for h in $(seq "$n"); do
+		fab_host_add "$h" r1
+		fab_shape "$(fab_ns r1)" "h$h" "$rate"
+	done
+	FAB_ROUTES=()	# every host is on r1's own subnets
+	e2e_log "fabric: star of $n hosts (${FAB_IP[*]}) on R1, ports" \
+		"${rate} Mbit/s, MTU $FAB_MTU, tbf buffer $FAB_BUF B"
 }
 
 # fab_host_in I CMD...: CMD in host I's namespace.
@@ -438,6 +478,86 @@ fab_sample_rate() {
 		END { printf "%.1f\n", (t1 > t0 ? (b1 - b0) * 8 / (t1 - t0) / 1e6 : 0) }' "$1"
 }
 
+# ---- the switch-port model (bpf/uet_port.bpf.c, loaded by $B/uet_port) -----
+# fab_port_limit BUF: the tbf limit under a model of buffer BUF. The model
+# decides the drops, so the tbf must never tail-drop what it let through:
+# its queue is at most the model's less the tbf's bucket while the tbf's
+# timer is on time, but a late timer on a busy machine lets it run ahead
+# for a while, and trimmed frames may take UET_PORT_TRIM_ROOM (8 KiB) more;
+# twice the buffer and that room cover both (checked by the self-test: the
+# tbf's own drops stay 0).
+fab_port_limit() { echo $(( 2 * $1 + 8192 + 2 * (FAB_MTU + 14) )); }
+
+# fab_port_attach NS PORT: the model on PORT, with the port's rate and
+# buffer and its FAB_PORT_MODEL options (replacing one there).
+fab_port_attach() {
+	local key=$1/$2
+	# shellcheck disable=SC2086 # the options split on purpose
+	ip netns exec "$1" "$B/uet_port" attach "$2" \
+		--rate "${FAB_PORT_RATE[$key]}" --buf "${FAB_PORT_BUF[$key]}" \
+		${FAB_PORT_MODEL[$key]} ||
+		e2e_fail "uet_port attach $2 in $1 failed"
+}
+
+# fab_port_key ROUTER PORT: "NS/PORT" of a shaped port, or fails.
+fab_port_key() {
+	local key
+	key=$(fab_ns "$1")/$2
+	[ -n "${FAB_PORT_RATE[$key]:-}" ] || e2e_fail "$1 has no shaped port $2"
+	echo "$key"
+}
+
+# fab_port_model ROUTER PORT MARK_BYTES TRIM_BYTES [UET_PORT_OPTION...]: a
+# switch-port model on ROUTER's PORT at the port's rate and buffer, its
+# tbf limit raised (fab_port_limit): ECN marks above MARK_BYTES queued,
+# trims above TRIM_BYTES (0: never), drops above the buffer; options such
+# as --lasthop or --trim-keep 32 go to `uet_port attach`. Counters start
+# at zero (a model already there is replaced).
+fab_port_model() {
+	local key ns
+	key=$(fab_port_key "$1" "$2")
+	ns=${key%/*}
+	[[ "$3" =~ ^[0-9]+$ && "$4" =~ ^[0-9]+$ ]] ||
+		e2e_fail "fab_port_model: MARK and TRIM are bytes, not '$3' '$4'"
+	FAB_PORT_MODEL[$key]="--mark $3 --trim $4 ${*:5}"
+	fab_shape "$ns" "$2" "${FAB_PORT_RATE[$key]}"
+}
+
+# fab_port_nomodel ROUTER PORT: the model gone, the tbf's limit the
+# buffer again (its tail drops back in charge).
+fab_port_nomodel() {
+	local key ns
+	key=$(fab_port_key "$1" "$2")
+	ns=${key%/*}
+	[ -n "${FAB_PORT_MODEL[$key]:-}" ] || return 0
+	unset "FAB_PORT_MODEL[$key]"
+	ip netns exec "$ns" "$B/uet_port" detach "$2" ||
+		e2e_fail "uet_port detach $2 in $ns failed"
+	fab_shape "$ns" "$2" "${FAB_PORT_RATE[$key]}"
+}
+
+# fab_port_stats ROUTER PORT: the model's line "passed P bytes B marked M
+# trimmed T dropped D maxq Q" (frames and bytes sent on, ECN marks, trims,
+# drops, the most bytes its queue held) since it came or was reset.
+fab_port_stats() { fab_router_in "$1" "$B/uet_port" stats "$2"; }
+
+# fab_port_stat ROUTER PORT NAME: one number of that line (passed, bytes,
+# marked, trimmed, dropped, maxq).
+fab_port_stat() {
+	fab_port_stats "$1" "$2" | awk -v k="$3" '{ for (i = 1; i < NF; i += 2)
+		if ($i == k) { print $(i + 1); f = 1 } } END { exit !f }' ||
+		e2e_fail "no port statistic '$3' on $1 $2"
+}
+
+# fab_port_reset ROUTER PORT: the model's counters and queue back to 0.
+fab_port_reset() { fab_router_in "$1" "$B/uet_port" reset "$2"; }
+
+# fab_port_qdrops ROUTER PORT: packets PORT's tbf dropped itself.
+fab_port_qdrops() {
+	tc -n "$(fab_ns "$1")" -s -j qdisc show dev "$2" root |
+		sed -nE 's/.*"drops":([0-9]+).*/\1/p'
+}
+
 # fab_uet_load: the XDP program and the device service on every host's
 # fab0 (skb mode: veth).
 fab_uet_load() {
@@ -468,6 +588,8 @@ fab_teardown() {
 	set -e
 	FAB_NS=() FAB_HOSTS=() FAB_IP=() FAB_ROUTES=()
 	FAB_NLINKS=0 FAB_L_NSA=() FAB_L_NSB=() FAB_L_RATE=() FAB_L_DOWN=()
+	# the models went with their devices: nothing of theirs is pinned
+	FAB_PORT_RATE=() FAB_PORT_BUF=() FAB_PORT_MODEL=()
 }
 
 # fab_cleanup: the EXIT trap: the fabric, the bpffs, the run's files.
