@@ -317,3 +317,49 @@ Test(pdc_nscc, trimmed_requests_are_nacked_and_resent_without_timeouts)
 	cr_expect_gt(sa.cc_quick_adapts, 0);
 	t_sim_free(s);
 }
+
+/*
+ * RCCC: two senders into one receiver whose link (cfg.link_bps) is the
+ * bottleneck. The receiver's credit paces them: everything arrives once,
+ * no faster than the receiver's rate allows (after the speculative bytes
+ * and one cap of credit each), and each sender gets its share.
+ */
+Test(pdc_nscc, receiver_credits_pace_an_incast)
+{
+	struct t_wire w = { .delay_ns = 5000, .jitter_ns = 1000 };
+	struct t_sim *s = t_sim_new(&w, 81, 3);
+	const uint32_t msgs = 600, rate_bpus = 10;	/* 80 Mbit/s */
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+	uint64_t bytes = 0, floor_ns, t0;
+
+	t_cfg_lossy(&cfg, 82);
+	cfg.cc = PDC_CC_NSCC | PDC_CC_RCCC;
+	cfg.link_bps = rate_bpus * 8ull * 1000000;
+	for (int i = 0; i < 3; i++) {
+		cfg.seed = 83 + i;
+		t_end_start(s, i, &cfg);
+	}
+	for (int i = 0; i < 2; i++)
+		t_end_plan(s, i, 2, PDC_MODE_RUD, msgs, 0);
+	t0 = s->now;
+	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(s->end[i]->ok_cnt, msgs, "sender %d ok %u", i,
+			     s->end[i]->ok_cnt);
+		for (uint32_t seq = 0; seq < msgs; seq++)
+			cr_expect_eq(s->end[2]->rx[0][i][0][seq], 1);
+	}
+	pdc_mgr_stats(s->end[2]->mgr, &st);
+	cr_expect_gt(st.rccc_credits_tx, 0);
+	/* 0.99 of 10 bytes/us, less what needed no grant */
+	bytes = 2ull * msgs * T_PAYLOAD_LEN;
+	floor_ns = (bytes - 2 * (2 * cfg.max_payload_len + 8 * cfg.max_payload_len)) *
+		   1000 / rate_bpus;
+	cr_expect_geq(s->now - t0, floor_ns, "%llu ns for %llu bytes",
+		      (unsigned long long)(s->now - t0),
+		      (unsigned long long)bytes);
+	cr_expect_leq(s->now - t0, floor_ns * 2, "%llu ns",
+		      (unsigned long long)(s->now - t0));
+	t_sim_free(s);
+}
