@@ -84,7 +84,11 @@ static __always_inline void uet_port_parse(struct __sk_buff *skb,
 	struct iphdr ip;
 	__be16 proto;
 
-	/* qdisc_pkt_len(): what tbf charges, GSO segments' headers too */
+	/*
+	 * qdisc_pkt_len(): what tbf charges, GSO segments' headers too. A
+	 * GSO batch (a host's TSO) is judged as one frame: passed, marked or
+	 * dropped whole (fab_host_gso_off avoids them).
+	 */
 	f->len = skb->wire_len ? skb->wire_len : skb->len;
 	if (bpf_skb_load_bytes(skb, offsetof(struct ethhdr, h_proto), &proto,
 			       sizeof(proto)) < 0 ||
