@@ -162,7 +162,9 @@ uet_port_decide(__u64 q, const struct uet_port_frame *f)
 /*
  * Cuts the frame after trim_keep_len bytes of UDP payload and rewrites its
  * DSCP, ECN bits kept. UDP checksum 0 is "none" for IPv4, cheaper than
- * summing what is left.
+ * summing what is left. A frame a host's stack left to checksum offload
+ * (CHECKSUM_PARTIAL) still is here; veth hands it on unverified, but a
+ * device that summed it in software would now get the sum wrong.
  */
 static __always_inline int uet_port_trim(struct __sk_buff *skb,
 					 const struct uet_port_frame *f)
