@@ -10,9 +10,9 @@
 
 /*
  * spec 3.6.17 leaves DSCP_TRIMMABLE, DSCP_TRIMMED and DSCP_TRIMMED_LASTHOP
- * to the operator; these are ours. None is a standard PHB the kernel or a
- * host stack gives meaning to, apart from 46 (EF), which suits a trimmed
- * header: a switch forwards it at high priority.
+ * to the operator; these are ours: 10 is AF11, 46 EF (forwarded first,
+ * which suits a trimmed header), 44 VOICE-ADMIT (RFC 5865); nothing on
+ * the emulated fabric gives them any other meaning.
  */
 #define UET_PORT_DSCP_TRIMMABLE		10
 #define UET_PORT_DSCP_TRIMMED		46
