@@ -13,15 +13,16 @@
 void uet_params_cc_define(void)
 {
 	fi_param_define(&uet_prov, "cc", FI_PARAM_STRING,
-			"Congestion control: nscc,rccc (the default), nscc "
-			"(UE 1.0 NSCC: a window in bytes steered by ECN marks "
-			"and queueing delay), rccc (receiver credits: a "
-			"receiver grants the right to send at its link's "
-			"rate) or off (a window in packets that halves on "
-			"loss)");
+			"Congestion control: nscc,rccc (both), nscc (UE 1.0 "
+			"NSCC: a window in bytes steered by ECN marks and "
+			"queueing delay), rccc (receiver credits: a receiver "
+			"grants the right to send at its link's rate) or off "
+			"(a window in packets that halves on loss); default "
+			"nscc,rccc");
 	fi_param_define(&uet_prov, "link_mbps", FI_PARAM_INT,
-			"Our link's rate for NSCC, Mbit/s: its largest window "
-			"is 1.5 x rate x base RTT (default 100000)");
+			"Our link's rate, Mbit/s: NSCC's largest window is 1.5 "
+			"x rate x base RTT, and RCCC grants credit at 0.99 of "
+			"it (default 100000)");
 	fi_param_define(&uet_prov, "trimming", FI_PARAM_BOOL,
 			"The fabric trims packets: NSCC's target delay is 3/4 "
 			"of the base RTT instead of 1 (default 0)");
