@@ -15,8 +15,8 @@
  * Receivers. A target PDC whose sender reports a backlog waits on the
  * manager's list; the manager grants chunks of 4 MSS round robin as a
  * token bucket filled at 99% of cfg.link_bps allows, while what it granted
- * and the speculative allowance exceed what it received by less than
- * rccc.cap. A sender without a backlog is topped up to the speculative
+ * and the speculative allowance exceed what it received by less than its
+ * backlog and the allowance, at most rccc.cap. A sender without a backlog is topped up to the speculative
  * allowance again as its bytes arrive (paced the same): an idle sender
  * finds it there when work comes, without asking. The sum granted goes back in a CREDIT control packet, which
  * takes no PSN and is never acknowledged: a lost one is made good by the
@@ -146,17 +146,20 @@ void pdc_rccc_rx_credit(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 
 /*
  * What the sender may have sent (the speculative allowance included) less
- * what arrived: credit it has unused or in flight. It needs more below
- * rccc.cap with a backlog, below the speculative allowance without.
+ * what arrived: credit it has unused or in flight. It needs more while
+ * that is below its backlog and the allowance (at most rccc.cap), or
+ * below the allowance alone without a backlog.
  */
 static bool pdc_rccc_needs(const struct pdc_mgr *mgr, const struct pdc *pdc)
 {
 	const struct pdc_tgt *tgt = &pdc->tgt;
-	int32_t out = (int32_t)(tgt->cr_granted + mgr->rccc.spec -
-				tgt->rcvd_bytes);
+	const struct pdc_rccc *r = &mgr->rccc;
+	int32_t out = (int32_t)(tgt->cr_granted + r->spec - tgt->rcvd_bytes);
+	uint64_t want = ((uint64_t)tgt->cr_backlog << RCCC_UNIT_SHIFT) +
+			r->spec;
 
 	return pdc->state != PDC_ST_TIME_WAIT &&
-	       out < (int32_t)(tgt->cr_backlog ? mgr->rccc.cap : mgr->rccc.spec);
+	       out < (int64_t)(want < r->cap ? want : r->cap);
 }
 
 static void pdc_rccc_list_add(struct pdc_mgr *mgr, struct pdc *pdc)
