@@ -20,7 +20,8 @@
  * allowance again as its bytes arrive (paced the same): an idle sender
  * finds it there when work comes, without asking. The sum granted goes back in a CREDIT control packet, which
  * takes no PSN and is never acknowledged: a lost one is made good by the
- * next, as each carries the whole sum. The constants follow the UEC
+ * next, as each carries the whole sum, or by the answer to the sender's
+ * CREDIT_REQ, which always carries it. The constants follow the UEC
  * simulator's model (htsim: credit paced at 0.99 of line rate, 4 MTU a
  * pull); the wire encoding of amounts is ours.
  */
@@ -278,7 +279,11 @@ ssize_t pdc_rccc_put_credit(struct pdc_mgr *mgr, struct pdc *pdc,
 	return n;
 }
 
-/* A CREDIT_REQ: the sender is idle with work and no credit. */
+/*
+ * A CREDIT_REQ: the sender waits for credit. Its last CREDIT may have been
+ * lost while we think it has credit enough: the sum goes again at once,
+ * more when it needs more.
+ */
 void pdc_rccc_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		     const struct pdc_ctl *ctl)
 {
@@ -290,4 +295,8 @@ void pdc_rccc_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		return;
 	}
 	pdc_rccc_tgt_backlog(mgr, pdc, ctl->payload & 0xFFFFFFu);
+	if (mgr->cfg.cc & PDC_CC_RCCC) {
+		pdc->tgt.cr_due = true;
+		pdc_ready(mgr, pdc);
+	}
 }
