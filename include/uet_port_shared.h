@@ -31,9 +31,11 @@ _Static_assert(sizeof(struct uet_port_cfg) == 32, "uet_port_cfg layout");
 /*
  * Bytes above the buffer that trimmed frames may still occupy, as a
  * switch's separate queue for trimmed headers: without a bound, headers
- * alone arriving faster than the rate would grow the queue forever.
+ * alone arriving faster than the rate would grow the queue forever. It
+ * holds a jumbo frame let in just under the buffer and some 200 headers
+ * after it, so that trimmed headers are not dropped behind full frames.
  */
-#define UET_PORT_TRIM_ROOM		8192
+#define UET_PORT_TRIM_ROOM		32768
 
 /* The virtual queue: one array entry, key 0, updated under its lock. */
 struct uet_port_vq {

@@ -480,13 +480,13 @@ fab_sample_rate() {
 
 # ---- the switch-port model (bpf/uet_port.bpf.c, loaded by $B/uet_port) -----
 # fab_port_limit BUF: the tbf limit under a model of buffer BUF. The model
-# decides the drops, so the tbf must never tail-drop what it let through:
-# its queue is at most the model's less the tbf's bucket while the tbf's
-# timer is on time, but a late timer on a busy machine lets it run ahead
-# for a while, and trimmed frames may take UET_PORT_TRIM_ROOM (8 KiB) more;
-# twice the buffer and that room cover both (checked by the self-test: the
-# tbf's own drops stay 0).
-fab_port_limit() { echo $(( 2 * $1 + 8192 + 2 * (FAB_MTU + 14) )); }
+# decides the drops, so the tbf must never tail-drop what it let through.
+# Its queue is the model's less the tbf's bucket while the tbf's timer is
+# on time, but a late timer on a busy machine leaves it behind the model
+# for a while, and trimmed frames may take UET_PORT_TRIM_ROOM (32 KiB,
+# include/uet_port_shared.h) beyond the buffer: twice the buffer and that
+# room cover both (the self-test checks that the tbf's own drops stay 0).
+fab_port_limit() { echo $(( 2 * $1 + 32768 + 2 * (FAB_MTU + 14) )); }
 
 # fab_port_attach NS PORT: the model on PORT, with the port's rate and
 # buffer and its FAB_PORT_MODEL options (replacing one there).
