@@ -10,7 +10,11 @@
 # runs (default 3), medians. INCAST_PROVS picks among
 #   uet        FI_PROVIDER=uet, its NSCC told the port's rate
 #              (FI_UET_LINK_MBPS) and, in incast_trim, that the fabric
-#              trims; INCAST_UET_ENV adds settings (FI_UET_CC=off)
+#              trims; INCAST_UET_ENV adds or overrides settings:
+#              FI_UET_CC=off, or FI_UET_LINK_MBPS=100000 (the default):
+#              NSCC's largest window is 1.5 x rate x base RTT, and at
+#              800 Mbit/s and this fabric's base RTT that is a frame or
+#              two, while the RTT under load is mostly waiting for a CPU
 #   tcp_cubic  FI_PROVIDER=tcp, cubic with ECN (tcp_ecn=1). A namespace
 #              may only pick tcp_allowed_congestion_control (reno bbr
 #              here) by sysctl; a route's congctl has no such limit, so
@@ -413,7 +417,7 @@ incast_run() {
 	[ "$prov" = uet ] || tmo0=$(tcp_timeouts $(seq "$n"))
 	c0=$(port_begin r1 "h$rcv")
 	ideal=$(awk -v n="$n" -v m="$INCAST_MIB" -v r="$RATE" \
-		'BEGIN { printf "%.3f\n", n * m * 8.388608 / r }')
+		'BEGIN { printf "%.3f\n", n * m * 1048576 * 8 / (r * 1e6) }')
 	for k in $(seq "$n"); do
 		bw_pair "$prov" "$k" "$rcv" "$k" "$INCAST_MIB" "@$D/start" \
 			"$D/c.$k"
