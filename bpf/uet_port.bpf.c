@@ -84,7 +84,11 @@ static __always_inline void uet_port_parse(struct __sk_buff *skb,
 	struct iphdr ip;
 	__be16 proto;
 
-	/* qdisc_pkt_len(): what tbf charges, GSO segments' headers too */
+	/*
+	 * qdisc_pkt_len(): what tbf charges, GSO segments' headers too. A
+	 * GSO batch (a host's TSO) is judged as one frame: passed, marked or
+	 * dropped whole (fab_host_gso_off avoids them).
+	 */
 	f->len = skb->wire_len ? skb->wire_len : skb->len;
 	if (bpf_skb_load_bytes(skb, offsetof(struct ethhdr, h_proto), &proto,
 			       sizeof(proto)) < 0 ||
@@ -158,7 +162,9 @@ uet_port_decide(__u64 q, const struct uet_port_frame *f)
 /*
  * Cuts the frame after trim_keep_len bytes of UDP payload and rewrites its
  * DSCP, ECN bits kept. UDP checksum 0 is "none" for IPv4, cheaper than
- * summing what is left.
+ * summing what is left. A frame a host's stack left to checksum offload
+ * (CHECKSUM_PARTIAL) still is here; veth hands it on unverified, but a
+ * device that summed it in software would now get the sum wrong.
  */
 static __always_inline int uet_port_trim(struct __sk_buff *skb,
 					 const struct uet_port_frame *f)

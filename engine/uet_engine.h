@@ -85,16 +85,19 @@ struct uet_engine_cfg {
 	/* At destroy, the counters to stderr (uet_engine_stats_json()). */
 	bool print_stats;
 	/*
-	 * Congestion control (pdc.h, UE 1.0 3.6.13): NSCC unless |cc_off|
-	 * (a loss-driven window in packets). |link_mbps|: our link's rate
-	 * for NSCC's largest window (0: 100000, the spec's reference rate;
-	 * an emulated fabric behind an unshaped veth wants its own).
+	 * Congestion control (pdc.h, UE 1.0 3.6.13 and 3.6.14): |cc|, the
+	 * PDC_CC_* flags, when |cc_set|; else NSCC and RCCC (0 alone: a
+	 * loss-driven window in packets). |link_mbps|: our link's rate, for
+	 * NSCC's largest window and the credit RCCC grants (0: 100000, the
+	 * spec's reference rate; an emulated fabric behind an unshaped veth
+	 * wants its own).
 	 * |trimming|: the fabric trims (NSCC's target delay is then 3/4 of
 	 * the base RTT). |dscp_set|: |dscp| holds the DSCPs of requests
 	 * (trimmable), of other frames, and the two a trimming switch writes;
 	 * else the UET_DSCP_* defaults.
 	 */
-	bool cc_off;
+	bool cc_set;
+	uint8_t cc;
 	uint32_t link_mbps;
 	bool trimming;
 	bool dscp_set;

@@ -126,13 +126,13 @@ static bool uet_pds_answers_initiator(const uint8_t *pds)
 	       type == UET_PDS_TYPE_ACK_CCX || type == UET_PDS_TYPE_NACK ||
 	       type == UET_PDS_TYPE_NACK_CCX ||
 	       (type == UET_PDS_TYPE_CONTROL &&
-		next == UET_PDS_CTL_CLOSE_REQ);
+		(next == UET_PDS_CTL_CLOSE_REQ || next == UET_PDS_CTL_CREDIT));
 }
 
 /*
- * The peer a PDS frame comes from. ACKs, NACKs and close requests answer
- * one of our initiator PDCs: its peer, found by the DPDCID; one that
- * answers none is dropped here (counted in rx_stray), and leaves nothing.
+ * The peer a PDS frame comes from. ACKs, NACKs, close requests and
+ * credit answer one of our initiator PDCs: its peer, found by the DPDCID;
+ * one that answers none is dropped here (counted in rx_stray), and leaves nothing.
  * Requests and control packets come from a remote initiator PDC whose
  * SPDCID carries its endpoint's index: the peer (address, index), a
  * provisional one on first contact (uet_engine_peer.c). 0 or more, or

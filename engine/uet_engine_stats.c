@@ -86,6 +86,10 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, cc_prop_incs),
 	UET_STAT(pdc_stats, cc_fast_incs),
 	UET_STAT(pdc_stats, cc_holds),
+	UET_STAT(pdc_stats, rccc_granted),
+	UET_STAT(pdc_stats, rccc_credits_tx),
+	UET_STAT(pdc_stats, rccc_credits_rx),
+	UET_STAT(pdc_stats, rccc_reqs),
 };
 
 static const struct uet_stat_field uet_ses_fields[] = {
@@ -131,12 +135,13 @@ static void uet_stats_cc_put(const struct uet_engine *e, FILE *out)
 		fprintf(out, "%s{\"peer\":%u,\"cwnd\":%u,\"cwnd_pkts\":%u,"
 			"\"max_wnd\":%u,\"inflight\":%u,\"srtt_ns\":%llu,"
 			"\"base_rtt_ns\":%llu,\"avg_delay_ns\":%llu,"
-			"\"target_qdelay_ns\":%llu}", first ? "" : ",", i,
+			"\"target_qdelay_ns\":%llu,\"credit\":%d}",
+			first ? "" : ",", i,
 			in.cwnd_bytes, in.cwnd, in.max_wnd_bytes,
 			in.inflight_bytes, (unsigned long long)in.srtt_ns,
 			(unsigned long long)in.base_rtt_ns,
 			(unsigned long long)in.avg_delay_ns,
-			(unsigned long long)in.target_qdelay_ns);
+			(unsigned long long)in.target_qdelay_ns, in.credit);
 		first = false;
 	}
 	fputs("]}", out);

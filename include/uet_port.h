@@ -8,15 +8,12 @@
 #ifndef UET_PORT_H
 #define UET_PORT_H
 
-/*
- * spec 3.6.17 leaves DSCP_TRIMMABLE, DSCP_TRIMMED and DSCP_TRIMMED_LASTHOP
- * to the operator; these are ours. None is a standard PHB the kernel or a
- * host stack gives meaning to, apart from 46 (EF), which suits a trimmed
- * header: a switch forwards it at high priority.
- */
-#define UET_PORT_DSCP_TRIMMABLE		10
-#define UET_PORT_DSCP_TRIMMED		46
-#define UET_PORT_DSCP_TRIMMED_LASTHOP	44
+#include "uet_wire.h"
+
+/* The endpoints' code points (uet_wire.h, UET_DSCP_*): one definition. */
+#define UET_PORT_DSCP_TRIMMABLE		UET_DSCP_TRIMMABLE
+#define UET_PORT_DSCP_TRIMMED		UET_DSCP_TRIMMED
+#define UET_PORT_DSCP_TRIMMED_LASTHOP	UET_DSCP_TRIMMED_LASTHOP
 
 /*
  * UDP payload bytes a trimmed packet keeps by default: the PDS header and

@@ -48,7 +48,8 @@ struct uet_port_vq {
 _Static_assert(sizeof(struct uet_port_vq) == 32, "uet_port_vq layout");
 
 /* Per-CPU counters, indexed by these ids. */
-#define UET_PORT_CNT_PASSED		0	/* frames sent on, any kind */
+#define UET_PORT_CNT_PASSED		0	/* frames sent on, any kind (a
+						 * GSO batch counts once) */
 #define UET_PORT_CNT_BYTES		1	/* their bytes, once trimmed */
 #define UET_PORT_CNT_MARKED		2	/* ECT frames that got CE */
 #define UET_PORT_CNT_TRIMMED		3	/* trimmable frames trimmed */

@@ -84,6 +84,12 @@ enum pdc_mp_mode {
  * marks, queueing delay and trimmed packets steer it (pdc_nscc.c).
  */
 #define PDC_CC_NSCC		0x01
+/*
+ * RCCC (UE 1.0 3.6.14, pdc_rccc.c): new bytes need the receiver's credit,
+ * which it grants at its link's rate (cfg.link_bps) to senders that report
+ * a backlog; requests go as RUD_CC_REQ / ROD_CC_REQ.
+ */
+#define PDC_CC_RCCC		0x02
 
 /* What a switch did to a request on its way (its DSCP tells the caller). */
 enum pdc_trim {
@@ -111,6 +117,8 @@ struct pdc_cfg {
 				 * smaller one is measured */
 	uint64_t target_qdelay_ns;	/* NSCC: 0 (the default): scaled to
 					 * the measured base RTT */
+	uint32_t rccc_spec;	/* RCCC: bytes a sender may send on
+				 * speculation (0: two of max_payload_len) */
 	uint64_t rto_init_ns;
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;	/* back-off stops here */
@@ -317,6 +325,9 @@ struct pdc_stats {
 	uint64_t cc_quick_adapts;	/* NSCC quick adapts */
 	uint64_t cc_fair_incs, cc_prop_incs, cc_fast_incs;	/* ACKs by case */
 	uint64_t cc_holds;	/* marked ACKs of a queue below target */
+	uint64_t rccc_granted;	/* bytes of credit granted (receiver) */
+	uint64_t rccc_credits_tx, rccc_credits_rx;	/* CREDIT packets */
+	uint64_t rccc_reqs;	/* CREDIT_REQs sent */
 };
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */
@@ -329,6 +340,8 @@ struct pdc_info {
 	/* NSCC (cfg.cc): bytes and the delays it steers by. */
 	uint32_t cwnd_bytes, max_wnd_bytes, inflight_bytes;
 	uint64_t base_rtt_ns, avg_delay_ns, target_qdelay_ns;
+	/* RCCC: bytes the sender may still send new. */
+	int32_t credit;
 	size_t state_len;
 };
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # pdc/: sources of the Packet Delivery Sublayer, included by the Makefile.
 PDC_SRCS	+= pdc/pdc_hdr.c pdc/pdc_hdr_ack.c pdc/pdc_names.c \
-		   pdc/pdc_mgr.c pdc/pdc_timer.c pdc/pdc_cc.c pdc/pdc_nscc.c pdc/pdc_tx.c \
+		   pdc/pdc_mgr.c pdc/pdc_timer.c pdc/pdc_cc.c pdc/pdc_nscc.c pdc/pdc_rccc.c pdc/pdc_tx.c \
 		   pdc/pdc_rx.c pdc/pdc_ini.c pdc/pdc_ini_timer.c \
 		   pdc/pdc_ini_rx.c pdc/pdc_ini_nack.c pdc/pdc_tgt.c \
 		   pdc/pdc_tgt_ack.c pdc/pdc_tgt_admit.c pdc/pdc_ev.c

@@ -14,17 +14,31 @@ static bool pdc_ini_in_peer_win(const struct pdc_ini *ini, uint32_t psn)
 	return pdc_psn_diff(psn, ini->cack_psn) <= (int32_t)ini->peer_win;
 }
 
+/*
+ * RCCC: the next packet has credit. A CLOSE needs none, nor a packet sent
+ * before (renumbered after a SYN cookie): it took its credit then.
+ */
+static bool pdc_ini_credit_ok(const struct pdc *pdc)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+	const struct pdc_slot *slot =
+		&ini->slot[(ini->send_psn - ini->start_psn) & pdc->win_mask];
+
+	return pdc_rccc_has_credit(ini) || (slot->flags & PDC_SLOT_CLOSE) ||
+	       slot->tx_cnt;
+}
+
 bool pdc_ini_can_send(const struct pdc *pdc)
 {
 	const struct pdc_ini *ini = &pdc->ini;
 
-	if (ini->retx_head != PDC_NO_SLOT)
+	if (ini->retx_head != PDC_NO_SLOT || ini->cr_req_due)
 		return true;
 	if (!pdc_cc_has_room(ini))
 		return false;
 	if (ini->resend_psn != ini->resend_end)
 		return true;
-	return ini->send_psn != ini->next_psn &&
+	return ini->send_psn != ini->next_psn && pdc_ini_credit_ok(pdc) &&
 	       pdc_ini_in_peer_win(ini, ini->send_psn);
 }
 
@@ -185,9 +199,13 @@ static ssize_t pdc_ini_put_req(struct pdc_mgr *mgr, struct pdc *pdc,
 	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
 	int32_t clear = pdc_psn_diff(ini->una_psn, psn);
 	bool syn = !pdc->rid;
+	bool cc_req = ini->rccc;
 	struct pdc_req h = {
-		.pro.type = pdc->mode == PDC_MODE_ROD ? UET_PDS_TYPE_ROD_REQ :
-						      UET_PDS_TYPE_RUD_REQ,
+		.pro.type = pdc->mode == PDC_MODE_ROD ?
+			    (cc_req ? UET_PDS_TYPE_ROD_CC_REQ :
+				      UET_PDS_TYPE_ROD_REQ) :
+			    (cc_req ? UET_PDS_TYPE_RUD_CC_REQ :
+				      UET_PDS_TYPE_RUD_REQ),
 		.pro.next_hdr = slot->next_hdr,
 		.pro.flags = (syn ? UET_PDS_F_REQ_SYN : 0) |
 			     (retx ? UET_PDS_F_REQ_RETX : 0) |
@@ -200,6 +218,8 @@ static ssize_t pdc_ini_put_req(struct pdc_mgr *mgr, struct pdc *pdc,
 		.spdcid = pdc->id,
 		.dpdcid = pdc->rid,
 		.psn_offset = (uint16_t)(syn ? psn - ini->start_psn : 0),
+		/* RCCC: the backlog behind this one */
+		.credit_target = cc_req ? pdc_rccc_backlog(ini) : 0,
 	};
 	ssize_t n = pdc_req_encode(buf, len, &h);
 	int err;
@@ -257,6 +277,11 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		return n;
 	slot->ev = pdc_ev_pick(mgr, pdc, retx, now_ns);
 	mgr->tx_ev = slot->ev;
+	if (!retx && !(slot->flags & PDC_SLOT_CLOSE)) {
+		/* out of the backlog, onto the credit */
+		ini->queued_bytes -= pdc_ini_slot_bytes(slot);
+		ini->cr_used += pdc_ini_slot_bytes(slot);
+	}
 	if (!(slot->flags & (PDC_SLOT_INFL | PDC_SLOT_ACKED))) {
 		slot->flags |= PDC_SLOT_INFL;
 		ini->inflight++;
@@ -302,6 +327,8 @@ ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 			pdc_ini_retx_push(pdc, psn);
 		return n;
 	}
+	if (ini->cr_req_due)
+		return pdc_rccc_put_req(mgr, pdc, buf, len);
 	if (!pdc_cc_has_room(ini))
 		return 0;
 	if (pdc_ini_resend_next(pdc, &psn) == 0) {
@@ -310,7 +337,7 @@ ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 			ini->resend_psn = psn + 1;
 		return n;
 	}
-	if (ini->send_psn == ini->next_psn ||
+	if (ini->send_psn == ini->next_psn || !pdc_ini_credit_ok(pdc) ||
 	    !pdc_ini_in_peer_win(ini, ini->send_psn))
 		return 0;
 	n = pdc_ini_put(mgr, pdc, ini->send_psn, buf, len, now_ns);

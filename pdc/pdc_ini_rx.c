@@ -407,6 +407,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
 	else if (mgr->cfg.idle_ns)
 		pdc_timer_arm(mgr, pdc, now_ns + mgr->cfg.idle_ns);
+	pdc_rccc_wake(mgr, pdc, now_ns);
 	if (pdc_ini_can_send(pdc))
 		pdc_ready(mgr, pdc);
 }

@@ -74,8 +74,8 @@ static bool pdc_cfg_is_valid(const struct pdc_cfg *c)
 	       c->ack_coalesce_cnt >= 1 && c->resp_pool_cnt >= 1 &&
 	       c->max_payload_len > 0 && c->max_payload_len < (1u << 24) &&
 	       c->tgt_reserve < c->max_pdcs &&
-	       (!(c->cc & PDC_CC_NSCC) || (c->link_bps && c->base_rtt_ns)) &&
-	       !(c->cc & ~PDC_CC_NSCC);
+	       (!c->cc || (c->link_bps && c->base_rtt_ns)) &&
+	       !(c->cc & ~(PDC_CC_NSCC | PDC_CC_RCCC));
 }
 
 static bool pdc_ops_are_valid(const struct pdc_ops *ops)
@@ -147,6 +147,7 @@ struct pdc_mgr *pdc_mgr_create(const struct pdc_cfg *cfg,
 	mgr->ops = *ops;
 	mgr->ctx = ctx;
 	mgr->rng = cfg->seed;
+	pdc_rccc_init(mgr);
 	if (pdc_mgr_alloc(mgr) < 0)
 		goto err_free_mgr;
 	return mgr;
@@ -317,6 +318,7 @@ void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc)
 	pdc_hash_del(mgr, pdc);
 	pdc_timer_del(mgr, pdc);
 	pdc_ready_del(mgr, pdc);
+	pdc_rccc_forget(mgr, pdc);
 	if (pdc->role == PDC_ROLE_TGT)
 		pdc_resp_free_all(mgr, pdc);
 	mgr->stats.pdcs--;
@@ -397,6 +399,8 @@ int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 		info->avg_delay_ns = ini->cc.avg_delay_ns;
 		info->target_qdelay_ns = pdc_nscc_target(&mgr->cfg, ini);
 	}
+	if (ini->rccc)
+		info->credit = pdc_rccc_credit(ini);
 	return 0;
 }
 

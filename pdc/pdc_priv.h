@@ -122,6 +122,14 @@ struct pdc_ini {
 	uint32_t cwnd, cwnd_acc, ssthresh;	/* without NSCC, packets */
 	bool nscc;		/* cfg.cc has PDC_CC_NSCC */
 	struct pdc_nscc cc;
+	/* RCCC (pdc_rccc.c): bytes from the PDC's start, wrapping. */
+	bool rccc;		/* cfg.cc has PDC_CC_RCCC */
+	bool cr_req_due;	/* a CREDIT_REQ to send */
+	uint64_t cr_req_ns;	/* when the last was asked for */
+	uint32_t cr_used;	/* new bytes sent */
+	uint32_t cr_granted;	/* the largest CREDIT */
+	uint32_t cr_spec;	/* the speculative allowance */
+	uint64_t queued_bytes;	/* bytes queued, not yet sent: the backlog */
 	uint32_t cc_hold_psn;	/* no second cut before cack passes it */
 	uint32_t peer_win;	/* PSNs past cack the target can track */
 	uint32_t rewind_psn;	/* last ROD go-back point */
@@ -166,6 +174,11 @@ struct pdc_tgt {
 	uint32_t rcvd_bytes;	/* SES bytes of every arrival, wrapping: the
 				 * ACK_CC's received bytes (NSCC) */
 	uint64_t last_psn_ns;	/* when last_psn arrived: service time */
+	/* RCCC (pdc_rccc.c). */
+	uint32_t cr_granted;	/* bytes granted, in all */
+	uint32_t cr_backlog;	/* the sender's, 256-byte units */
+	bool cr_listed, cr_due;
+	struct pdc *cr_next;	/* the manager's list of PDCs owed credit */
 	uint64_t ack_at;	/* coalescing timer; 0: off */
 	uint64_t last_rx_ns;
 	uint64_t expire_at;	/* TIME_WAIT end */
@@ -231,6 +244,15 @@ struct pdc_uud_ent {
 	uint8_t next_hdr;
 };
 
+/* RCCC's grants of one manager (pdc_rccc.c). */
+struct pdc_rccc {
+	double rate;		/* bytes per ns */
+	double tokens;		/* bytes that may be granted now */
+	uint32_t chunk, cap, spec;
+	uint64_t last_ns, next_ns;
+	struct pdc *head, *tail;	/* target PDCs owed credit */
+};
+
 struct pdc_mgr {
 	struct pdc_cfg cfg;
 	struct pdc_ops ops;
@@ -265,6 +287,7 @@ struct pdc_mgr {
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
 	uint16_t tx_ev;		/* EV of the frame built last */
+	struct pdc_rccc rccc;
 	struct pdc_stats stats;
 };
 
@@ -448,6 +471,26 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 			 uint64_t now_ns);
 void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+
+/* pdc_rccc.c */
+void pdc_rccc_init(struct pdc_mgr *mgr);
+void pdc_rccc_ini_init(struct pdc_mgr *mgr, struct pdc_ini *ini);
+bool pdc_rccc_has_credit(const struct pdc_ini *ini);
+int32_t pdc_rccc_credit(const struct pdc_ini *ini);
+uint32_t pdc_rccc_backlog(const struct pdc_ini *ini);
+void pdc_rccc_wake(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+ssize_t pdc_rccc_put_req(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
+			 size_t len);
+void pdc_rccc_rx_credit(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+			const struct pdc_ctl *ctl);
+void pdc_rccc_forget(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_rccc_tgt_backlog(struct pdc_mgr *mgr, struct pdc *pdc,
+			  uint32_t units);
+void pdc_rccc_run(struct pdc_mgr *mgr, uint64_t now_ns);
+ssize_t pdc_rccc_put_credit(struct pdc_mgr *mgr, struct pdc *pdc,
+			    uint8_t *buf, size_t len);
+void pdc_rccc_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		     const struct pdc_ctl *ctl);
 
 /* pdc_tgt.c */
 void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,

@@ -48,8 +48,14 @@ static int pdc_rx_ctl(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	case UET_PDS_CTL_CLOSE_REQ:
 		pdc_ini_rx_close_req(mgr, meta, &ctl, now_ns);
 		break;
+	case UET_PDS_CTL_CREDIT:
+		pdc_rccc_rx_credit(mgr, meta, &ctl);
+		break;
+	case UET_PDS_CTL_CREDIT_REQ:
+		pdc_rccc_rx_req(mgr, meta, &ctl);
+		break;
 	default:
-		/* NOOP, CLEAR, PROBE, credit, negotiation: not used here. */
+		/* NOOP, CLEAR, PROBE, negotiation: not used here. */
 		mgr->stats.rx_dropped++;
 		break;
 	}

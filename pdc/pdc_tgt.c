@@ -473,6 +473,9 @@ void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		return;
 	}
 	pdc_tgt_accept(mgr, pdc, meta, &in, now_ns);
+	if (req->pro.type == UET_PDS_TYPE_RUD_CC_REQ ||
+	    req->pro.type == UET_PDS_TYPE_ROD_CC_REQ)
+		pdc_rccc_tgt_backlog(mgr, pdc, req->credit_target);
 }
 
 /* CLOSE is sequenced like a request; ACK_REQ asks for an ACK now. */

@@ -381,5 +381,7 @@ ssize_t pdc_tgt_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 				       true, buf, len, now_ns);
 	if (tgt->close_req)
 		return pdc_tgt_put_close_req(mgr, pdc, buf, len);
+	if (tgt->cr_due)
+		return pdc_rccc_put_credit(mgr, pdc, buf, len);
 	return 0;
 }

@@ -99,7 +99,11 @@ void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns)
 
 uint64_t pdc_next_timeout(const struct pdc_mgr *mgr)
 {
+	uint64_t at = mgr->rccc.head ? mgr->rccc.next_ns : UINT64_MAX;
+
 	if (mgr->nackq_cnt || mgr->uudq_cnt || mgr->ready_head)
 		return 0;
-	return mgr->heap_cnt ? mgr->heap[0]->wake_ns : UINT64_MAX;
+	if (mgr->heap_cnt && mgr->heap[0]->wake_ns < at)
+		at = mgr->heap[0]->wake_ns;
+	return at;
 }

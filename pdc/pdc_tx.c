@@ -135,6 +135,7 @@ static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
 	ini->peer_win = mgr->cfg.window;
 	ini->last_active_ns = now_ns;
 	pdc_cc_init(&mgr->cfg, ini);
+	pdc_rccc_ini_init(mgr, ini);
 	pdc_ev_init(mgr, pdc);
 	return pdc;
 }
@@ -177,6 +178,8 @@ int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns)
 	slot->flags = (pkt->flags & PDC_PKT_F_AR ? PDC_SLOT_AR : 0) |
 		      (pkt->flags & PDC_PKT_F_WANT_RESP ? PDC_SLOT_RESP : 0);
 	ini->last_active_ns = now_ns;
+	ini->queued_bytes += pdc_ini_slot_bytes(slot);
+	pdc_rccc_wake(mgr, pdc, now_ns);
 	if (pdc_ini_can_send(pdc))
 		pdc_ready(mgr, pdc);
 	return 0;
@@ -233,6 +236,8 @@ ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 
 	if (mgr->heap_cnt && mgr->heap[0]->wake_ns <= now_ns)
 		pdc_timers_run(mgr, now_ns);
+	if (mgr->rccc.head)
+		pdc_rccc_run(mgr, now_ns);
 	if (mgr->nackq_cnt)
 		return pdc_nack_build(mgr, buf, len, peer);
 	while (mgr->uudq_cnt) {

@@ -45,7 +45,7 @@ $(B)/fi_rma_check: $(FI_RMA_CHECK_OBJS)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
 all: $(B)/fi_rma_check
-E2E_TESTS	+= test/e2e/e2e_fi_rma.sh
+E2E_TESTS	+= test/e2e/e2e_fi_rma.sh test/e2e/e2e_cc.sh
 E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
 
 # Messaging of issue 7 (plain libfabric, so it runs over tcp too):

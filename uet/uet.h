@@ -114,7 +114,7 @@ struct uet_params {
 	uint16_t entropies;		/* 0: the engine's default */
 	bool print_stats;		/* FI_UET_STATS */
 	/* Congestion control (uet_init_cc.c). */
-	bool cc_off;			/* FI_UET_CC=off */
+	uint8_t cc;			/* FI_UET_CC: PDC_CC_* */
 	uint32_t link_mbps;		/* 0: the engine's default */
 	bool trimming;
 	struct {

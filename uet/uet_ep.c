@@ -157,7 +157,8 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->multipath = p->multipath;
 	cfg->entropies = p->entropies;
 	cfg->print_stats = p->print_stats;
-	cfg->cc_off = p->cc_off;
+	cfg->cc_set = true;
+	cfg->cc = p->cc;
 	cfg->link_mbps = p->link_mbps;
 	cfg->trimming = p->trimming;
 	cfg->dscp_set = true;

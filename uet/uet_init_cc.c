@@ -6,19 +6,23 @@
  */
 #include <string.h>
 
+#include "pdc/pdc.h"
 #include "uet/uet.h"
 #include "uet_wire.h"
 
 void uet_params_cc_define(void)
 {
 	fi_param_define(&uet_prov, "cc", FI_PARAM_STRING,
-			"Congestion control: nscc (UE 1.0 NSCC: a window in "
-			"bytes steered by ECN marks and queueing delay) or off "
+			"Congestion control: nscc,rccc (both), nscc (UE 1.0 "
+			"NSCC: a window in bytes steered by ECN marks and "
+			"queueing delay), rccc (receiver credits: a receiver "
+			"grants the right to send at its link's rate) or off "
 			"(a window in packets that halves on loss); default "
-			"nscc. rccc (receiver credits) is not built: ignored");
+			"nscc,rccc");
 	fi_param_define(&uet_prov, "link_mbps", FI_PARAM_INT,
-			"Our link's rate for NSCC, Mbit/s: its largest window "
-			"is 1.5 x rate x base RTT (default 100000)");
+			"Our link's rate, Mbit/s: NSCC's largest window is 1.5 "
+			"x rate x base RTT, and RCCC grants credit at 0.99 of "
+			"it (default 100000)");
 	fi_param_define(&uet_prov, "trimming", FI_PARAM_BOOL,
 			"The fabric trims packets: NSCC's target delay is 3/4 "
 			"of the base RTT instead of 1 (default 0)");
@@ -53,13 +57,18 @@ void uet_params_cc_get(struct uet_params *p)
 	char *cc = NULL;
 	int mbps, trim;
 
+	p->cc = PDC_CC_NSCC | PDC_CC_RCCC;
 	if (fi_param_get_str(&uet_prov, "cc", &cc) == FI_SUCCESS && cc) {
 		if (!strcmp(cc, "off"))
-			p->cc_off = true;
-		else if (strcmp(cc, "nscc") && strcmp(cc, "nscc,rccc"))
+			p->cc = 0;
+		else if (!strcmp(cc, "nscc"))
+			p->cc = PDC_CC_NSCC;
+		else if (!strcmp(cc, "rccc"))
+			p->cc = PDC_CC_RCCC;
+		else if (strcmp(cc, "nscc,rccc") && strcmp(cc, "rccc,nscc"))
 			FI_WARN(&uet_prov, FI_LOG_CORE,
-				"FI_UET_CC=%s is not nscc or off (rccc is not "
-				"built): nscc\n", cc);
+				"FI_UET_CC=%s is not nscc,rccc, nscc, rccc or "
+				"off: nscc,rccc\n", cc);
 	}
 	if (fi_param_get_int(&uet_prov, "link_mbps", &mbps) == FI_SUCCESS) {
 		if (mbps > 0 && mbps <= 10000000)

@@ -4,7 +4,8 @@
 # three hosts at 20 Mbit/s with a 30000-byte buffer: H1 and H2 send UDP at
 # the port's rate each to H3, so that R1's port h3 holds twice what it can
 # send. Marking: ECT(0) frames arrive with CE, as many as the model
-# counts, not-ECT ones never. Drops: only above the buffer (a burst below
+# counts, not-ECT ones never; tcp, sent frame by frame, is never marked
+# without ECN and marked when it asks for ECN. Drops: only above the buffer (a burst below
 # it loses nothing, one above it loses what the buffer could not take, the
 # queue never beyond buffer + a frame), and only by the model, never by
 # the tbf behind it. Trimming: DSCP 10 frames arrive cut to 64 bytes of
@@ -115,6 +116,36 @@ e2e_check "marking: every frame lost was the model's drop" \
 e2e_check "marking: the queue peaked above the buffer by a frame at most" \
 	test "$P_maxq" -gt "$BUF" -a "$P_maxq" -le $(( BUF + FRAME ))
 e2e_check "marking: the tbf dropped nothing itself" is "$QDROPS" = 0
+
+# tcp, frame by frame: without ECN (the hosts' default: tcp_ecn 2 only
+# answers) never marked, only dropped; asking for ECN, marked.
+fab_host_gso_off
+tcp_run() {	# tcp_run: 3 MB from H1 to H3 (nc); P_* as after rx_done
+	local s n
+	fab_port_reset r1 h3
+	fab_host_in 3 timeout 20 nc -d -l -n "$PORT" > /dev/null &
+	s=$!
+	for _ in $(seq 100); do
+		fab_host_in 3 ss -Hltn "sport = :$PORT" | grep -q . && break
+		sleep 0.05
+	done
+	head -c 3000000 /dev/zero |
+		fab_host_in 1 timeout 20 nc -N -n "${FAB_IP[3]}" "$PORT" ||
+		{ why="the transfer failed"; wait "$s"; return 1; }
+	wait "$s" || { why="the receiver failed"; return 1; }
+	for n in passed marked trimmed dropped maxq; do
+		printf -v "P_$n" '%s' "$(fab_port_stat r1 h3 "$n")"
+	done
+	e2e_log "tcp (tcp_ecn $(fab_host_in 1 sysctl -n net.ipv4.tcp_ecn)):" \
+		"$(fab_port_stats r1 h3), tbf drops $(fab_port_qdrops r1 h3)"
+}
+e2e_check "tcp without ECN: 3 MB across" tcp_run
+e2e_check "tcp without ECN: never marked" is "$P_marked" = 0
+e2e_check "tcp without ECN: frame by frame (the queue within buffer + a frame)" \
+	test "$P_passed" -ge 2000 -a "$P_maxq" -le $(( BUF + 1514 ))
+fab_host_in 1 sysctl -qw net.ipv4.tcp_ecn=1
+e2e_check "tcp with ECN: 3 MB across" tcp_run
+e2e_check "tcp with ECN: marked" is "$P_marked" -gt 0
 
 # ---- drops only above the buffer --------------------------------------------
 # Bursts from one socket as fast as it sends: a 20-frame one fits the

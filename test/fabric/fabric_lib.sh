@@ -479,6 +479,19 @@ fab_sample_rate() {
 }
 
 # ---- the switch-port model (bpf/uet_port.bpf.c, loaded by $B/uet_port) -----
+# fab_host_gso_off [I...]: hosts I (default all) hand their stack's
+# frames to fab0 one at a time (gso_max_segs 1, for sockets made after):
+# a tcp sender's TSO batches would otherwise cross the routers whole, and
+# a port model would pass, mark or drop each batch as one frame (its tbf
+# still sends them frame by frame). AF_XDP sends frame by frame anyway.
+fab_host_gso_off() {
+	local i hosts=("$@")
+	[ $# -gt 0 ] || hosts=("${!FAB_HOSTS[@]}")
+	for i in "${hosts[@]}"; do
+		ip -n "${FAB_HOSTS[$i]}" link set fab0 gso_max_segs 1
+	done
+}
+
 # fab_port_limit BUF: the tbf limit under a model of buffer BUF. The model
 # decides the drops, so the tbf must never tail-drop what it let through.
 # Its queue is the model's less the tbf's bucket while the tbf's timer is

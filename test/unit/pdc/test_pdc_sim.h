@@ -27,6 +27,8 @@ struct t_wire {
 	uint32_t reply_loss_ppm;	/* ACKs and NACKs only */
 	uint32_t dup_ppm;
 	uint32_t ce_ppm;
+	uint32_t trim_ppm;	/* requests cut to their PDS header, as a
+				 * trimming switch would (pdc_rx_meta.trim) */
 	uint64_t delay_ns;
 	uint64_t jitter_ns;	/* uniform in [0, jitter) on top of delay */
 	bool black_hole;
@@ -88,6 +90,7 @@ struct t_frame {
 	uint64_t at_ns, seq;
 	int from, to;
 	bool ce;
+	uint8_t trim;		/* enum pdc_trim */
 	uint16_t ev;
 	size_t len;
 	uint8_t buf[T_FRAME_MAX];
@@ -113,7 +116,7 @@ struct t_sim {
 	struct t_frame **q;
 	uint32_t q_cnt, q_cap;
 	t_tap_fn tap;
-	uint64_t frames, dropped, dups;
+	uint64_t frames, dropped, dups, trimmed;
 	/* Window check: per initiator end and PDCID, the known cack. */
 	struct t_track *track;	/* [T_ENDS][65536] */
 	uint32_t win_limit;	/* PSNs allowed past a known cack */

@@ -110,6 +110,20 @@ static void t_track_rx(struct t_sim *s, int to, const uint8_t *buf,
 		t->cack = ack.cack_psn;
 }
 
+/* A request, now and then, cut to its PDS header and 4 bytes of SES. */
+static void t_wire_trim(struct t_sim *s, struct t_frame *f)
+{
+	uint8_t type = f->len ? f->buf[0] >> 3 : 0;
+
+	if ((type != UET_PDS_TYPE_RUD_REQ && type != UET_PDS_TYPE_ROD_REQ) ||
+	    f->len <= UET_PDS_RUD_REQ_LEN + 4 ||
+	    !t_chance(s, s->wire.trim_ppm))
+		return;
+	f->len = UET_PDS_RUD_REQ_LEN + 4;
+	f->trim = PDC_TRIM;
+	s->trimmed++;
+}
+
 static void t_wire_put(struct t_sim *s, int from, int to, const uint8_t *buf,
 		       size_t len)
 {
@@ -121,6 +135,7 @@ static void t_wire_put(struct t_sim *s, int from, int to, const uint8_t *buf,
 	f->len = len;
 	memcpy(f->buf, buf, len);
 	f->ce = t_chance(s, s->wire.ce_ppm);
+	t_wire_trim(s, f);
 	f->ev = s->tx_ev;
 	f->seq = s->frame_seq++;
 	f->at_ns = s->now + s->wire.delay_ns +
@@ -229,7 +244,8 @@ void t_wire_deliver(struct t_sim *s)
 		/* One host per end; src 0 stays free for hand-made frames. */
 		struct pdc_rx_meta meta = { .peer = (uint32_t)f->from,
 					    .src = (uint64_t)f->from + 1,
-					    .ecn_ce = f->ce, .ev = f->ev };
+					    .ecn_ce = f->ce, .ev = f->ev,
+					    .trim = f->trim };
 		struct t_end *e = s->end[f->to];
 
 		if (e->mgr) {

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * NSCC (pdc_nscc.c): its four cases, quick adapt, the base RTT and the
+ * largest window, received bytes that wrap, driven one ACK at a time on
+ * an initiator's state; then trimmed packets over the simulated wire:
+ * NACKed, resent at once, every message delivered once, no timeout.
+ */
+#include <criterion/criterion.h>
+
+#include "pdc/pdc_priv.h"
+#include "test/unit/pdc/test_pdc_sim.h"
+
+#define T_US		1000ull
+#define T_MSS		8192
+#define T_LINK_BPS	100000000000ull	/* 100 Gb/s */
+
+TestSuite(pdc_nscc, .timeout = 60);
+
+static int t_deliver(void *c, const struct pdc_rx_pkt *p, struct pdc_resp *r)
+{
+	(void)c; (void)p; (void)r;
+	return 0;
+}
+
+static int t_fill(void *c, uint64_t k, uint8_t *b, size_t l)
+{
+	(void)c; (void)k; (void)b; (void)l;
+	return 0;
+}
+
+static void t_done(void *c, const struct pdc_tx_done *d)
+{
+	(void)c; (void)d;
+}
+
+static void t_event(void *c, const struct pdc_event *e)
+{
+	(void)c; (void)e;
+}
+
+static const struct pdc_ops t_ops = {
+	.deliver = t_deliver, .fill = t_fill, .tx_done = t_done,
+	.event = t_event,
+};
+
+/* A manager for its cfg and counters, and one initiator's state. */
+struct t_cc {
+	struct pdc_mgr *mgr;
+	struct pdc_ini ini;
+	uint64_t now;
+	struct pdc_stats base;
+};
+
+static void t_cc_init(struct t_cc *t, bool trimming)
+{
+	struct pdc_cfg cfg;
+
+	pdc_cfg_init(&cfg);
+	cfg.cc = PDC_CC_NSCC;
+	cfg.link_bps = T_LINK_BPS;
+	cfg.base_rtt_ns = 100 * T_US;
+	cfg.trimming = trimming;
+	cfg.max_payload_len = T_MSS;
+	t->mgr = pdc_mgr_create(&cfg, &t_ops, NULL);
+	cr_assert(t->mgr);
+	memset(&t->ini, 0, sizeof(t->ini));
+	pdc_cc_init(&t->mgr->cfg, &t->ini);
+	t->now = 1000 * T_US;
+}
+
+static void t_ack(struct t_cc *t, uint64_t rtt_ns, uint64_t bytes, bool ecn)
+{
+	struct pdc_nscc_ack a = { .newly = bytes, .rtt_ns = rtt_ns,
+				  .pkts = (uint32_t)(bytes / T_MSS), .ecn = ecn };
+
+	pdc_nscc_on_ack(t->mgr, &t->ini, &a, t->now);
+}
+
+/* 10 us base RTT: BDP 125 KB, largest window 187.5 KB. */
+static void t_cc_settle(struct t_cc *t)
+{
+	t_ack(t, 10 * T_US, 0, false);
+	cr_assert_eq(t->ini.cc.base_rtt_ns, 10 * T_US);
+	t->ini.cc.cwnd = t->ini.cc.max_wnd / 2;
+	t->ini.cc.avg_delay_ns = 0;
+	t->ini.cc.last_adjust_ns = t->now;
+	t->ini.cc.qa_end_ns = t->now + 1000 * T_US;	/* no QA in the way */
+	t->now += 20 * T_US;
+	pdc_mgr_stats(t->mgr, &t->base);
+}
+
+static struct pdc_stats t_st(const struct t_cc *t)
+{
+	struct pdc_stats st;
+
+	pdc_mgr_stats(t->mgr, &st);
+	return st;
+}
+
+/* Counts since t_cc_settle(), whose own ACK is a proportional increase. */
+#define t_since(t, f)	(t_st(t).f - (t)->base.f)
+
+Test(pdc_nscc, base_rtt_only_falls_and_sets_the_largest_window)
+{
+	struct t_cc t;
+
+	t_cc_init(&t, false);
+	/* 1.5 x 100 Gb/s x 100 us, and the window starts there */
+	cr_expect_float_eq(t.ini.cc.max_wnd, 1875000.0, 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, 1875000.0, 1);
+	t_ack(&t, 20 * T_US, 0, false);
+	cr_expect_eq(t.ini.cc.base_rtt_ns, 20 * T_US);
+	cr_expect_float_eq(t.ini.cc.max_wnd, 375000.0, 1);
+	cr_expect_leq(t.ini.cc.cwnd, t.ini.cc.max_wnd);
+	t_ack(&t, 30 * T_US, 0, false);
+	cr_expect_eq(t.ini.cc.base_rtt_ns, 20 * T_US);
+	/* target delay: the base RTT, 3/4 of it where the fabric trims */
+	cr_expect_eq(pdc_nscc_target(&t.mgr->cfg, &t.ini), 20 * T_US);
+	pdc_mgr_destroy(t.mgr);
+	t_cc_init(&t, true);
+	t_ack(&t, 20 * T_US, 0, false);
+	cr_expect_eq(pdc_nscc_target(&t.mgr->cfg, &t.ini), 15 * T_US);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, no_mark_low_delay_increases_proportionally)
+{
+	struct t_cc t;
+	double before;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	before = t.ini.cc.cwnd;
+	for (int i = 0; i < 8; i++) {
+		t.now += 2 * T_US;
+		t_ack(&t, 15 * T_US, 2 * T_MSS, false);	/* 5 us of 10 */
+	}
+	cr_expect_gt(t.ini.cc.cwnd, before);
+	cr_expect_gt(t_since(&t, cc_prop_incs), 0);
+	cr_expect_eq(t_since(&t, cc_fair_incs), 0);
+	cr_expect_eq(t_since(&t, cc_decreases), 0);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, no_mark_high_delay_increases_fairly)
+{
+	struct t_cc t;
+	double before;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	before = t.ini.cc.cwnd;
+	for (int i = 0; i < 8; i++) {
+		t.now += 2 * T_US;
+		t_ack(&t, 25 * T_US, 2 * T_MSS, false);	/* 15 us of 10 */
+	}
+	cr_expect_gt(t.ini.cc.cwnd, before);
+	cr_expect_gt(t_since(&t, cc_fair_incs), 0);
+	cr_expect_eq(t_since(&t, cc_prop_incs), 0);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, mark_low_delay_holds)
+{
+	struct t_cc t;
+	double before;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	before = t.ini.cc.cwnd;
+	t.now += 2 * T_US;
+	t_ack(&t, 12 * T_US, 2 * T_MSS, true);
+	cr_expect_eq(t_since(&t, cc_holds), 1);
+	cr_expect_eq(t_since(&t, cc_decreases), 0);
+	/* unchanged but for eta, 0.15 MSS x a per base RTT */
+	cr_expect_leq(t.ini.cc.cwnd, before + 0.15 * T_MSS * 125000 / 150000 + 1);
+	cr_expect_geq(t.ini.cc.cwnd, before);
+	cr_expect_eq(t_since(&t, cc_ecn_acks), 1);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, mark_high_delay_decreases_once_per_base_rtt)
+{
+	struct t_cc t;
+	double before, f;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	/* an average delay of 30 us against a 10 us target */
+	t.ini.cc.avg_delay_ns = 30 * T_US;
+	before = t.ini.cc.cwnd;
+	t.now += 2 * T_US;
+	t_ack(&t, 40 * T_US, T_MSS, true);
+	cr_expect_eq(t_since(&t, cc_decreases), 1);
+	/* cwnd x max(1 - 0.8 (avg - target) / avg, 0.5) */
+	f = 1 - 0.8 * (double)(t.ini.cc.avg_delay_ns - 10 * T_US) /
+		(double)t.ini.cc.avg_delay_ns;
+	cr_expect_float_eq(t.ini.cc.cwnd, before * (f > 0.5 ? f : 0.5),
+			   before * 0.02, "cwnd %.0f of %.0f", t.ini.cc.cwnd,
+			   before);
+	before = t.ini.cc.cwnd;
+	t.now += 5 * T_US;		/* within a base RTT: no second cut */
+	t_ack(&t, 40 * T_US, T_MSS, true);
+	cr_expect_eq(t_since(&t, cc_decreases), 1);
+	t.now += 20 * T_US;
+	t_ack(&t, 40 * T_US, T_MSS, true);
+	cr_expect_eq(t_since(&t, cc_decreases), 2);
+	cr_expect_lt(t.ini.cc.cwnd, before);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, quick_adapt_on_trim_sets_the_window_to_what_arrived)
+{
+	struct t_cc t;
+	double before;
+
+	t_cc_init(&t, true);
+	t_cc_settle(&t);
+	t.ini.cc.cwnd = t.ini.cc.max_wnd;
+	t.ini.cc.qa_end_ns = 0;
+	t_ack(&t, 10 * T_US, T_MSS / 4, false);	/* opens a QA period */
+	t.now += 50 * T_US;
+	t.ini.cc.inflight = 4 * T_MSS;
+	pdc_nscc_on_trim(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
+	/* what arrived in the period (a quarter MSS): the floor, one MSS */
+	cr_expect_float_eq(t.ini.cc.cwnd, (double)T_MSS, 1);
+	cr_expect_float_eq(t.ini.cc.inflight, 3.0 * T_MSS, 1);
+	/*
+	 * A trim of a packet in flight at that quick adapt is ignored (the
+	 * new window already counts it out); once those bytes are accounted
+	 * for, and within base RTT + target, a trim costs the window itself.
+	 */
+	t.ini.cc.cwnd = 4 * T_MSS;
+	t.now += 5 * T_US;
+	pdc_nscc_on_trim(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_float_eq(t.ini.cc.cwnd, 4.0 * T_MSS, 1);
+	t_ack(&t, 0, 3 * T_MSS, false);
+	before = t.ini.cc.cwnd;
+	pdc_nscc_on_trim(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, before - T_MSS, 1);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, loss_takes_bytes_out_of_flight)
+{
+	struct t_cc t;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	pdc_nscc_sent(&t.ini, 3 * T_MSS);
+	t.ini.cc.cwnd = 10 * T_MSS;
+	/* within a QA period: the window less the packet, QA still due */
+	pdc_nscc_on_loss(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_float_eq(t.ini.cc.inflight, 2.0 * T_MSS, 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, 9.0 * T_MSS, 1);
+	cr_expect(t.ini.cc.trigger_qa);
+	/* past it, little arrived: quick adapt to one MSS */
+	t.now += 2000 * T_US;
+	pdc_nscc_on_loss(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, (double)T_MSS, 1);
+	pdc_mgr_destroy(t.mgr);
+}
+
+Test(pdc_nscc, received_bytes_wrap_and_stale_acks_count_nothing)
+{
+	struct t_cc t;
+
+	t_cc_init(&t, false);
+	pdc_nscc_sent(&t.ini, 1u << 20);
+	cr_expect_eq(pdc_nscc_received(&t.ini, 0xFFFFF0), 0xFFFFF0ull << 8);
+	/* 0x20 units on, across the 24-bit wrap */
+	cr_expect_eq(pdc_nscc_received(&t.ini, 0x10), 0x20ull << 8);
+	/* an older ACK, overtaken on another path */
+	cr_expect_eq(pdc_nscc_received(&t.ini, 0x08), 0);
+	cr_expect_eq(t.ini.cc.rcvd_units, 0x10);
+	cr_expect_float_eq(t.ini.cc.inflight, 0.0, 0.5);
+	pdc_mgr_destroy(t.mgr);
+}
+
+/*
+ * Over the simulated wire with 5% of requests trimmed: every trim is
+ * NACKed (TRIMMED) and resent at once, every message arrives once, and no
+ * retransmit timer ever fires.
+ */
+Test(pdc_nscc, trimmed_requests_are_nacked_and_resent_without_timeouts)
+{
+	struct t_wire w = { .trim_ppm = 50000, .delay_ns = 5000,
+			    .jitter_ns = 2000 };
+	struct t_sim *s = t_sim_new(&w, 71, 2);
+	struct pdc_stats sa, sb;
+	struct pdc_cfg cfg;
+	uint32_t seq;
+
+	t_cfg_lossy(&cfg, 72);
+	cfg.cc = PDC_CC_NSCC;
+	cfg.trimming = true;
+	t_end_start(s, 0, &cfg);
+	cfg.seed = 73;
+	t_end_start(s, 1, &cfg);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 2000, 0);
+	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
+	cr_expect_eq(s->end[0]->ok_cnt, 2000, "ok %u err %u",
+		     s->end[0]->ok_cnt, s->end[0]->err_cnt);
+	for (seq = 0; seq < 2000; seq++)
+		cr_expect_eq(s->end[1]->rx[0][0][0][seq], 1, "msg %u", seq);
+	pdc_mgr_stats(s->end[0]->mgr, &sa);
+	pdc_mgr_stats(s->end[1]->mgr, &sb);
+	cr_expect_gt(s->trimmed, 0);
+	cr_expect_eq(sb.rx_trimmed, s->trimmed);
+	cr_expect_eq(sb.nack_tx_code[UET_PDS_NACK_TRIMMED], s->trimmed);
+	cr_expect_eq(sa.nack_rx_code[UET_PDS_NACK_TRIMMED], s->trimmed);
+	cr_expect_geq(sa.retx_nack, s->trimmed * 9 / 10);
+	cr_expect_eq(sa.retx_rto, 0);
+	cr_expect_gt(sa.cc_quick_adapts, 0);
+	t_sim_free(s);
+}
+
+/*
+ * RCCC: two senders into one receiver whose link (cfg.link_bps) is the
+ * bottleneck. The receiver's credit paces them: everything arrives once,
+ * no faster than the receiver's rate allows (after the speculative bytes
+ * and one cap of credit each), and each sender gets its share.
+ */
+Test(pdc_nscc, receiver_credits_pace_an_incast)
+{
+	struct t_wire w = { .delay_ns = 5000, .jitter_ns = 1000 };
+	struct t_sim *s = t_sim_new(&w, 81, 3);
+	const uint32_t msgs = 600, rate_bpus = 10;	/* 80 Mbit/s */
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+	uint64_t bytes = 0, floor_ns, t0;
+
+	t_cfg_lossy(&cfg, 82);
+	cfg.cc = PDC_CC_NSCC | PDC_CC_RCCC;
+	cfg.link_bps = rate_bpus * 8ull * 1000000;
+	for (int i = 0; i < 3; i++) {
+		cfg.seed = 83 + i;
+		t_end_start(s, i, &cfg);
+	}
+	for (int i = 0; i < 2; i++)
+		t_end_plan(s, i, 2, PDC_MODE_RUD, msgs, 0);
+	t0 = s->now;
+	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
+	for (int i = 0; i < 2; i++) {
+		cr_expect_eq(s->end[i]->ok_cnt, msgs, "sender %d ok %u", i,
+			     s->end[i]->ok_cnt);
+		for (uint32_t seq = 0; seq < msgs; seq++)
+			cr_expect_eq(s->end[2]->rx[0][i][0][seq], 1);
+	}
+	pdc_mgr_stats(s->end[2]->mgr, &st);
+	cr_expect_gt(st.rccc_credits_tx, 0);
+	/* 0.99 of 10 bytes/us, less what needed no grant */
+	bytes = 2ull * msgs * T_PAYLOAD_LEN;
+	floor_ns = (bytes - 2 * (2 * cfg.max_payload_len + 8 * cfg.max_payload_len)) *
+		   1000 / rate_bpus;
+	cr_expect_geq(s->now - t0, floor_ns, "%llu ns for %llu bytes",
+		      (unsigned long long)(s->now - t0),
+		      (unsigned long long)bytes);
+	cr_expect_leq(s->now - t0, floor_ns * 2, "%llu ns",
+		      (unsigned long long)(s->now - t0));
+	t_sim_free(s);
+}
