@@ -330,9 +330,12 @@ reach() {
 	done
 }
 
-# star HOSTS RATE: the star, uet on every host, tcp as the kernel has it.
+# star HOSTS RATE: the star, uet on every host, tcp as the kernel has it
+# but for GSO: its frames leave one by one, as the port model must see
+# them (fab_host_gso_off).
 star() {
 	fab_star "$1" "$2" "$BUF" "$MTU"
+	fab_host_gso_off
 	fab_uet_load
 	reach "$1"
 	CC_MODE=""
