@@ -36,7 +36,7 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 	o->oob_port = 47931;
 	o->size = 16384;
 	o->iters = 1;
-	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dKh")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dKT:D:th")) != -1) {
 		switch (c) {
 		case 's': o->server = true; break;
 		case 'c': o->dst = optarg; break;
@@ -47,12 +47,22 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 		case 'i': o->iters = strtol(optarg, NULL, 0); break;
 		case 'd': o->cq_data = true; break;
 		case 'K': o->bad_key = true; break;
+		case 'T':
+			if (optarg[0] == '@')
+				o->start_file = optarg + 1;
+			else
+				o->start_at = strtod(optarg, NULL);
+			break;
+		case 'D': o->duration = strtod(optarg, NULL); break;
+		case 't': o->trace = true; break;
 		default:
 			fprintf(stderr, "%s", usage);
 			return c == 'h' ? 1 : -1;
 		}
 	}
-	if (o->server == (o->dst != NULL) || !o->size || o->iters < 1) {
+	if (o->server == (o->dst != NULL) || !o->size || o->iters < 1 ||
+	    o->start_at < 0 || o->duration < 0 ||
+	    (o->start_file && !o->start_file[0])) {
 		fprintf(stderr, "%s", usage);
 		return -1;
 	}
@@ -474,6 +484,61 @@ int ex_wait_cq(struct ex_ctx *c, struct fi_cq_data_entry *entry)
 	}
 	fprintf(stderr, "fi_cq_read: %s\n", fi_strerror((int)-n));
 	return (int)n;
+}
+
+double ex_wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void ex_sleep_until(double at)
+{
+	struct timespec ts = { .tv_sec = (time_t)at };
+
+	ts.tv_nsec = (long)((at - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/* The start time FILE holds, or 0 while it holds none. */
+static double ex_start_read(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	double at = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lf", &at) != 1)
+		at = 0;
+	fclose(f);
+	return at;
+}
+
+int ex_start_wait(const struct ex_opts *o, const char *prog)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+	double at = o->start_at;
+
+	if (o->start_file) {
+		printf("%s: ready\n", prog);
+		fflush(stdout);
+		for (int i = 0; i < 120000 && at <= 0; i++) {
+			at = ex_start_read(o->start_file);
+			if (at <= 0)
+				nanosleep(&ms, NULL);
+		}
+		if (at <= 0) {
+			fprintf(stderr, "%s: no start time in %s\n", prog,
+				o->start_file);
+			return -1;
+		}
+	}
+	ex_sleep_until(at);
+	return 0;
 }
 
 uint64_t ex_checksum(const void *buf, size_t len)

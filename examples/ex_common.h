@@ -33,6 +33,14 @@ struct ex_opts {
 	bool cq_data;		/* fi_writedata with remote CQ data */
 	bool bad_key;		/* uet_write: use a wrong key (error path) */
 	bool rma_event;		/* FI_RMA_EVENT: count remote writes, reads */
+	/* Client, -T START: start the timed part at this CLOCK_REALTIME
+	 * time (seconds since the epoch), so that several clients start
+	 * together; -T @FILE: say "ready" once set up, then start at the
+	 * time FILE holds once it appears (ex_start_wait). */
+	double start_at;
+	const char *start_file;
+	double duration;	/* -D: stop after this many seconds (0: no) */
+	bool trace;		/* -t: print every sample, not only a summary */
 };
 
 #define EX_FAB_CNTRS	2
@@ -106,7 +114,8 @@ struct ex_peer_info {
 	uint64_t len;
 };
 
-/* Parses -s, -c ADDR, -a ADDR, -S SERVICE, -p PORT, -n SIZE, -i ITERS, -d, -K. */
+/* Parses -s, -c ADDR, -a ADDR, -S SERVICE, -p PORT, -n SIZE, -i ITERS, -d, -K,
+ * -T START, -D SECONDS, -t. */
 int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage);
 
 /* The caps of RMA both ways. */
@@ -183,6 +192,27 @@ int ex_tcp_listen(int port, int backlog);
  * hangs fails instead. |name| must live as long as the process.
  */
 void ex_time_limit(const char *name, unsigned sec);
+
+/* The CLOCK_REALTIME time in seconds since the epoch. */
+double ex_wall_now(void);
+
+/* Sleeps until CLOCK_REALTIME |at| (seconds since the epoch); returns at
+ * once when that time has passed. */
+void ex_sleep_until(double at);
+
+/* Whether |o| asks for a start at a given time (-T). */
+static inline bool ex_is_timed(const struct ex_opts *o)
+{
+	return o->start_at > 0 || o->start_file;
+}
+
+/*
+ * ex_start_wait() waits for the start that |o| asks for (-T): with a
+ * time, until then; with @FILE, it prints "|prog|: ready" and waits for
+ * FILE to hold a time (it looks every millisecond, for 120 s at most),
+ * then until that time. Returns 0, or -1 when FILE never came.
+ */
+int ex_start_wait(const struct ex_opts *o, const char *prog);
 
 /* A simple checksum (FNV-1a, 64 bits) of |len| bytes. */
 uint64_t ex_checksum(const void *buf, size_t len);

@@ -362,3 +362,11 @@ $(B)/uet_port_udp: $(B)/test/progs/uet_port_udp.o
 all: $(B)/uet_port $(B)/uet_port_udp
 E2E_TESTS	+= test/e2e/e2e_port_model.sh
 E2E_DEPS	+= $(B)/uet_port $(B)/uet_port_udp
+
+# Congestion control on the star (issue [C]): 4:1, 8:1 and 16:1 incasts
+# through the switch-port model (time over the line-rate ideal, drops,
+# marks, trims, Jain's fairness, a small flow's latency), a flow alone
+# and two sharing a port; uet beside tcp cubic with ECN and tcp bbr.
+BENCH_SCRIPTS	+= test/bench/bench_incast.sh
+BENCH_DEPS	+= $(B)/uet_bw $(B)/uet_pingpong $(B)/uet_port \
+		   $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
