@@ -312,6 +312,7 @@ struct pdc_stats {
 	uint64_t retx_spurious;	/* the original's ACK came back after a
 				 * retransmission had gone: reordering, not
 				 * loss */
+	uint64_t rto_undone;	/* timeouts found spurious, windows restored */
 	/* Entropies (enum pdc_mp_mode). */
 	uint64_t ev_explored;	/* new EVs tried */
 	uint64_t ev_recycled;	/* EVs of clean ACKs kept for reuse */

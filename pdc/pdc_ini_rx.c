@@ -42,6 +42,26 @@ static void pdc_ini_path_rtt(struct pdc *pdc, const struct pdc_slot *slot,
 }
 
 /*
+ * A packet the timer resent is acknowledged by an ACK that answers no
+ * retransmission: its original arrived, the timeout was spurious (the
+ * peer did not run for a while: two cores shared by a dozen processes),
+ * and the windows go back to what they were before it.
+ */
+static void pdc_ini_rto_undo(struct pdc_mgr *mgr, struct pdc_ini *ini)
+{
+	ini->undo_ok = false;
+	mgr->stats.rto_undone++;
+	if (ini->cwnd < ini->undo_cwnd) {
+		ini->cwnd = ini->undo_cwnd;
+		ini->ssthresh = ini->undo_ssthresh;
+	}
+	if (ini->nscc && ini->cc.cwnd < ini->undo_nscc) {
+		ini->cc.cwnd = ini->undo_nscc;
+		ini->cc.trigger_qa = false;
+	}
+}
+
+/*
  * The target has |slot|, newly: its EV is good for reuse unless the ACK
  * carried a mark, and RACK learns the newest delivery. An ACK back sooner
  * after a retransmission than 3/4 of any round trip answers an earlier
@@ -53,6 +73,12 @@ static void pdc_ini_delivered(struct pdc_mgr *mgr, struct pdc *pdc,
 {
 	struct pdc_ini *ini = &pdc->ini;
 
+	if (slot->tx_cnt > 1 && ini->undo_ok) {
+		if (!ini->ack_retx)
+			pdc_ini_rto_undo(mgr, ini);
+		else
+			ini->undo_ok = false;	/* a resend was needed */
+	}
 	if (pdc_ini_acks_earlier_copy(ini, slot, now_ns)) {
 		mgr->stats.retx_spurious++;
 		if (ini->reo_mult < PDC_REO_MULT_MAX)
@@ -169,6 +195,8 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 	bool ecn = ack->pro.flags & UET_PDS_F_ACK_M;
 	uint32_t psn, acked = 0;
 	uint64_t rtt_ns = UINT64_MAX;
+
+	ini->ack_retx = ack->pro.flags & UET_PDS_F_ACK_RETX;
 
 	if (!(ack->pro.flags & UET_PDS_F_ACK_P) &&
 	    pdc_ini_is_live(pdc, ack_psn)) {

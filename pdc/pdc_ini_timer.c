@@ -149,7 +149,8 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint32_t psn, cnt = 0;
+	uint32_t psn, cnt = 0, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
+	double nscc = ini->cc.cwnd;
 
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
@@ -168,6 +169,12 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	if (cnt) {
 		pdc_cc_on_loss(&mgr->cfg, ini);
 		pdc_rto_backoff(&mgr->cfg, ini);
+		if (!ini->undo_ok) {	/* the first of a run keeps the windows */
+			ini->undo_ok = true;
+			ini->undo_cwnd = cwnd;
+			ini->undo_ssthresh = ssthresh;
+			ini->undo_nscc = nscc;
+		}
 		pdc_ready(mgr, pdc);
 	}
 	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;

@@ -150,6 +150,17 @@ struct pdc_ini {
 	 */
 	uint64_t rack_sent_ns, rack_rtt_ns;
 	uint8_t reo_mult;	/* grows with each spurious retransmission */
+	/*
+	 * The windows before the last retransmit timeout, restored when an
+	 * ACK without the RETX echo shows that a packet it resent had
+	 * arrived after all (the original was late: a peer that did not run
+	 * for a while, not a loss; Eifel, RFC 3522, by the echo instead of a
+	 * timestamp).
+	 */
+	bool undo_ok;
+	bool ack_retx;		/* the ACK being read echoes a retransmit */
+	uint32_t undo_cwnd, undo_ssthresh;
+	double undo_nscc;
 	bool reordered;		/* a packet arrived after a later-sent one */
 	struct pdc_paths paths;
 	uint64_t rto_at;	/* retransmit timer; 0: off */
