@@ -91,6 +91,8 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, rccc_credits_tx),
 	UET_STAT(pdc_stats, rccc_credits_rx),
 	UET_STAT(pdc_stats, rccc_reqs),
+	UET_STAT(pdc_stats, rccc_starved),
+	UET_STAT(pdc_stats, rccc_off),
 };
 
 static const struct uet_stat_field uet_ses_fields[] = {

@@ -329,6 +329,8 @@ struct pdc_stats {
 	uint64_t rccc_granted;	/* bytes of credit granted (receiver) */
 	uint64_t rccc_credits_tx, rccc_credits_rx;	/* CREDIT packets */
 	uint64_t rccc_reqs;	/* CREDIT_REQs sent */
+	uint64_t rccc_starved;	/* allowances after an RTO without credit */
+	uint64_t rccc_off;	/* PDCs whose peer grants none: RCCC off */
 };
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */

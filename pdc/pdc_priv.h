@@ -125,6 +125,8 @@ struct pdc_ini {
 	/* RCCC (pdc_rccc.c): bytes from the PDC's start, wrapping. */
 	bool rccc;		/* cfg.cc has PDC_CC_RCCC */
 	bool cr_req_due;	/* a CREDIT_REQ to send */
+	bool cr_heard;		/* a CREDIT came: the peer grants */
+	uint64_t cr_wait_ns;	/* since when work waits for credit; 0 */
 	uint64_t cr_req_ns;	/* when the last was asked for */
 	uint32_t cr_used;	/* new bytes sent */
 	uint32_t cr_granted;	/* the largest CREDIT */

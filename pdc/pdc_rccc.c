@@ -80,6 +80,30 @@ uint32_t pdc_rccc_backlog(const struct pdc_ini *ini)
 }
 
 /*
+ * Waiting for credit a whole RTO. A receiver that never sent a CREDIT does
+ * not grant (RCCC off there, or our control packets do not reach it): the
+ * PDC goes on without RCCC. One that did gets another speculative
+ * allowance per RTO, so that nothing waits forever on a silent receiver.
+ */
+static void pdc_rccc_starved(struct pdc_mgr *mgr, struct pdc *pdc,
+			     uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	ini->cr_wait_ns = now_ns;
+	if (!ini->cr_heard) {
+		ini->rccc = false;
+		mgr->stats.rccc_off++;
+		pdc_log(mgr, "pdc %#x: peer %u grants no credit: RCCC off",
+			pdc->id, pdc->peer);
+	} else {
+		ini->cr_spec += mgr->rccc.spec;
+		mgr->stats.rccc_starved++;
+	}
+	pdc_ready(mgr, pdc);
+}
+
+/*
  * Work waits and no credit is left: a CREDIT_REQ tells the receiver of the
  * backlog (at most once per round trip: its answer is on the way), again
  * on the timer in case it or the CREDIT was lost.
@@ -90,10 +114,19 @@ void pdc_rccc_wake(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	uint64_t gap = ini->srtt_ns ? ini->srtt_ns : mgr->cfg.base_rtt_ns;
 
 	if (!ini->rccc || pdc_rccc_has_credit(ini) ||
-	    ini->send_psn == ini->next_psn)
+	    ini->send_psn == ini->next_psn) {
+		ini->cr_wait_ns = 0;
 		return;
+	}
 	if (!pdc->rid)
 		return;		/* the SYN's own backlog tells the target */
+	if (!ini->cr_wait_ns) {
+		ini->cr_wait_ns = now_ns;
+	} else if (now_ns - ini->cr_wait_ns >= ini->rto_ns) {
+		pdc_rccc_starved(mgr, pdc, now_ns);
+		if (!ini->rccc || pdc_rccc_has_credit(ini))
+			return;
+	}
 	if (now_ns - ini->cr_req_ns >= gap) {
 		ini->cr_req_due = true;
 		ini->cr_req_ns = now_ns;
@@ -137,8 +170,11 @@ void pdc_rccc_rx_credit(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		return;
 	}
 	mgr->stats.rccc_credits_rx++;
-	if ((int32_t)(ctl->payload - pdc->ini.cr_granted) > 0)
+	pdc->ini.cr_heard = true;
+	if ((int32_t)(ctl->payload - pdc->ini.cr_granted) > 0) {
 		pdc->ini.cr_granted = ctl->payload;
+		pdc->ini.cr_wait_ns = 0;
+	}
 	if (pdc_ini_can_send(pdc))
 		pdc_ready(mgr, pdc);
 }

@@ -438,3 +438,31 @@ Test(pdc_nscc, a_credit_request_recovers_lost_credits)
 	cr_expect_gt(st.rccc_reqs, 0);
 	t_sim_free(s);
 }
+
+/*
+ * A sender with RCCC and a receiver without: no CREDIT ever comes, and
+ * after an RTO of waiting the PDC goes on without RCCC; every message
+ * arrives.
+ */
+Test(pdc_nscc, a_receiver_without_credits_turns_rccc_off)
+{
+	struct t_wire w = { .delay_ns = 5000 };
+	struct t_sim *s = t_sim_new(&w, 98, 2);
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+
+	t_cfg_lossy(&cfg, 99);
+	cfg.cc = PDC_CC_NSCC | PDC_CC_RCCC;
+	t_end_start(s, 0, &cfg);
+	cfg.seed = 100;
+	cfg.cc = 0;
+	t_end_start(s, 1, &cfg);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 200, 0);
+	cr_assert(t_sim_run(s, 5000000000ull, t_sim_senders_done),
+		  "stuck: %u of 200", s->end[0]->fin_cnt);
+	cr_expect_eq(s->end[0]->ok_cnt, 200);
+	pdc_mgr_stats(s->end[0]->mgr, &st);
+	cr_expect_eq(st.rccc_off, 1);
+	cr_expect_eq(st.rccc_credits_rx, 0);
+	t_sim_free(s);
+}
