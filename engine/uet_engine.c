@@ -214,7 +214,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.ack_hold_ns = UET_ENGINE_ACK_WAIT_NS;
 	if (e->cfg.max_retries)
 		cfg.max_retries = e->cfg.max_retries;
-	cfg.cc = e->cfg.cc_set ? e->cfg.cc : PDC_CC_NSCC | PDC_CC_RCCC;
+	cfg.cc = e->cfg.cc_set ? e->cfg.cc : PDC_CC_NSCC;
 	if (e->cfg.link_mbps)
 		cfg.link_bps = (uint64_t)e->cfg.link_mbps * 1000000;
 	cfg.trimming = e->cfg.trimming;

@@ -86,8 +86,8 @@ struct uet_engine_cfg {
 	bool print_stats;
 	/*
 	 * Congestion control (pdc.h, UE 1.0 3.6.13 and 3.6.14): |cc|, the
-	 * PDC_CC_* flags, when |cc_set|; else NSCC and RCCC (0 alone: a
-	 * loss-driven window in packets). |link_mbps|: our link's rate, for
+	 * PDC_CC_* flags, when |cc_set|; else NSCC (0 alone: a loss-driven
+	 * window in packets). |link_mbps|: our link's rate, for
 	 * NSCC's largest window and the credit RCCC grants (0: 100000, the
 	 * spec's reference rate; an emulated fabric behind an unshaped veth
 	 * wants its own).

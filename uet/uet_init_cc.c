@@ -13,12 +13,12 @@
 void uet_params_cc_define(void)
 {
 	fi_param_define(&uet_prov, "cc", FI_PARAM_STRING,
-			"Congestion control: nscc,rccc (both), nscc (UE 1.0 "
-			"NSCC: a window in bytes steered by ECN marks and "
-			"queueing delay), rccc (receiver credits: a receiver "
-			"grants the right to send at its link's rate) or off "
+			"Congestion control: nscc (UE 1.0 NSCC: a window in "
+			"bytes steered by ECN marks and queueing delay), "
+			"nscc,rccc (and receiver credits: a receiver grants "
+			"the right to send at its link's rate), rccc or off "
 			"(a window in packets that halves on loss); default "
-			"nscc,rccc");
+			"nscc");
 	fi_param_define(&uet_prov, "link_mbps", FI_PARAM_INT,
 			"Our link's rate, Mbit/s: NSCC's largest window is 1.5 "
 			"x rate x base RTT, and RCCC grants credit at 0.99 of "
@@ -57,7 +57,12 @@ void uet_params_cc_get(struct uet_params *p)
 	char *cc = NULL;
 	int mbps, trim;
 
-	p->cc = PDC_CC_NSCC | PDC_CC_RCCC;
+	/*
+	 * RCCC is not on by default: with it, Open MPI's 8 ranks in two
+	 * namespaces on 2 cores (e2e_mpi) failed 1 run in 4 with
+	 * MPI_ERR_INTERN, not yet understood (NSCC alone: 0 in 6).
+	 */
+	p->cc = PDC_CC_NSCC;
 	if (fi_param_get_str(&uet_prov, "cc", &cc) == FI_SUCCESS && cc) {
 		if (!strcmp(cc, "off"))
 			p->cc = 0;
@@ -65,10 +70,12 @@ void uet_params_cc_get(struct uet_params *p)
 			p->cc = PDC_CC_NSCC;
 		else if (!strcmp(cc, "rccc"))
 			p->cc = PDC_CC_RCCC;
-		else if (strcmp(cc, "nscc,rccc") && strcmp(cc, "rccc,nscc"))
+		else if (!strcmp(cc, "nscc,rccc") || !strcmp(cc, "rccc,nscc"))
+			p->cc = PDC_CC_NSCC | PDC_CC_RCCC;
+		else
 			FI_WARN(&uet_prov, FI_LOG_CORE,
-				"FI_UET_CC=%s is not nscc,rccc, nscc, rccc or "
-				"off: nscc,rccc\n", cc);
+				"FI_UET_CC=%s is not nscc, nscc,rccc, rccc or "
+				"off: nscc\n", cc);
 	}
 	if (fi_param_get_int(&uet_prov, "link_mbps", &mbps) == FI_SUCCESS) {
 		if (mbps > 0 && mbps <= 10000000)

@@ -5,7 +5,7 @@
 # switch-port model (uet_port: 256 KiB of buffer, CE marks above 64 KiB).
 # H1..H4 each write MIB MiB into H5 at once (fi_rma_check's bulk mode:
 # every byte checked by the server and read back), over uet with NSCC and
-# RCCC (FI_UET_LINK_MBPS the fabric's rate).
+# RCCC (FI_UET_CC=nscc,rccc; FI_UET_LINK_MBPS the fabric's rate).
 #  a. the incast: every byte right, the port's drops below 0.1% of its
 #     frames, and the CC state in the stats (marks seen, each PDC's
 #     window and base RTT, credit granted);
@@ -19,7 +19,7 @@ MIB=${CC_MIB:-8}
 N=4 R=5
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 UET_ENV=(FI_PROVIDER=uet FI_UET_IFACE=fab0 FI_UET_LINK_MBPS=800
-	 FI_UET_STATS=1)
+	 FI_UET_CC=nscc,rccc FI_UET_STATS=1)
 
 fab_star $R 800 262144 9000
 fab_uet_load
