@@ -43,6 +43,13 @@ int uet_engine_fd(const struct uet_engine *e)
 	return uet_xsk_fd(e->xsk);
 }
 
+const struct uet_engine_dscp uet_engine_dscp_default = {
+	.data = UET_DSCP_TRIMMABLE,
+	.ctl = UET_DSCP_CONTROL,
+	.trimmed = UET_DSCP_TRIMMED,
+	.lasthop = UET_DSCP_TRIMMED_LASTHOP,
+};
+
 uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 {
 	uint64_t at = pdc_next_timeout(e->pdc), now = uet_engine_now_ns();
@@ -309,12 +316,8 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	uet_engine_why[0] = '\0';
 	e->cfg = *cfg;
 	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
-	if (!e->cfg.dscp_set) {
-		e->cfg.dscp.data = UET_DSCP_TRIMMABLE;
-		e->cfg.dscp.ctl = UET_DSCP_CONTROL;
-		e->cfg.dscp.trimmed = UET_DSCP_TRIMMED;
-		e->cfg.dscp.lasthop = UET_DSCP_TRIMMED_LASTHOP;
-	}
+	if (!e->cfg.dscp_set)
+		e->cfg.dscp = uet_engine_dscp_default;
 	e->ops = *ops;
 	e->ctx = ctx;
 	/*

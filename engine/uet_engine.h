@@ -36,6 +36,17 @@ struct uet_fa {
 	};
 };
 
+/*
+ * The DSCPs of our frames (UE 1.0 3.6.17): of requests (trimmable), of
+ * other frames, and the two a trimming switch writes in a request it cut.
+ */
+struct uet_engine_dscp {
+	uint8_t data, ctl, trimmed, lasthop;
+};
+
+/* UET_DSCP_* (uet_wire.h). */
+extern const struct uet_engine_dscp uet_engine_dscp_default;
+
 struct uet_engine_cfg {
 	char ifname[16];		/* the interface the XDP program is on */
 	uint32_t queue_id;		/* its rx queue: asked for (or
@@ -92,18 +103,15 @@ struct uet_engine_cfg {
 	 * spec's reference rate; an emulated fabric behind an unshaped veth
 	 * wants its own).
 	 * |trimming|: the fabric trims (NSCC's target delay is then 3/4 of
-	 * the base RTT). |dscp_set|: |dscp| holds the DSCPs of requests
-	 * (trimmable), of other frames, and the two a trimming switch writes;
-	 * else the UET_DSCP_* defaults.
+	 * the base RTT). |dscp_set|: |dscp| holds the DSCPs to use; else
+	 * uet_engine_dscp_default.
 	 */
 	bool cc_set;
 	uint8_t cc;
 	uint32_t link_mbps;
 	bool trimming;
 	bool dscp_set;
-	struct {
-		uint8_t data, ctl, trimmed, lasthop;
-	} dscp;
+	struct uet_engine_dscp dscp;
 };
 
 /*

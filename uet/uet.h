@@ -117,12 +117,11 @@ struct uet_params {
 	uint8_t cc;			/* FI_UET_CC: PDC_CC_* */
 	uint32_t link_mbps;		/* 0: the engine's default */
 	bool trimming;
-	struct {
-		uint8_t data, ctl, trimmed, lasthop;
-	} dscp;
+	struct uet_engine_dscp dscp;
 };
 
 void uet_params_get(struct uet_params *p);
+void uet_param_int(const char *name, uint32_t max, uint32_t *v);
 void uet_params_cc_define(void);
 void uet_params_cc_get(struct uet_params *p);
 

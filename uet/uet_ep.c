@@ -162,10 +162,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->link_mbps = p->link_mbps;
 	cfg->trimming = p->trimming;
 	cfg->dscp_set = true;
-	cfg->dscp.data = p->dscp.data;
-	cfg->dscp.ctl = p->dscp.ctl;
-	cfg->dscp.trimmed = p->dscp.trimmed;
-	cfg->dscp.lasthop = p->dscp.lasthop;
+	cfg->dscp = p->dscp;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)

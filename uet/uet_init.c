@@ -100,7 +100,7 @@ static void uet_params_define(void)
 }
 
 /* Reads an FI_PARAM_INT into |*v| when set and within [0, max]. */
-static void uet_param_int(const char *name, uint32_t max, uint32_t *v)
+void uet_param_int(const char *name, uint32_t max, uint32_t *v)
 {
 	int x;
 

@@ -8,7 +8,6 @@
 
 #include "pdc/pdc.h"
 #include "uet/uet.h"
-#include "uet_wire.h"
 
 void uet_params_cc_define(void)
 {
@@ -39,23 +38,16 @@ void uet_params_cc_define(void)
 
 static void uet_param_dscp(const char *name, uint8_t *v)
 {
-	int x;
+	uint32_t x = *v;
 
-	if (fi_param_get_int(&uet_prov, name, &x) != FI_SUCCESS)
-		return;
-	if (x < 0 || x > 63) {
-		FI_WARN(&uet_prov, FI_LOG_CORE,
-			"FI_UET_%s=%d is not a DSCP (0..63): ignored\n", name,
-			x);
-		return;
-	}
+	uet_param_int(name, 63, &x);
 	*v = (uint8_t)x;
 }
 
 void uet_params_cc_get(struct uet_params *p)
 {
 	char *cc = NULL;
-	int mbps, trim;
+	int trim;
 
 	/*
 	 * RCCC is not on by default: with it, Open MPI's 8 ranks in two
@@ -77,20 +69,10 @@ void uet_params_cc_get(struct uet_params *p)
 				"FI_UET_CC=%s is not nscc, nscc,rccc, rccc or "
 				"off: nscc\n", cc);
 	}
-	if (fi_param_get_int(&uet_prov, "link_mbps", &mbps) == FI_SUCCESS) {
-		if (mbps > 0 && mbps <= 10000000)
-			p->link_mbps = (uint32_t)mbps;
-		else
-			FI_WARN(&uet_prov, FI_LOG_CORE,
-				"FI_UET_LINK_MBPS=%d out of range 1..10000000: "
-				"ignored\n", mbps);
-	}
+	uet_param_int("link_mbps", 10000000, &p->link_mbps);	/* 0: default */
 	if (fi_param_get_bool(&uet_prov, "trimming", &trim) == FI_SUCCESS)
 		p->trimming = trim != 0;
-	p->dscp.data = UET_DSCP_TRIMMABLE;
-	p->dscp.ctl = UET_DSCP_CONTROL;
-	p->dscp.trimmed = UET_DSCP_TRIMMED;
-	p->dscp.lasthop = UET_DSCP_TRIMMED_LASTHOP;
+	p->dscp = uet_engine_dscp_default;
 	uet_param_dscp("dscp", &p->dscp.data);
 	uet_param_dscp("dscp_ctl", &p->dscp.ctl);
 	uet_param_dscp("dscp_trimmed", &p->dscp.trimmed);
@@ -101,9 +83,6 @@ void uet_params_cc_get(struct uet_params *p)
 		FI_WARN(&uet_prov, FI_LOG_CORE,
 			"FI_UET_DSCP_*: a trimmed DSCP equals one we send: "
 			"the defaults instead\n");
-		p->dscp.data = UET_DSCP_TRIMMABLE;
-		p->dscp.ctl = UET_DSCP_CONTROL;
-		p->dscp.trimmed = UET_DSCP_TRIMMED;
-		p->dscp.lasthop = UET_DSCP_TRIMMED_LASTHOP;
+		p->dscp = uet_engine_dscp_default;
 	}
 }
