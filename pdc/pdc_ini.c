@@ -240,16 +240,8 @@ static ssize_t pdc_ini_put_req(struct pdc_mgr *mgr, struct pdc *pdc,
 static ssize_t pdc_ini_put_close(struct pdc *pdc, uint32_t psn, bool retx,
 				 uint8_t *buf, size_t len)
 {
-	struct pdc_ctl c = {
-		.pro.type = UET_PDS_TYPE_CONTROL,
-		.pro.next_hdr = UET_PDS_CTL_CLOSE,
-		.pro.flags = UET_PDS_F_CTL_AR | (retx ? UET_PDS_F_CTL_RETX : 0),
-		.psn = psn,
-		.spdcid = pdc->id,
-		.dpdcid = pdc->rid,
-	};
-
-	return pdc_ctl_encode(buf, len, &c);
+	return pdc_put_ctl(pdc, UET_PDS_CTL_CLOSE, UET_PDS_F_CTL_AR |
+			   (retx ? UET_PDS_F_CTL_RETX : 0), psn, 0, buf, len);
 }
 
 static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,

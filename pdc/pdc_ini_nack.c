@@ -10,9 +10,14 @@
 
 #include "pdc/pdc_priv.h"
 
-static struct pdc *pdc_ini_reply_pdc(struct pdc_mgr *mgr,
-				     const struct pdc_rx_meta *meta,
-				     uint16_t dpdcid, uint16_t spdcid)
+/*
+ * The initiator PDC a reply (NACK, CLOSE_REQ, CREDIT) names: ours, of the
+ * frame's peer, answered by the PDC it knows (a reply without an SPDCID
+ * comes from a target that has none for us). NULL, counted stale, if not.
+ */
+struct pdc *pdc_ini_reply_pdc(struct pdc_mgr *mgr,
+			      const struct pdc_rx_meta *meta, uint16_t dpdcid,
+			      uint16_t spdcid)
 {
 	struct pdc *pdc = pdc_by_id(mgr, dpdcid);
 

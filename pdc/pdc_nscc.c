@@ -69,9 +69,10 @@ uint64_t pdc_nscc_target(const struct pdc_cfg *cfg, const struct pdc_ini *ini)
 static void nscc_set_base_rtt(const struct pdc_cfg *cfg, struct pdc_nscc *n,
 			      uint64_t rtt_ns)
 {
-	double max = NSCC_MAX_WND_BDPS * nscc_bdp(cfg, rtt_ns);
+	double bdp = nscc_bdp(cfg, rtt_ns), max = NSCC_MAX_WND_BDPS * bdp;
 
 	n->base_rtt_ns = rtt_ns;
+	n->scale = bdp / NSCC_REF_BDP;
 	n->max_wnd = max > NSCC_MIN_WND_MSS * nscc_mss(cfg) ? max :
 		     NSCC_MIN_WND_MSS * nscc_mss(cfg);
 }
@@ -152,14 +153,13 @@ static bool nscc_quick_adapt(struct pdc_mgr *mgr, struct pdc_ini *ini,
 }
 
 /* Near-zero delay for a whole window: grow by a share of what arrives. */
-static bool nscc_fast_increase(const struct pdc_cfg *cfg, struct pdc_nscc *n,
-			       uint64_t newly, uint64_t delay)
+static bool nscc_fast_increase(struct pdc_nscc *n, uint64_t newly,
+			       uint64_t delay)
 {
 	if (delay < NSCC_FAST_DELAY_NS) {
 		n->fast_cnt += newly;
 		if ((double)n->fast_cnt > n->cwnd || n->increasing) {
-			n->cwnd += (double)newly * NSCC_FAST_SCALE *
-				   nscc_bdp(cfg, n->base_rtt_ns) / NSCC_REF_BDP;
+			n->cwnd += (double)newly * NSCC_FAST_SCALE * n->scale;
 			n->increasing = true;
 			return true;
 		}
@@ -190,11 +190,9 @@ static void nscc_decrease(struct pdc_mgr *mgr, struct pdc_ini *ini,
 static void nscc_adjust(const struct pdc_cfg *cfg, struct pdc_nscc *n,
 			uint64_t now_ns)
 {
-	double a = nscc_bdp(cfg, n->base_rtt_ns) / NSCC_REF_BDP;
-
 	n->cwnd += n->inc / n->cwnd;
 	if (now_ns - n->last_adjust_ns >= n->base_rtt_ns) {
-		n->cwnd += NSCC_ETA_MSS * nscc_mss(cfg) * a;
+		n->cwnd += NSCC_ETA_MSS * nscc_mss(cfg) * n->scale;
 		n->last_adjust_ns = now_ns;
 	}
 	n->inc = 0;
@@ -207,7 +205,7 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	const struct pdc_cfg *cfg = &mgr->cfg;
 	struct pdc_nscc *n = &ini->cc;
 	uint64_t delay = n->avg_delay_ns, target;
-	double a, mss = nscc_mss(cfg);
+	double mss = nscc_mss(cfg);
 
 	n->achieved += ack->newly;
 	n->received += ack->newly;
@@ -222,17 +220,16 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	mgr->stats.cc_ecn_acks += ack->ecn;
 	if (nscc_quick_adapt(mgr, ini, false, ack->ecn, delay, now_ns))
 		return;
-	a = nscc_bdp(cfg, n->base_rtt_ns) / NSCC_REF_BDP;
 	if (!ack->ecn && delay >= target) {
-		n->inc += NSCC_FAIR_MSS * mss * a * (double)ack->newly;
+		n->inc += NSCC_FAIR_MSS * mss * n->scale * (double)ack->newly;
 		mgr->stats.cc_fair_incs++;
 	} else if (!ack->ecn) {
-		if (nscc_fast_increase(cfg, n, ack->newly, delay)) {
+		if (nscc_fast_increase(n, ack->newly, delay)) {
 			mgr->stats.cc_fast_incs++;
 		} else {
 			/* alpha x newly x (target - delay), alpha's target
 			 * cancelling against scale b's */
-			n->inc += NSCC_PROP_MSS * mss * a * (double)ack->newly *
+			n->inc += NSCC_PROP_MSS * mss * n->scale * (double)ack->newly *
 				  (double)(target - delay) / NSCC_REF_RTT_NS;
 			mgr->stats.cc_prop_incs++;
 		}
@@ -248,7 +245,7 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	nscc_bound(cfg, n);
 }
 
-static void nscc_out_of_flight(struct pdc_nscc *n, uint32_t bytes)
+static void nscc_out_of_flight(struct pdc_nscc *n, uint64_t bytes)
 {
 	n->inflight = n->inflight > bytes ? n->inflight - bytes : 0;
 }
@@ -312,6 +309,6 @@ uint64_t pdc_nscc_received(struct pdc_ini *ini, uint32_t units)
 	}
 	n->rcvd_units = units;
 	bytes = (uint64_t)d << UET_PDS_NSCC_RCVD_UNIT_SHIFT;
-	n->inflight = n->inflight > (double)bytes ? n->inflight - (double)bytes : 0;
+	nscc_out_of_flight(n, bytes);
 	return bytes;
 }

@@ -91,6 +91,8 @@ struct pdc_paths {
  */
 struct pdc_nscc {
 	double cwnd, max_wnd;	/* bytes */
+	double scale;		/* a: BDP over the spec's reference BDP,
+				 * set with the base RTT as max_wnd is */
 	double inc;		/* increase to apply, bytes x bytes of cwnd */
 	double inflight;	/* bytes sent and not yet reported received */
 	uint64_t base_rtt_ns;	/* smallest RTT less service time seen */
@@ -411,6 +413,8 @@ void pdc_ready(struct pdc_mgr *mgr, struct pdc *pdc);
 void pdc_ready_del(struct pdc_mgr *mgr, struct pdc *pdc);
 void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
 		    const struct pdc_nack *nack);
+ssize_t pdc_put_ctl(const struct pdc *pdc, uint8_t ctl_type, uint8_t flags,
+		    uint32_t psn, uint32_t payload, uint8_t *buf, size_t len);
 
 /* pdc_ini.c */
 bool pdc_ini_can_send(const struct pdc *pdc);
@@ -429,6 +433,11 @@ bool pdc_ini_start_close(struct pdc_mgr *mgr, struct pdc *pdc,
 			 uint64_t now_ns);
 void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+
+/* pdc_ini_nack.c */
+struct pdc *pdc_ini_reply_pdc(struct pdc_mgr *mgr,
+			      const struct pdc_rx_meta *meta, uint16_t dpdcid,
+			      uint16_t spdcid);
 
 /* pdc_ini_rx.c */
 void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,

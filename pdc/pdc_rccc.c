@@ -140,15 +140,9 @@ void pdc_rccc_wake(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 ssize_t pdc_rccc_put_req(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 			 size_t len)
 {
-	struct pdc_ctl c = {
-		.pro.type = UET_PDS_TYPE_CONTROL,
-		.pro.next_hdr = UET_PDS_CTL_CREDIT_REQ,
-		.psn = pdc->ini.send_psn,
-		.spdcid = pdc->id,
-		.dpdcid = pdc->rid,
-		.payload = pdc_rccc_backlog(&pdc->ini),
-	};
-	ssize_t n = pdc_ctl_encode(buf, len, &c);
+	ssize_t n = pdc_put_ctl(pdc, UET_PDS_CTL_CREDIT_REQ, 0,
+				pdc->ini.send_psn, pdc_rccc_backlog(&pdc->ini),
+				buf, len);
 
 	if (n < 0)
 		return n;
@@ -162,10 +156,12 @@ ssize_t pdc_rccc_put_req(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 void pdc_rccc_rx_credit(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 			const struct pdc_ctl *ctl)
 {
-	struct pdc *pdc = pdc_by_id(mgr, ctl->dpdcid);
+	struct pdc *pdc = pdc_ini_reply_pdc(mgr, meta, ctl->dpdcid,
+					    ctl->spdcid);
 
-	if (!pdc || pdc->role != PDC_ROLE_INI || pdc->peer != meta->peer ||
-	    !pdc->ini.rccc || (pdc->rid && ctl->spdcid != pdc->rid)) {
+	if (!pdc)
+		return;
+	if (!pdc->ini.rccc) {
 		mgr->stats.rx_stale++;
 		return;
 	}
@@ -296,15 +292,9 @@ void pdc_rccc_run(struct pdc_mgr *mgr, uint64_t now_ns)
 ssize_t pdc_rccc_put_credit(struct pdc_mgr *mgr, struct pdc *pdc,
 			    uint8_t *buf, size_t len)
 {
-	struct pdc_ctl c = {
-		.pro.type = UET_PDS_TYPE_CONTROL,
-		.pro.next_hdr = UET_PDS_CTL_CREDIT,
-		.psn = pdc->tgt.cack_psn + 1,
-		.spdcid = pdc->id,
-		.dpdcid = pdc->rid,
-		.payload = pdc->tgt.cr_granted,
-	};
-	ssize_t n = pdc_ctl_encode(buf, len, &c);
+	ssize_t n = pdc_put_ctl(pdc, UET_PDS_CTL_CREDIT, 0,
+				pdc->tgt.cack_psn + 1, pdc->tgt.cr_granted,
+				buf, len);
 
 	if (n < 0)
 		return n;

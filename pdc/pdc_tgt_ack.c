@@ -318,12 +318,13 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		a.sack_bitmap = pdc_tgt_sack_claim(mgr, pdc, cack, ent);
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
-		a.cc.nscc.rcvd_bytes = tgt->ack_len > 0xFFFFFFu ? 0xFFFFFFu :
-				       tgt->ack_len;
 		if (nscc)
 			pdc_tgt_nscc_state(pdc, ent, cack + (uint32_t)(int32_t)
 					   a.ack_psn_offset,
 					   &a.cc.nscc, now_ns);
+		else
+			a.cc.nscc.rcvd_bytes = tgt->ack_len > 0xFFFFFFu ?
+					       0xFFFFFFu : tgt->ack_len;
 	}
 	n = pdc_ack_encode(buf, len, &a);
 	if (n >= 0 && ent && len - (size_t)n < ent->len)
@@ -351,14 +352,8 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 static ssize_t pdc_tgt_put_close_req(struct pdc_mgr *mgr, struct pdc *pdc,
 				     uint8_t *buf, size_t len)
 {
-	struct pdc_ctl c = {
-		.pro.type = UET_PDS_TYPE_CONTROL,
-		.pro.next_hdr = UET_PDS_CTL_CLOSE_REQ,
-		.psn = pdc->tgt.cack_psn + 1,
-		.spdcid = pdc->id,
-		.dpdcid = pdc->rid,
-	};
-	ssize_t n = pdc_ctl_encode(buf, len, &c);
+	ssize_t n = pdc_put_ctl(pdc, UET_PDS_CTL_CLOSE_REQ, 0,
+				pdc->tgt.cack_psn + 1, 0, buf, len);
 
 	if (n < 0)
 		return n;

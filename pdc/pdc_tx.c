@@ -41,6 +41,26 @@ void pdc_ready_del(struct pdc_mgr *mgr, struct pdc *pdc)
 	pdc->ready_next = NULL;
 }
 
+/*
+ * ref 2.4, 2.7: a control packet of |pdc|, from its id to its peer's (the
+ * DPDCID slot as for an established PDC).
+ */
+ssize_t pdc_put_ctl(const struct pdc *pdc, uint8_t ctl_type, uint8_t flags,
+		    uint32_t psn, uint32_t payload, uint8_t *buf, size_t len)
+{
+	struct pdc_ctl c = {
+		.pro.type = UET_PDS_TYPE_CONTROL,
+		.pro.next_hdr = ctl_type,
+		.pro.flags = flags,
+		.psn = psn,
+		.spdcid = pdc->id,
+		.dpdcid = pdc->rid,
+		.payload = payload,
+	};
+
+	return pdc_ctl_encode(buf, len, &c);
+}
+
 /* NACKs are advice: when the queue is full the initiator's timer recovers. */
 void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
 		    const struct pdc_nack *nack)
