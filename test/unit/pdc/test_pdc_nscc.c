@@ -281,6 +281,34 @@ Test(pdc_nscc, received_bytes_wrap_and_stale_acks_count_nothing)
 }
 
 /*
+ * A sim of |ends| ends on |w| (seeded |sim_seed|), each started with |cfg|
+ * but for its seed: cfg->seed plus its index.
+ */
+static struct t_sim *t_cc_start(const struct t_wire *w, uint64_t sim_seed,
+				int ends, struct pdc_cfg *cfg)
+{
+	struct t_sim *s = t_sim_new(w, sim_seed, ends);
+	uint64_t seed = cfg->seed;
+
+	for (int i = 0; i < ends; i++) {
+		cfg->seed = seed + (uint64_t)i;
+		t_end_start(s, i, cfg);
+	}
+	return s;
+}
+
+/* Every one of |msgs| from end |from| completed, and arrived once at |to|. */
+static void t_cc_all_once(const struct t_sim *s, int from, int to,
+			  uint32_t msgs)
+{
+	cr_expect_eq(s->end[from]->ok_cnt, msgs, "sender %d: ok %u err %u",
+		     from, s->end[from]->ok_cnt, s->end[from]->err_cnt);
+	for (uint32_t seq = 0; seq < msgs; seq++)
+		cr_expect_eq(s->end[to]->rx[0][from][0][seq], 1,
+			     "sender %d msg %u", from, seq);
+}
+
+/*
  * Over the simulated wire with 5% of requests trimmed: every trim is
  * NACKed (TRIMMED) and resent at once, every message arrives once, and no
  * retransmit timer ever fires.
@@ -289,23 +317,17 @@ Test(pdc_nscc, trimmed_requests_are_nacked_and_resent_without_timeouts)
 {
 	struct t_wire w = { .trim_ppm = 50000, .delay_ns = 5000,
 			    .jitter_ns = 2000 };
-	struct t_sim *s = t_sim_new(&w, 71, 2);
 	struct pdc_stats sa, sb;
 	struct pdc_cfg cfg;
-	uint32_t seq;
+	struct t_sim *s;
 
 	t_cfg_lossy(&cfg, 72);
 	cfg.cc = PDC_CC_NSCC;
 	cfg.trimming = true;
-	t_end_start(s, 0, &cfg);
-	cfg.seed = 73;
-	t_end_start(s, 1, &cfg);
+	s = t_cc_start(&w, 71, 2, &cfg);
 	t_end_plan(s, 0, 1, PDC_MODE_RUD, 2000, 0);
 	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
-	cr_expect_eq(s->end[0]->ok_cnt, 2000, "ok %u err %u",
-		     s->end[0]->ok_cnt, s->end[0]->err_cnt);
-	for (seq = 0; seq < 2000; seq++)
-		cr_expect_eq(s->end[1]->rx[0][0][0][seq], 1, "msg %u", seq);
+	t_cc_all_once(s, 0, 1, 2000);
 	pdc_mgr_stats(s->end[0]->mgr, &sa);
 	pdc_mgr_stats(s->end[1]->mgr, &sb);
 	cr_expect_gt(s->trimmed, 0);
@@ -327,29 +349,22 @@ Test(pdc_nscc, trimmed_requests_are_nacked_and_resent_without_timeouts)
 Test(pdc_nscc, receiver_credits_pace_an_incast)
 {
 	struct t_wire w = { .delay_ns = 5000, .jitter_ns = 1000 };
-	struct t_sim *s = t_sim_new(&w, 81, 3);
 	const uint32_t msgs = 600, rate_bpus = 10;	/* 80 Mbit/s */
 	struct pdc_stats st;
 	struct pdc_cfg cfg;
 	uint64_t bytes = 0, floor_ns, t0;
+	struct t_sim *s;
 
-	t_cfg_lossy(&cfg, 82);
+	t_cfg_lossy(&cfg, 83);
 	cfg.cc = PDC_CC_NSCC | PDC_CC_RCCC;
 	cfg.link_bps = rate_bpus * 8ull * 1000000;
-	for (int i = 0; i < 3; i++) {
-		cfg.seed = 83 + i;
-		t_end_start(s, i, &cfg);
-	}
+	s = t_cc_start(&w, 81, 3, &cfg);
 	for (int i = 0; i < 2; i++)
 		t_end_plan(s, i, 2, PDC_MODE_RUD, msgs, 0);
 	t0 = s->now;
 	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
-	for (int i = 0; i < 2; i++) {
-		cr_expect_eq(s->end[i]->ok_cnt, msgs, "sender %d ok %u", i,
-			     s->end[i]->ok_cnt);
-		for (uint32_t seq = 0; seq < msgs; seq++)
-			cr_expect_eq(s->end[2]->rx[0][i][0][seq], 1);
-	}
+	for (int i = 0; i < 2; i++)
+		t_cc_all_once(s, i, 2, msgs);
 	pdc_mgr_stats(s->end[2]->mgr, &st);
 	cr_expect_gt(st.rccc_credits_tx, 0);
 	/* 0.99 of 10 bytes/us, less what needed no grant */
@@ -373,28 +388,21 @@ Test(pdc_nscc, receiver_credits_survive_loss)
 {
 	struct t_wire w = { .loss_ppm = 200000, .delay_ns = 5000,
 			    .jitter_ns = 2000 };
-	struct t_sim *s = t_sim_new(&w, 91, 3);
 	struct pdc_stats st;
 	struct pdc_cfg cfg;
+	struct t_sim *s;
 
-	t_cfg_lossy(&cfg, 92);
+	t_cfg_lossy(&cfg, 93);
 	cfg.cc = PDC_CC_NSCC | PDC_CC_RCCC;
 	cfg.link_bps = 80000000;	/* credit is scarce: it matters */
-	for (int i = 0; i < 3; i++) {
-		cfg.seed = 93 + i;
-		t_end_start(s, i, &cfg);
-	}
+	s = t_cc_start(&w, 91, 3, &cfg);
 	for (int i = 0; i < 2; i++)
 		t_end_plan(s, i, 2, i ? PDC_MODE_ROD : PDC_MODE_RUD, 400, 3);
 	cr_assert(t_sim_run(s, 20000000000ull, t_sim_senders_done),
 		  "not done: %u and %u of 400", s->end[0]->fin_cnt,
 		  s->end[1]->fin_cnt);
-	for (int i = 0; i < 2; i++) {
-		cr_expect_eq(s->end[i]->ok_cnt, 400, "sender %d: ok %u err %u",
-			     i, s->end[i]->ok_cnt, s->end[i]->err_cnt);
-		for (uint32_t seq = 0; seq < 400; seq++)
-			cr_expect_eq(s->end[2]->rx[0][i][0][seq], 1);
-	}
+	for (int i = 0; i < 2; i++)
+		t_cc_all_once(s, i, 2, 400);
 	pdc_mgr_stats(s->end[2]->mgr, &st);
 	cr_expect_gt(st.rccc_credits_tx, 0);
 	t_sim_free(s);
@@ -419,16 +427,14 @@ static bool t_lose_early_credits(struct t_sim *s, int from, int to,
 Test(pdc_nscc, a_credit_request_recovers_lost_credits)
 {
 	struct t_wire w = { .delay_ns = 5000 };
-	struct t_sim *s = t_sim_new(&w, 95, 2);
 	struct pdc_stats st;
 	struct pdc_cfg cfg;
+	struct t_sim *s;
 
 	t_cfg_lossy(&cfg, 96);
 	cfg.cc = PDC_CC_NSCC | PDC_CC_RCCC;
 	cfg.link_bps = 80000000;
-	t_end_start(s, 0, &cfg);
-	cfg.seed = 97;
-	t_end_start(s, 1, &cfg);
+	s = t_cc_start(&w, 95, 2, &cfg);
 	s->tap = t_lose_early_credits;
 	t_end_plan(s, 0, 1, PDC_MODE_RUD, 50, 0);
 	cr_assert(t_sim_run(s, 5000000000ull, t_sim_senders_done),
