@@ -329,19 +329,27 @@ static int uet_port_find(const struct uet_port_args *a,
 }
 
 /* Counters summed over CPUs into |out|, then the queue's maximum. */
+/* A zeroed value of the per-CPU counter map, its CPUs in |*ncpu|. */
+static int uet_port_percpu(__u64 **v, int *ncpu)
+{
+	*ncpu = libbpf_num_possible_cpus();
+	if (*ncpu < 0)
+		return *ncpu;
+	*v = calloc(*ncpu, sizeof(**v));
+	return *v ? 0 : -ENOMEM;
+}
+
 static int uet_port_read(const struct uet_port_fds *fds,
 			 __u64 out[UET_PORT_CNT_MAX], __u64 *max_len)
 {
-	int ncpu = libbpf_num_possible_cpus(), c, err = 0;
+	int ncpu, c, err;
 	struct uet_port_vq vq;
 	__u32 key;
 	__u64 *v;
 
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	err = uet_port_percpu(&v, &ncpu);
+	if (err)
+		return err;
 	for (key = 0; key < UET_PORT_CNT_MAX && !err; key++) {
 		out[key] = 0;
 		if (bpf_map_lookup_elem(fds->cnt, &key, v)) {
@@ -386,16 +394,14 @@ static int uet_port_stats(const struct uet_port_args *a,
 /* Counters, the queue and its maximum back to zero (a quiet port). */
 static int uet_port_reset(const struct uet_port_fds *fds)
 {
-	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	struct uet_port_vq vq;
+	int ncpu, err;
 	__u32 key;
 	__u64 *v;
 
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	err = uet_port_percpu(&v, &ncpu);
+	if (err)
+		return err;
 	for (key = 0; key < UET_PORT_CNT_MAX && !err; key++)
 		if (bpf_map_update_elem(fds->cnt, &key, v, BPF_ANY))
 			err = -errno;

@@ -123,18 +123,27 @@ Test(pdc_nscc, base_rtt_only_falls_and_sets_the_largest_window)
 	pdc_mgr_destroy(t.mgr);
 }
 
+/*
+ * Eight unmarked ACKs of 2 MSS each at |rtt_ns| after t_cc_settle() (base
+ * RTT and target 10 us); the window before them in |*before|.
+ */
+static void t_unmarked_acks(struct t_cc *t, uint64_t rtt_ns, double *before)
+{
+	t_cc_init(t, false);
+	t_cc_settle(t);
+	*before = t->ini.cc.cwnd;
+	for (int i = 0; i < 8; i++) {
+		t->now += 2 * T_US;
+		t_ack(t, rtt_ns, 2 * T_MSS, false);
+	}
+}
+
 Test(pdc_nscc, no_mark_low_delay_increases_proportionally)
 {
 	struct t_cc t;
 	double before;
 
-	t_cc_init(&t, false);
-	t_cc_settle(&t);
-	before = t.ini.cc.cwnd;
-	for (int i = 0; i < 8; i++) {
-		t.now += 2 * T_US;
-		t_ack(&t, 15 * T_US, 2 * T_MSS, false);	/* 5 us of 10 */
-	}
+	t_unmarked_acks(&t, 15 * T_US, &before);	/* 5 us of 10 */
 	cr_expect_gt(t.ini.cc.cwnd, before);
 	cr_expect_gt(t_since(&t, cc_prop_incs), 0);
 	cr_expect_eq(t_since(&t, cc_fair_incs), 0);
@@ -147,13 +156,7 @@ Test(pdc_nscc, no_mark_high_delay_increases_fairly)
 	struct t_cc t;
 	double before;
 
-	t_cc_init(&t, false);
-	t_cc_settle(&t);
-	before = t.ini.cc.cwnd;
-	for (int i = 0; i < 8; i++) {
-		t.now += 2 * T_US;
-		t_ack(&t, 25 * T_US, 2 * T_MSS, false);	/* 15 us of 10 */
-	}
+	t_unmarked_acks(&t, 25 * T_US, &before);	/* 15 us of 10 */
 	cr_expect_gt(t.ini.cc.cwnd, before);
 	cr_expect_gt(t_since(&t, cc_fair_incs), 0);
 	cr_expect_eq(t_since(&t, cc_prop_incs), 0);
