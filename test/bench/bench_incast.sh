@@ -535,13 +535,15 @@ alone_run() {
 		"$(cut -d' ' -f1-3 <<< "$port"), timeouts $tmo"
 }
 
-scen_alone() {
+# scen_on_star HOSTS RATE RUN: a star of HOSTS at RATE whose last host's
+# port is the model (marks, no trims); RUN PROV, REPS times alternated.
+scen_on_star() {
 	local rep prov
-	star 2 "$ALONE_RATE"
-	UET_LINK=$ALONE_RATE UET_TRIM=0
-	fab_port_model r1 h2 "$MARK" 0
+	star "$1" "$2"
+	UET_LINK=$2 UET_TRIM=0
+	fab_port_model r1 "h$1" "$MARK" 0
 	for rep in $(seq "$REPS"); do
-		for prov in $INCAST_PROVS; do alone_run "$prov"; done
+		for prov in $INCAST_PROVS; do "$3" "$prov"; done
 	done
 }
 
@@ -618,16 +620,6 @@ share_run() {
 		"drop/mark/trim % $(cut -d' ' -f1-3 <<< "$port")"
 }
 
-scen_share() {
-	local rep prov
-	star 3 "$RATE"
-	UET_LINK=$RATE UET_TRIM=0
-	fab_port_model r1 h3 "$MARK" 0
-	for rep in $(seq "$REPS"); do
-		for prov in $INCAST_PROVS; do share_run "$prov"; done
-	done
-}
-
 # ---- the report -------------------------------------------------------------
 # table TAG METRIC...: medians of TAG's figures, a column a provider
 table() {
@@ -671,8 +663,12 @@ echo "bench_incast: scenarios $INCAST_SCENARIOS; providers $INCAST_PROVS" \
 case " $INCAST_SCENARIOS " in
 *" incast "*|*" incast_trim "*) scen_incast ;;
 esac
-case " $INCAST_SCENARIOS " in *" alone "*) scen_alone ;; esac
-case " $INCAST_SCENARIOS " in *" share "*) scen_share ;; esac
+case " $INCAST_SCENARIOS " in
+*" alone "*) scen_on_star 2 "$ALONE_RATE" alone_run ;;
+esac
+case " $INCAST_SCENARIOS " in
+*" share "*) scen_on_star 3 "$RATE" share_run ;;
+esac
 
 echo
 for n in $INCAST_N; do
