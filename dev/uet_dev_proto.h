@@ -18,14 +18,17 @@
 
 #include <stdint.h>
 
+#include "tss/uet_tss_ep.h"
+
 #define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
-#define UET_DEV_PROTO_VERSION	2
+#define UET_DEV_PROTO_VERSION	3
 
 enum uet_dev_req_type {
 	UET_DEV_OPEN = 1,	/* an endpoint: reply + 3 fds */
 	UET_DEV_STATS = 2,	/* counters and endpoints, as JSON text */
 	UET_DEV_STOP = 3,	/* detach and exit (root or the loader) */
 	UET_DEV_MAPS = 4,	/* the program's maps (root): reply + 4 fds */
+	UET_DEV_TSS = 5,	/* on an endpoint's connection: its SD keys */
 };
 
 /* UET_DEV_OPEN: PIDonFEP wanted, or this for any free one. */
@@ -72,6 +75,22 @@ struct uet_dev_open_rep {
 	uint32_t queue_id;	/* the rx queue its socket is bound to */
 	struct uet_dev_layout layout;
 	char msg[128];		/* with a non-zero status: why, for logs */
+};
+
+/*
+ * UET_DEV_TSS, sent on an endpoint's own connection (after UET_DEV_OPEN):
+ * the keys of the secure domain its JobID belongs to in the service's key
+ * file (uetd --tss-keys), with an epoch of the endpoint's own under each
+ * key (tss/uet_tss.h: no two endpoints ever share a stream). status
+ * -ENOKEY: the JobID is in no secure domain; -EKEYEXPIRED: a key's epochs
+ * are spent (rotate it). Asked again whenever the control block's
+ * |tss_gen| moves (the service reloaded its key file: a rotation).
+ */
+struct uet_dev_tss_rep {
+	int32_t status;
+	uint32_t pad;
+	struct uet_tss_sd_keys keys;
+	char msg[128];
 };
 
 /* UET_DEV_STATS: status, then up to this many bytes of JSON text. */

@@ -93,6 +93,8 @@ struct uet_dev_shm {
 	uint64_t comp_orphans;	/* completions of an index not in use */
 	uint64_t fill_lost;	/* chunks the fill ring had no room for */
 	uint64_t local_dropped;	/* local frames no endpoint took */
+	/* Bumped when the service reloads its TSS key file (UET_DEV_TSS). */
+	uint32_t tss_gen;
 	/* The PIDonFEP table the XDP program steers by, mirrored for
 	 * local frames (the service writes both). */
 	uint8_t pid_ep[4096];
