@@ -83,11 +83,15 @@ int uet_frame_decode(struct uet_frame_info *info, const uint8_t *frame,
 
 /*
  * Bytes of a packet's IP datagram that are not SES payload, at most: IP, UDP,
- * the largest PDS request (RUD/ROD with CC state, 16), the standard SES
- * header (44) and the largest extension (compare-and-swap, 36).
+ * a TSS header with SSI (16), the largest PDS request (RUD/ROD with CC
+ * state, 16), the standard SES header (44), the largest extension
+ * (compare-and-swap, 36) and the ICV (16). The Payload MTU is the same with
+ * TSS on or off, as the reference provider's budget is.
  */
-#define UET_FRAME_HDR_BUDGET_V4	(UET_IPV4_HDR_LEN + UET_UDP_HDR_LEN + 16 + 44 + 36)
-#define UET_FRAME_HDR_BUDGET_V6	(UET_IPV6_HDR_LEN + UET_UDP_HDR_LEN + 16 + 44 + 36)
+#define UET_FRAME_HDR_BUDGET_V4	(UET_IPV4_HDR_LEN + UET_UDP_HDR_LEN + 16 + \
+				 16 + 44 + 36 + 16)
+#define UET_FRAME_HDR_BUDGET_V6	(UET_IPV6_HDR_LEN + UET_UDP_HDR_LEN + 16 + \
+				 16 + 44 + 36 + 16)
 
 /*
  * uet_frame_payload_mtu() chooses the Payload MTU for an interface MTU

@@ -44,7 +44,8 @@ static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 	struct uet_dev_shm_slot *sl;
 	uint32_t left = len;
 	/* Steering reads headers only: those are in the first chunk. */
-	int ep = uet_fep_steer(s, f->seg[0], len < f->seg_len[0] ? len :
+	int ep = f->local_ep ? f->local_ep :
+		 uet_fep_steer(s, f->seg[0], len < f->seg_len[0] ? len :
 			       f->seg_len[0], len);
 
 	if (uet_dev_shm_lock(s) < 0)
@@ -88,6 +89,11 @@ int uet_xsk_fd(const struct uet_xsk *x)
 uint32_t uet_xsk_frame_max(const struct uet_xsk *x)
 {
 	return x->frame_max;
+}
+
+struct uet_dev_shm *uet_xsk_shm(const struct uet_xsk *x)
+{
+	return x->shm;
 }
 
 uint32_t uet_xsk_tx_outstanding(const struct uet_xsk *x)
@@ -289,6 +295,7 @@ int uet_xsk_tx_alloc(struct uet_xsk *x, uint32_t len, struct uet_xsk_frame *f)
 		return -EAGAIN;
 	f->len = len;
 	f->nsegs = nsegs;
+	f->local_ep = 0;
 	for (uint32_t i = 0; i < nsegs; i++) {
 		f->addr[i] = x->tx_pool[--x->tx_pool_cnt];
 		f->seg[i] = x->area + f->addr[i];

@@ -26,6 +26,7 @@
 #define UET_XSK_FRAME_MAX	(UET_XSK_MAX_SEGS * UET_XSK_CHUNK_LEN)
 
 struct uet_xsk;
+struct uet_dev_shm;
 struct uet_dev_layout;
 
 struct uet_xsk_cfg {
@@ -47,6 +48,12 @@ struct uet_xsk_frame {
 	uint64_t addr[UET_XSK_MAX_SEGS];	/* UMEM addresses */
 	uint16_t origin;	/* rx: 0 from the wire, else 1 + the index of
 				 * the endpoint of this interface that sent it */
+	/*
+	 * tx, a frame for another endpoint of the interface: 0, steered by
+	 * its headers; > 0 that endpoint's index; < 0 none takes it. The
+	 * sender says when TSS hides the headers (uet_engine_tss.c).
+	 */
+	int16_t local_ep;
 };
 
 struct uet_xsk_stats {
@@ -98,6 +105,9 @@ int uet_xsk_fd(const struct uet_xsk *x);
 
 /* Largest frame this engine can send or receive, in bytes. */
 uint32_t uet_xsk_frame_max(const struct uet_xsk *x);
+
+/* The device service's control block the socket shares, or NULL. */
+struct uet_dev_shm *uet_xsk_shm(const struct uet_xsk *x);
 
 /*
  * uet_xsk_tx_alloc() takes free chunks for a frame of |len| bytes and

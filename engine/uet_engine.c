@@ -15,6 +15,7 @@
 
 #include "engine/uet_engine.h"
 #include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_tss.h"
 #include "dev/uet_dev_client.h"
 #include "dev/uet_nl.h"
 #include "uet_fep.h"
@@ -78,6 +79,8 @@ void uet_engine_stats_get(const struct uet_engine *e,
 		st->peers_live += e->peers[i].state == UET_PEER_LIVE;
 	pdc_mgr_stats(e->pdc, &st->pdc);
 	ses_stats_get(e->ses, &st->ses);
+	if (e->tss)
+		st->tss = *uet_tss_ep_stats(e->tss);
 }
 
 /* ---- setup ---------------------------------------------------------------- */
@@ -138,7 +141,6 @@ static int uet_engine_io_setup(struct uet_engine *e)
 		return -EMSGSIZE;
 	e->payload_mtu = e->cfg.payload_mtu ? e->cfg.payload_mtu :
 					      (uint32_t)ret;
-	e->hdr_len = uet_frame_hdr_len(e->cfg.local.is_v6);
 	e->nl = uet_nl_open();
 	if (!e->nl)
 		return -errno;
@@ -147,6 +149,9 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	    sizeof(e->src_key))
 		e->src_key = uet_engine_now_ns() * 0x9E3779B97F4A7C15ull;
 	ret = uet_engine_dev_open(e);
+	if (ret < 0)
+		return ret;
+	ret = uet_engine_tss_setup(e, uet_engine_why, sizeof(uet_engine_why));
 	if (ret < 0)
 		return ret;
 	uet_xsk_set_local_mac(e->xsk, e->mac);
@@ -355,6 +360,7 @@ void uet_engine_destroy(struct uet_engine *e)
 	if (e->pdc)
 		pdc_mgr_destroy(e->pdc);
 	uet_dev_ep_close(&e->dev);	/* and its socket, e->xsk */
+	uet_engine_tss_destroy(e);
 	uet_mirror_close(&e->mirror);
 	uet_nl_close(e->nl);
 	for (uint32_t i = 0; e->slots && i < e->nslots; i++)

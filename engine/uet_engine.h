@@ -24,6 +24,7 @@
 #include "ses/ses.h"
 #include "ses/ses_recv.h"
 #include "ses/ses_ri.h"
+#include "tss/uet_tss_ep.h"
 
 struct uet_engine;
 
@@ -112,6 +113,22 @@ struct uet_engine_cfg {
 	bool trimming;
 	bool dscp_set;
 	struct uet_engine_dscp dscp;
+	/*
+	 * Data protection (UE 1.0 3.7): |tss|, enum uet_engine_tss, whether
+	 * frames are sealed with the keys the device service holds for our
+	 * JobID (uet_engine_tss.c); |crc|, without TSS, a CRC32C trailer on
+	 * every frame, checked on receipt.
+	 */
+	uint8_t tss;
+	bool crc;
+};
+
+enum uet_engine_tss {
+	UET_ENGINE_TSS_OFF = 0,		/* clear; secured frames dropped */
+	UET_ENGINE_TSS_AUTO,		/* as the service's key file says */
+	UET_ENGINE_TSS_ON,		/* sealed, or the engine fails */
+	UET_ENGINE_TSS_DIRECT,		/* ON, and the SD's mode must be */
+	UET_ENGINE_TSS_CLUSTER,		/* likewise */
 };
 
 /*
@@ -151,6 +168,12 @@ struct uet_engine_stats {
 				 * provisional ones */
 	uint64_t peers_refused;	/* admissions refused by the engine */
 	uint64_t peers_unreachable;	/* resolutions failed */
+	/* Data protection: frames of the wrong kind, bad CRCs, and TSS's. */
+	uint64_t rx_clear_refused;	/* clear while we seal */
+	uint64_t rx_sealed_refused;	/* sealed while we do not */
+	uint64_t rx_crc_bad, tx_crc;
+	uint64_t tss_rekeyed;		/* the service's keys changed */
+	struct uet_tss_ep_stats tss;
 	struct pdc_stats pdc;
 	struct ses_stats ses;
 };

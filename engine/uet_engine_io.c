@@ -13,6 +13,7 @@
 
 #include "pdc/pdc_hdr.h"
 #include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_tss.h"
 
 /* ---- SES packets held for PDC ------------------------------------------- */
 
@@ -373,7 +374,8 @@ static void uet_engine_frame_hdr(struct uet_engine *e, uint8_t *out,
 	memcpy(&dst.v6, &p->fa.v6, sizeof(dst.v6));
 	memcpy(src.mac, e->mac, 6);
 	memcpy(dst.mac, mac, 6);
-	uet_frame_encode(out, e->hdr_len, &src, &dst, pds_len);
+	uet_frame_encode(out, e->frame_hdr_len, &src, &dst,
+			 e->tss_len + pds_len + e->trailer_len);
 }
 
 static bool uet_engine_is_ack(const uint8_t *pds)
@@ -414,8 +416,12 @@ static bool uet_engine_ack_hold(struct uet_engine *e, struct uet_xsk_frame *f,
 	uint32_t key = 0, i;
 	struct pdc_ack a, b;
 
-	/* Merging reads and rewrites the header: it must be in one chunk. */
-	if (len <= f->seg_len[0] && pdc_ack_decode(&b, pds, pds_len) >= 0)
+	/*
+	 * Merging reads and rewrites the header: it must be in one chunk,
+	 * and in clear, with no trailer to keep right.
+	 */
+	if (!e->trailer_len && len <= f->seg_len[0] &&
+	    pdc_ack_decode(&b, pds, pds_len) >= 0)
 		key = uet_engine_ack_key(&b);
 	for (i = 0; key && i < e->nheld; i++) {
 		if (e->held_key[i] != key ||
@@ -509,13 +515,18 @@ static ssize_t uet_engine_tx_build(struct uet_engine *e,
 
 	if (uet_xsk_tx_alloc(e->xsk, size, f) < 0)
 		return -EAGAIN;
-	*frame = f->nsegs > 1 ? e->bounce : f->seg[0];
-	/* A capture wants the whole frame in one piece: no scatter then. */
-	e->tx_scatter = f->nsegs > 1 && !uet_mirror_is_on(&e->mirror) ?
-			f : NULL;
+	/* Plaintext to be sealed stays out of the shared UMEM. */
+	*frame = f->nsegs > 1 || e->tss ? e->bounce : f->seg[0];
+	/*
+	 * A capture wants the whole frame in one piece, a trailer is over
+	 * all of it: no scatter then.
+	 */
+	e->tx_scatter = f->nsegs > 1 && !uet_mirror_is_on(&e->mirror) &&
+			!e->trailer_len ? f : NULL;
 	e->tx_scatter_off = UINT32_MAX;
-	n = pdc_tx_build_ev(e->pdc, *frame + e->hdr_len, size - e->hdr_len,
-			    peer, ev, e->now_ns);
+	n = pdc_tx_build_ev(e->pdc, *frame + e->hdr_len,
+			    size - e->hdr_len - e->trailer_len, peer, ev,
+			    e->now_ns);
 	e->tx_scatter = NULL;
 	if (n <= 0)
 		uet_xsk_tx_free(e->xsk, f);
@@ -533,13 +544,15 @@ static ssize_t uet_engine_tx_build(struct uet_engine *e,
  */
 static int uet_engine_tx_one(struct uet_engine *e)
 {
-	uint32_t max = (uint32_t)e->hdr_len + SES_PKT_HDR_MAX +
-		       UET_PDS_HDR_MAX_LEN + e->payload_mtu, one, size;
+	uint32_t max = (uint32_t)(e->hdr_len + SES_PKT_HDR_MAX +
+				  UET_PDS_HDR_MAX_LEN + e->payload_mtu +
+				  e->trailer_len), one, size;
 	struct uet_xsk_frame f;
 	uint8_t *frame;
 	uint32_t peer = 0;
 	uint16_t ev = 0;
-	ssize_t n;
+	ssize_t n, len;
+	bool ack;
 
 	if (max > uet_xsk_frame_max(e->xsk))
 		max = uet_xsk_frame_max(e->xsk);
@@ -556,7 +569,7 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		uet_xsk_tx_free(e->xsk, &f);
 		return 0;
 	}
-	e->tx_long = (uint32_t)(e->hdr_len + n) > one;
+	e->tx_long = (uint32_t)(e->hdr_len + n + e->trailer_len) > one;
 	if (!uet_engine_peer_mac(e, peer)) {
 		/* Never so for the peers PDC sends to; PDC resends. */
 		uet_xsk_tx_free(e->xsk, &f);
@@ -564,15 +577,23 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		return 1;
 	}
 	uet_engine_frame_hdr(e, frame, peer, (size_t)n, ev);
+	ack = uet_engine_is_ack(frame + e->hdr_len);
+	/* Sealed, a frame for an endpoint of ours steers by what we say. */
+	if (e->tss && !memcmp(frame, e->mac, 6))
+		f.local_ep = (int16_t)uet_engine_tss_local_ep(e, frame,
+							      (size_t)n);
+	len = uet_engine_tss_seal(e, frame, (size_t)n);
+	if (len < 0) {
+		uet_xsk_tx_free(e->xsk, &f);
+		return 0;
+	}
 	if (uet_mirror_is_on(&e->mirror))
-		uet_mirror_frame(&e->mirror, frame,
-				 (uint32_t)(e->hdr_len + n));
-	if (f.nsegs > 1)
-		uet_engine_frame_put(e, &f, (uint32_t)(e->hdr_len + n));
-	if (uet_engine_is_ack(frame + e->hdr_len) &&
-	    uet_engine_ack_hold(e, &f, (uint32_t)(e->hdr_len + n)))
+		uet_mirror_frame(&e->mirror, frame, (uint32_t)len);
+	if (frame == e->bounce)
+		uet_engine_frame_put(e, &f, (uint32_t)len);
+	if (ack && uet_engine_ack_hold(e, &f, (uint32_t)len))
 		return 1;
-	if (uet_xsk_tx_submit(e->xsk, &f, (uint32_t)(e->hdr_len + n)) < 0) {
+	if (uet_xsk_tx_submit(e->xsk, &f, (uint32_t)len) < 0) {
 		/* Ring full: PDC resends it when its timer fires. */
 		uet_xsk_tx_free(e->xsk, &f);
 		e->stats.tx_no_frame++;

@@ -21,6 +21,7 @@
 
 #include "uet_fep.h"
 #include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_tss.h"
 
 /* ---- (address, tag) -> id ------------------------------------------------- */
 
@@ -435,6 +436,7 @@ void uet_engine_peers_tick(struct uet_engine *e)
 		return;
 	e->tick_ns = e->now_ns;
 	uet_engine_neigh_tick(e);
+	uet_engine_tss_tick(e);
 	for (uint32_t i = 0; i < e->npeers; i++) {
 		struct uet_engine_peer *p = &e->peers[i];
 		const struct uet_engine_neigh *n = &e->neigh[p->nb];

@@ -199,7 +199,13 @@ struct uet_engine {
 	uint8_t mac[6];
 	uint16_t entropy;
 	uint32_t payload_mtu;
-	size_t hdr_len;		/* Ethernet + IP + UDP */
+	size_t hdr_len;		/* Ethernet + IP + UDP (+ TSS): PDS's offset */
+	size_t frame_hdr_len;	/* Ethernet + IP + UDP */
+	size_t tss_len;		/* the TSS header we send, or 0 */
+	size_t trailer_len;	/* ICV or CRC after the PDS packet, or 0 */
+	struct uet_tss_ep *tss;	/* NULL: frames in clear */
+	uint32_t tss_gen;	/* the service's key generation we hold */
+	uint8_t *opened;	/* received frames' plaintext: private */
 	struct uet_engine_peer peers[UET_ENGINE_MAX_PEERS];
 	uint32_t npeers;	/* ids ever used: those below it */
 	uint32_t peer_hash[UET_ENGINE_PEER_HASH];	/* index + 1 */

@@ -11,6 +11,7 @@
 #include "uet_codec.h"
 #include "uet_fep.h"
 #include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_tss.h"
 
 /* ---- PDC's deliveries up to SES ------------------------------------------- */
 
@@ -178,7 +179,10 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	const uint8_t *buf = f->seg[0];
 	struct uet_frame_info info;
 	struct pdc_rx_meta meta;
+	const uint8_t *pds;
 	struct uet_fa src;
+	size_t pds_len;
+	uint8_t trim;
 	int peer;
 
 	if (f->nsegs > 1) {	/* PDC wants the frame in one piece */
@@ -208,8 +212,13 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 		e->stats.rx_bad++;
 		return;
 	}
-	peer = uet_engine_rx_peer(e, &src, info.src.port, buf + info.hdr_len,
-				  info.payload_len);
+	trim = uet_engine_trim(e, &info);
+	/* Sealed frames are opened, CRCs checked: what fails goes no further. */
+	pds = uet_engine_tss_open(e, buf, &info, trim != PDC_TRIM_NONE,
+				  &pds_len);
+	if (!pds)
+		return;
+	peer = uet_engine_rx_peer(e, &src, info.src.port, pds, pds_len);
 	if (peer < 0) {
 		if (peer == -EBADMSG || peer == -EAFNOSUPPORT)
 			e->stats.rx_bad++;
@@ -218,11 +227,10 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 	meta.peer = (uint32_t)peer;
 	meta.src = e->neigh[e->peers[peer].nb].src;
 	meta.ecn_ce = info.ecn == UET_IP_CE;
-	meta.trim = uet_engine_trim(e, &info);
+	meta.trim = trim;
 	meta.ev = (uint16_t)(info.src.port >> UET_ENGINE_EV_SHIFT);
 	e->peers[peer].heard_ns = e->now_ns;
-	if (pdc_rx_frame(e->pdc, &meta, buf + info.hdr_len, info.payload_len,
-			 e->now_ns) < 0)
+	if (pdc_rx_frame(e->pdc, &meta, pds, pds_len, e->now_ns) < 0)
 		e->stats.rx_bad++;
 }
 

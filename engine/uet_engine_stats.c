@@ -36,6 +36,25 @@ static const struct uet_stat_field uet_engine_fields[] = {
 	UET_STAT(uet_engine_stats, peers_aged),
 	UET_STAT(uet_engine_stats, peers_refused),
 	UET_STAT(uet_engine_stats, peers_unreachable),
+	UET_STAT(uet_engine_stats, rx_clear_refused),
+	UET_STAT(uet_engine_stats, rx_sealed_refused),
+	UET_STAT(uet_engine_stats, rx_crc_bad),
+	UET_STAT(uet_engine_stats, tx_crc),
+	UET_STAT(uet_engine_stats, tss_rekeyed),
+};
+
+static const struct uet_stat_field uet_tss_fields[] = {
+	UET_STAT(uet_tss_ep_stats, tx_sealed),
+	UET_STAT(uet_tss_ep_stats, tx_fail),
+	UET_STAT(uet_tss_ep_stats, rx_opened),
+	UET_STAT(uet_tss_ep_stats, rx_bad_icv),
+	UET_STAT(uet_tss_ep_stats, rx_replay),
+	UET_STAT(uet_tss_ep_stats, rx_stale),
+	UET_STAT(uet_tss_ep_stats, rx_other_sd),
+	UET_STAT(uet_tss_ep_stats, rx_no_key),
+	UET_STAT(uet_tss_ep_stats, rx_malformed),
+	UET_STAT(uet_tss_ep_stats, rx_streams),
+	UET_STAT(uet_tss_ep_stats, rx_evicted),
 };
 
 static const struct uet_stat_field uet_pdc_fields[] = {
@@ -159,6 +178,10 @@ void uet_engine_stats_json(const struct uet_engine *e, FILE *out)
 		e->ep_index, uet_engine_pid_on_fep(e));
 	uet_stats_put(out, "engine", &st, uet_engine_fields,
 		      sizeof(uet_engine_fields) / sizeof(uet_engine_fields[0]));
+	if (e->tss)
+		uet_stats_put(out, "tss", &st.tss, uet_tss_fields,
+			      sizeof(uet_tss_fields) /
+			      sizeof(uet_tss_fields[0]));
 	uet_stats_put(out, "pdc", &st.pdc, uet_pdc_fields,
 		      sizeof(uet_pdc_fields) / sizeof(uet_pdc_fields[0]));
 	uet_stats_put(out, "ses", &st.ses, uet_ses_fields,

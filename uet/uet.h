@@ -118,12 +118,17 @@ struct uet_params {
 	uint32_t link_mbps;		/* 0: the engine's default */
 	bool trimming;
 	struct uet_engine_dscp dscp;
+	/* Data protection (uet_init_dp.c). */
+	uint8_t tss;			/* FI_UET_TSS: enum uet_engine_tss */
+	bool crc;			/* FI_UET_CRC */
 };
 
 void uet_params_get(struct uet_params *p);
 void uet_param_int(const char *name, uint32_t max, uint32_t *v);
 void uet_params_cc_define(void);
 void uet_params_cc_get(struct uet_params *p);
+void uet_params_dp_define(void);
+void uet_params_dp_get(struct uet_params *p);
 
 /*
  * Sends up to 64 KiB go eager: a rendezvous costs a round trip before the

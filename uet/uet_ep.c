@@ -163,6 +163,8 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->trimming = p->trimming;
 	cfg->dscp_set = true;
 	cfg->dscp = p->dscp;
+	cfg->tss = p->tss;
+	cfg->crc = p->crc;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)
@@ -184,7 +186,9 @@ static int uet_ep_enable_locked(struct uet_ep *ep)
 		const char *why = uet_engine_last_error();
 
 		/* FI_E* equal the errnos: EADDRINUSE, EACCES, ENOSPC, ... */
-		ret = errno == ENOENT ? -FI_ENODEV : -errno;
+		ret = errno == ENOENT ? -FI_ENODEV :
+		      errno == ENOKEY ? -FI_ENOKEY :
+		      errno == EKEYEXPIRED ? -FI_EKEYREJECTED : -errno;
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "no endpoint on %s: %s\n",
 			cfg.ifname, *why ? why : strerror(errno));
 		return ret;
