@@ -174,7 +174,7 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 	return n + hdr_len;
 }
 
-/* ---- AES-256-GCM ---------------------------------------------------------- */
+/* ---- AES-256-GCM ------------------------------------------------------ */
 
 struct uet_tss_aead {
 	EVP_CIPHER_CTX *ctx;
