@@ -193,7 +193,8 @@ struct uet_tss_aead *uet_tss_aead_new(const uint8_t key[UET_TSS_KEY_LEN])
 	 * the 96-bit IV is GCM's fast path.
 	 */
 	if (!a->ctx ||
-	    !EVP_CipherInit_ex(a->ctx, EVP_aes_256_gcm(), NULL, NULL, NULL, 1) ||
+	    !EVP_CipherInit_ex(a->ctx, EVP_aes_256_gcm(), NULL, NULL, NULL,
+			       1) ||
 	    !EVP_CIPHER_CTX_ctrl(a->ctx, EVP_CTRL_GCM_SET_IVLEN,
 				 UET_TSS_IV_LEN, NULL) ||
 	    !EVP_CipherInit_ex(a->ctx, NULL, NULL, key, NULL, -1)) {
