@@ -31,6 +31,8 @@ struct gcm_vec {
 	const char *name, *k, *p, *a, *iv, *c, *t;
 };
 
+#define Z16 "00000000000000000000000000000000"
+#define Z32 Z16 Z16
 #define K15 "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"
 #define P15 "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72" \
 	    "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
@@ -38,10 +40,10 @@ struct gcm_vec {
 	    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
 
 static const struct gcm_vec vecs[] = {
-	{ "13", "0000000000000000000000000000000000000000000000000000000000000000",
+	{ "13", Z32,
 	  "", "", "000000000000000000000000", "",
 	  "530f8afbc74536b9a963b4f1c4cb738b" },
-	{ "14", "0000000000000000000000000000000000000000000000000000000000000000",
+	{ "14", Z32,
 	  "00000000000000000000000000000000", "", "000000000000000000000000",
 	  "cea7403d4d606b6e074ec5d3baf39d18",
 	  "d0d1c8a799996bf0265b98b5d48ab919" },
@@ -87,7 +89,8 @@ Test(tss_gcm, spec_vectors_seal_open)
 		cr_assert_arr_eq(b.tag, b.t, 16, "case %s: T", vecs[i].name);
 		memset(b.out, 0, sizeof(b.out));
 		cr_assert_eq(uet_tss_open(a, b.iv, b.a, b.al, b.out, b.c,
-					  b.pl, b.t), 0, "case %s", vecs[i].name);
+					  b.pl, b.t), 0, "case %s",
+			     vecs[i].name);
 		cr_assert_arr_eq(b.out, b.p, b.pl, "case %s: P", vecs[i].name);
 		uet_tss_aead_free(a);
 	}
@@ -170,7 +173,7 @@ Test(tss_gcm, streaming_equals_one_shot)
 	uet_tss_aead_free(a);
 }
 
-/* ---- KDF ------------------------------------------------------------------ */
+/* ---- KDF ---------------------------------------------------------------- */
 
 /* SP 800-108 counter mode, 8-bit counter, CMAC-AES-256, over a fixed
  * input given whole (the counter byte is prepended here). */
