@@ -56,7 +56,7 @@ FUZZ_TARGETS	:= pdc_prologue pdc_req pdc_rudi pdc_uud pdc_ack pdc_nack \
 		   ses_atomic_ext ses_cas_ext ses_rdv_ext ses_rsp_hdr \
 		   ses_rsp_data_hdr ses_rsp_data_small_hdr
 include pdc/pdc.mk ses/ses.mk bpf/bpf.mk dev/dev.mk engine/engine.mk \
-		  uet/uet.mk tools/tools.mk test/test.mk examples/examples.mk
+		  tss/tss.mk uet/uet.mk tools/tools.mk test/test.mk examples/examples.mk
 CORE_SRCS	:= $(PDC_SRCS) $(SES_SRCS)
 CORE_OBJS	:= $(CORE_SRCS:%.c=$(B)/%.o)
 
@@ -74,18 +74,22 @@ $(B)/%.o: %.c
 # ---- unit tests (Criterion) --------------------------------------------------
 # One binary per layer, so that layers are built and tested independently:
 # test/unit/pdc/ -> test_pdc, test/unit/ses/ -> test_ses, test/unit/io/ ->
-# test_io (AF_XDP, XDP and the provider; some need root), test/unit/*.c ->
-# test_misc.
+# test_io (AF_XDP, XDP and the provider; some need root), test/unit/tss/ ->
+# test_tss (with libcrypto), test/unit/*.c -> test_misc.
 TEST_PDC_SRCS	:= $(wildcard test/unit/pdc/test_*.c)
 TEST_SES_SRCS	:= $(wildcard test/unit/ses/test_*.c)
 TEST_IO_SRCS	:= $(wildcard test/unit/io/test_*.c)
+TEST_TSS_SRCS	:= $(wildcard test/unit/tss/test_*.c)
 TEST_MISC_SRCS	:= $(wildcard test/unit/test_*.c)
-UNIT_BINS	:= $(B)/test_pdc $(B)/test_ses $(B)/test_io $(B)/test_misc
+UNIT_BINS	:= $(B)/test_pdc $(B)/test_ses $(B)/test_io $(B)/test_tss \
+		   $(B)/test_misc
 
 $(B)/test_pdc: $(TEST_PDC_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
 $(B)/test_ses: $(TEST_SES_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
 $(B)/test_io: $(TEST_IO_SRCS:%.c=$(B)/%.o) $(B)/libuet_io.a $(B)/libuet_core.a
+$(B)/test_tss: $(TEST_TSS_SRCS:%.c=$(B)/%.o) $(TSS_OBJS)
 $(B)/test_misc: $(TEST_MISC_SRCS:%.c=$(B)/%.o) $(B)/libuet_core.a
+$(B)/test_tss: TEST_LIBS = $(TSS_LIBS)
 $(B)/test_io: TEST_LIBS = $(UET_IO_LIBS)
 $(TEST_IO_SRCS:%.c=$(B)/%.o): $(B)/uet_xdp.skel.h
 $(TEST_IO_SRCS:%.c=$(B)/%.o): CPPFLAGS += -I$(B)
@@ -266,7 +270,7 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   linux-libc-dev iproute2 xdp-tools tshark libpcap-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
-		   debhelper dpkg-dev man-db
+		   debhelper dpkg-dev man-db libssl-dev
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \

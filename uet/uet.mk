@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# libuet_io.a: the AF_XDP device (dev/) and the engine (engine/); then
-# uet/: the libfabric provider.
-UET_IO_SRCS	:= $(DEV_SRCS) $(ENGINE_SRCS)
+# libuet_io.a: the AF_XDP device (dev/), the engine (engine/) and TSS
+# (tss/, on libcrypto); then uet/: the libfabric provider.
+UET_IO_SRCS	:= $(DEV_SRCS) $(ENGINE_SRCS) $(TSS_SRCS)
 UET_IO_OBJS	:= $(UET_IO_SRCS:%.c=$(B)/%.o)
-UET_IO_LIBS	:= -lxdp -lbpf -lmnl
+UET_IO_LIBS	:= -lxdp -lbpf -lmnl -lcrypto
 
 $(B)/libuet_io.a: $(UET_IO_OBJS)
 	$(call msg,AR,$@)

@@ -11,6 +11,7 @@
 
 #include "pdc/pdc_hdr.h"
 #include "ses/ses_hdr.h"
+#include "tss/uet_tss.h"
 
 #ifndef FUZZ_TARGET
 #error "build with -DFUZZ_TARGET=<codec name>"

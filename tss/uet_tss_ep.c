@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * One endpoint's TSS (uet_tss_ep.h).
+ *
+ * Transmit: a stream per AN, so that moving tx_an back and forth never
+ * restarts a TSC under a (key, epoch) already used; the key material is
+ * derived once per stream, and its cipher context keeps the key schedule.
+ *
+ * Receive: a fixed table, scanned linearly (the last hit first: bursts
+ * come from one peer) with least-recently-used eviction. A stream enters
+ * it only once a packet of it authenticated: a forged header costs a key
+ * derivation in the scratch slot, never a victim's replay state.
+ *
+ * The KDF's rekey input is 0: the header carries no rekey count for both
+ * ends to agree on; a rotation brings a new SD key instead.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "tss/uet_tss_ep.h"
+
+#define RX_STREAMS	64
+#define TSS_REKEY	0
+
+/* What names a receive stream; zeroed before filling, compared whole. */
+struct rx_id {
+	uint8_t addr[16];
+	uint32_t ssi;
+	uint16_t epoch;
+	uint8_t an;
+	uint8_t flags;		/* bit 0 IPv6, bit 1 SP */
+};
+
+struct rx_stream {
+	bool used;
+	struct rx_id id;
+	uint64_t stamp;		/* last use, for eviction */
+	struct uet_tss_keymat km;
+	struct uet_tss_aead *aead;
+	struct uet_tss_replay win;
+};
+
+struct tx_stream {
+	bool ready;		/* km and aead match keys */
+	uint16_t epoch;
+	uint64_t tsc;		/* the next to send */
+	struct uet_tss_keymat km;
+	struct uet_tss_aead *aead;
+};
+
+struct uet_tss_ep {
+	struct uet_tss_sd_keys keys;
+	struct uet_tss_src local;
+	struct tx_stream tx[2];
+	struct rx_stream rx[RX_STREAMS];
+	struct rx_stream scratch;
+	unsigned int hint;
+	uint64_t clock;
+	struct uet_tss_ep_stats st;
+};
+
+static bool keys_valid(const struct uet_tss_sd_keys *k)
+{
+	if (k->mode != UET_TSS_DIRECT && k->mode != UET_TSS_CLUSTER)
+		return false;
+	return k->tx_an <= 1 && (k->have >> k->tx_an & 1) &&
+	       k->sdi <= UET_TSS_SDI_MAX;
+}
+
+/* Forget a stream (|n| bytes at |s|): its context, then its key. */
+static void drop(void *s, size_t n, struct uet_tss_aead *a)
+{
+	uet_tss_aead_free(a);
+	OPENSSL_cleanse(s, n);
+}
+#define DROP(s)	drop((s), sizeof(*(s)), (s)->aead)
+
+struct uet_tss_ep *uet_tss_ep_new(const struct uet_tss_sd_keys *keys,
+				  const struct uet_tss_src *local)
+{
+	struct uet_tss_ep *ep;
+
+	if (!keys_valid(keys)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return NULL;	/* errno ENOMEM, from calloc */
+	ep->keys = *keys;
+	ep->local = *local;
+	return ep;
+}
+
+void uet_tss_ep_free(struct uet_tss_ep *ep)
+{
+	unsigned int i;
+
+	if (!ep)
+		return;
+	for (i = 0; i < RX_STREAMS; i++)
+		DROP(&ep->rx[i]);
+	for (i = 0; i < 2; i++)
+		DROP(&ep->tx[i]);
+	DROP(&ep->scratch);
+	OPENSSL_cleanse(ep, sizeof(*ep));
+	free(ep);
+}
+
+int uet_tss_ep_set_keys(struct uet_tss_ep *ep,
+			const struct uet_tss_sd_keys *keys)
+{
+	const struct uet_tss_sd_keys *o = &ep->keys;
+	bool same_sd, same[2];
+	unsigned int i, an;
+
+	if (!keys_valid(keys))
+		return -EINVAL;
+	same_sd = keys->sdi == o->sdi && keys->mode == o->mode;
+	for (an = 0; an < 2; an++)
+		same[an] = same_sd && (keys->have >> an & 1) &&
+			   (o->have >> an & 1) &&
+			   !memcmp(keys->key[an], o->key[an], UET_TSS_KEY_LEN);
+	for (i = 0; i < RX_STREAMS; i++)
+		if (ep->rx[i].used && !same[ep->rx[i].id.an])
+			DROP(&ep->rx[i]);
+	for (an = 0; an < 2; an++) {
+		struct tx_stream *t = &ep->tx[an];
+
+		if (!same[an] || keys->epoch[an] != t->epoch) {
+			DROP(t);	/* another (key, epoch): TSC from 0 */
+		} else if (keys->use_ssi != o->use_ssi ||
+			   keys->ssi != o->ssi) {
+			/* Another source to derive from; the TSC goes on. */
+			uet_tss_aead_free(t->aead);
+			t->aead = NULL;
+			t->ready = false;
+		}
+	}
+	ep->keys = *keys;
+	return 0;
+}
+
+size_t uet_tss_ep_hdr_len(const struct uet_tss_ep *ep)
+{
+	return uet_tss_hdr_len(ep->keys.use_ssi);
+}
+
+const struct uet_tss_ep_stats *uet_tss_ep_stats(const struct uet_tss_ep *ep)
+{
+	return &ep->st;
+}
+
+/* ---- transmit --------------------------------------------------------- */
+
+static int tx_prepare(struct uet_tss_ep *ep, struct tx_stream *t,
+		      const struct uet_tss_hdr *h)
+{
+	const struct uet_tss_sd_keys *k = &ep->keys;
+	int rc;
+
+	if (t->ready)
+		return 0;
+	t->epoch = h->epoch;	/* set_keys drops us when it changes */
+	rc = uet_tss_derive(&t->km, k->mode, k->key[h->an], h, &ep->local,
+			    TSS_REKEY);
+	if (!rc && !(t->aead = uet_tss_aead_new(t->km.key)))
+		rc = -EIO;
+	t->ready = !rc;
+	return rc;
+}
+
+ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
+			uint8_t *buf, size_t len)
+{
+	const struct uet_tss_sd_keys *k = &ep->keys;
+	struct tx_stream *t = &ep->tx[k->tx_an];
+	uint8_t aad[UET_TSS_AAD_MAX], iv[UET_TSS_IV_LEN];
+	struct uet_tss_hdr h = {
+		.sp = k->use_ssi, .an = k->tx_an, .sdi = k->sdi,
+		.ssi = k->use_ssi ? k->ssi : 0, .epoch = k->epoch[k->tx_an],
+	};
+	size_t hl = uet_tss_hdr_len(h.sp), al;
+	int rc;
+
+	rc = tx_prepare(ep, t, &h);
+	if (rc)
+		goto fail;
+	if (t->tsc > UET_TSS_TSC_MAX) {
+		rc = -EKEYEXPIRED;
+		goto fail;
+	}
+	/* Spent before sealing: a failure below never lets a TSC repeat. */
+	h.tsc = t->tsc++;
+	if (uet_tss_hdr_encode(buf, hl, &h) < 0) {
+		rc = -EIO;
+		goto fail;
+	}
+	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
+			 p->dport, buf, hl);
+	uet_tss_iv(iv, &t->km, &h, &ep->local);
+	rc = uet_tss_seal(t->aead, iv, aad, al, buf + hl, buf + hl, len,
+			  buf + hl + len);
+	if (rc)
+		goto fail;
+	ep->st.tx_sealed++;
+	return (ssize_t)(hl + len + UET_TSS_ICV_LEN);
+fail:
+	ep->st.tx_fail++;
+	return rc == -EKEYEXPIRED ? rc : -EIO;
+}
+
+/* ---- receive ---------------------------------------------------------- */
+
+/* The header and the stream of a packet: its checks, in open's order. */
+static int rx_parse(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
+		    const uint8_t *in, size_t len, struct uet_tss_hdr *h,
+		    struct rx_id *id)
+{
+	ssize_t hl = uet_tss_hdr_decode(h, in, len);
+
+	if (hl < 0 || len < (size_t)hl + UET_TSS_ICV_LEN) {
+		ep->st.rx_malformed++;
+		return -EBADMSG;
+	}
+	if (h->sdi != ep->keys.sdi) {
+		ep->st.rx_other_sd++;
+		return -EXDEV;
+	}
+	if (!(ep->keys.have >> h->an & 1)) {
+		ep->st.rx_no_key++;
+		return -ENOKEY;
+	}
+	memset(id, 0, sizeof(*id));
+	memcpy(id->addr, p->saddr, p->is_v6 ? 16 : 4);
+	id->ssi = h->ssi;
+	id->epoch = h->epoch;
+	id->an = h->an;
+	id->flags = (p->is_v6 ? 1 : 0) | (h->sp ? 2 : 0);
+	return (int)hl;
+}
+
+static struct rx_stream *rx_find(struct uet_tss_ep *ep, const struct rx_id *id)
+{
+	unsigned int i;
+
+	if (ep->rx[ep->hint].used &&
+	    !memcmp(&ep->rx[ep->hint].id, id, sizeof(*id)))
+		return &ep->rx[ep->hint];
+	for (i = 0; i < RX_STREAMS; i++) {
+		if (ep->rx[i].used && !memcmp(&ep->rx[i].id, id, sizeof(*id))) {
+			ep->hint = i;
+			return &ep->rx[i];
+		}
+	}
+	return NULL;
+}
+
+static void pkt_src(const struct uet_tss_pkt *p, struct uet_tss_src *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->is_v6 = p->is_v6;
+	memcpy(src->addr, p->saddr, p->is_v6 ? 16 : 4);
+}
+
+/* Derive an unknown stream into the scratch slot (not yet in the table). */
+static struct rx_stream *rx_scratch(struct uet_tss_ep *ep,
+				    const struct uet_tss_pkt *p,
+				    const struct uet_tss_hdr *h,
+				    const struct rx_id *id)
+{
+	struct rx_stream *s = &ep->scratch;
+	struct uet_tss_src src;
+
+	DROP(s);
+	pkt_src(p, &src);
+	if (uet_tss_derive(&s->km, ep->keys.mode, ep->keys.key[h->an], h,
+			   &src, TSS_REKEY))
+		return NULL;
+	s->aead = uet_tss_aead_new(s->km.key);
+	if (!s->aead)
+		return NULL;
+	s->id = *id;
+	return s;
+}
+
+/* The scratch stream authenticated a packet: give it a slot. */
+static struct rx_stream *rx_insert(struct uet_tss_ep *ep)
+{
+	struct rx_stream *v = &ep->rx[0];
+	unsigned int i;
+
+	/* A free slot has stamp 0: the oldest of all, so taken first. */
+	for (i = 1; i < RX_STREAMS; i++)
+		if (ep->rx[i].stamp < v->stamp)
+			v = &ep->rx[i];
+	if (v->used) {
+		ep->st.rx_evicted++;
+		DROP(v);
+	}
+	*v = ep->scratch;
+	v->used = true;
+	memset(&ep->scratch, 0, sizeof(ep->scratch));
+	ep->st.rx_streams++;
+	ep->hint = (unsigned int)(v - ep->rx);
+	return v;
+}
+
+ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
+			const uint8_t *in, size_t len, uint8_t *out)
+{
+	uint8_t aad[UET_TSS_AAD_MAX], iv[UET_TSS_IV_LEN];
+	struct uet_tss_src src;
+	struct uet_tss_hdr h;
+	struct rx_stream *s;
+	struct rx_id id;
+	size_t al, pl;
+	int hl, rc;
+
+	hl = rx_parse(ep, p, in, len, &h, &id);
+	if (hl < 0)
+		return hl;
+	pl = len - (size_t)hl - UET_TSS_ICV_LEN;
+	s = rx_find(ep, &id);
+	if (s) {
+		rc = uet_tss_replay_check(&s->win, h.tsc);
+		if (rc) {
+			if (rc == -EALREADY)
+				ep->st.rx_replay++;
+			else
+				ep->st.rx_stale++;
+			return rc;
+		}
+	} else {
+		s = rx_scratch(ep, p, &h, &id);
+		if (!s) {
+			/* libcrypto failed: nothing authenticated it. */
+			ep->st.rx_bad_icv++;
+			return -EBADMSG;
+		}
+	}
+	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
+			 p->dport, in, (size_t)hl);
+	pkt_src(p, &src);
+	uet_tss_iv(iv, &s->km, &h, &src);
+	rc = uet_tss_open(s->aead, iv, aad, al, out, in + hl, pl,
+			  in + hl + pl);
+	if (rc) {
+		/* The plaintext of a forgery must not leave here. */
+		OPENSSL_cleanse(out, pl);
+		ep->st.rx_bad_icv++;
+		return -EBADMSG;
+	}
+	if (s == &ep->scratch)
+		s = rx_insert(ep);
+	uet_tss_replay_commit(&s->win, h.tsc);
+	s->stamp = ++ep->clock;
+	ep->st.rx_opened++;
+	return (ssize_t)pl;
+}
+
+ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
+			const uint8_t *in, size_t len, uint8_t *out,
+			size_t want)
+{
+	uint8_t aad[UET_TSS_AAD_MAX], iv[UET_TSS_IV_LEN];
+	struct uet_tss_src src;
+	struct uet_tss_hdr h;
+	struct rx_stream *s;
+	struct rx_id id;
+	size_t al, pl;
+	int hl;
+
+	hl = rx_parse(ep, p, in, len, &h, &id);
+	if (hl < 0)
+		return hl;
+	pl = len - (size_t)hl - UET_TSS_ICV_LEN;
+	if (want > pl)
+		want = pl;
+	/* An unknown stream stays in scratch: peeking authenticates nothing. */
+	s = rx_find(ep, &id);
+	if (!s)
+		s = rx_scratch(ep, p, &h, &id);
+	if (!s)
+		return -EIO;
+	pkt_src(p, &src);
+	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
+			 p->dport, in, (size_t)hl);
+	uet_tss_iv(iv, &s->km, &h, &src);
+	/* GCM's keystream needs no tag: decrypt the prefix, skip final. */
+	if (uet_tss_open_begin(s->aead, iv, aad, al) ||
+	    uet_tss_update(s->aead, out, in + hl, want))
+		return -EIO;
+	return (ssize_t)want;
+}
