@@ -132,3 +132,12 @@ grep -q "epoch 2 0 gen 0" <<< "$out" || e2e_fail "restart: $out"
 [ "$(stat -c %a "$E2E_TMP/state/tss.state")" = 600 ] ||
 	e2e_fail "state file mode"
 e2e_ok "restarted: the next epoch is 2, none handed out twice"
+
+svc_stop
+chmod 640 "$E2E_TMP/tss.conf"
+out=$(e2e_in A "$B/uetctl" load "$IF_A" --mode skb --tss-keys \
+	"$E2E_TMP/tss.conf" --tss-state "$E2E_TMP/state/tss.state" 2>&1) &&
+	e2e_fail "uetctl load with a readable key file: $out"
+grep -q "group or others may read" <<< "$out" || e2e_fail "uetctl: $out"
+e2e_in A ip link show "$IF_A" | grep -q xdp && e2e_fail "left attached"
+e2e_ok "uetctl load: the key file's reason, nothing attached"
