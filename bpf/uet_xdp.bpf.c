@@ -48,6 +48,14 @@ struct {
 	__type(value, __u32);
 } uet_xdp_ep_queue SEC(".maps");
 
+/* Written by the device service: secured frames' endpoint by SDI. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, UET_XDP_MAX_SDS);
+	__type(key, __u32);
+	__type(value, __u32);
+} uet_xdp_sdi SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, UET_XDP_EP_RX_ENTRIES);
@@ -300,6 +308,31 @@ static __always_inline __u32 uet_xdp_steer(__u8 *pds, void *end)
 	}
 }
 
+/* Whether the UDP payload at |p| starts with a TSS header. */
+static __always_inline int uet_xdp_is_tss(__u8 *p, void *end)
+{
+	return (void *)(p + 1) <= end && (p[0] >> 3) == UET_XDP_TSS_TYPE;
+}
+
+/*
+ * A secured frame's endpoint, by its SDI (uet_xdp_shared.h): -1 when it
+ * is too short to hold its TSS header and ICV.
+ */
+static __always_inline int uet_xdp_steer_tss(__u8 *p, void *end, __u32 *ep)
+{
+	__u32 sdi, *v;
+
+	if ((void *)(p + UET_XDP_TSS_HDR_LEN + UET_XDP_TSS_ICV_LEN) > end)
+		return -1;
+	if ((p[0] & UET_XDP_TSS_SP) &&
+	    (void *)(p + UET_XDP_TSS_HDR_SSI_LEN + UET_XDP_TSS_ICV_LEN) > end)
+		return -1;
+	sdi = (__u32)p[1] << 16 | uet_xdp_be16(p + 2);
+	v = bpf_map_lookup_elem(&uet_xdp_sdi, &sdi);
+	*ep = v ? *v : UET_FEP_EP_SERVICE;
+	return 0;
+}
+
 static __always_inline void uet_xdp_capture_frame(struct xdp_md *ctx)
 {
 	struct uet_xdp_capture_hdr *rec;
@@ -339,8 +372,9 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	void *pos = (void *)(long)ctx->data;
 	struct uet_xdp_cfg *cfg;
 	struct udphdr *udp;
-	__u32 key = 0, ep, qoff;
+	__u32 key = 0, ep = UET_FEP_EP_SERVICE, qoff;
 	__u16 proto;
+	int tss;
 
 	uet_xdp_count(UET_XDP_CNT_SEEN);
 	proto = uet_xdp_parse_eth(&pos, end);
@@ -349,7 +383,9 @@ int uet_xdp_prog(struct xdp_md *ctx)
 		uet_xdp_count(UET_XDP_CNT_PASSED);
 		return XDP_PASS;
 	}
-	if (!uet_xdp_pds_is_sane((__u8 *)(udp + 1), end)) {
+	tss = uet_xdp_is_tss((__u8 *)(udp + 1), end);
+	if (tss ? uet_xdp_steer_tss((__u8 *)(udp + 1), end, &ep) < 0 :
+		  !uet_xdp_pds_is_sane((__u8 *)(udp + 1), end)) {
 		uet_xdp_count(UET_XDP_CNT_MALFORMED);
 		return XDP_PASS;
 	}
@@ -365,7 +401,8 @@ int uet_xdp_prog(struct xdp_md *ctx)
 		uet_xdp_count(UET_XDP_CNT_NO_SOCKET);
 		return XDP_PASS;
 	}
-	ep = uet_xdp_steer((__u8 *)(udp + 1), end);
+	if (!tss)
+		ep = uet_xdp_steer((__u8 *)(udp + 1), end);
 	if (ep != UET_FEP_EP_SERVICE &&
 	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep))
 		ep = UET_FEP_EP_SERVICE;
@@ -386,6 +423,10 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	}
 	if (cfg->capture)
 		uet_xdp_capture_frame(ctx);
+	if (tss)
+		uet_xdp_count(ep == UET_FEP_EP_SERVICE ?
+			      UET_XDP_CNT_TSS_TO_SERVICE :
+			      UET_XDP_CNT_TSS_STEERED);
 	if (ep == UET_FEP_EP_SERVICE) {
 		uet_xdp_count(UET_XDP_CNT_TO_SERVICE);
 	} else {

@@ -149,3 +149,28 @@ void uet_dev_ep_close(struct uet_dev_ep *ep)
 		close(ep->conn);
 	ep->conn = -1;
 }
+
+int uet_dev_tss_keys(int conn, struct uet_tss_sd_keys *keys, char *why,
+		     size_t why_len)
+{
+	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
+				   .type = UET_DEV_TSS };
+	struct uet_dev_tss_rep rep;
+	ssize_t n;
+	int err;
+
+	if (why_len)
+		why[0] = '\0';
+	memset(&rep, 0, sizeof(rep));
+	n = uet_dev_call(conn, &req, &rep, sizeof(rep), NULL, 0);
+	err = n < 0 ? (int)n : (size_t)n != sizeof(rep) ? -EPROTO :
+	      rep.status > 0 ? -EPROTO : rep.status;
+	if (err == 0)
+		*keys = rep.keys;
+	else if (why_len)
+		snprintf(why, why_len, "%s", rep.status < 0 && rep.msg[0] ?
+			 rep.msg : strerror(-err));
+	/* The keys live in |keys| only: none left on the stack. */
+	explicit_bzero(&rep, sizeof(rep));
+	return err;
+}

@@ -51,4 +51,15 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 		    size_t why_len);
 void uet_dev_ep_close(struct uet_dev_ep *ep);
 
+/*
+ * uet_dev_tss_keys() asks the service, on an open endpoint's connection
+ * |conn|, for the TSS keys of its JobID's secure domain, with epochs of
+ * its own (dev/uet_dev_proto.h: UET_DEV_TSS). Ask again when the control
+ * block's tss_gen moves. Returns 0, or -errno with the service's reason in
+ * |why|: ENOKEY (the JobID is in no SD), EKEYEXPIRED (a key's epochs are
+ * spent), ECONNRESET, EPROTO. |keys| holds key bytes: wipe it after use.
+ */
+int uet_dev_tss_keys(int conn, struct uet_tss_sd_keys *keys, char *why,
+		     size_t why_len);
+
 #endif /* UET_DEV_CLIENT_H */

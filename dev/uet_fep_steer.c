@@ -35,17 +35,23 @@ int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
 		  size_t len, size_t frame_len)
 {
 	struct uet_frame_info info;
-	const uint8_t *pds;
-	size_t plen, hl;
-	uint8_t type, next, flags;
-	bool syn;
+	size_t plen;
 
 	if (uet_frame_decode(&info, frame, len, frame_len) < 0)
 		return -1;
-	pds = frame + info.hdr_len;
 	/* Only the headers are read: what of them is contiguous. */
 	plen = info.payload_len < len - info.hdr_len ? info.payload_len :
 						       len - info.hdr_len;
+	return uet_fep_steer_pds(shm, frame + info.hdr_len, plen);
+}
+
+int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
+		      size_t plen)
+{
+	size_t hl;
+	uint8_t type, next, flags;
+	bool syn;
+
 	if (plen < UET_PDS_PROLOGUE_LEN + 10)
 		return UET_FEP_EP_SERVICE;
 	type = pds[0] >> 3;

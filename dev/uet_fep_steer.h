@@ -23,4 +23,11 @@ struct uet_dev_shm;
 int uet_fep_steer(const struct uet_dev_shm *shm, const uint8_t *frame,
 		  size_t len, size_t frame_len);
 
+/*
+ * The same from the PDS header on: |len| bytes at |pds| (the UDP payload,
+ * or a secured frame's decrypted headers). The endpoint index, or 0.
+ */
+int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
+		      size_t len);
+
 #endif /* UET_FEP_STEER_H */

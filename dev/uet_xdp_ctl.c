@@ -38,6 +38,8 @@ static const char *const uet_xdp_counter_names[UET_XDP_CNT_MAX] = {
 	[UET_XDP_CNT_CAPTURE_LOST] = "capture_lost",
 	[UET_XDP_CNT_TO_SERVICE] = "to_service",
 	[UET_XDP_CNT_WRONG_QUEUE] = "wrong_queue",
+	[UET_XDP_CNT_TSS_STEERED] = "tss_steered",
+	[UET_XDP_CNT_TSS_TO_SERVICE] = "tss_to_service",
 };
 
 const char *uet_xdp_counter_name(unsigned int id)

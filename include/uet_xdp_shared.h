@@ -51,7 +51,14 @@ _Static_assert(sizeof(struct uet_xdp_pid_ent) == 8, "uet_xdp_pid_ent layout");
 						 * another queue: to the
 						 * service's socket of this
 						 * one, which hands it on */
-#define UET_XDP_CNT_MAX			10
+#define UET_XDP_CNT_TSS_STEERED		10	/* secured (TSS) frames sent to
+						 * the one endpoint of their
+						 * SD (also REDIRECTED) */
+#define UET_XDP_CNT_TSS_TO_SERVICE	11	/* secured frames sent to the
+						 * service: SD with several
+						 * endpoints, or none (also
+						 * TO_SERVICE) */
+#define UET_XDP_CNT_MAX			12
 
 /*
  * Run-time settings (one array entry, key 0). Both debug features are off
@@ -108,5 +115,22 @@ _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
  * that endpoint (entry 0 stays zero: see TO_SERVICE).
  */
 #define UET_XDP_EP_RX_ENTRIES		UET_XDP_MAX_EPS
+
+/*
+ * Secured frames (TSS, tss/uet_tss.h: the type slot of the first byte
+ * after UDP is 1) carry their PDS header encrypted, so the program steers
+ * them by their SDI (the low 24 bits of the first big-endian word):
+ * uet_xdp_sdi (HASH, key __u32 SDI, value __u32 endpoint index), written by
+ * the service: the index of the only endpoint of the SD's jobs open on the
+ * interface, or UET_FEP_EP_SERVICE when there are several (the service
+ * decrypts the headers and hands the frame on); no entry when none. A
+ * secured frame shorter than its TSS header and ICV is malformed.
+ */
+#define UET_XDP_MAX_SDS			1024
+#define UET_XDP_TSS_TYPE		1
+#define UET_XDP_TSS_SP			0x04	/* first byte: an SSI follows */
+#define UET_XDP_TSS_HDR_LEN		12
+#define UET_XDP_TSS_HDR_SSI_LEN		16
+#define UET_XDP_TSS_ICV_LEN		16
 
 #endif /* UET_XDP_SHARED_H */

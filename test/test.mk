@@ -387,3 +387,13 @@ E2E_DEPS	+= $(B)/tss_inject $(B)/fi_flood_check $(B)/uet_write \
 BENCH_SCRIPTS	+= test/bench/bench_tss.sh
 BENCH_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd
+
+# uetd's TSS keys (tools/uetd_tss*.c): the key file's checks, the keys and
+# epochs an endpoint gets, reload, the SDI map.
+$(B)/tss_keys: $(B)/test/progs/tss_keys.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+all: $(B)/tss_keys
+E2E_TESTS	+= test/e2e/e2e_tss_keys.sh
+E2E_DEPS	+= $(B)/tss_keys $(B)/uetd

@@ -11,11 +11,17 @@ all: $(B)/uetctl
 
 # uetd: the device service of an interface (issue 12); uetctl load starts it.
 UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
-		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o
+		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o \
+		   $(B)/tools/uetd_tss_svc.o $(B)/tools/uetd_tss.o \
+		   $(B)/tools/uetd_tss_state.o
 
 $(B)/uetd: $(UETD_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS) -lpthread -lcrypto
 
 all: $(B)/uetd
 E2E_DEPS	+= $(B)/uetd
+
+# TSS (tss/uet_tss.h): the key file and the epochs; test_misc tests them.
+$(B)/test_misc: $(B)/tools/uetd_tss.o $(B)/tools/uetd_tss_state.o
+$(B)/test_misc: TEST_LIBS += -lcrypto

@@ -67,6 +67,8 @@ static const struct option uetctl_opts[] = {
 	{ "endpoints", required_argument, NULL, 'e' },
 	{ "no-service", no_argument, NULL, 'n' },
 	{ "policy", required_argument, NULL, 'P' },
+	{ "tss-keys", required_argument, NULL, 'K' },
+	{ "tss-state", required_argument, NULL, 'S' },
 	{ "busy-poll", required_argument, NULL, 'B' },
 	{ "queues", required_argument, NULL, 'Q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -80,6 +82,7 @@ struct uetctl_args {
 	bool json, off, has_drop, decode, no_service;
 	long endpoints, queues;
 	const char *policy;
+	const char *tss_keys, *tss_state;
 	const char *busy_poll;	/* "USEC[,BUDGET]", checked */
 	double drop_pct;
 	const char *file;
@@ -126,6 +129,8 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 		case 'j': a->json = true; break;
 		case 'n': a->no_service = true; break;
 		case 'P': a->policy = optarg; break;
+		case 'K': a->tss_keys = optarg; break;
+		case 'S': a->tss_state = optarg; break;
 		case 'B': {
 			int us, budget;
 
@@ -195,7 +200,7 @@ static int uetctl_load(int argc, char **argv)
 	const char *mode;
 	struct uetctl_args a;
 	char why[200] = "";
-	int ret = uetctl_parse(argc, argv, "mpenPBQ", true, &a);
+	int ret = uetctl_parse(argc, argv, "mpenPBQKS", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -213,8 +218,8 @@ static int uetctl_load(int argc, char **argv)
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("load", a.ifname, -ENODEV);
 	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, a.queues,
-			       a.policy,
-			       a.busy_poll, why, sizeof(why));
+			       a.policy, a.busy_poll, a.tss_keys, a.tss_state,
+			       why, sizeof(why));
 	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
 	if (ret < 0) {
@@ -389,7 +394,8 @@ static int uetctl_capture_verb(int argc, char **argv)
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
 		  "[--endpoints N] [--queues N] [--policy FILE]\n"
-		  "  [--busy-poll USEC[,BUDGET]] [--no-service]\n"
+		  "  [--tss-keys FILE] [--tss-state FILE] "
+		  "[--busy-poll USEC[,BUDGET]] [--no-service]\n"
 		  "  start the interface's device service (uetd), which "
 		  "attaches the UET XDP\n  program (default native mode, "
 		  "port 4793) and serves up to N-1 endpoints\n  (default "
@@ -400,7 +406,8 @@ static const struct uetctl_verb uetctl_verbs[] = {
 		  "(SO_PREFER_BUSY_POLL, SO_BUSY_POLL USEC, SO_BUSY_POLL_BUDGET"
 		  ",\n  default 8); --queues: serve rx queues 0..N-1, each "
 		  "endpoint on one\n  (FI_UET_QUEUE_ID, or the one with "
-		  "fewest)\n", uetctl_load },
+		  "fewest); --tss-keys, --tss-state: the TSS key file "
+		  "and epoch state\n  (uetd(8))\n", uetctl_load },
 	{ "unload", "uetctl unload IFACE\n"
 		    "  stop the service, detach the program, remove its "
 		    "pinned maps\n", uetctl_unload },

@@ -25,7 +25,8 @@ int uetctl_capture(const char *ifname, const char *path, long count,
  */
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		     long endpoints, long queues, const char *policy,
-		     const char *busy_poll, char *why, size_t why_len);
+		     const char *busy_poll, const char *tss_keys,
+		     const char *tss_state, char *why, size_t why_len);
 int uetctl_svc_stop(const char *ifname);
 int uetctl_svc_stats(const char *ifname, bool json);
 /* Prints the service's own lines (itself, its endpoints) for status. */

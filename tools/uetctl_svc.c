@@ -37,7 +37,8 @@ static void uetctl_uetd_path(char *buf, size_t len)
 
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		     long endpoints, long queues, const char *policy,
-		     const char *busy_poll, char *why, size_t why_len)
+		     const char *busy_poll, const char *tss_keys,
+		     const char *tss_state, char *why, size_t why_len)
 {
 	char path[PATH_MAX], rfd[16], sport[16], seps[16], sq[16];
 	char buf[200] = "";
@@ -72,7 +73,7 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		snprintf(seps, sizeof(seps), "%ld", endpoints);
 		snprintf(sq, sizeof(sq), "%ld", queues);
 		{
-			const char *args[16];
+			const char *args[24];
 			int n = 0;
 
 			args[n++] = "uetd";
@@ -98,6 +99,14 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 			if (busy_poll) {
 				args[n++] = "--busy-poll";
 				args[n++] = busy_poll;
+			}
+			if (tss_keys) {
+				args[n++] = "--tss-keys";
+				args[n++] = tss_keys;
+			}
+			if (tss_state) {
+				args[n++] = "--tss-state";
+				args[n++] = tss_state;
 			}
 			args[n] = NULL;
 			execvp(path, (char *const *)args);

@@ -2,12 +2,14 @@
 /*
  * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--queues N]
  *      [--endpoints N]
- *            [--policy FILE] [--foreground] [--ready-fd FD]
+ *            [--policy FILE] [--tss-keys FILE] [--tss-state FILE]
+ *            [--foreground] [--ready-fd FD]
  *
  * The device service of one interface (tools/uetd.h). `uetctl load IFACE`
  * starts it and waits until it serves; `uetctl unload IFACE` stops it. Run
  * with --foreground under a service manager (systemd: tools/uetd@.service).
- * Without it, it detaches once ready and logs to syslog.
+ * Without it, it detaches once ready and logs to syslog. SIGHUP reads
+ * the TSS key file again (tools/uetd_tss.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +34,7 @@
 #include "tools/uetd.h"
 #include "uet_wire.h"
 
-static volatile sig_atomic_t uetd_signalled;
+static volatile sig_atomic_t uetd_signalled, uetd_hup;
 
 uint64_t uetd_now_ns(void)
 {
@@ -154,6 +156,24 @@ struct uetd_conns {
 	int n;
 };
 
+/*
+ * One request on endpoint |ep|'s connection: its TSS keys, the only one
+ * it may make there; false: close it (EOF, or anything else).
+ */
+static bool uetd_ep_request(struct uetd *d, int conn, uint32_t ep)
+{
+	struct uet_dev_req req;
+	ssize_t n = recv(conn, &req, sizeof(req), MSG_DONTWAIT);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n != sizeof(req) || req.version != UET_DEV_PROTO_VERSION ||
+	    req.type != UET_DEV_TSS)
+		return false;
+	uetd_tss_request(d, ep);
+	return true;
+}
+
 static int uetd_conn_ep(const struct uetd *d, int fd)
 {
 	for (uint32_t i = 1; i < d->layout.max_eps; i++)
@@ -177,6 +197,10 @@ static void uetd_loop(struct uetd *d)
 		for (int i = 0; i < c.n; i++)
 			pfd[n++] = (struct pollfd){ c.fd[i], POLLIN, 0 };
 		ready = poll(pfd, (nfds_t)n, 100);
+		if (uetd_hup) {
+			uetd_hup = 0;
+			uetd_tss_reload(d);
+		}
 		uetd_dev_rx(d);
 		uetd_dev_fill_top_up(d);
 		uetd_ep_tick(d);
@@ -201,10 +225,8 @@ static void uetd_loop(struct uetd *d)
 				keep = false;
 			else if (ep < 0)
 				keep = uetd_request(d, fd);
-			else	/* an endpoint says nothing more: EOF ends it */
-				keep = recv(fd, &ready, sizeof(ready),
-					    MSG_DONTWAIT) < 0 &&
-				       errno == EAGAIN;
+			else	/* its TSS keys; EOF ends it */
+				keep = uetd_ep_request(d, fd, (uint32_t)ep);
 			if (keep)
 				continue;
 			if (ep >= 0)
@@ -225,8 +247,10 @@ static void uetd_loop(struct uetd *d)
 
 static void uetd_on_signal(int sig)
 {
-	(void)sig;
-	uetd_signalled = 1;
+	if (sig == SIGHUP)
+		uetd_hup = 1;
+	else
+		uetd_signalled = 1;
 }
 
 static int uetd_silent(enum libbpf_print_level l, const char *f, va_list ap)
@@ -246,7 +270,7 @@ static void uetd_usage(void)
 {
 	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
 		"[--queue Q] [--queues N] [--endpoints N] [--policy FILE] "
-		"[--busy-poll USEC[,BUDGET]] [--foreground] "
+		"[--tss-keys FILE] [--tss-state FILE] [--busy-poll USEC[,BUDGET]] [--foreground] "
 		"[--ready-fd FD]\n");
 }
 
@@ -277,10 +301,12 @@ int main(int argc, char **argv)
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "busy-poll", required_argument, NULL, 'B' },
+		{ "tss-keys", required_argument, NULL, 'K' },
+		{ "tss-state", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct uetd d;
-	const char *policy = NULL;
+	const char *policy = NULL, *tss_keys = NULL, *tss_state = NULL;
 	int ready_fd = -1, c, ret;
 	long v;
 
@@ -323,6 +349,8 @@ int main(int argc, char **argv)
 		case 'f': d.foreground = true; break;
 		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
 		case 'P': policy = optarg; break;
+		case 'K': tss_keys = optarg; break;
+		case 'S': tss_state = optarg; break;
 		case 'B':
 			if (!uet_dev_busy_poll_parse(optarg, &d.busy_poll_us,
 						     &d.busy_poll_budget))
@@ -348,6 +376,9 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		ret = uetd_policy_load(&d, policy ? policy : UETD_POLICY_FILE,
 				       policy != NULL);
+	/* Keys before the device: a bad file attaches nothing. */
+	if (ret == 0)
+		ret = uetd_tss_init(&d, tss_keys, tss_state);
 	/*
 	 * A queue is busy for a moment after the last socket on it closed
 	 * (the kernel lets go of it in deferred work): right after an
@@ -362,6 +393,8 @@ int main(int argc, char **argv)
 		ret = 0;
 		usleep(100000);
 	}
+	if (ret == 0)
+		ret = uetd_tss_start(&d);
 	if (ret < 0) {
 		uetd_ready(ready_fd, ret, d.why[0] ? d.why :
 			   *uetd_policy_error() ? uetd_policy_error() :
@@ -369,13 +402,16 @@ int main(int argc, char **argv)
 		if (d.foreground || ready_fd < 0)
 			fprintf(stderr, "uetd %s: %s\n", d.ifname,
 				ret == -EEXIST ? "already served (uetctl "
-				"unload it first)" : strerror(-ret));
+				"unload it first)" : d.why[0] ? d.why :
+				strerror(-ret));
 		if (ret != -EEXIST)
 			uetd_dev_teardown(&d);
+		uetd_tss_fini(&d);
 		return 1;
 	}
 	signal(SIGTERM, uetd_on_signal);
 	signal(SIGINT, uetd_on_signal);
+	signal(SIGHUP, uetd_on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints, "
 		 "%u MiB UMEM", d.ifname, d.queue_id,
@@ -386,6 +422,7 @@ int main(int argc, char **argv)
 	uetd_loop(&d);
 	uetd_log(&d, "stopping");
 	uetd_dev_teardown(&d);
+	uetd_tss_fini(&d);
 	if (d.stop_conn >= 0) {
 		int32_t st = 0;
 

@@ -97,6 +97,7 @@ struct uetd {
 	bool tx_reserved;	/* a tx ring slot reserved, not yet used */
 	bool tx_unkicked;
 	char why[200];		/* why set-up failed, when errno says too little */
+	struct uetd_tss *tss;	/* uetd_tss_svc.c */
 };
 
 /* uetd_dev.c: the UMEM, the first socket, endpoint sockets. */
@@ -152,6 +153,32 @@ int uetd_policy_load(struct uetd *d, const char *path, bool must_exist);
 int uetd_policy_check(uint32_t job, uid_t uid, gid_t gid);
 /* Why the last load failed ("" if it did not). */
 const char *uetd_policy_error(void);
+
+/*
+ * uetd_tss_svc.c: TSS (tools/uetd_tss.h). init reads the key file (|keys|,
+ * or /etc/uet/tss.conf if it exists) and the epoch state before the
+ * device is set up; start opens the XDP program's SDI map after. 0 or
+ * -errno with why in d->why.
+ */
+int uetd_tss_init(struct uetd *d, const char *keys, const char *state);
+int uetd_tss_start(struct uetd *d);
+void uetd_tss_fini(struct uetd *d);
+/* SIGHUP: the key file again (kept as it was when it is bad). */
+void uetd_tss_reload(struct uetd *d);
+/* UET_DEV_TSS on endpoint |ep|'s connection: the reply. */
+void uetd_tss_request(struct uetd *d, uint32_t ep);
+/* Endpoint |ep| opened or closed: the SDI map follows. */
+void uetd_tss_ep_changed(struct uetd *d, uint32_t ep);
+void uetd_tss_sdi_sync(struct uetd *d);
+/*
+ * A frame at the service's socket (|len| contiguous bytes of |frame_len|):
+ * -1 when it is not secured; else the endpoint to hand it on to, or 0
+ * when it goes nowhere (counted: no SD of ours, unsteerable).
+ */
+int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
+		      size_t frame_len);
+/* The TSS figures for stats: a line of text, or a JSON member. */
+size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len, bool text);
 
 /* uetd.c */
 uint64_t uetd_now_ns(void);

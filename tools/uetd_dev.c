@@ -599,21 +599,32 @@ static bool uetd_dev_hand_on(struct uetd *d, uint32_t q, uint32_t ep,
 
 /*
  * The endpoint a whole frame (|nd| chunks at |descs|) that reached our
- * socket on queue |q| is for, when that one is bound to another queue;
- * 0 when the frame is ours to answer or drop.
+ * socket on queue |q| is for, when that one is bound to another queue, or
+ * for a secured frame (TSS) any endpoint its headers name (uetd_tss_svc.c:
+ * the program cannot read them); 0 when the frame is ours to answer or
+ * drop. |*secured|: a TSS frame, which we cannot answer (nor seal).
  */
 static uint32_t uetd_dev_rx_owner(struct uetd *d, uint32_t q,
-				  const struct xdp_desc *descs, uint32_t nd)
+				  const struct xdp_desc *descs, uint32_t nd,
+				  bool *secured)
 {
+	const uint8_t *head = xsk_umem__get_data(d->area, descs[0].addr);
 	size_t len = 0;
 	int ep;
 
-	if (d->queues == 1 || nd > UET_XSK_MAX_SEGS)
+	*secured = false;
+	if (nd > UET_XSK_MAX_SEGS)
 		return 0;
 	for (uint32_t i = 0; i < nd; i++)
 		len += descs[i].len;
-	ep = uet_fep_steer(d->shm, xsk_umem__get_data(d->area, descs[0].addr),
-			   descs[0].len, len);
+	ep = uetd_tss_rx_owner(d, head, descs[0].len, len);
+	if (ep >= 0) {
+		*secured = true;
+		return (uint32_t)ep;
+	}
+	if (d->queues == 1)
+		return 0;
+	ep = uet_fep_steer(d->shm, head, descs[0].len, len);
 	if (ep <= 0 || (uint32_t)ep >= d->layout.max_eps ||
 	    d->eps[ep].conn < 0 || d->eps[ep].queue == q)
 		return 0;
@@ -658,7 +669,7 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 	 * a burst, cut anyway, is not handed on, nor is its tail.
 	 */
 	for (uint32_t i = 0, nd; i < n; i += nd) {
-		bool head = !dq->rx_mid_frame;
+		bool head = !dq->rx_mid_frame, secured = false;
 
 		for (nd = 1; i + nd - 1 < n &&
 		     (descs[i + nd - 1].options & XDP_PKT_CONTD); nd++)
@@ -668,8 +679,9 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 		dq->rx_mid_frame = descs[i + nd - 1].options & XDP_PKT_CONTD;
 		chunks[i] = nd;
 		owner[i] = head && !dq->rx_mid_frame ?
-			   uetd_dev_rx_owner(d, q, descs + i, nd) : 0;
-		if (head && !owner[i]) {
+			   uetd_dev_rx_owner(d, q, descs + i, nd, &secured) :
+			   0;
+		if (head && !owner[i] && !secured) {
 			d->absent_rx++;
 			uetd_absent_answer(d, xsk_umem__get_data(d->area,
 								 descs[i].addr),

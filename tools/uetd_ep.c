@@ -197,6 +197,7 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 	d->eps[ep].job_id = req->job_id;
 	d->eps[ep].pid_on_fep = (uint16_t)pid;
 	d->eps[ep].rest_until = 0;
+	uetd_tss_ep_changed(d, ep);
 	rep.ep = ep;
 	rep.pid_on_fep = (uint16_t)pid;
 	rep.udp_port = d->udp_port;
@@ -244,6 +245,7 @@ void uetd_ep_close(struct uetd *d, uint32_t ep)
 		 ep, e->pid_on_fep, e->pid, UETD_PID_REST_NS / 1e9);
 	close(e->conn);
 	e->conn = -1;
+	uetd_tss_ep_changed(d, ep);
 	d->ep_closed++;
 }
 
@@ -314,6 +316,7 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 		 (unsigned long long)d->ep_closed,
 		 (unsigned long long)d->absent_rx,
 		 (unsigned long long)d->absent_answered);
+	off += uetd_tss_stats(d, buf + off, len - off, true);
 	for (uint32_t q = 0; d->queues > 1 && q < d->queues; q++)
 		uetd_cat(buf, len, &off, "queue %u: %u endpoints, %llu frames "
 			 "handed on to endpoints of other queues\n",
@@ -373,8 +376,7 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
 		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
 		 "\"fill_lost\": %llu, \"rx_recovered\": %llu, "
-		 "\"rx_reserve\": %u}, "
-		 "\"endpoints\": [", getpid(),
+		 "\"rx_reserve\": %u}", getpid(),
 		 d->zero_copy ? "true" : "false", d->busy_poll_us,
 		 d->busy_poll_budget,
 		 d->queue_id, d->queues,
@@ -390,6 +392,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 (unsigned long long)d->shm->fill_lost,
 		 (unsigned long long)d->rx_recovered,
 		 __atomic_load_n(&d->shm->reserve_cnt, __ATOMIC_RELAXED));
+	off += uetd_tss_stats(d, buf + off, sizeof(buf) - off, false);
+	uetd_cat(buf, sizeof(buf), &off, ", \"endpoints\": [");
 	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
 		const struct uetd_ep *e = &d->eps[i];
 		const struct uet_dev_shm_slot *sl = &d->shm->slot[i];
