@@ -124,9 +124,9 @@ grep -q "sdi 9 mode 1 tx_an 0 have 1 use_ssi 1 .*gen 1" <<< "$out" ||
 	e2e_fail "300: $out"
 e2e_ok "a bad file at reload: the keys stay"
 
-# stat NAME: a counter of the service's JSON stats (top level, "tss" or
+# svc_stat NAME: a counter of the service's JSON stats (top level, "tss" or
 # "service").
-stat() {
+svc_stat() {
 	e2e_in A "$B/uetctl" stats "$IF_A" --json | python3 -c 'import json, sys
 s = json.load(sys.stdin)
 for o in (s, s.get("tss", {}), s.get("service", {})):
@@ -154,16 +154,16 @@ e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 7 "$K0" 40 2
 sleep 0.5
 for c in tss_to_service:6 tss_handed_on:3 tss_no_sd:1 tss_unsteerable:2 \
 	 tss_steered:0 absent_answered:0; do
-	[ "$(stat "${c%%:*}")" = "${c#*:}" ] ||
-		e2e_fail "${c%%:*} is $(stat "${c%%:*}"), not ${c#*:}"
+	[ "$(svc_stat "${c%%:*}")" = "${c#*:}" ] ||
+		e2e_fail "${c%%:*} is $(svc_stat "${c%%:*}"), not ${c#*:}"
 done
 e2e_ok "secured frames at the service: 3 handed on, 1 of no SD, 2 unsteerable"
 wait "$k4" || true
 # One endpoint of SD 7 left: the program steers to it.
 e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 7 "$K0" "$ep3" 2
 sleep 0.5
-[ "$(stat tss_steered)" = 2 ] ||
-	e2e_fail "tss_steered $(stat tss_steered), map '$(sdi_map)'"
+[ "$(svc_stat tss_steered)" = 2 ] ||
+	e2e_fail "tss_steered $(svc_stat tss_steered), map '$(sdi_map)'"
 e2e_ok "one endpoint of SD 7: secured frames steered to it by the program"
 wait "$k3" || true
 
