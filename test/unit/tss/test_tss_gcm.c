@@ -31,6 +31,8 @@ struct gcm_vec {
 	const char *name, *k, *p, *a, *iv, *c, *t;
 };
 
+#define Z16 "00000000000000000000000000000000"
+#define Z32 Z16 Z16
 #define K15 "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"
 #define P15 "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72" \
 	    "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
@@ -38,10 +40,10 @@ struct gcm_vec {
 	    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
 
 static const struct gcm_vec vecs[] = {
-	{ "13", "0000000000000000000000000000000000000000000000000000000000000000",
+	{ "13", Z32,
 	  "", "", "000000000000000000000000", "",
 	  "530f8afbc74536b9a963b4f1c4cb738b" },
-	{ "14", "0000000000000000000000000000000000000000000000000000000000000000",
+	{ "14", Z32,
 	  "00000000000000000000000000000000", "", "000000000000000000000000",
 	  "cea7403d4d606b6e074ec5d3baf39d18",
 	  "d0d1c8a799996bf0265b98b5d48ab919" },
@@ -87,7 +89,8 @@ Test(tss_gcm, spec_vectors_seal_open)
 		cr_assert_arr_eq(b.tag, b.t, 16, "case %s: T", vecs[i].name);
 		memset(b.out, 0, sizeof(b.out));
 		cr_assert_eq(uet_tss_open(a, b.iv, b.a, b.al, b.out, b.c,
-					  b.pl, b.t), 0, "case %s", vecs[i].name);
+					  b.pl, b.t), 0, "case %s",
+			     vecs[i].name);
 		cr_assert_arr_eq(b.out, b.p, b.pl, "case %s: P", vecs[i].name);
 		uet_tss_aead_free(a);
 	}
@@ -170,29 +173,37 @@ Test(tss_gcm, streaming_equals_one_shot)
 	uet_tss_aead_free(a);
 }
 
-/* ---- KDF ------------------------------------------------------------------ */
+/* ---- KDF ---------------------------------------------------------------- */
 
-/* SP 800-108 counter mode, 8-bit counter, CMAC-AES-256, over a fixed
- * input given whole (the counter byte is prepended here). */
-static void sp800_108(uint8_t *out, size_t len, const uint8_t *key,
-		      const uint8_t *fixed, size_t fl)
+/*
+ * SP 800-108 counter mode with CMAC over |cipher| (|kl|-byte key) and an
+ * |rl|-byte counter before the fixed input, given whole.
+ */
+static void sp800_108_r(uint8_t *out, size_t len, const char *cipher,
+			const uint8_t *key, size_t kl, unsigned int rl,
+			const uint8_t *fixed, size_t fl)
 {
 	OSSL_PARAM prm[2] = {
 		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER,
-						 "AES-256-CBC", 0),
+						 (char *)cipher, 0),
 		OSSL_PARAM_construct_end(),
 	};
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, "CMAC", NULL);
-	uint8_t msg[64], blk[16];
+	uint8_t msg[96], blk[16];
 	size_t done = 0, got;
+	uint32_t i = 1;
 	EVP_MAC_CTX *c;
+	unsigned int k;
 
 	cr_assert_not_null(mac);
-	memcpy(msg + 1, fixed, fl);
-	for (msg[0] = 1; done < len; msg[0]++) {
+	cr_assert_leq(fl + rl, sizeof(msg));
+	memcpy(msg + rl, fixed, fl);
+	for (; done < len; i++) {
+		for (k = 0; k < rl; k++)
+			msg[k] = (uint8_t)(i >> (8 * (rl - 1 - k)));
 		c = EVP_MAC_CTX_new(mac);
-		cr_assert(EVP_MAC_init(c, key, 32, prm));
-		cr_assert(EVP_MAC_update(c, msg, fl + 1));
+		cr_assert(EVP_MAC_init(c, key, kl, prm));
+		cr_assert(EVP_MAC_update(c, msg, fl + rl));
 		cr_assert(EVP_MAC_final(c, blk, &got, sizeof(blk)));
 		EVP_MAC_CTX_free(c);
 		got = len - done < 16 ? len - done : 16;
@@ -200,6 +211,41 @@ static void sp800_108(uint8_t *out, size_t len, const uint8_t *key,
 		done += got;
 	}
 	EVP_MAC_free(mac);
+}
+
+/* What TSS uses: CMAC-AES-256, an 8-bit counter. */
+static void sp800_108(uint8_t *out, size_t len, const uint8_t *key,
+		      const uint8_t *fixed, size_t fl)
+{
+	sp800_108_r(out, len, "AES-256-CBC", key, 32, 1, fixed, fl);
+}
+
+/*
+ * The reference loop above against NIST CAVP KDFCTR vectors (counter
+ * before the fixed input): the 8-bit counter with CMAC-AES-128, and
+ * CMAC-AES-256 with a 32-bit counter (no CAVP vector of this pair with
+ * RLEN=8 was at hand); uet_tss_derive is then held to the loop below.
+ */
+Test(tss_kdf, reference_loop_vs_cavp)
+{
+	uint8_t ki[32], fixed[60], ko[16], out[16];
+
+	unhex(ki, "dff1e50ac0b69dc40f1051d46c2b069c");
+	cr_assert_eq(unhex(fixed, "c16e6e02c5a3dcc8d78b9ac1306877761310455b"
+			   "4e41469951d9e6c2245a064b33fd8c3b01203a78"
+			   "24485bf0a64060c4648b707d2607935699316ea5"), 60);
+	unhex(ko, "8be8f0869b3c0ba97b71863d1b9f7813");
+	sp800_108_r(out, 16, "AES-128-CBC", ki, 16, 1, fixed, 60);
+	cr_assert_arr_eq(out, ko, 16, "CMAC_AES128 RLEN=8");
+
+	unhex(ki, "d0b1b3b70b2393c48ca05159e7e28cbe"
+		  "adea93f28a7cdae964e5136070c45d5c");
+	cr_assert_eq(unhex(fixed, "dd2f151a3f173492a6fbbb602189d51ddf8ef79f"
+			   "c8e96b8fcbe6dabe73a35b48104f9dff2d63d487"
+			   "86d2b3af177091d646a9efae005bdfacb61a1214"), 60);
+	unhex(ko, "8c449fb474d1c1d4d2a33827103b656a");
+	sp800_108_r(out, 16, "AES-256-CBC", ki, 32, 4, fixed, 60);
+	cr_assert_arr_eq(out, ko, 16, "CMAC_AES256 RLEN=32");
 }
 
 static void check_kdf(const struct uet_tss_hdr *h,

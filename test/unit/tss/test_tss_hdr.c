@@ -131,7 +131,7 @@ Test(tss_hdr, random_bytes)
 	}
 }
 
-/* ---- replay window --------------------------------------------------------- */
+/* ---- replay window ------------------------------------------------------ */
 
 static int accept(struct uet_tss_replay *w, uint64_t tsc)
 {
@@ -212,7 +212,7 @@ Test(tss_replay, jump_beyond_window)
 	cr_assert_eq(uet_tss_replay_check(&w, UET_TSS_TSC_MAX), -EALREADY);
 }
 
-/* ---- CRC32C ------------------------------------------------------------------ */
+/* ---- CRC32C ------------------------------------------------------------- */
 
 Test(tss_crc32c, check_value_and_chaining)
 {
