@@ -394,6 +394,10 @@ $(B)/tss_keys: $(B)/test/progs/tss_keys.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
-all: $(B)/tss_keys
+$(B)/tss_send: $(B)/test/progs/tss_send.o $(B)/libuet_io.a $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+
+all: $(B)/tss_keys $(B)/tss_send
 E2E_TESTS	+= test/e2e/e2e_tss_keys.sh
-E2E_DEPS	+= $(B)/tss_keys $(B)/uetd
+E2E_DEPS	+= $(B)/tss_keys $(B)/tss_send $(B)/uetd

@@ -212,6 +212,9 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 	if (info.hdr_len + (size_t)info.payload_len > len)
 		info.payload_len = (uint16_t)(len - info.hdr_len);
 	pds = in + info.hdr_len;
+	/* Secured (TSS): its headers are sealed, and so would an answer. */
+	if (info.payload_len && (pds[0] >> 3) == UET_PDS_TYPE_TSS)
+		return 0;
 	/*
 	 * A control packet (an ACK request, a close) for a PDC of an endpoint
 	 * that is gone: NACK INV_DPDCID, as for its requests below.

@@ -124,14 +124,57 @@ grep -q "sdi 9 mode 1 tx_an 0 have 1 use_ssi 1 .*gen 1" <<< "$out" ||
 	e2e_fail "300: $out"
 e2e_ok "a bad file at reload: the keys stay"
 
+# svc_stat NAME: a counter of the service's JSON stats (top level, "tss" or
+# "service").
+svc_stat() {
+	e2e_in A "$B/uetctl" stats "$IF_A" --json | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+for o in (s, s.get("tss", {}), s.get("service", {})):
+	if sys.argv[1] in o:
+		print(o[sys.argv[1]])
+		break
+else:
+	print("none")' "$1"
+}
+
+# Secured frames from B: with two endpoints of SD 7 open, the program
+# sends them to the service, which finds the endpoint in the decrypted
+# header and hands them on; an SD it has no keys of, or an endpoint that
+# is not there, it drops.
+e2e_in A "$B/tss_keys" "$IF_A" 100 6 > "$E2E_TMP/k3" 2>&1 &
+k3=$!
+e2e_in A "$B/tss_keys" "$IF_A" 101 2 > "$E2E_TMP/k4" 2>&1 &
+k4=$!
+e2e_wait_for "$E2E_TMP/k3" "epochs" 3 && e2e_wait_for "$E2E_TMP/k4" "epochs" 3 ||
+	e2e_fail "k3, k4: $(cat "$E2E_TMP/k3" "$E2E_TMP/k4")"
+ep3=$(awk 'NR == 1 { print $2 + 0 }' "$E2E_TMP/k3")
+e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 7 "$K0" "$ep3" 3
+e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 8 "$K0" "$ep3" 1
+e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 7 "$K0" 40 2
+sleep 0.5
+for c in tss_to_service:6 tss_handed_on:3 tss_no_sd:1 tss_unsteerable:2 \
+	 tss_steered:0 absent_answered:0; do
+	[ "$(svc_stat "${c%%:*}")" = "${c#*:}" ] ||
+		e2e_fail "${c%%:*} is $(svc_stat "${c%%:*}"), not ${c#*:}"
+done
+e2e_ok "secured frames at the service: 3 handed on, 1 of no SD, 2 unsteerable"
+wait "$k4" || true
+# One endpoint of SD 7 left: the program steers to it.
+e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 7 "$K0" "$ep3" 2
+sleep 0.5
+[ "$(svc_stat tss_steered)" = 2 ] ||
+	e2e_fail "tss_steered $(svc_stat tss_steered), map '$(sdi_map)'"
+e2e_ok "one endpoint of SD 7: secured frames steered to it by the program"
+wait "$k3" || true
+
 svc_stop
 keys "sd 7 jobs 100-199 active 0 key0 $K0"
 svc_start
 out=$(e2e_in A "$B/tss_keys" "$IF_A" 100 2>&1) || e2e_fail "restart: $out"
-grep -q "epoch 2 0 gen 0" <<< "$out" || e2e_fail "restart: $out"
+grep -q "epoch 4 0 gen 0" <<< "$out" || e2e_fail "restart: $out"
 [ "$(stat -c %a "$E2E_TMP/state/tss.state")" = 600 ] ||
 	e2e_fail "state file mode"
-e2e_ok "restarted: the next epoch is 2, none handed out twice"
+e2e_ok "restarted: the next epoch is 4 (0-3 were handed out), none twice"
 
 svc_stop
 chmod 640 "$E2E_TMP/tss.conf"
