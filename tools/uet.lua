@@ -596,20 +596,19 @@ end
 -- The check value: a wrong table must not pass for a corrupted network.
 assert(crc32c("123456789") == 0xE3069283, "uet.lua: CRC32C is wrong")
 
--- The innermost IP source address before the UDP payload |tvb|: its source
--- tvb and offset there, or nil (no IP under us, e.g. UDP in ICMP errors).
+-- The innermost IP source address before the UDP payload |tvb| (IPv4 or
+-- IPv6): its FieldInfo, or nil (no IP under us).
 local function ip_src_of(tvb)
 	local best
-	for _, fi in ipairs({ ip_src_f() }) do
-		if fi.offset < tvb:offset() then best = { fi, 12 } end
-	end
-	for _, fi in ipairs({ ipv6_src_f() }) do
-		if fi.offset < tvb:offset() and
-		   (not best or fi.offset > best[1].offset) then
-			best = { fi, 8 }
+	for _, f in ipairs({ ip_src_f, ipv6_src_f }) do
+		for _, fi in ipairs({ f() }) do
+			if fi.offset < tvb:offset() and
+			   (not best or fi.offset > best.offset) then
+				best = fi
+			end
 		end
 	end
-	return best and best[1]
+	return best
 end
 
 -- With the "crc" preference: cuts the trailer off ctx.tvb, so that PDS and
