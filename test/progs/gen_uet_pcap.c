@@ -632,6 +632,30 @@ static void t_rdmo(struct t_gen *g)
 	t_emit(g, &p, T_TO_TGT);
 }
 
+static int t_addr(struct uet_frame_addr *a, const char *ip, uint8_t mac_lo,
+		  uint16_t entropy)
+{
+	const uint8_t mac[UET_ETH_ALEN] = { 0x02, 0, 0, 0, 0, mac_lo };
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->mac, mac, sizeof(mac));
+	a->port = entropy;
+	return inet_pton(AF_INET, ip, &a->v4) == 1 ? 0 : -1;
+}
+
+/* The same over IPv6. */
+static int t_addr6(struct uet_frame_addr *a, const char *ip, uint8_t mac_lo,
+		   uint16_t entropy)
+{
+	const uint8_t mac[UET_ETH_ALEN] = { 0x02, 0, 0, 0, 0, mac_lo };
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->mac, mac, sizeof(mac));
+	a->port = entropy;
+	a->is_v6 = true;
+	return inet_pton(AF_INET6, ip, &a->v6) == 1 ? 0 : -1;
+}
+
 /* ---- data protection: TSS (tss/uet_tss.h), the CRC32C trailer ---------- */
 
 /* One TSS header as the dissector test wants it; |rsvd| sets bit 25. */
@@ -739,7 +763,7 @@ static uint32_t t_crc32c(const uint8_t *b, size_t n)
 }
 
 /*
- * Frames |p| with a CRC32C trailer as the engine writes it: over the IPv4
+ * Frames |p| with a CRC32C trailer as the engine writes it: over the IP
  * source address to the end of the payload, little endian after it;
  * |flip| spoils it.
  */
@@ -747,7 +771,8 @@ static void t_emit_crc(struct t_gen *g, struct t_pkt *p, enum t_dir dir,
 		       uint32_t flip)
 {
 	static uint8_t frame[T_FRAME_MAX];
-	const size_t from = UET_ETH_HDR_LEN + 12;	/* IPv4 saddr */
+	/* The source address: byte 12 of IPv4's header, 8 of IPv6's. */
+	const size_t from = UET_ETH_HDR_LEN + (g->ini.is_v6 ? 8 : 12);
 	size_t len;
 
 	p->len += 4;				/* room for the trailer */
@@ -760,9 +785,9 @@ static void t_emit_crc(struct t_gen *g, struct t_pkt *p, enum t_dir dir,
 }
 
 /*
- * Frames 37-39, the CRC32C trailer: a small write with 32 bytes of data and
- * a correct trailer, an ACK_CC with its RESPONSE and a correct trailer, and
- * the write again with a wrong one.
+ * Frames 37-40, the CRC32C trailer: a small write with 32 bytes of data and
+ * a correct trailer, an ACK_CC with its RESPONSE and a correct trailer, the
+ * write again with a wrong one, and over IPv6 with a correct one.
  */
 static void t_crc(struct t_gen *g)
 {
@@ -781,6 +806,7 @@ static void t_crc(struct t_gen *g)
 		.message_id = 20, .job_id = T_JOB, .modified_length = 32,
 	};
 	struct t_pkt w = { .len = 0 }, p = { .len = 0 };
+	struct uet_frame_addr ini, tgt;
 
 	T_PUT(g, &w, pdc_req_encode, &pds);
 	T_PUT(g, &w, ses_small_hdr_encode, &sm);
@@ -795,17 +821,16 @@ static void t_crc(struct t_gen *g)
 	t_emit_crc(g, &p, T_TO_INI, 0);
 
 	t_emit_crc(g, &w, T_TO_TGT, 0x00000100u);
-}
 
-static int t_addr(struct uet_frame_addr *a, const char *ip, uint8_t mac_lo,
-		  uint16_t entropy)
-{
-	const uint8_t mac[UET_ETH_ALEN] = { 0x02, 0, 0, 0, 0, mac_lo };
-
-	memset(a, 0, sizeof(*a));
-	memcpy(a->mac, mac, sizeof(mac));
-	a->port = entropy;
-	return inet_pton(AF_INET, ip, &a->v4) == 1 ? 0 : -1;
+	ini = g->ini;
+	tgt = g->tgt;
+	if (t_addr6(&g->ini, "fd00:77::1", 1, 0xC001) < 0 ||
+	    t_addr6(&g->tgt, "fd00:77::2", 2, 0xC002) < 0)
+		g->err = 1;
+	else
+		t_emit_crc(g, &w, T_TO_TGT, 0);
+	g->ini = ini;
+	g->tgt = tgt;
 }
 
 int main(int argc, char **argv)
@@ -816,9 +841,9 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "-h"))) {
 		printf("usage: gen_uet_pcap FILE.pcap\n"
 		       "  writes hand-made UET frames (every PDS and SES "
-		       "header, malformed ones,\n  our RDMO requests, TSS, CRC32C "
-		       "trailers) to "
-		       "FILE.pcap for the dissector test\n");
+		       "header, malformed ones,\n  our RDMO requests, TSS and "
+		       "CRC32C trailers) to FILE.pcap for the\n  dissector "
+		       "test\n");
 		return 0;
 	}
 	/* A name that starts with '-' is a mistyped option, not a file. */
