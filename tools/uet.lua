@@ -3,6 +3,8 @@
 -- 4793: every PDS and SES header the project's codecs know, field by field
 -- (pdc/pdc_hdr.h, ses/ses_hdr.h; wire facts: uet-wire-format.md sections 1-3),
 -- and our vendor RDMO opcodes with their extension headers (ses/ses_hdr.h).
+-- Sealed packets (TSS, tss/uet_tss.h) show their clear header; the CRC32C
+-- trailer is checked when the "crc" preference says frames carry one.
 --
 -- Layouts follow the codecs, not the other public dissectors: where sources
 -- disagree the codecs follow Wireshark's C dissector (ref tag WS), so do we.
@@ -36,7 +38,7 @@ rawset(_G, "uet_dissector_file", uet_file)
 
 local uet = Proto("uet", "Ultra Ethernet Transport")
 
-local band, rshift = bit32.band, bit32.rshift
+local band, bxor, rshift = bit32.band, bit32.bxor, bit32.rshift
 
 -- ---- value names (the X-macro lists of include/uet_wire.h) ----------------
 
@@ -169,13 +171,45 @@ field("pds.nccx_state", ProtoField.bytes, "NCCX state")
 field("pds.ctl_payload", ProtoField.uint32, "Control payload", H)
 field("pds.reserved", ProtoField.bytes, "Reserved")
 
+-- TSS (tss/uet_tss.h): the clear header of a sealed packet.
+field("tss", ProtoField.none, "TSS header")
+field("tss.type", ProtoField.uint32, "Type", D, pds_type_names, 0xF8000000)
+field("tss.sp", ProtoField.bool, "SP (SSI present)", 32, nil, 0x04000000)
+field("tss.reserved", ProtoField.uint32, "Reserved", D, nil, 0x02000000)
+field("tss.an", ProtoField.uint32, "AN (association number)", D, nil,
+      0x01000000)
+field("tss.sdi", ProtoField.uint32, "SDI (secure domain index)", D, nil,
+      0x00FFFFFF)
+field("tss.ssi", ProtoField.uint32, "SSI (secure source index)", H)
+field("tss.epoch", ProtoField.uint16, "Epoch", D)
+field("tss.tsc", ProtoField.uint64, "TSC (transmit security counter)", D)
+field("tss.encrypted", ProtoField.bytes, "Encrypted")
+field("tss.icv", ProtoField.bytes, "ICV")
+
+-- The CRC32C trailer (ref 1.5), when the "crc" preference is on.
+local crc_status_names = { [0] = "Bad", [1] = "Good" }
+field("crc", ProtoField.uint32, "CRC32C trailer", H)
+field("crc.calculated", ProtoField.uint32, "Calculated CRC32C", H)
+field("crc.status", ProtoField.uint8, "CRC32C status", D, crc_status_names)
+
 local ef_malformed = ProtoExpert.new("uet.malformed", "Malformed UET header",
 				     expert.group.MALFORMED,
 				     expert.severity.WARN)
 local ef_undecoded = ProtoExpert.new("uet.undecoded", "UET header not decoded",
 				     expert.group.UNDECODED,
 				     expert.severity.WARN)
-uet.experts = { ef_malformed, ef_undecoded }
+local ef_crc_bad = ProtoExpert.new("uet.crc.bad", "Wrong CRC32C trailer",
+				   expert.group.CHECKSUM, expert.severity.ERROR)
+uet.experts = { ef_malformed, ef_undecoded, ef_crc_bad }
+
+uet.prefs.crc = Pref.bool("Frames end with a CRC32C trailer", false,
+			  "Off by default, as in the provider (FI_UET_CRC): "
+			  .. "the last 4 bytes of a frame that is not TSS "
+			  .. "are a CRC32C from the IP source address on")
+
+-- The span the trailer covers starts at the IP source address; the UDP
+-- payload's tvb cannot reach back there, the fields' source tvb can.
+local ip_src_f, ipv6_src_f = Field.new("ip.src"), Field.new("ipv6.src")
 
 local data_dissector = Dissector.get("data")
 
@@ -444,11 +478,7 @@ local function dissect_pds(ctx, tree)
 	local t = tree:add(F["pds"], tvb(0, math.min(hlen or 2, tvb:len())))
 	local ti = t:add(F["pds.type"], tvb(0, 2))
 	info(ctx, name_or(pds_type_names, ptype, "type"))
-	if ptype == T.TSS then
-		ti:add_proto_expert_info(ef_undecoded,
-					 "TSS security header not decoded")
-		return nil
-	elseif not hlen then
+	if not hlen then
 		malformed(ctx, ti, string.format("reserved PDS type %d", ptype))
 		return nil
 	end
@@ -492,19 +522,142 @@ local function dissect_pds(ctx, tree)
 	return hlen, nh
 end
 
+-- ---- TSS (tss/uet_tss.h) -------------------------------------------------
+
+-- Whether the payload starts with a TSS header: the PDS type slot holds 1.
+local function is_tss(tvb)
+	return tvb:len() >= 1 and rshift(tvb(0, 1):uint(), 3) == T.TSS
+end
+
+-- The clear TSS header, then the ciphertext and ICV as opaque bytes: without
+-- the SD key nothing after the header means anything.
+local function dissect_tss(ctx, tree)
+	local tvb = ctx.tvb
+	info(ctx, "TSS")
+	if not check_len(ctx, tree, 0, 4, "TSS header") then
+		return
+	end
+	local sp = band(tvb(0, 1):uint(), 0x04) ~= 0
+	local hlen = sp and 16 or 12
+	local t = tree:add(F["tss"], tvb(0, math.min(hlen, tvb:len())))
+	for _, f in ipairs({ "tss.type", "tss.sp", "tss.reserved", "tss.an",
+			     "tss.sdi" }) do
+		t:add(F[f], tvb(0, 4))
+	end
+	local w = tvb(0, 4):uint()
+	info(ctx, string.format("SDI %d", band(w, 0xFFFFFF)))
+	if band(w, 0x02000000) ~= 0 then
+		malformed(ctx, t, "TSS reserved bit set")
+	end
+	if not check_len(ctx, t, 0, hlen, "TSS header") then
+		return
+	end
+	if sp then
+		t:add(F["tss.ssi"], tvb(4, 4))
+		info(ctx, "SSI " .. hex32(tvb(4, 4):uint()))
+	end
+	t:add(F["tss.epoch"], tvb(hlen - 8, 2))
+	t:add(F["tss.tsc"], tvb(hlen - 6, 6))
+	info(ctx, string.format("AN %d epoch %d TSC %s",
+				band(rshift(w, 24), 1), tvb(hlen - 8, 2):uint(),
+				tvb(hlen - 6, 6):uint64():tonumber()))
+	-- Sealed: at least the ICV after the header (ref 1.6).
+	if not check_len(ctx, tree, 0, hlen + 16, "TSS header and ICV") then
+		return
+	end
+	local n = tvb:len() - hlen - 16
+	tree:add(F["tss.encrypted"], tvb(hlen, n)):set_text(
+		string.format("Encrypted (%d bytes)", n))
+	tree:add(F["tss.icv"], tvb(tvb:len() - 16, 16))
+	info(ctx, "[sealed]")
+end
+
+-- ---- the CRC32C trailer ---------------------------------------------------
+
+-- CRC32C (Castagnoli): reflected 0x82F63B78, init and final xor all ones.
+local crc_table = {}
+for i = 0, 255 do
+	local c = i
+	for _ = 1, 8 do
+		c = band(c, 1) ~= 0 and bxor(rshift(c, 1), 0x82F63B78) or
+		    rshift(c, 1)
+	end
+	crc_table[i] = c
+end
+
+local function crc32c(s)
+	local crc = 0xFFFFFFFF
+	for i = 1, #s do
+		crc = bxor(crc_table[band(bxor(crc, s:byte(i)), 0xFF)],
+			   rshift(crc, 8))
+	end
+	return bxor(crc, 0xFFFFFFFF)
+end
+-- The check value: a wrong table must not pass for a corrupted network.
+assert(crc32c("123456789") == 0xE3069283, "uet.lua: CRC32C is wrong")
+
+-- The innermost IP source address before the UDP payload |tvb| (IPv4 or
+-- IPv6): its FieldInfo, or nil (no IP under us).
+local function ip_src_of(tvb)
+	local best
+	for _, f in ipairs({ ip_src_f, ipv6_src_f }) do
+		for _, fi in ipairs({ f() }) do
+			if fi.offset < tvb:offset() and
+			   (not best or fi.offset > best.offset) then
+				best = fi
+			end
+		end
+	end
+	return best
+end
+
+-- With the "crc" preference: cuts the trailer off ctx.tvb, so that PDS and
+-- SES stop before it; returns its offset, or nil when there is none.
+local function crc_split(ctx, tree)
+	local tvb = ctx.tvb
+	local n = tvb:reported_length_remaining(0) - 4
+	if n < 0 then
+		malformed(ctx, tree, string.format(
+			  "CRC32C trailer truncated: %d of 4 bytes", n + 4))
+		return nil
+	end
+	ctx.tvb = tvb(0, math.min(n, tvb:len())):tvb()
+	return n
+end
+
+-- The trailer at |n| in |tvb|, checked over the IP source address to the
+-- end of the payload before it.
+local function dissect_crc(ctx, tree, tvb, n)
+	if tvb:len() < n + 4 then
+		tree:add_proto_expert_info(ef_undecoded,
+					   "CRC32C trailer cut by the capture")
+		return
+	end
+	local it = tree:add_le(F["crc"], tvb(n, 4))
+	local fi = ip_src_of(tvb)
+	if not fi then
+		it:append_text(" [unverified: no IP header]")
+		return
+	end
+	local from = fi.offset
+	local got = crc32c(fi.source:range(from, tvb:offset() + n - from):raw())
+	local ok = got == tvb(n, 4):le_uint()
+	generated(it, F["crc.calculated"], tvb(n, 4), got)
+	generated(it, F["crc.status"], tvb(n, 4), ok and 1 or 0)
+	if ok then
+		it:append_text(" [correct]")
+		return
+	end
+	it:append_text(" [incorrect, should be " .. hex32(got) .. "]")
+	it:add_proto_expert_info(ef_crc_bad, "Wrong CRC32C trailer, should be "
+				 .. hex32(got))
+	ctx.crc_bad = true
+end
+
 -- ---- the dissector --------------------------------------------------------
 
-function uet.dissector(tvb, pinfo, tree)
-	local ctx = new_ctx(tvb)
-	pinfo.cols.protocol = "UET"
-	local root = tree:add(uet, tvb())
-	local off = 0
-	root:add(F["entropy"], pinfo.src_port):set_generated()
-	local hlen, nh = dissect_pds(ctx, root)
-	local npds = #ctx.info
-	if hlen then
-		off = dissect_ses(ctx, root, hlen, nh) or hlen
-	end
+-- The Info text: PDS parts | SES parts (from |npds| on) [the first problem].
+local function info_text(ctx, npds)
 	local s = table.concat(ctx.info, " ", 1, npds)
 	if #ctx.info > npds then
 		s = s .. " | " .. table.concat(ctx.info, " ", npds + 1)
@@ -512,10 +665,51 @@ function uet.dissector(tvb, pinfo, tree)
 	if ctx.bad then
 		s = (s == "" and "UET" or s) .. " [" .. ctx.bad .. "]"
 	end
+	if ctx.crc_bad then
+		s = s .. " [CRC32C wrong]"
+	end
+	return s
+end
+
+-- A clear packet: PDS, SES, the trailer; returns the Info parts of PDS and
+-- where the data starts in ctx.tvb.
+local function dissect_clear(ctx, root)
+	local tvb, off, crc_at = ctx.tvb, 0, nil
+	if uet.prefs.crc then
+		crc_at = crc_split(ctx, root)
+		if not crc_at then
+			return #ctx.info, 0
+		end
+	end
+	local hlen, nh = dissect_pds(ctx, root)
+	local npds = #ctx.info
+	if hlen then
+		off = dissect_ses(ctx, root, hlen, nh) or hlen
+	end
+	if crc_at then
+		dissect_crc(ctx, root, tvb, crc_at)
+	end
+	return npds, off
+end
+
+function uet.dissector(tvb, pinfo, tree)
+	local ctx = new_ctx(tvb)
+	pinfo.cols.protocol = "UET"
+	local root = tree:add(uet, tvb())
+	root:add(F["entropy"], pinfo.src_port):set_generated()
+	local npds, off
+	if is_tss(tvb) then
+		-- Sealed: nothing goes to the data dissector as if clear.
+		dissect_tss(ctx, root)
+		npds, off = #ctx.info, tvb:len()
+	else
+		npds, off = dissect_clear(ctx, root)
+	end
+	local s = info_text(ctx, npds)
 	pinfo.cols.info:set(s)
 	root:append_text(", " .. s)
-	if tvb:len() > off then
-		data_dissector:call(tvb(off):tvb(), pinfo, tree)
+	if ctx.tvb:len() > off then
+		data_dissector:call(ctx.tvb(off):tvb(), pinfo, tree)
 	end
 	return tvb:len()
 end

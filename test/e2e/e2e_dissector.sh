@@ -3,8 +3,10 @@
 # The tshark dissector (tools/uet.lua) on frames made with the codecs by
 # gen_uet_pcap: the seed example field by field, the ACK_CC with its SACK and
 # response, NACKs, control packets, every other header, our RDMO requests
-# with their extension headers and scatter descriptors, and malformed frames
-# decoded with a warning and no Lua error. Needs no root and no namespaces.
+# with their extension headers and scatter descriptors, malformed frames
+# decoded with a warning and no Lua error, TSS-sealed packets (the clear
+# header only) and CRC32C trailers, checked with the crc preference and plain
+# data without it. Needs no root and no namespaces.
 source "$(dirname "$0")/e2e_lib.sh"
 trap 'rm -rf "$E2E_TMP"' EXIT
 
@@ -20,9 +22,11 @@ fi
 
 "$B/gen_uet_pcap" "$PCAP" >/dev/null || e2e_fail "gen_uet_pcap failed"
 
-# ts ARGS...: tshark on the capture with our dissector; stderr kept aside.
+# ts ARGS...: tshark on the capture with our dissector and the preferences
+# in TS_PREFS; stderr kept aside.
+TS_PREFS=()
 ts() {
-	tshark -n -r "$PCAP" -X lua_script:"$LUA" "$@" 2>>"$ERR"
+	tshark -n -r "$PCAP" -X lua_script:"$LUA" "${TS_PREFS[@]}" "$@" 2>>"$ERR"
 }
 
 # expect FRAME FIELD=VALUE...: `tshark -T fields` shows exactly these values
@@ -228,8 +232,70 @@ expect 31 "_ws.expert=$W RDMO append extension header truncated: 10 of 32 bytes"
 	data.len=10
 expect 32 "_ws.expert=$W RDMO scatter descriptor table truncated: 40 of 60 bytes" \
 	uet.ses.rdmo_piece_count=3 uet.ses.rdmo_piece= data.len=40
-expect_frames "_ws.expert" "20 21 22 23 24 25 26 31 32"
+# UDP warns of frame 40's zero checksum over IPv6 (our framing writes 0).
+expect_frames "_ws.expert && !udp.checksum.zero" \
+	"20 21 22 23 24 25 26 31 32 35 36"
 e2e_ok "malformed frames warned"
+
+# ---- TSS: the clear header, the rest opaque, never handed on as data -------
+TSS_NONE=(uet.pds= uet.ses= data.len= uet.crc=)
+ICV=1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c
+expect 33 "${TSS_NONE[@]}" uet.tss.type=1 uet.tss.sp=0 uet.tss.reserved=0 \
+	uet.tss.an=0 uet.tss.sdi=7 uet.tss.ssi= uet.tss.epoch=3 uet.tss.tsc=41 \
+	uet.tss.icv=$ICV _ws.expert= \
+	"_ws.col.Info=TSS SDI 7 AN 0 epoch 3 TSC 41 [sealed]"
+expect 34 "${TSS_NONE[@]}" uet.tss.sp=1 uet.tss.ssi=0x0a000001 uet.tss.an=1 \
+	uet.tss.sdi=7 uet.tss.epoch=3 uet.tss.tsc=42 uet.tss.icv=$ICV \
+	_ws.expert= \
+	"_ws.col.Info=TSS SDI 7 SSI 0x0a000001 AN 1 epoch 3 TSC 42 [sealed]"
+expect_name 33 uet.tss.type TSS
+expect_frames "len(uet.tss.encrypted) == 60" "33 34 36"
+e2e_ok "TSS without and with SSI"
+
+expect 35 "${TSS_NONE[@]}" uet.tss.sdi=7 uet.tss.tsc=43 uet.tss.encrypted= \
+	uet.tss.icv= "_ws.expert=$W TSS header and ICV truncated: 22 of 28 bytes" \
+	"_ws.col.Info=TSS SDI 7 AN 0 epoch 3 TSC 43 [Malformed: TSS header and ICV truncated: 22 of 28 bytes]"
+expect 36 "${TSS_NONE[@]}" uet.tss.reserved=1 uet.tss.tsc=44 \
+	uet.tss.icv=$ICV "_ws.expert=$W TSS reserved bit set" \
+	"_ws.col.Info=TSS SDI 7 AN 0 epoch 3 TSC 44 [sealed] [Malformed: TSS reserved bit set]"
+e2e_ok "TSS cut short, TSS reserved bit: malformed warned"
+
+# ---- CRC32C trailer: plain data without the preference ---------------------
+CRC_WRITE="RUD_REQ psn=0x2a3b4c85 | WRITE som eom len=32"
+expect 37 uet.pds.type=2 uet.ses.request_length=32 uet.crc= data.len=36 \
+	_ws.expert= "_ws.col.Info=$CRC_WRITE"
+expect 38 uet.pds.type=8 uet.ses.message_id=20 uet.crc= data.len=4 \
+	_ws.expert=
+expect 39 uet.crc= data.len=36 _ws.expert= "_ws.col.Info=$CRC_WRITE"
+expect 40 ipv6.src=fd00:77::1 uet.crc= data.len=36 "_ws.col.Info=$CRC_WRITE"
+e2e_ok "CRC32C frames without the preference: the trailer is data"
+
+# ... and checked with it (the generator's CRC32C is its own, bit by bit).
+TS_PREFS=(-o uet.crc:TRUE)
+expect 37 uet.pds.type=2 uet.ses.request_length=32 uet.crc=0xc972d905 \
+	uet.crc.calculated=0xc972d905 uet.crc.status=1 data.len=32 \
+	_ws.expert= "_ws.col.Info=$CRC_WRITE"
+expect 38 uet.pds.type=8 uet.ses.rsp_opcode=0x01 uet.ses.message_id=20 \
+	uet.crc=0x985a3567 uet.crc.status=1 data.len= _ws.expert=
+expect 39 uet.crc=0xc972d805 uet.crc.calculated=0xc972d905 uet.crc.status=0 \
+	data.len=32 "_ws.col.Info=$CRC_WRITE [CRC32C wrong]" \
+	"_ws.expert=Expert Info (Error/Checksum): Wrong CRC32C trailer, should be 0xc972d905"
+# over IPv6 the span starts at byte 8 of the IP header
+expect 40 ipv6.src=fd00:77::1 uet.crc=0x76943a16 uet.crc.status=1 \
+	data.len=32 "_ws.col.Info=$CRC_WRITE"
+expect_name 37 uet.crc.status Good
+expect_name 39 uet.crc.status Bad
+expect_frames "uet.crc.status == 1" "37 38 40"
+# (frames 1-32 have no trailer: their last 4 bytes are wrong as one)
+expect_frames "frame.number >= 33 && (uet.crc.bad || uet.malformed)" "35 36 39"
+# TSS frames carry no trailer, whatever the preference.
+expect 33 uet.crc= uet.tss.tsc=41 \
+	"_ws.col.Info=TSS SDI 7 AN 0 epoch 3 TSC 41 [sealed]"
+ts -V >"$E2E_TMP/crc.txt" || e2e_fail "tshark -V failed: $(tail -1 "$ERR")"
+! grep -q "Lua Error" "$E2E_TMP/crc.txt" ||
+	e2e_fail "Lua error: $(grep -m1 "Lua Error" "$E2E_TMP/crc.txt")"
+TS_PREFS=()
+e2e_ok "CRC32C trailers with -o uet.crc:TRUE: IPv4 and IPv6 correct, one wrong"
 
 # ---- no Lua error anywhere, nothing on stderr ------------------------------
 # _ws.malformed alone also matches our own PI_MALFORMED warnings.
@@ -238,7 +304,7 @@ expect_frames "_ws.lua.error || _ws.malformed.expert ||
 ts -V >"$E2E_TMP/all.txt" || e2e_fail "tshark -V failed: $(tail -1 "$ERR")"
 ! grep -q "Lua Error" "$E2E_TMP/all.txt" ||
 	e2e_fail "Lua error: $(grep -m1 "Lua Error" "$E2E_TMP/all.txt")"
-[ "$(grep -c "^Ultra Ethernet Transport" "$E2E_TMP/all.txt")" = 32 ] ||
+[ "$(grep -c "^Ultra Ethernet Transport" "$E2E_TMP/all.txt")" = 40 ] ||
 	e2e_fail "not every frame decoded as UET"
 if grep -v '^Running as user ".*This could be dangerous\.$' "$ERR" | grep -q .; then
 	e2e_fail "tshark stderr: $(grep -v '^Running as user' "$ERR" | head -3)"

@@ -2,8 +2,9 @@
 /*
  * Writes a classic pcap file of hand-made UET frames for the dissector test
  * (test/e2e/e2e_dissector.sh): the seed example, every PDS header type and SES
- * header, malformed frames, and our RDMO requests with their extension
- * headers. Usage: gen_uet_pcap FILE.pcap
+ * header, malformed frames, our RDMO requests with their extension
+ * headers, TSS-sealed frames (tss/uet_tss.h) and frames with a CRC32C
+ * trailer. Usage: gen_uet_pcap FILE.pcap
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "ses/ses_hdr.h"
 #include "dev/uet_frame.h"
 #include "uet_wire.h"
+#include "tss/uet_tss.h"
 
 #define T_MTU		8192			/* Payload MTU of the seed */
 #define T_PKT_MAX	(UET_PDS_HDR_MAX_LEN + 128 + T_MTU)
@@ -91,30 +93,50 @@ static void t_pcap_header(struct t_gen *g)
 		g->err = 1;
 }
 
+/* Writes |len| bytes of |frame| as the next pcap record. */
+static void t_record(struct t_gen *g, const uint8_t *frame, size_t len)
+{
+	uint8_t rec[16];
+
+	g->frames++;
+	t_le32(rec, T_TIME_SEC);
+	t_le32(rec + 4, g->frames * 1000u);	/* 1 ms apart */
+	t_le32(rec + 8, (uint32_t)len);
+	t_le32(rec + 12, (uint32_t)len);
+	if (fwrite(rec, sizeof(rec), 1, g->f) != 1 ||
+	    fwrite(frame, len, 1, g->f) != 1)
+		g->err = 1;
+}
+
+/*
+ * Frames |p| in Ethernet/IPv4/UDP in direction |dir| into |frame|; returns
+ * the frame's length, or 0 after recording the failure.
+ */
+static size_t t_frame(struct t_gen *g, uint8_t *frame, const struct t_pkt *p,
+		      enum t_dir dir)
+{
+	struct uet_frame_addr src = dir == T_TO_TGT ? g->ini : g->tgt;
+	struct uet_frame_addr dst = dir == T_TO_TGT ? g->tgt : g->ini;
+	ssize_t hdr;
+
+	dst.port = UET_UDP_PORT;
+	hdr = uet_frame_encode(frame, T_FRAME_MAX, &src, &dst, p->len);
+	if (hdr < 0) {
+		t_put(g, NULL, "uet_frame_encode", hdr);
+		return 0;
+	}
+	memcpy(frame + hdr, p->b, p->len);
+	return (size_t)hdr + p->len;
+}
+
 /* Frames |p| in Ethernet/IPv4/UDP in direction |dir| and writes a record. */
 static void t_emit(struct t_gen *g, const struct t_pkt *p, enum t_dir dir)
 {
 	static uint8_t frame[T_FRAME_MAX];
-	struct uet_frame_addr src = dir == T_TO_TGT ? g->ini : g->tgt;
-	struct uet_frame_addr dst = dir == T_TO_TGT ? g->tgt : g->ini;
-	uint8_t rec[16];
-	ssize_t hdr;
+	size_t len = t_frame(g, frame, p, dir);
 
-	dst.port = UET_UDP_PORT;
-	hdr = uet_frame_encode(frame, sizeof(frame), &src, &dst, p->len);
-	if (hdr < 0) {
-		t_put(g, NULL, "uet_frame_encode", hdr);
-		return;
-	}
-	memcpy(frame + hdr, p->b, p->len);
-	g->frames++;
-	t_le32(rec, T_TIME_SEC);
-	t_le32(rec + 4, g->frames * 1000u);	/* 1 ms apart */
-	t_le32(rec + 8, (uint32_t)((size_t)hdr + p->len));
-	t_le32(rec + 12, (uint32_t)((size_t)hdr + p->len));
-	if (fwrite(rec, sizeof(rec), 1, g->f) != 1 ||
-	    fwrite(frame, (size_t)hdr + p->len, 1, g->f) != 1)
-		g->err = 1;
+	if (len)
+		t_record(g, frame, len);
 }
 
 /* A RUD/ROD request header; SYN requests carry |psn_offset| instead. */
@@ -621,6 +643,196 @@ static int t_addr(struct uet_frame_addr *a, const char *ip, uint8_t mac_lo,
 	return inet_pton(AF_INET, ip, &a->v4) == 1 ? 0 : -1;
 }
 
+/* The same over IPv6. */
+static int t_addr6(struct uet_frame_addr *a, const char *ip, uint8_t mac_lo,
+		   uint16_t entropy)
+{
+	const uint8_t mac[UET_ETH_ALEN] = { 0x02, 0, 0, 0, 0, mac_lo };
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->mac, mac, sizeof(mac));
+	a->port = entropy;
+	a->is_v6 = true;
+	return inet_pton(AF_INET6, ip, &a->v6) == 1 ? 0 : -1;
+}
+
+/* ---- data protection: TSS (tss/uet_tss.h), the CRC32C trailer ---------- */
+
+/* One TSS header as the dissector test wants it; |rsvd| sets bit 25. */
+struct t_tss {
+	bool sp, rsvd;
+	uint8_t an;
+	uint32_t sdi, ssi;
+	uint16_t epoch;
+	uint64_t tsc;
+};
+
+static void t_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/*
+ * Appends the TSS header |h| by hand, not with uet_tss_hdr_encode: that one
+ * refuses the reserved bit, and the test needs it set once.
+ */
+static void t_tss_hdr(struct t_pkt *p, const struct t_tss *h)
+{
+	uint8_t *o = p->b + p->len;
+
+	t_be32(o, (uint32_t)UET_TSS_TYPE << 27 | (uint32_t)h->sp << 26 |
+		  (uint32_t)h->rsvd << 25 | (uint32_t)(h->an & 1) << 24 |
+		  (h->sdi & UET_TSS_SDI_MAX));
+	o += 4;
+	if (h->sp) {
+		t_be32(o, h->ssi);
+		o += 4;
+	}
+	t_be32(o, (uint32_t)h->epoch << 16 | (uint32_t)(h->tsc >> 32));
+	t_be32(o + 4, (uint32_t)h->tsc);
+	p->len += uet_tss_hdr_len(h->sp);
+}
+
+/* Appends |n| bytes that look like ciphertext (a fixed xorshift stream). */
+static void t_noise(struct t_pkt *p, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n && p->len < sizeof(p->b); i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		p->b[p->len++] = (uint8_t)seed;
+	}
+}
+
+/* A sealed packet: header |h|, 60 bytes of "ciphertext", a 16-byte ICV. */
+static void t_sealed(struct t_pkt *p, const struct t_tss *h, uint32_t seed)
+{
+	p->len = 0;
+	t_tss_hdr(p, h);
+	t_noise(p, 60, seed);
+	memset(p->b + p->len, 0x1C, UET_TSS_ICV_LEN);
+	p->len += UET_TSS_ICV_LEN;
+}
+
+/*
+ * Frames 33-36, TSS: a sealed packet without SSI (SDI 7, AN 0, epoch 3,
+ * TSC 41), one with SSI 10.0.0.1 (AN 1, TSC 42); then malformed on purpose:
+ * one cut inside its ICV, one with the reserved bit set.
+ */
+static void t_tss(struct t_gen *g)
+{
+	struct t_tss h = { .sdi = 7, .an = 0, .epoch = 3, .tsc = 41 };
+	struct t_pkt p = { .len = 0 };
+
+	t_sealed(&p, &h, 0x5EA1ED01u);
+	t_emit(g, &p, T_TO_TGT);
+
+	h.sp = true;
+	h.ssi = 0x0A000001u;
+	h.an = 1;
+	h.tsc = 42;
+	t_sealed(&p, &h, 0x5EA1ED02u);
+	t_emit(g, &p, T_TO_TGT);
+
+	h = (struct t_tss){ .sdi = 7, .epoch = 3, .tsc = 43 };
+	t_sealed(&p, &h, 0x5EA1ED03u);
+	p.len = UET_TSS_HDR_LEN + 10;		/* 22 of at least 28 */
+	t_emit(g, &p, T_TO_TGT);
+
+	h.rsvd = true;
+	h.tsc = 44;
+	t_sealed(&p, &h, 0x5EA1ED04u);
+	t_emit(g, &p, T_TO_TGT);
+}
+
+/* CRC32C (Castagnoli, reflected 0x82F63B78), bit by bit: a test needs no
+ * speed. CRC32C("123456789") is 0xE3069283. */
+static uint32_t t_crc32c(const uint8_t *b, size_t n)
+{
+	uint32_t crc = 0xFFFFFFFFu;
+
+	for (size_t i = 0; i < n; i++) {
+		crc ^= b[i];
+		for (int k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (0x82F63B78u & -(crc & 1));
+	}
+	return crc ^ 0xFFFFFFFFu;
+}
+
+/*
+ * Frames |p| with a CRC32C trailer as the engine writes it: over the IP
+ * source address to the end of the payload, little endian after it;
+ * |flip| spoils it.
+ */
+static void t_emit_crc(struct t_gen *g, struct t_pkt *p, enum t_dir dir,
+		       uint32_t flip)
+{
+	static uint8_t frame[T_FRAME_MAX];
+	/* The source address: byte 12 of IPv4's header, 8 of IPv6's. */
+	const size_t from = UET_ETH_HDR_LEN + (g->ini.is_v6 ? 8 : 12);
+	size_t len;
+
+	p->len += 4;				/* room for the trailer */
+	len = t_frame(g, frame, p, dir);
+	p->len -= 4;
+	if (!len)
+		return;
+	t_le32(frame + len - 4, t_crc32c(frame + from, len - 4 - from) ^ flip);
+	t_record(g, frame, len);
+}
+
+/*
+ * Frames 37-40, the CRC32C trailer: a small write with 32 bytes of data and
+ * a correct trailer, an ACK_CC with its RESPONSE and a correct trailer, the
+ * write again with a wrong one, and over IPv6 with a correct one.
+ */
+static void t_crc(struct t_gen *g)
+{
+	struct pdc_req pds = t_req(UET_PDS_TYPE_RUD_REQ,
+				   UET_PDS_NEXT_HDR_REQUEST_SMALL, 0,
+				   T_PSN + 40, 0);
+	struct ses_small_hdr sm = {
+		.opcode = UET_SES_OP_WRITE, .f = { .som = true, .eom = true },
+		.request_length = 32, .job_id = T_JOB, .pid_on_fep = 2,
+		.resource_index = 0x00a, .buffer_offset = 256,
+	};
+	struct pdc_ack a = t_ack(UET_PDS_TYPE_ACK_CC,
+				 UET_PDS_NEXT_HDR_RESPONSE, 0);
+	struct ses_rsp_hdr r = {
+		.opcode = UET_SES_RSP_RESPONSE, .return_code = UET_SES_RC_OK,
+		.message_id = 20, .job_id = T_JOB, .modified_length = 32,
+	};
+	struct t_pkt w = { .len = 0 }, p = { .len = 0 };
+	struct uet_frame_addr ini, tgt;
+
+	T_PUT(g, &w, pdc_req_encode, &pds);
+	T_PUT(g, &w, ses_small_hdr_encode, &sm);
+	t_fill(&w, 32);
+	t_emit_crc(g, &w, T_TO_TGT, 0);
+
+	a.cack_psn = T_PSN + 40;
+	a.cc_type = UET_PDS_CC_CREDIT;
+	a.cc.credit = (struct pdc_credit_state){ .credit = 4096 };
+	T_PUT(g, &p, pdc_ack_encode, &a);
+	T_PUT(g, &p, ses_rsp_hdr_encode, &r);
+	t_emit_crc(g, &p, T_TO_INI, 0);
+
+	t_emit_crc(g, &w, T_TO_TGT, 0x00000100u);
+
+	ini = g->ini;
+	tgt = g->tgt;
+	if (t_addr6(&g->ini, "fd00:77::1", 1, 0xC001) < 0 ||
+	    t_addr6(&g->tgt, "fd00:77::2", 2, 0xC002) < 0)
+		g->err = 1;
+	else
+		t_emit_crc(g, &w, T_TO_TGT, 0);
+	g->ini = ini;
+	g->tgt = tgt;
+}
+
 int main(int argc, char **argv)
 {
 	struct t_gen g = { .f = NULL };
@@ -629,8 +841,9 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "-h"))) {
 		printf("usage: gen_uet_pcap FILE.pcap\n"
 		       "  writes hand-made UET frames (every PDS and SES "
-		       "header, malformed ones,\n  our RDMO requests) to "
-		       "FILE.pcap for the dissector test\n");
+		       "header, malformed ones,\n  our RDMO requests, TSS and "
+		       "CRC32C trailers) to FILE.pcap for the\n  dissector "
+		       "test\n");
 		return 0;
 	}
 	/* A name that starts with '-' is a mistyped option, not a file. */
@@ -656,6 +869,12 @@ int main(int argc, char **argv)
 	t_other_requests(&g);
 	t_malformed(&g);
 	t_rdmo(&g);
+	t_tss(&g);
+	t_crc(&g);
+	if (t_crc32c((const uint8_t *)"123456789", 9) != 0xE3069283u) {
+		fprintf(stderr, "gen_uet_pcap: CRC32C check value wrong\n");
+		g.err = 1;
+	}
 	if (fclose(g.f) != 0)
 		g.err = 1;
 	if (g.err) {
