@@ -156,6 +156,14 @@ e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=42 FI_UET_STATS=1 \
 cli=$!
 e2e_wait_for "$E2E_TMP/atk.c" "waiting for" 15 || e2e_fail "client: $(cat "$E2E_TMP/atk.c")"
 sleep 1.5; kill -INT "$cap"; wait "$cap" 2>/dev/null || true
+# An endpoint of the other job (SD 9) on T, waiting for its client:
+# frames under SDI 9 go to it, and it cannot open JobID 42's.
+port43=$((port + 1))
+e2e_in T env FI_PROVIDER=uet FI_UET_JOB_ID=43 FI_UET_STATS=1 \
+	timeout "$LIMIT_S" "$B/uet_write" -s -a "$IP_T" -S 311 -p "$port43" \
+	-n 65536 > "$E2E_TMP/atk43.s" 2>&1 &
+srv43=$!
+sleep 1
 sent=0
 for m in "replay" "tamper --at 6" "tamper --at 40" "tamper --at -1" "port" "sdi --sdi 9"; do
 	# shellcheck disable=SC2086 # the mode's words split on purpose
@@ -175,19 +183,22 @@ grep -q "rest of the region .* holds the pattern ok" "$E2E_TMP/atk.s" ||
 	e2e_fail "rest of the region: $(cat "$E2E_TMP/atk.s")"
 replay=$(e2e_engine_stat "$E2E_TMP/atk.s" rx_replay)
 bad=$(e2e_engine_stat "$E2E_TMP/atk.s" rx_bad_icv)
-svc=$(e2e_in T "$B/uetctl" stats ueth0 --json 2>&1)
-# SD 9 is the service's, but no endpoint of it is open on T.
-nosd=$(( $(sed -n 's/.*"tss_no_sd": *\([0-9]*\).*/\1/p' <<< "$svc") +
-	 $(sed -n 's/.*"tss_unsteerable": *\([0-9]*\).*/\1/p' <<< "$svc") ))
-e2e_log "attack: $sent frames sent; target: rx_replay $replay rx_bad_icv $bad, its service dropped $nosd (no SD or no endpoint)"
+e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=43 timeout "$LIMIT_S" \
+	"$B/uet_write" -c "$IP_T" -S 311 -p "$port43" -n 65536 \
+	> "$E2E_TMP/atk43.c" 2>&1 || e2e_fail "JobID 43 after the attack: $(cat "$E2E_TMP/atk43.c")"
+wait "$srv43" || e2e_fail "JobID 43's server: $(cat "$E2E_TMP/atk43.s")"
+other=$(e2e_engine_stat "$E2E_TMP/atk43.s" rx_bad_icv)
+e2e_log "attack: $sent frames sent; target: rx_replay $replay rx_bad_icv $bad; JobID 43's endpoint: rx_bad_icv $other"
 # Six kinds of as many frames: the replay and the changes that keep the
 # TSC (ciphertext, ICV, port) meet the replay window first; the one in
 # the TSC the ICV; the other domain's SDI has no endpoint here.
 per=$((sent / 6))
 [ "$replay" -ge $((per * 4)) ] || e2e_fail "rx_replay $replay of $((per * 4))"
 [ "$bad" -ge "$per" ] || e2e_fail "rx_bad_icv $bad of $per"
-[ "$nosd" -ge "$per" ] || e2e_fail "the service dropped $nosd of $per: $svc"
-e2e_ok "replayed, tampered (header, ciphertext, ICV, AAD) and other-domain frames: dropped, counted, the region intact"
+[ "$other" -ge "$per" ] || e2e_fail "JobID 43's endpoint refused $other of $per"
+grep -q "server says ok" "$E2E_TMP/atk43.c" ||
+	e2e_fail "JobID 43's write after the attack: $(cat "$E2E_TMP/atk43.c")"
+e2e_ok "replayed, tampered (header, ciphertext, ICV, AAD) and other-domain frames: dropped, counted, the region intact; the other job opens none"
 
 # e. Rotation under traffic: a stream of writes while SD 7 moves to AN 1.
 port=$((49000 + RANDOM % 1000))
