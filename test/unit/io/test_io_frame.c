@@ -170,11 +170,14 @@ Test(io_frame, payload_mtu_from_interface_mtu)
 	cr_assert_eq(uet_frame_payload_mtu(1500, true), 1024);
 	cr_assert_eq(uet_frame_payload_mtu(4500, false), 4096);
 	cr_assert_eq(uet_frame_payload_mtu(3000, false), 2048);
-	/* Exactly at the edge: 1024 + 20 + 8 + 16 + 44 + 36 = 1148. */
-	cr_assert_eq(uet_frame_payload_mtu(1148, false), 1024);
-	cr_assert_eq(uet_frame_payload_mtu(1147, false), -EMSGSIZE);
-	cr_assert_eq(uet_frame_payload_mtu(8192 + 124, false), 8192);
-	cr_assert_eq(uet_frame_payload_mtu(8192 + 123, false), 4096);
-	cr_assert_eq(uet_frame_payload_mtu(8192 + 144, true), 8192);
-	cr_assert_eq(uet_frame_payload_mtu(8192 + 143, true), 4096);
+	/*
+	 * Exactly at the edge: 1024 + 20 + 8 + 16 (TSS header) + 16 + 44 +
+	 * 36 + 16 (ICV) = 1180.
+	 */
+	cr_assert_eq(uet_frame_payload_mtu(1180, false), 1024);
+	cr_assert_eq(uet_frame_payload_mtu(1179, false), -EMSGSIZE);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 156, false), 8192);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 155, false), 4096);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 176, true), 8192);
+	cr_assert_eq(uet_frame_payload_mtu(8192 + 175, true), 4096);
 }
