@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# MPI over uet with TSS (issue [T]): Open MPI's OFI MTL runs
+# test/progs/mpi/mpi_check (ping-pong 0 B to 1 MiB verified, allreduce,
+# alltoall) with 4 ranks, 2 per network namespace, every frame sealed: the
+# services' key file puts JobID 0 (the ranks') in a secure domain. Two
+# endpoints of one domain on each interface: the XDP program cannot tell
+# them apart by the domain, so the service opens the headers of each
+# frame from the other namespace and hands it on (uetd(8)); ranks of one
+# namespace seal for each other too.
+source "$(dirname "$0")/e2e_lib.sh"
+source "$(dirname "$0")/mpi_lib.sh"
+
+KEYS="$E2E_TMP/tss.conf"
+(umask 077; echo "sd 5 jobs 0 mode cluster active 0 key0 $(head -c 32 \
+	/dev/urandom | od -An -tx1 | tr -d ' \n')" > "$KEYS")
+
+# The rank namespaces' services, with the key file (mpi_lib.sh's, plus it).
+mpi_rank_up() {
+	local ns=${MPI_NS[$1 - 1]}
+	ip -n "$ns" addr add "$MPI_NET.$1/24" dev "$MPI_IF"
+	ip -n "$ns" link set "$MPI_IF" up
+	ip netns exec "$ns" "$B/uetctl" load "$MPI_IF" --mode skb \
+		--tss-keys "$KEYS" --tss-state "$E2E_TMP/state.$1" >/dev/null
+}
+
+# svc_stat I NAME: the service of rank namespace I's counter NAME.
+svc_stat() {
+	ip netns exec "${MPI_NS[$1 - 1]}" "$B/uetctl" stats "$MPI_IF" --json |
+		sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p"
+}
+
+mpi_net_init bridge
+mpi_rank_add
+mpi_rank_add
+MPI_PPN=2
+out="$E2E_TMP/mpi.out"
+rc=0
+mpi_run uet 4 "$out" 2000 || rc=$?
+if [ $rc != 0 ] || ! grep -q '^mpi_check: ok$' "$out"; then
+	sed 's/^/  mpirun: /' "$out"
+	e2e_fail "uet with TSS, 4 ranks: mpirun exited $rc"
+fi
+grep -qF "mpi_check: 4 ranks in 2 network namespaces (2 2)" "$out" ||
+	e2e_fail "ranks not spread 2 and 2: $(grep spread "$out")"
+for i in 1 2; do
+	handed=$(svc_stat "$i" tss_handed_on)
+	[ "${handed:-0}" -gt 0 ] ||
+		e2e_fail "namespace $i: no sealed frame handed on by its service"
+	[ "$(svc_stat "$i" tss_unsteerable)" = 0 ] ||
+		e2e_fail "namespace $i: sealed frames its service could not steer"
+done
+e2e_ok "uet with TSS, 4 ranks in 2 namespaces (2 2): ping-pong, allreduce," \
+	"alltoall checked; 8 B half round trip $(mpi_lat "$out") us;" \
+	"$(svc_stat 1 tss_handed_on) and $(svc_stat 2 tss_handed_on) frames" \
+	"handed on by the services"
