@@ -240,3 +240,39 @@ sleep 1.5; kill -INT "$cap"; wait "$cap" 2>/dev/null || true
 [ "$(frame_hex "$E2E_TMP/an1.pcap" | cut -c85-86 | grep -cx 09)" -gt 0 ] ||
 	e2e_fail "no frame with AN 1 after the rotation"
 e2e_ok "key rotation under traffic: no frame refused, then AN 1 on the wire"
+
+# f. Without TSS, the CRC32C trailer (FI_UET_CRC=1 on both ends, JobID 44):
+# a write verifies with the trailer on the wire (the dissector checks it);
+# then F sends C's captured frames with a payload bit flipped to a new
+# endpoint at the same PIDonFEP: each refused on its CRC, and the next
+# write verifies.
+capture_start "$E2E_TMP/crc"
+write 44 330 65536 crc1 FI_UET_CRC=1 ||
+	e2e_fail "write with CRC32C: $(cat "$E2E_TMP/crc1.c" "$E2E_TMP/crc1.s")"
+capture_stop
+[ "$(e2e_engine_stat "$E2E_TMP/crc1.c" tx_crc)" -gt 0 ] ||
+	e2e_fail "no CRC32C sent"
+LUA="$(cd "$(dirname "$0")/../../tools" && pwd)/uet.lua"
+crcs=$(tshark -n -r "$E2E_TMP/crc.f" -X lua_script:"$LUA" -o uet.crc:TRUE \
+	-T fields -e uet.crc.status 2>/dev/null | sort | uniq -c)
+good=$(awk '$2 == 1 { print $1 }' <<< "$crcs")
+bad=$(awk '$2 == 0 { print $1 }' <<< "$crcs")
+[ "${good:-0}" -gt 0 ] && [ -z "$bad" ] ||
+	e2e_fail "the dissector's CRC32C check of F's capture: $crcs"
+e2e_in T env FI_PROVIDER=uet FI_UET_JOB_ID=44 FI_UET_CRC=1 FI_UET_STATS=1 \
+	timeout "$LIMIT_S" "$B/uet_write" -s -a "$IP_T" -S 330 -p 44999 \
+	-n 65536 > "$E2E_TMP/crc2.s" 2>&1 &
+srv=$!
+sleep 1
+out=$(e2e_in F "$B/tss_inject" --pcap "$E2E_TMP/crc.f" --dst "$IP_T" \
+	--raw ueth0 --max 20 --mode clear) || e2e_fail "tss_inject clear: $out"
+sent=$(sed -n 's/.*sent \([0-9]*\) frames.*/\1/p' <<< "$out")
+sleep 0.5
+e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=44 FI_UET_CRC=1 timeout "$LIMIT_S" \
+	"$B/uet_write" -c "$IP_T" -S 330 -p 44999 -n 65536 > "$E2E_TMP/crc2.c" 2>&1 ||
+	e2e_fail "write after the flipped frames: $(cat "$E2E_TMP/crc2.c")"
+wait "$srv" || e2e_fail "CRC server: $(cat "$E2E_TMP/crc2.s")"
+crcbad=$(e2e_engine_stat "$E2E_TMP/crc2.s" rx_crc_bad)
+e2e_log "CRC32C: $good frames checked by the dissector; $sent flipped frames sent, rx_crc_bad $crcbad"
+[ "$crcbad" -ge "$sent" ] || e2e_fail "rx_crc_bad $crcbad of $sent"
+e2e_ok "CRC32C trailer: writes verify, the dissector agrees, flipped frames refused"

@@ -12,6 +12,9 @@
  *            last byte, the ICV; a position past the end is the last)
  *   port     one bit of the UDP source port flipped (the AAD covers it)
  *   sdi      the TSS header's SDI replaced by N (another secure domain)
+ *   clear    a clear frame (no TSS: one with a CRC32C trailer) with one
+ *            bit flipped at byte N of the UDP payload (--at; -1: the
+ *            middle)
  *
  * The Ethernet source becomes the interface's own MAC (so that a bridge
  * does not learn the victim's on our port); IP and UDP stay as captured.
@@ -52,7 +55,11 @@ static void ti_mangle(const struct ti_opts *o, uint8_t *frame,
 {
 	size_t at;
 
-	if (!strcmp(o->mode, "tamper")) {
+	if (!strcmp(o->mode, "clear")) {
+		at = o->at < 0 || (size_t)o->at >= len ? len / 2 :
+		     (size_t)o->at;
+		pay[at] ^= 0x10;
+	} else if (!strcmp(o->mode, "tamper")) {
 		at = o->at < 0 || (size_t)o->at >= len ? len - 1 :
 		     (size_t)o->at;
 		pay[at] ^= 0x10;
@@ -102,8 +109,9 @@ int main(int argc, char **argv)
 		ti_die("usage: --pcap FILE --dst IPV4 --raw IFACE --mode "
 		       "replay|tamper|port|sdi [--at N] [--sdi N] [--max N]");
 	if (strcmp(o.mode, "replay") && strcmp(o.mode, "tamper") &&
-	    strcmp(o.mode, "port") && strcmp(o.mode, "sdi"))
-		ti_die("--mode is replay, tamper, port or sdi");
+	    strcmp(o.mode, "port") && strcmp(o.mode, "sdi") &&
+	    strcmp(o.mode, "clear"))
+		ti_die("--mode is replay, tamper, port, sdi or clear");
 	pc = pcap_open_offline(o.pcap, err);
 	if (!pc)
 		ti_die(err);
@@ -125,7 +133,9 @@ int main(int argc, char **argv)
 		    info.dst.is_v6 || info.dst.v4.s_addr != dst.s_addr)
 			continue;
 		pay = frame + info.hdr_len;
-		if (!uet_tss_is_tss(pay, info.payload_len) ||
+		if (!strcmp(o.mode, "clear") ?
+		    uet_tss_is_tss(pay, info.payload_len) :
+		    !uet_tss_is_tss(pay, info.payload_len) ||
 		    info.payload_len < UET_TSS_HDR_LEN + UET_TSS_ICV_LEN)
 			continue;
 		ti_mangle(&o, frame, &info, pay, info.payload_len);
