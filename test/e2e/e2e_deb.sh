@@ -111,7 +111,9 @@ if [ -x "$B/gen_uet_pcap" ]; then
 	"$B/gen_uet_pcap" "$E2E_TMP/u.pcap" >/dev/null
 	n=$(tshark -n -r "$E2E_TMP/u.pcap" -X lua_script:tools/uet.lua \
 		-Y uet 2>"$E2E_TMP/ts.err" | wc -l)
-	[ "$n" = 32 ] || e2e_fail "tshark with both dissectors: $n frames, $(head -2 "$E2E_TMP/ts.err")"
+	all=$(tshark -n -r "$E2E_TMP/u.pcap" 2>/dev/null | wc -l)
+	[ "$n" = "$all" ] && [ "$n" -gt 0 ] ||
+		e2e_fail "tshark with both dissectors: $n of $all frames, $(head -2 "$E2E_TMP/ts.err")"
 fi
 e2e_ok "tshark knows uet (installed, and with -X lua_script too)"
 
