@@ -384,7 +384,7 @@ E2E_TESTS	+= test/e2e/e2e_tss.sh test/e2e/e2e_mpi_tss.sh
 E2E_DEPS	+= $(B)/tss_inject $(B)/fi_flood_check $(B)/uet_write \
 		   $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd $(B)/mpi_check
 # What TSS costs: the same run with it off and on, and the cipher's speed.
-BENCH_SCRIPTS	+= test/bench/bench_tss.sh
+BENCH_SCRIPTS	+= test/bench/bench_tss_rma.sh
 BENCH_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
 		   $(B)/uetd
 

@@ -14,7 +14,7 @@
 # the domain, and the service opens each frame's headers and hands it on
 # (what steering sealed frames costs when a job has several endpoints on
 # an interface).
-E2E_NAME=bench_tss
+E2E_NAME=bench_tss_rma
 source "$(dirname "$0")/../e2e/e2e_lib.sh"
 REPS=${REPS:-3}
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
