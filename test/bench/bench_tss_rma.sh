@@ -36,7 +36,7 @@ done
 idle_eps() {
 	local side ip
 	if [ "$1" = stop ]; then
-		kill $IDLE 2>/dev/null; wait $IDLE 2>/dev/null; IDLE=""
+		kill $IDLE 2>/dev/null; wait $IDLE 2>/dev/null || true; IDLE=""
 		return 0
 	fi
 	for side in A B; do
