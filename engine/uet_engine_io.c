@@ -582,14 +582,18 @@ static int uet_engine_tx_one(struct uet_engine *e)
 	if (e->tss && !memcmp(frame, e->mac, 6))
 		f.local_ep = (int16_t)uet_engine_tss_local_ep(e, frame,
 							      (size_t)n);
-	len = uet_engine_tss_seal(e, frame, (size_t)n);
+	/* A capture wants the sealed frame whole: sealed in place then. */
+	if (e->tss && !uet_mirror_is_on(&e->mirror))
+		len = uet_engine_tss_seal_to(e, frame, (size_t)n, &f);
+	else
+		len = uet_engine_tss_seal(e, frame, (size_t)n);
 	if (len < 0) {
 		uet_xsk_tx_free(e->xsk, &f);
 		return 0;
 	}
 	if (uet_mirror_is_on(&e->mirror))
 		uet_mirror_frame(&e->mirror, frame, (uint32_t)len);
-	if (frame == e->bounce)
+	if (frame == e->bounce && (!e->tss || uet_mirror_is_on(&e->mirror)))
 		uet_engine_frame_put(e, &f, (uint32_t)len);
 	if (ack && uet_engine_ack_hold(e, &f, (uint32_t)len))
 		return 1;

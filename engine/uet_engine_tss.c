@@ -165,6 +165,48 @@ ssize_t uet_engine_tss_seal(struct uet_engine *e, uint8_t *frame,
 	return (ssize_t)(e->hdr_len + pds_len);
 }
 
+/*
+ * Seals the frame built at |frame| (our bounce buffer) straight into the
+ * chunks of |f|: the ciphertext is written where it goes, so the
+ * plaintext is read once and nothing is copied after (an 8 KiB copy per
+ * packet, measured as 5% of a sealed stream).
+ */
+ssize_t uet_engine_tss_seal_to(struct uet_engine *e, const uint8_t *frame,
+			       size_t pds_len, struct uet_xsk_frame *f)
+{
+	uint32_t off = (uint32_t)e->hdr_len, end = off + (uint32_t)pds_len;
+	uint8_t icv[UET_TSS_ICV_LEN];
+	struct uet_tss_aead *a;
+	struct uet_tss_pkt p;
+
+	uet_engine_tss_pkt(e, frame, &p);
+	/* The header goes into our copy first: the AAD is read from it. */
+	a = uet_tss_ep_seal_begin(e->tss, &p, (uint8_t *)frame +
+				  e->frame_hdr_len);
+	if (!a)
+		return -errno;
+	uet_xsk_frame_write(f, 0, frame, off);
+	for (uint32_t i = 0, base = 0; i < f->nsegs && off < end; i++) {
+		uint32_t in, n;
+
+		if (off >= base + f->seg_len[i]) {
+			base += f->seg_len[i];
+			continue;
+		}
+		in = off - base;
+		n = f->seg_len[i] - in < end - off ? f->seg_len[i] - in :
+						     end - off;
+		if (uet_tss_update(a, f->seg[i] + in, frame + off, n))
+			return -EIO;
+		off += n;
+		base += f->seg_len[i];
+	}
+	if (uet_tss_ep_seal_end(e->tss, a, icv))
+		return -EIO;
+	uet_xsk_frame_write(f, end, icv, UET_TSS_ICV_LEN);
+	return (ssize_t)end + UET_TSS_ICV_LEN;
+}
+
 int uet_engine_tss_local_ep(struct uet_engine *e, const uint8_t *frame,
 			    size_t pds_len)
 {

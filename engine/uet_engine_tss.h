@@ -32,6 +32,15 @@ ssize_t uet_engine_tss_seal(struct uet_engine *e, uint8_t *frame,
 			    size_t pds_len);
 
 /*
+ * With TSS: seals the frame built at |frame| into the chunks of |f|, its
+ * ciphertext written there directly. Returns the frame's length or
+ * -errno. The frame at |frame| is left in clear, but for the header.
+ */
+struct uet_xsk_frame;
+ssize_t uet_engine_tss_seal_to(struct uet_engine *e, const uint8_t *frame,
+			       size_t pds_len, struct uet_xsk_frame *f);
+
+/*
  * The endpoint of the interface the local frame at |frame| (not sealed
  * yet) goes to, for uet_xsk_frame.local_ep: > 0, or -1 for none.
  */

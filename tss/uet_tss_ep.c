@@ -173,8 +173,9 @@ static int tx_prepare(struct uet_tss_ep *ep, struct tx_stream *t,
 	return rc;
 }
 
-ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
-			uint8_t *buf, size_t len)
+struct uet_tss_aead *uet_tss_ep_seal_begin(struct uet_tss_ep *ep,
+					   const struct uet_tss_pkt *p,
+					   uint8_t *hdr)
 {
 	const struct uet_tss_sd_keys *k = &ep->keys;
 	struct tx_stream *t = &ep->tx[k->tx_an];
@@ -195,22 +196,49 @@ ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 	}
 	/* Spent before sealing: a failure below never lets a TSC repeat. */
 	h.tsc = t->tsc++;
-	if (uet_tss_hdr_encode(buf, hl, &h) < 0) {
+	if (uet_tss_hdr_encode(hdr, hl, &h) < 0) {
 		rc = -EIO;
 		goto fail;
 	}
 	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
-			 p->dport, buf, hl);
+			 p->dport, hdr, hl);
 	uet_tss_iv(iv, &t->km, &h, &ep->local);
-	rc = uet_tss_seal(t->aead, iv, aad, al, buf + hl, buf + hl, len,
-			  buf + hl + len);
+	rc = uet_tss_seal_begin(t->aead, iv, aad, al);
 	if (rc)
 		goto fail;
-	ep->st.tx_sealed++;
-	return (ssize_t)(hl + len + UET_TSS_ICV_LEN);
+	return t->aead;
 fail:
 	ep->st.tx_fail++;
-	return rc == -EKEYEXPIRED ? rc : -EIO;
+	errno = rc == -EKEYEXPIRED ? EKEYEXPIRED : EIO;
+	return NULL;
+}
+
+int uet_tss_ep_seal_end(struct uet_tss_ep *ep, struct uet_tss_aead *a,
+			uint8_t icv[UET_TSS_ICV_LEN])
+{
+	if (uet_tss_seal_final(a, icv)) {
+		ep->st.tx_fail++;
+		return -EIO;
+	}
+	ep->st.tx_sealed++;
+	return 0;
+}
+
+ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
+			uint8_t *buf, size_t len)
+{
+	struct uet_tss_aead *a = uet_tss_ep_seal_begin(ep, p, buf);
+	size_t hl = uet_tss_ep_hdr_len(ep);
+	int rc;
+
+	if (!a)
+		return -errno;
+	if (uet_tss_update(a, buf + hl, buf + hl, len)) {
+		ep->st.tx_fail++;
+		return -EIO;
+	}
+	rc = uet_tss_ep_seal_end(ep, a, buf + hl + len);
+	return rc ? rc : (ssize_t)(hl + len + UET_TSS_ICV_LEN);
 }
 
 /* ---- receive ---------------------------------------------------------- */

@@ -80,6 +80,20 @@ ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			uint8_t *buf, size_t len);
 
 /*
+ * The same in pieces, for a packet whose output is scattered: begin
+ * writes the header at |hdr| (uet_tss_ep_hdr_len bytes) with the next TSC
+ * and returns the cipher context, IV and AAD set (NULL with errno
+ * EKEYEXPIRED or EIO, counted); the plaintext then goes through
+ * uet_tss_update() in pieces of any length, into any output; end writes
+ * the ICV. 0 or -EIO.
+ */
+struct uet_tss_aead *uet_tss_ep_seal_begin(struct uet_tss_ep *ep,
+					   const struct uet_tss_pkt *p,
+					   uint8_t *hdr);
+int uet_tss_ep_seal_end(struct uet_tss_ep *ep, struct uet_tss_aead *a,
+			uint8_t icv[UET_TSS_ICV_LEN]);
+
+/*
  * uet_tss_ep_open() checks and decrypts the secured UDP payload |in| of
  * |len| bytes into |out| (room for |len| bytes; not |in|, which stays as
  * it came). Returns the plaintext's length (PDS header onwards), or
