@@ -140,13 +140,20 @@ wait $p43 || e2e_fail "JobID 43 beside 42: $(cat "$E2E_TMP/two43.c")"
 	e2e_fail "JobID 43 was not sealed"
 e2e_ok "JobIDs 42 (cluster) and 43 (direct) at once, each verifies"
 
+# flood_server TAG SERVICE PORT: fi_flood_check's target for JobID 42 on T,
+# its region holding a pattern; output in $E2E_TMP/TAG.s, its pid in srv.
+flood_server() {
+	e2e_in T env FI_PROVIDER=uet FI_UET_JOB_ID=42 FI_UET_STATS=1 \
+		"$B/fi_flood_check" -s -a "$IP_T" -P "$2" -p "$3" \
+		-T "$LIMIT_S" > "$E2E_TMP/$1.s" 2>&1 &
+	srv=$!
+	e2e_wait_for "$E2E_TMP/$1.s" "server: pid_on_fep" 10 ||
+		e2e_fail "no server: $(cat "$E2E_TMP/$1.s")"
+}
+
 # d. A third host's attacks on a client mid-stream.
 port=$((48000 + RANDOM % 1000))
-e2e_in T env FI_PROVIDER=uet FI_UET_JOB_ID=42 FI_UET_STATS=1 \
-	"$B/fi_flood_check" -s -a "$IP_T" -P 310 -p "$port" -T "$LIMIT_S" \
-	> "$E2E_TMP/atk.s" 2>&1 &
-srv=$!
-e2e_wait_for "$E2E_TMP/atk.s" "server: pid_on_fep" 10 || e2e_fail "no server: $(cat "$E2E_TMP/atk.s")"
+flood_server atk 310 "$port"
 ip netns exec "$NS_F" dumpcap -q -i ueth0 -w "$E2E_TMP/atk.pcap" > /dev/null 2>&1 &
 cap=$!
 sleep 1
@@ -202,11 +209,7 @@ e2e_ok "replayed, tampered (header, ciphertext, ICV, AAD) and other-domain frame
 
 # e. Rotation under traffic: a stream of writes while SD 7 moves to AN 1.
 port=$((49000 + RANDOM % 1000))
-e2e_in T env FI_PROVIDER=uet FI_UET_JOB_ID=42 FI_UET_STATS=1 \
-	"$B/fi_flood_check" -s -a "$IP_T" -P 320 -p "$port" -T "$LIMIT_S" \
-	> "$E2E_TMP/rot.s" 2>&1 &
-srv=$!
-e2e_wait_for "$E2E_TMP/rot.s" "server: pid_on_fep" 10 || e2e_fail "no server: $(cat "$E2E_TMP/rot.s")"
+flood_server rot 320 "$port"
 e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=42 FI_UET_STATS=1 \
 	"$B/fi_flood_check" -c "$IP_T" -P 320 -p "$port" -T "$LIMIT_S" \
 	-w 4 -d 4000 -r 500 > "$E2E_TMP/rot.c" 2>&1 &
