@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # TSS (UE 1.0 3.7) between three hosts on a bridge: the target T, the
-# client C and a third host F that sees C's frames (the bridge floods
-# every frame, as a hub) and attacks. The services of T and C hold one key file: SD 7
-# (cluster mode) for JobID 42, SD 9 (direct mode) for JobID 43; JobID 44 is
-# in no domain.
+# client C and a third host F that sees their frames (the bridge floods
+# them, as a hub would) and attacks. The services of T and C hold one key
+# file: SD 7 (cluster mode) for JobID 42, SD 9 (direct mode) for JobID 43;
+# JobID 44 is in no domain.
 #  a. JobID 44 writes in clear: the capture shows the payload (the
 #     check below can fail);
 #  b. JobID 42 writes 1 MiB sealed: it verifies, both engines sealed and
 #     opened, and neither T's capture nor F's shows a payload byte;
-#  c. JobIDs 42 and 43 at once on the same interfaces, each verifies;
+#  c. JobIDs 42, 43 and 44 (clear) at once on the same interfaces, each
+#     verifies;
 #  d. F replays C's sealed frames, flips a bit in the TSS header, the
 #     ciphertext, the ICV and the UDP source port (AAD), and sends them
 #     under the other domain's SDI, while C's client is mid-stream to a
@@ -17,7 +18,9 @@
 #     writes complete, its range holds what it wrote and the rest of the
 #     region its pattern;
 #  e. a key rotation of SD 7 under traffic (new key in AN 1, reload;
-#     AN 1 active, reload): the stream goes on with no frame refused.
+#     AN 1 active, reload): the stream goes on with no frame refused;
+#  f. without TSS, the CRC32C trailer: writes verify, the dissector
+#     checks every trailer, frames with a bit flipped are refused.
 E2E_NAME=e2e_tss
 source "$(dirname "$0")/e2e_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
@@ -131,14 +134,19 @@ pcap_has "$E2E_TMP/sealed.t" "$PATTERN" && e2e_fail "T's capture shows payload i
 pcap_has "$E2E_TMP/sealed.f" "$PATTERN" && e2e_fail "F's capture shows payload in clear"
 e2e_ok "JobID 42 writes 1 MiB sealed (cluster mode); no payload byte in either capture"
 
-# c. Two jobs, two domains, at once.
+# c. Two jobs, two domains, and a job in clear, at once.
 write 42 302 1048576 two42 & p42=$!
 write 43 303 1048576 two43 & p43=$!
+write 44 304 1048576 two44 & p44=$!
 wait $p42 || e2e_fail "JobID 42 beside 43: $(cat "$E2E_TMP/two42.c")"
 wait $p43 || e2e_fail "JobID 43 beside 42: $(cat "$E2E_TMP/two43.c")"
+wait $p44 || e2e_fail "JobID 44 (clear) beside them: $(cat "$E2E_TMP/two44.c")"
 [ "$(e2e_engine_stat "$E2E_TMP/two43.s" rx_opened)" -gt 0 ] ||
 	e2e_fail "JobID 43 was not sealed"
-e2e_ok "JobIDs 42 (cluster) and 43 (direct) at once, each verifies"
+[ "$(e2e_engine_stat "$E2E_TMP/two44.s" rx_sealed_refused)" = 0 ] &&
+[ "$(e2e_engine_stat "$E2E_TMP/two42.s" rx_clear_refused)" = 0 ] ||
+	e2e_fail "the clear and the sealed job took each other's frames"
+e2e_ok "JobIDs 42 (cluster), 43 (direct) and 44 (clear) at once, each verifies"
 
 # flood_server TAG SERVICE PORT: fi_flood_check's target for JobID 42 on T,
 # its region holding a pattern; output in $E2E_TMP/TAG.s, its pid in srv.
