@@ -156,7 +156,9 @@ static void pdc_ini_resp_lost(struct pdc_mgr *mgr, struct pdc *pdc,
 /*
  * The target says |psn| did not arrive whole: send it again at once. A
  * trimmed one (3.6.17) tells of a full queue but no loss of the path: its
- * EV stays, and NSCC adapts as to a trim, not a loss.
+ * EV stays, NSCC adapts as to a trim, not a loss, and the resend is no
+ * try against max_retries (a packet trimmed again and again in an incast
+ * would otherwise fail its PDC, seen in e2e_cc on a loaded machine).
  */
 static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
 			      uint32_t psn, uint8_t code, uint64_t now_ns)
@@ -173,6 +175,8 @@ static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
 		pdc_ini_lost(mgr, pdc, psn, now_ns);
 		pdc_cc_on_loss(&mgr->cfg, ini);
 	} else {
+		if (slot->trims < PDC_TRIMS_FORGIVEN)
+			slot->trims++;
 		pdc_ini_retx_push(pdc, psn);
 		if (ini->nscc)
 			pdc_nscc_on_trim(mgr, ini, pdc_ini_slot_bytes(slot),

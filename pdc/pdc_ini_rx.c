@@ -310,7 +310,7 @@ static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
 
 		if (slot->flags & (PDC_SLOT_ACKED | PDC_SLOT_RETXQ) ||
 		    slot->sent_ns > ini->rack_sent_ns ||
-		    slot->tx_cnt > mgr->cfg.max_retries ||
+		    pdc_slot_tries(slot) > mgr->cfg.max_retries ||
 		    now_ns - slot->sent_ns < pdc_ini_reorder_wait(pdc, &r, slot))
 			continue;
 		pdc_ini_lost(mgr, pdc, psn, now_ns);

@@ -158,7 +158,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		if (!pdc_slot_needs_tx(slot) ||
 		    now_ns - slot->sent_ns < ini->rto_ns)
 			continue;
-		if (slot->tx_cnt > mgr->cfg.max_retries) {
+		if (pdc_slot_tries(slot) > mgr->cfg.max_retries) {
 			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
 		}

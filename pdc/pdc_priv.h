@@ -61,8 +61,22 @@ struct pdc_slot {
 	uint8_t next_hdr;
 	uint8_t flags;		/* PDC_SLOT_* */
 	uint8_t tx_cnt;		/* transmissions so far */
+	/*
+	 * Of those, resends a trim asked for (NACK TRIMMED): the packet's
+	 * header arrived, it met a full queue, not a lost path, so they are
+	 * no tries against max_retries; at most PDC_TRIMS_FORGIVEN.
+	 */
+	uint8_t trims;
 	uint16_t ev;		/* entropy of the last transmission */
 };
+
+#define PDC_TRIMS_FORGIVEN	64
+
+/* The tries |s| has used against cfg.max_retries. */
+static inline unsigned int pdc_slot_tries(const struct pdc_slot *s)
+{
+	return (unsigned int)(s->tx_cnt - s->trims);
+}
 
 /*
  * The entropies of an initiator PDC (pdc_ev.c). Its EVs are

@@ -475,3 +475,31 @@ Test(pdc_nscc, a_receiver_without_credits_turns_rccc_off)
 	cr_expect_eq(st.rccc_credits_rx, 0);
 	t_sim_free(s);
 }
+
+/*
+ * A trim is no loss: with half the requests trimmed and 2 tries allowed,
+ * packets trimmed twice and then lost (2% of frames) are resent, not
+ * counted out; every message arrives and no PDC fails (without the rule
+ * the PDC fails: checked).
+ */
+Test(pdc_nscc, trims_are_no_tries_against_max_retries)
+{
+	struct t_wire w = { .trim_ppm = 500000, .loss_ppm = 20000,
+			    .delay_ns = 5000 };
+	struct pdc_stats sa;
+	struct pdc_cfg cfg;
+	struct t_sim *s;
+
+	t_cfg_lossy(&cfg, 74);
+	cfg.cc = PDC_CC_NSCC;
+	cfg.trimming = true;
+	cfg.max_retries = 2;
+	s = t_cc_start(&w, 73, 2, &cfg);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 500, 0);
+	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
+	t_cc_all_once(s, 0, 1, 500);
+	pdc_mgr_stats(s->end[0]->mgr, &sa);
+	cr_expect_gt(s->trimmed, 500 / 2);
+	cr_expect_eq(sa.pdc_failed, 0);
+	t_sim_free(s);
+}
