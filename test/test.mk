@@ -188,10 +188,12 @@ $(B)/fuzz/eobj/%.o: %.c
 		-Dgetrandom=fake_getrandom -c $< -o $@
 $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 		test/fuzz/fuzz_engine_fakes.c $(ENGINE_FUZZ_OBJS) \
-		$(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o) $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o)
+		$(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o) $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		$(TSS_SRCS:%.c=$(B)/fuzz/obj/%.o)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
+		-lcrypto
 
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the

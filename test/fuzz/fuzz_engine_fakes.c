@@ -56,6 +56,33 @@ void uet_dev_ep_close(struct uet_dev_ep *ep)
 	ep->xsk = NULL;
 }
 
+/* No secure domain: the engine under fuzzing runs in clear. */
+int uet_dev_tss_keys(int conn, struct uet_tss_sd_keys *keys, char *why,
+		     size_t why_len)
+{
+	(void)conn;
+	(void)keys;
+	(void)why;
+	(void)why_len;
+	return -ENOKEY;
+}
+
+/* No control block: no local frames, no key reloads. */
+struct uet_dev_shm *uet_xsk_shm(const struct uet_xsk *x)
+{
+	(void)x;
+	return NULL;
+}
+
+int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
+		      size_t len)
+{
+	(void)shm;
+	(void)pds;
+	(void)len;
+	return 0;
+}
+
 int uet_nl_if_mac(int ifindex, uint8_t mac[6])
 {
 	static const uint8_t ours[6] = { 0x02, 0, 0, 0, 0, 0x01 };
