@@ -69,6 +69,14 @@ struct uet_dev_shm_slot {
 	uint64_t rx_frames;
 	/* Of those, what its TSS or CRC32C checks dropped (the engine's). */
 	uint64_t rx_refused;
+	/*
+	 * Its local-channel inbox (engine/uet_lch.h), written by the owner
+	 * once it made it, cleared by the service when it gives the index
+	 * out: /proc/lch_pid/fd/lch_fd, with lch_nonce; 0 nonce: none.
+	 */
+	uint32_t lch_pid;
+	int32_t lch_fd;
+	uint64_t lch_nonce;
 	uint64_t held[UET_DEV_HELD_MAX];
 	/* Local frames for the owner: others write under the lock. */
 	uint32_t local_head, local_tail;

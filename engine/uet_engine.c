@@ -15,6 +15,7 @@
 
 #include "engine/uet_engine.h"
 #include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_local.h"
 #include "engine/uet_engine_tss.h"
 #include "dev/uet_dev_client.h"
 #include "dev/uet_nl.h"
@@ -41,7 +42,19 @@ uint32_t uet_engine_payload_mtu(const struct uet_engine *e)
 
 int uet_engine_fd(const struct uet_engine *e)
 {
-	return uet_xsk_fd(e->xsk);
+	int fd = uet_engine_local_fd(e);
+
+	return fd >= 0 ? fd : uet_xsk_fd(e->xsk);
+}
+
+bool uet_engine_sleep(struct uet_engine *e)
+{
+	return uet_engine_local_sleep(e);
+}
+
+void uet_engine_woke(struct uet_engine *e)
+{
+	uet_engine_local_woke(e);
 }
 
 const struct uet_engine_dscp uet_engine_dscp_default = {
@@ -64,6 +77,12 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 	/* WREs wait for a next hop: the tick looks each millisecond. */
 	if (e->nheld_wres && e->tick_ns + UET_ENGINE_TICK_NS < at)
 		at = e->tick_ns + UET_ENGINE_TICK_NS;
+	{
+		uint64_t l = uet_engine_local_timeout(e, now);
+
+		if (l != UINT64_MAX && now + l < at)
+			at = now + l;
+	}
 	if (at == UINT64_MAX)
 		return UINT64_MAX;
 	return at > now ? at - now : 0;
@@ -338,6 +357,8 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 		ret = uet_engine_pdc_setup(e);
 	if (ret == 0)
 		ret = uet_engine_ses_setup(e);
+	if (ret == 0)
+		ret = uet_engine_local_setup(e);
 	if (ret < 0) {
 		uet_engine_destroy(e);
 		errno = -ret;
@@ -355,6 +376,7 @@ void uet_engine_destroy(struct uet_engine *e)
 	if (e->ses && e->pdc && (e->cfg.print_stats ||
 				 getenv("UET_ENGINE_DEBUG")))
 		uet_engine_stats_json(e, stderr);
+	uet_engine_local_destroy(e);
 	if (e->ses)
 		ses_destroy(e->ses);
 	if (e->pdc)

@@ -121,6 +121,12 @@ struct uet_engine_cfg {
 	 */
 	uint8_t tss;
 	bool crc;
+	/*
+	 * Endpoints of our interface and namespace run by our user are
+	 * reached through shared memory (uet_engine_local.c) unless this
+	 * is set: then by frames through the UMEM, as others are.
+	 */
+	bool local_off;
 };
 
 enum uet_engine_tss {
@@ -173,6 +179,15 @@ struct uet_engine_stats {
 	uint64_t rx_sealed_refused;	/* sealed while we do not */
 	uint64_t rx_crc_bad, tx_crc;
 	uint64_t tss_rekeyed;		/* the service's keys changed */
+	/*
+	 * Local channels: records, their SES bytes, channels opened,
+	 * endpoints whose inbox we may not map (frames then), targets'
+	 * "send again", rings found broken, sleepers woken, channels of
+	 * endpoints that went away.
+	 */
+	uint64_t local_tx, local_rx, local_tx_bytes, local_rx_bytes;
+	uint64_t local_connects, local_refused, local_again;
+	uint64_t local_broken, local_wakes, local_gone, local_stale;
 	struct uet_tss_ep_stats tss;
 	struct pdc_stats pdc;
 	struct ses_stats ses;
@@ -272,6 +287,14 @@ void uet_engine_send_held(struct uet_engine *e);
 /* The socket's fd, for a wait object: readable when frames arrived. */
 int uet_engine_fd(const struct uet_engine *e);
 
+/*
+ * Around a sleep on uet_engine_fd(): uet_engine_sleep() says whether the
+ * caller may sleep (false: a local peer's packets wait already; run
+ * progress instead), and from then on local peers that write to us wake
+ * the fd; uet_engine_woke() after the sleep, slept or not.
+ */
+bool uet_engine_sleep(struct uet_engine *e);
+void uet_engine_woke(struct uet_engine *e);
 /* Nanoseconds until progress must run again (timers), or UINT64_MAX. */
 uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e);
 

@@ -13,6 +13,7 @@
 
 #include "pdc/pdc_hdr.h"
 #include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_local.h"
 #include "engine/uet_engine_tss.h"
 
 /* ---- SES packets held for PDC ------------------------------------------- */
@@ -53,26 +54,10 @@ static bool uet_slot_overlaps(const struct uet_engine_slot *s,
 	return false;
 }
 
-int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
+int uet_engine_slot_take(struct uet_engine *e, const struct ses_pkt *pkt)
 {
-	struct uet_engine *e = ctx;
-	bool req = uet_next_hdr_is_request(pkt->next_hdr);
-	struct pdc_pkt p = {
-		.peer = pkt->peer,
-		.len = pkt->hdr_len + pkt->pay_len,
-		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
-		.next_hdr = pkt->next_hdr,
-		/*
-		 * A request's answer may be the ACK alone (ses_rx_default).
-		 * PDC asks for it on the last packet it has queued, so a
-		 * burst of messages is answered by a few ACKs and a lone one
-		 * at once; responses sent apart ask at once.
-		 */
-		.flags = req ? 0 : PDC_PKT_F_AR,
-	};
 	struct uet_engine_slot *s;
 	uint32_t i;
-	int ret;
 
 	if (pkt->iov_cnt > SES_IOV_MAX)
 		return -EINVAL;
@@ -96,12 +81,44 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 		e->free_slots[e->nfree++] = i;
 		return -ENOMEM;
 	}
-	p.cookie = i;
 	s->busy = true;
+	return (int)i;
+}
+
+void uet_engine_slot_put(struct uet_engine *e, uint32_t i)
+{
+	e->slots[i].busy = false;
+	e->free_slots[e->nfree++] = i;
+}
+
+int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
+{
+	struct uet_engine *e = ctx;
+	bool req = uet_next_hdr_is_request(pkt->next_hdr);
+	struct pdc_pkt p = {
+		.peer = pkt->peer,
+		.len = pkt->hdr_len + pkt->pay_len,
+		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
+		.next_hdr = pkt->next_hdr,
+		/*
+		 * A request's answer may be the ACK alone (ses_rx_default).
+		 * PDC asks for it on the last packet it has queued, so a
+		 * burst of messages is answered by a few ACKs and a lone one
+		 * at once; responses sent apart ask at once.
+		 */
+		.flags = req ? 0 : PDC_PKT_F_AR,
+	};
+	int i, ret;
+
+	if (uet_engine_local_routes(e, pkt->peer))
+		return uet_engine_local_tx(e, pkt);
+	i = uet_engine_slot_take(e, pkt);
+	if (i < 0)
+		return i;
+	p.cookie = (uint32_t)i;
 	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
-		s->busy = false;
-		e->free_slots[e->nfree++] = i;
+		uet_engine_slot_put(e, (uint32_t)i);
 		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
 	}
 	return 0;
@@ -721,7 +738,9 @@ int uet_engine_progress(struct uet_engine *e)
 	int rx, tx, ret;
 
 	e->now_ns = uet_engine_now_ns();
-	rx = uet_engine_rx(e);
+	rx = uet_engine_local_rx(e);
+	rx += uet_engine_rx(e);
+	uet_engine_local_tick(e);
 	uet_engine_silent_peers(e);
 	uet_engine_peers_tick(e);
 	uet_engine_peers_age(e);

@@ -123,6 +123,21 @@ struct uet_engine_peer {
 	struct ses_addr probe_dst;	/* the probe's: our JobID, its PIDonFEP */
 	struct ses_wre probe;
 	uint32_t epoch;		/* bumped when its messages are failed */
+	/*
+	 * How its packets travel (enum uet_engine_peer_path): by frames, or
+	 * through the local channel of endpoint |lch_ep| of our interface
+	 * (uet_engine_local.c), where |lch_rpeer| is that endpoint's peer
+	 * for us, which our responses name.
+	 */
+	uint8_t path;
+	uint8_t lch_ep;
+	uint32_t lch_rpeer;
+};
+
+enum uet_engine_peer_path {
+	UET_PATH_UNTRIED = 0,	/* decided at its first packet */
+	UET_PATH_WIRE,		/* frames (the wire, or the UMEM locally) */
+	UET_PATH_LOCAL,		/* a local channel */
 };
 
 /*
@@ -146,6 +161,7 @@ struct uet_engine_slot {
 	uint64_t msg_ref;	/* SES_PAY_MSG */
 	uint8_t *own;		/* copied payload */
 	uint32_t own_cap;
+	uint32_t lch_seq;	/* a local channel's request: its number */
 };
 
 enum uet_engine_neigh_state {
@@ -249,6 +265,7 @@ struct uet_engine {
 	bool peer_streams;	/* the last request's initiator had
 				   UET_ENGINE_DEEP_PSNS out before it */
 	struct uet_mirror mirror;	/* sent frames to a running capture */
+	struct uet_engine_local *local;	/* NULL: no local channels */
 	struct uet_engine_stats stats;
 };
 
@@ -328,6 +345,13 @@ void uet_engine_pdc_event(void *ctx, const struct pdc_event *ev);
 
 /* SES upcalls (uet_engine_io.c). */
 int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt);
+/*
+ * Takes a slot for |pkt| (a copy of its header and payload references;
+ * its payload copied when it is SES_PAY_CALL): its index, or -EAGAIN /
+ * -ENOMEM. uet_engine_slot_put() gives it back.
+ */
+int uet_engine_slot_take(struct uet_engine *e, const struct ses_pkt *pkt);
+void uet_engine_slot_put(struct uet_engine *e, uint32_t i);
 void uet_engine_ses_pay_revoke(void *ctx, const void *base, uint64_t len);
 void uet_engine_ses_tx_done(void *ctx, const struct ses_wre *wre,
 			    const struct ses_tx_cpl *cpl);

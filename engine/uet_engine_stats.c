@@ -41,6 +41,17 @@ static const struct uet_stat_field uet_engine_fields[] = {
 	UET_STAT(uet_engine_stats, rx_crc_bad),
 	UET_STAT(uet_engine_stats, tx_crc),
 	UET_STAT(uet_engine_stats, tss_rekeyed),
+	UET_STAT(uet_engine_stats, local_tx),
+	UET_STAT(uet_engine_stats, local_rx),
+	UET_STAT(uet_engine_stats, local_tx_bytes),
+	UET_STAT(uet_engine_stats, local_rx_bytes),
+	UET_STAT(uet_engine_stats, local_connects),
+	UET_STAT(uet_engine_stats, local_refused),
+	UET_STAT(uet_engine_stats, local_again),
+	UET_STAT(uet_engine_stats, local_broken),
+	UET_STAT(uet_engine_stats, local_wakes),
+	UET_STAT(uet_engine_stats, local_gone),
+	UET_STAT(uet_engine_stats, local_stale),
 };
 
 static const struct uet_stat_field uet_tss_fields[] = {

@@ -36,6 +36,12 @@
 
 #define UET_ENGINE_TAG_PID	0x10000u	/* | PIDonFEP */
 #define UET_ENGINE_TAG_EP	0x20000u	/* | kind << 8 | endpoint index */
+/*
+ * With TAG_EP: the peer's packets come through a local channel
+ * (uet_engine_local.c), apart from the same endpoint's frames, whose
+ * PDCs number its incarnations by another count.
+ */
+#define UET_ENGINE_TAG_LOCAL	0x40000u
 #define UET_ENGINE_TAG_KIND_SHIFT	8
 #define UET_ENGINE_KIND_MASK	0x3u	/* of the UDP source port */
 #define UET_ENGINE_KIND_MAX	3u

@@ -186,6 +186,9 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 
 		sl->mbox_head = sl->mbox_tail = 0;
 		sl->tx_frames = sl->rx_frames = sl->rx_refused = 0;
+		sl->lch_pid = 0;
+		sl->lch_fd = -1;
+		sl->lch_nonce = 0;
 		sl->state = UET_DEV_SLOT_ACTIVE;
 		uet_dev_shm_unlock(d->shm);
 	}

@@ -121,6 +121,7 @@ struct uet_params {
 	/* Data protection (uet_init_dp.c). */
 	uint8_t tss;			/* FI_UET_TSS: enum uet_engine_tss */
 	bool crc;			/* FI_UET_CRC */
+	bool local_off;			/* FI_UET_LOCAL=off */
 };
 
 void uet_params_get(struct uet_params *p);

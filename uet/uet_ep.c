@@ -165,6 +165,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->dscp = p->dscp;
 	cfg->tss = p->tss;
 	cfg->crc = p->crc;
+	cfg->local_off = p->local_off;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)

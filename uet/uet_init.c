@@ -86,6 +86,11 @@ static void uet_params_define(void)
 	fi_param_define(&uet_prov, "entropies", FI_PARAM_INT,
 			"Entropy values one PDC may use, 1..16383 (default "
 			"256)");
+	fi_param_define(&uet_prov, "local", FI_PARAM_STRING,
+			"Endpoints of the same interface and namespace run by "
+			"the same user: auto (through shared memory) or off "
+			"(by frames through the device's UMEM, as other "
+			"users' endpoints are); default auto");
 	fi_param_define(&uet_prov, "stats", FI_PARAM_BOOL,
 			"At each endpoint's close, print its counters to "
 			"stderr as a line \"uet_engine_stats\" and a JSON "
@@ -125,7 +130,7 @@ static bool uet_payload_mtu_is_valid(uint32_t mtu)
 void uet_params_get(struct uet_params *p)
 {
 	uint32_t port = 4793, pid = 0, ri = 0;
-	char *iface = NULL, *mp = NULL;
+	char *iface = NULL, *mp = NULL, *local = NULL;
 	uint32_t entropies = 0;
 	size_t rto = 0;
 	int idle, strict;
@@ -159,6 +164,14 @@ void uet_params_get(struct uet_params *p)
 	if (fi_param_get_bool(&uet_prov, "ack_before_completion", &strict) ==
 	    FI_SUCCESS)
 		p->ack_before_cpl = strict != 0;
+	if (fi_param_get_str(&uet_prov, "local", &local) == FI_SUCCESS &&
+	    local) {
+		if (!strcmp(local, "off"))
+			p->local_off = true;
+		else if (strcmp(local, "auto"))
+			FI_WARN(&uet_prov, FI_LOG_CORE, "FI_UET_LOCAL=%s is "
+				"not auto or off: auto\n", local);
+	}
 	if (fi_param_get_bool(&uet_prov, "stats", &strict) == FI_SUCCESS)
 		p->print_stats = strict != 0;
 	if (fi_param_get_size_t(&uet_prov, "rto_ns", &rto) == FI_SUCCESS)

@@ -289,6 +289,9 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		fds[n++] = (struct pollfd){ .fd = uet_engine_fd(ep->eng),
 					    .events = POLLIN };
 		t = uet_engine_next_timeout_ns(ep->eng);
+		/* A local peer's packets wait already: no sleep. */
+		if (!uet_engine_sleep(ep->eng))
+			t = 0;
 		wait_ns = t < wait_ns ? t : wait_ns;
 	}
 	/* ns, not ms: ACK delays and retransmit timers are microseconds. */
@@ -299,5 +302,10 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	uet_domain_unlock(dom);
 	ret = ppoll(fds, (nfds_t)n, &ts, NULL);
 	uet_domain_lock(dom);
+	uet_list_for_each(pos, &dom->eps) {
+		ep = container_of(pos, struct uet_ep, link);
+		if (ep->eng)
+			uet_engine_woke(ep->eng);
+	}
 	return ret > 0 && extra_fd >= 0 && (fds[0].revents & POLLIN);
 }

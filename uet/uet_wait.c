@@ -176,17 +176,23 @@ void uet_wait_obj_quiet(struct uet_wait_obj *w)
 		w->armed = false;
 }
 
-/* The time until the first timer of the domain's engines is due. */
+/*
+ * The time until the first timer of the domain's engines is due; 0 when
+ * a local peer's packets wait already. From now on, local peers that
+ * write to the engines wake their fds (uet_engine_sleep).
+ */
 static uint64_t uet_wait_engines_due_ns(const struct uet_domain *dom)
 {
 	uint64_t due = UINT64_MAX, t;
 	const struct uet_list *pos;
-	const struct uet_ep *ep;
+	struct uet_ep *ep;
 
 	uet_list_for_each(pos, &dom->eps) {
-		ep = container_of(pos, const struct uet_ep, link);
+		ep = container_of(pos, struct uet_ep, link);
 		if (!ep->eng)
 			continue;
+		if (!uet_engine_sleep(ep->eng))
+			return 0;
 		t = uet_engine_next_timeout_ns(ep->eng);
 		due = t < due ? t : due;
 		due = due < UET_WAIT_RECHECK_NS ? due : UET_WAIT_RECHECK_NS;

@@ -1,42 +1,74 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Endpoints of one interface talking to each other (issue 12, FI_LOCAL_COMM):
+# Endpoints of one interface talking to each other (issues 12 and 32):
 # two processes in one namespace, each an endpoint of the same device
 # service, run the messaging battery (fi_msg_check, unordered and with
-# FI_ORDER_SAS) and the RMA battery (fi_rma_check) between them. Their
-# frames never reach the wire: the sender hands them to the receiver
-# (dev/uet_fep_steer.c); the XDP program sees none of them.
+# FI_ORDER_SAS), the RMA battery (fi_rma_check), the atomics battery
+# (fi_atomic_check) and the RDMO battery (fi_rdmo_check) between them,
+# twice: through their local channel (shared memory, FI_UET_LOCAL=auto),
+# and by frames through the UMEM (FI_UET_LOCAL=off), the way endpoints
+# of other users go. Neither way reaches the wire: the XDP program sees
+# no frame of theirs. Each run's engine counters say which way it went.
 source "$(dirname "$0")/e2e_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 
-# pair PROG NAME [ARGS...]: server and client of PROG in namespace A.
-pair() {
-	local prog=$1 name=$2 s rc=0 port=$((49000 + RANDOM % 1000))
-	shift 2
+# run LOCAL NAME PROG SERVER_ARGS -- CLIENT_ARGS: server and client of
+# PROG in namespace A with FI_UET_LOCAL=LOCAL; both must end well, and
+# their records (local_tx) and frames (tx_frames) show the way they took.
+run() {
+	local local=$1 name="$2 (FI_UET_LOCAL=$1)" prog=$3 s rc=0
+	local port=$((49000 + RANDOM % 1000)) sargs=() cargs=() lt fr
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
 	# The completion levels need a target that makes no progress while
 	# it sleeps: no progress thread there (e2e_fi_programs runs it).
-	e2e_in A env FI_PROVIDER=uet FI_UET_PROGRESS_IDLE_US=0 \
-		timeout 120 "$B/$prog" -s -a "$IP_A" \
-		-p "$port" "$@" > "$E2E_TMP/server.out" 2>&1 &
+	e2e_in A env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1 \
+		FI_UET_PROGRESS_IDLE_US=0 timeout 120 "$B/$prog" \
+		"${sargs[@]}" -p "$port" > "$E2E_TMP/server.out" 2>&1 &
 	s=$!
-	e2e_in A env FI_PROVIDER=uet timeout 120 "$B/$prog" -c "$IP_A" \
-		-p "$port" "$@" > "$E2E_TMP/client.out" 2>&1 || rc=$?
+	e2e_in A env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1 \
+		timeout 120 "$B/$prog" "${cargs[@]}" -p "$port" \
+		> "$E2E_TMP/client.out" 2>&1 || rc=$?
 	wait "$s" || rc=$?
-	if [ $rc != 0 ] || ! grep -q "client: \(all ok\|passed\)" "$E2E_TMP/client.out"; then
-		sed 's/^/  server: /' "$E2E_TMP/server.out"
-		sed 's/^/  client: /' "$E2E_TMP/client.out"
+	if [ $rc != 0 ] ||
+	   ! grep -q "client.*: \(all ok\|passed\)" "$E2E_TMP/client.out"; then
+		grep -v '^uet_engine_stats' "$E2E_TMP/server.out" |
+			sed 's/^/  server: /'
+		grep -v '^uet_engine_stats' "$E2E_TMP/client.out" |
+			sed 's/^/  client: /'
 		e2e_fail "$name"
 	fi
-	e2e_ok "$name"
+	lt=$(e2e_engine_stat "$E2E_TMP/client.out" local_tx)
+	fr=$(e2e_engine_stat "$E2E_TMP/client.out" tx_frames)
+	if [ "$local" = off ]; then
+		[ "$lt" = 0 ] && [ "$fr" -gt 0 ] ||
+			e2e_fail "$name: $lt records, $fr frames (want frames)"
+	else
+		[ "$lt" -gt 0 ] && [ "$fr" = 0 ] ||
+			e2e_fail "$name: $lt records, $fr frames (want records)"
+	fi
+	e2e_ok "$name: $lt records, $fr frames"
+}
+
+batteries() {
+	local l=$1
+	run "$l" "messaging" fi_msg_check -s -a "$IP_A" -U -- -c "$IP_A" -U
+	run "$l" "messaging, FI_ORDER_SAS" fi_msg_check -s -a "$IP_A" -- \
+		-c "$IP_A"
+	run "$l" "RMA" fi_rma_check -s -a "$IP_A" -- -c "$IP_A"
+	run "$l" "atomics" fi_atomic_check -s -a "$IP_A" -- -c "$IP_A"
+	run "$l" "RDMO" fi_rdmo_check -s -a "$IP_A" -n 1 -N 500 -T 60 -- \
+		-c "$IP_A" -k 1 -W 64 -T 60
 }
 
 e2e_setup 9000
 e2e_in A "$B/uetctl" load "$IF_A" --mode skb >/dev/null
 before=$(e2e_in A "$B/uetctl" stats "$IF_A" --json |
 	 sed 's/.*"redirected": \([0-9]*\).*/\1/')
-pair fi_msg_check "messaging between two endpoints of one interface" -U
-pair fi_msg_check "the same with FI_ORDER_SAS"
-pair fi_rma_check "RMA between two endpoints of one interface"
+batteries auto
+batteries off
 after=$(e2e_in A "$B/uetctl" stats "$IF_A" --json |
 	sed 's/.*"redirected": \([0-9]*\).*/\1/')
 [ "$before" = "$after" ] ||

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The engine's local channels (engine/uet_lch.h): SES packets to and
+ * from endpoints of our interface and namespace, run by the same user,
+ * through shared memory. Private to the engine.
+ */
+#ifndef UET_ENGINE_LOCAL_H
+#define UET_ENGINE_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/uet_engine_priv.h"
+
+/*
+ * Makes our inbox and publishes it in our slot of the control block;
+ * without it (cfg.local_off, or no memfd) peers use frames. 0 or -errno.
+ */
+int uet_engine_local_setup(struct uet_engine *e);
+void uet_engine_local_destroy(struct uet_engine *e);
+
+/*
+ * Whether |peer|'s packets go through a local channel; decided at its
+ * first packet: a PIDonFEP peer at our own address whose endpoint's
+ * inbox we may map.
+ */
+bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer);
+/* ses_ops.tx for such a peer: 0, -EAGAIN (full: SES offers it again). */
+int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt);
+
+/* Reads what local peers wrote us; the number of records. */
+int uet_engine_local_rx(struct uet_engine *e);
+/*
+ * Resends what a target asked again for, writes held answers, and fails
+ * the peers of an endpoint that went away. From progress.
+ */
+void uet_engine_local_tick(struct uet_engine *e);
+
+/*
+ * Before sleeping on uet_engine_fd(): false when something is waiting
+ * already (do not sleep); true when writers will wake the fd.
+ * uet_engine_local_woke() after the sleep.
+ */
+bool uet_engine_local_sleep(struct uet_engine *e);
+void uet_engine_local_woke(struct uet_engine *e);
+
+/* The fd to sleep on when local channels are on (an epoll), or -1. */
+int uet_engine_local_fd(const struct uet_engine *e);
+
+/* Nanoseconds until uet_engine_local_tick() has work, or UINT64_MAX. */
+uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now);
+
+#endif /* UET_ENGINE_LOCAL_H */

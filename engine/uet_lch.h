@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Local channels: SES packets between two endpoints of one interface and
+ * namespace through shared memory, instead of frames through the UMEM
+ * (issue 32). Nothing is lost between two processes of one host, so no
+ * PDS runs here: SES's packets and its answers travel as records, in
+ * order, and SES's checks at the target are the same as for the wire.
+ *
+ * Every endpoint owns an inbox: a memfd of one header and one ring per
+ * endpoint index of the interface (UET_LCH_RINGS). Ring i is written by
+ * the endpoint of index i alone (the device service gives each index to
+ * one live process) and read by the inbox's owner: single producer,
+ * single consumer, positions that only grow. A writer maps the inbox by
+ * opening /proc/PID/fd/FD of its owner, which the kernel allows only to
+ * a process that may read the owner's memory anyway (ptrace's read
+ * access: the same user); others use the frames' path.
+ *
+ * The reader trusts no record: a length that does not fit, a type it
+ * does not know, a position that went back, and the ring is broken
+ * (counted, the channel failed); it never reads outside the ring.
+ */
+#ifndef UET_LCH_H
+#define UET_LCH_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uet_fep.h"
+
+#define UET_LCH_MAGIC		0x55454C43u	/* "UELC" */
+#define UET_LCH_VERSION		1u
+#define UET_LCH_RINGS		UET_FEP_MAX_EPS
+/* Bytes of records one ring holds: 32 packets of 8 KiB in flight. */
+#define UET_LCH_RING_BYTES	(256u * 1024u)
+#define UET_LCH_ALIGN		64u	/* records start on cache lines */
+
+enum uet_lch_type {
+	UET_LCH_PAD = 1,	/* fills the ring's end: skip to its start */
+	UET_LCH_REQ,		/* a request packet: answered once, in order */
+	UET_LCH_RSP,		/* a response packet (RESPONSE, _DATA) */
+	UET_LCH_ANS_RSP,	/* answer to request |seq|: SES's response */
+	UET_LCH_ANS_DEFAULT,	/* answer: DEFAULT_RESPONSE (ses_rx_default) */
+	UET_LCH_ANS_AGAIN,	/* answer: no room now, send it again later */
+	UET_LCH_ANS_DROP,	/* answer: dropped (malformed, stale) */
+	UET_LCH_TYPE_MAX,
+};
+
+/* One record: this header, SES's header bytes, then the payload. */
+struct uet_lch_rec {
+	uint32_t len;		/* bytes, this header included (aligned) */
+	uint8_t type;		/* enum uet_lch_type */
+	uint8_t next_hdr;	/* REQ, RSP: enum uet_pds_next_hdr */
+	uint8_t kind;		/* REQ: the writer's peer kind (its tag) */
+	uint8_t pad0;
+	uint32_t src_peer;	/* the writer's peer id for the reader */
+	uint32_t dst_peer;	/* RSP, ANS_*: the reader's peer it answers */
+	uint32_t seq;		/* REQ: its number; ANS_*: the one answered */
+	uint16_t hdr_len;	/* SES header bytes */
+	uint16_t pad1;
+	uint32_t pay_len;	/* payload bytes after them */
+	uint32_t gen;		/* the ring's gen its writer took */
+};
+
+/* A ring's positions, each on its own line, then its bytes. */
+struct uet_lch_ring {
+	_Atomic uint64_t head;	/* bytes written (the writer's) */
+	uint8_t pad0[56];
+	_Atomic uint64_t tail;	/* bytes read (the reader's) */
+	uint8_t pad1[56];
+	/*
+	 * Bumped by each process that takes the ring over (a new process
+	 * on the writer's index): its records are a new incarnation's.
+	 */
+	_Atomic uint32_t gen;
+	uint32_t writer_pid;
+	/* The reader could not answer (it may not map the writer's inbox). */
+	_Atomic uint32_t refused;
+	uint8_t pad2[52];
+	uint8_t data[UET_LCH_RING_BYTES];
+};
+
+struct uet_lch_inbox {
+	uint32_t magic, version;
+	uint32_t owner_ep;	/* the owner's endpoint index */
+	uint32_t owner_pid;
+	uint64_t nonce;		/* the owner's: names its wake socket */
+	/*
+	 * An address in the owner's memory holding |nonce|: a writer that
+	 * can read it with process_vm_readv may pull payloads itself.
+	 */
+	uint64_t probe_addr;
+	uint8_t pad0[24];
+	_Atomic uint32_t sleeping;	/* the owner may sleep: wake it */
+	uint8_t pad1[60];
+	_Atomic uint64_t active;	/* rings that have had a writer */
+	uint8_t pad2[56];
+	struct uet_lch_ring ring[UET_LCH_RINGS];
+};
+
+/* Bytes of a record of |hdr_len| + |pay_len| bytes, header included. */
+static inline uint32_t uet_lch_rec_len(uint32_t hdr_len, uint32_t pay_len)
+{
+	uint32_t n = (uint32_t)sizeof(struct uet_lch_rec) + hdr_len + pay_len;
+
+	return (n + UET_LCH_ALIGN - 1) & ~(UET_LCH_ALIGN - 1);
+}
+
+/* The largest record a ring takes. */
+#define UET_LCH_REC_MAX		(UET_LCH_RING_BYTES / 4)
+
+/*
+ * Creates the inbox of endpoint |ep|: a memfd (*fd) mapped at *inbox.
+ * 0 or -errno.
+ */
+int uet_lch_inbox_create(uint32_t ep, uint64_t nonce, int *fd,
+			 struct uet_lch_inbox **inbox);
+/*
+ * Maps the inbox of process |pid| whose fd is |fd| there, after checking
+ * it is the inbox of endpoint |ep| with |nonce|. 0, or -errno: -EACCES /
+ * -EPERM when the kernel refuses (another user), -EPROTO when it is no
+ * such inbox.
+ */
+int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
+		      struct uet_lch_inbox **inbox);
+void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox);
+
+/*
+ * The writer's side. uet_lch_reserve() returns room for a record of
+ * |len| bytes (uet_lch_rec_len) in |r|, or NULL when the ring is full;
+ * the record is written there, then published with uet_lch_publish().
+ */
+void *uet_lch_reserve(struct uet_lch_ring *r, uint32_t len);
+void uet_lch_publish(struct uet_lch_ring *r, uint32_t len);
+/* Whether uet_lch_reserve(|r|, |len|) would find room now. */
+bool uet_lch_room(struct uet_lch_ring *r, uint32_t len);
+
+/*
+ * The reader's side. uet_lch_peek() returns the next record of |r|, NULL
+ * when none, or sets *broken when the ring holds what no writer of ours
+ * writes (the record is then not to be read). |*rec| is a private copy
+ * of its header; the returned pointer is the record in the ring, whose
+ * bytes after the header are *len_out - sizeof header long.
+ * uet_lch_consume() lets the writer reuse it.
+ */
+const uint8_t *uet_lch_peek(struct uet_lch_ring *r, struct uet_lch_rec *rec,
+			    bool *broken);
+void uet_lch_consume(struct uet_lch_ring *r, const struct uet_lch_rec *rec);
+
+/* Whether |r| holds a record the reader has not read. */
+static inline bool uet_lch_pending(struct uet_lch_ring *r)
+{
+	return atomic_load_explicit(&r->head, memory_order_acquire) !=
+	       atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+
+#endif /* UET_LCH_H */
