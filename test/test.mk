@@ -255,6 +255,8 @@ soak: $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 	$(Q)B=$(B) SOAK_GIB=$(or $(SOAK_GIB),8) bash test/e2e/e2e_soak.sh
 E2E_TESTS	+= test/e2e/e2e_kill.sh
 E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
+# The same between two endpoints of one interface: their local channel.
+E2E_TESTS	+= test/e2e/e2e_kill_local.sh
 
 # Random kills during a loop of MPI_Allreduce (Open MPI's mpicc, as
 # mpi_check).

@@ -18,6 +18,10 @@ source "$(dirname "$0")/e2e_lib.sh"
 FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 export FI_PROVIDER_PATH
 LIMIT_S=60		# each fi_soak gives up after this (alarm)
+# The server's namespace: B, or A for two endpoints of one interface
+# (e2e_kill_local.sh: their local channel).
+SRV=${KILL_SERVER_SIDE:-B}
+SRV_IP_VAR=IP_$SRV
 KILL_BOUND_MS=5000
 
 
@@ -33,7 +37,8 @@ wait_for() {
 # server ARGS...: fi_soak -s in B; sets SPID and PORT.
 server() {
 	PORT=$((46000 + RANDOM % 3000))
-	e2e_in B env FI_PROVIDER=uet "$B/fi_soak" -s -a "$IP_B" -p "$PORT" \
+	e2e_in "$SRV" env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" -s \
+		-a "${!SRV_IP_VAR}" -p "$PORT" \
 		-T "$LIMIT_S" "$@" > "$E2E_TMP/server.out" 2>&1 &
 	SPID=$!
 }
@@ -42,7 +47,8 @@ server() {
 client() {
 	local name=$1
 	shift
-	e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -p "$PORT" \
+	e2e_in A env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" \
+		-c "${!SRV_IP_VAR}" -p "$PORT" \
 		-T "$LIMIT_S" "$@" > "$E2E_TMP/$name.out" 2>&1 &
 	CPID=$!
 }
@@ -146,4 +152,12 @@ for side in A B; do
 	e2e_in "$side" ip link set "${!ifc}" mtu 1500
 done
 initiator_killed tag "c, MTU 1500, eager" -n 8192 -w 16 -G 6000
+if [ "$SRV" = A ]; then
+	lt=$(e2e_engine_stat "$E2E_TMP/c2.out" local_tx)
+	fr=$(e2e_engine_stat "$E2E_TMP/c2.out" tx_frames)
+	[ "$lt" -gt 0 ] && [ "$fr" = 0 ] ||
+		e2e_fail "the last client sent $lt records and $fr frames"
+	e2e_ok "the last client's packets went through the local channel" \
+		"($lt records, no frame)"
+fi
 e2e_log "$(( ($(now_ms) - T0) / 1000 )) s"
