@@ -6,12 +6,15 @@
  * while an endpoint in namespace B, run by a thread of its own, sends to
  * it: the AF_XDP socket in the wait object wakes A, whose reads progress
  * its engine, and the engines' timers keep the exchange going while A
- * sleeps. Needs root.
+ * sleeps. The same with the peer in namespace A, an endpoint of the same
+ * interface: its packets come through the local channel, whose writer
+ * wakes the sleeper (issue 32). Needs root.
  */
 #define _GNU_SOURCE
 #include "test/unit/io/t_ns.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <sys/epoll.h>
@@ -114,11 +117,13 @@ static void t_side_close(struct t_side *s)
 struct t_peer {
 	pthread_t th;
 	const struct t_ns *ns;
+	int side;			/* T_NS_B, or T_NS_A: local */
 	uint8_t dest[UET_ADDR_LEN];	/* A's name */
 	sem_t go, done;			/* a send asked for; ready / sent */
 	bool stop;
 	const char *what;		/* what failed, or NULL */
 	int ret;
+	uint64_t local_wakes;		/* sleepers its engine woke */
 };
 
 static int t_peer_send(struct t_side *s, fi_addr_t to, const char **what)
@@ -147,14 +152,14 @@ static int t_peer_send(struct t_side *s, fi_addr_t to, const char **what)
 static void *t_peer_run(void *arg)
 {
 	struct t_peer *p = arg;
-	struct t_side s;
+	struct t_side s = { 0 };
 	fi_addr_t a;
 
-	if (setns(p->ns->fd[T_NS_B], CLONE_NEWNET)) {
+	if (setns(p->ns->fd[p->side], CLONE_NEWNET)) {
 		p->what = "setns";
 		p->ret = -errno;
 	} else {
-		p->ret = t_side_open(&s, T_NS_B, "6", FI_WAIT_UNSPEC, false,
+		p->ret = t_side_open(&s, p->side, "6", FI_WAIT_UNSPEC, false,
 				     &p->what);
 	}
 	if (!p->ret && fi_av_insert(s.av, p->dest, 1, &a, 0, NULL) != 1) {
@@ -168,6 +173,12 @@ static void *t_peer_run(void *arg)
 			break;
 		p->ret = t_peer_send(&s, a, &p->what);
 		sem_post(&p->done);
+	}
+	if (s.ep) {
+		struct uet_engine_stats st;
+
+		uet_engine_stats_get(t_ep(s.ep)->eng, &st);
+		p->local_wakes = st.local_wakes;
 	}
 	t_side_close(&s);
 	return NULL;
@@ -190,8 +201,11 @@ static struct t_ns ns;
 static struct t_side a;
 static struct t_peer peer;
 
-/* A's endpoint with |cq_wait|, then the peer, which learns A's name. */
-static void t_start(enum fi_wait_obj cq_wait, bool cntr_in_set)
+/*
+ * A's endpoint with |cq_wait|, then the peer in namespace |side|, which
+ * learns A's name.
+ */
+static void t_start(enum fi_wait_obj cq_wait, bool cntr_in_set, int side)
 {
 	const char *what = NULL;
 	int ret;
@@ -203,6 +217,7 @@ static void t_start(enum fi_wait_obj cq_wait, bool cntr_in_set)
 	cr_assert_eq(ret, 0, "A: %s: %s", what, fi_strerror(-ret));
 	memset(&peer, 0, sizeof(peer));
 	peer.ns = &ns;
+	peer.side = side;
 	memcpy(peer.dest, a.name, sizeof(a.name));
 	sem_init(&peer.go, 0, 0);
 	sem_init(&peer.done, 0, 0);
@@ -273,7 +288,34 @@ static bool t_never(void)
 	return false;
 }
 
-Test(uet_wait_net, epoll_on_the_cq_fd_wakes_when_a_message_lands)
+/* A's receives came by frames (remote) or through its local channel. */
+static void t_came_by(bool local)
+{
+	struct uet_engine_stats st;
+
+	/* The peer's engine is closed: its counters are in. */
+	if (peer.th) {
+		peer.stop = true;
+		sem_post(&peer.go);
+		pthread_join(peer.th, NULL);
+		peer.th = 0;
+	}
+	/* A slept on the fd, and the local writer woke it, not a timer. */
+	if (local)
+		cr_assert_geq(peer.local_wakes, 1, "no wake-up by the writer");
+
+	uet_engine_stats_get(t_ep(a.ep)->eng, &st);
+	if (local)
+		cr_assert(st.local_rx > 0 && st.rx_frames == 0,
+			  "%" PRIu64 " records, %" PRIu64 " frames",
+			  st.local_rx, st.rx_frames);
+	else
+		cr_assert(st.local_rx == 0 && st.rx_frames > 0,
+			  "%" PRIu64 " records, %" PRIu64 " frames",
+			  st.local_rx, st.rx_frames);
+}
+
+static void t_epoll_wakes(int side)
 {
 	struct uet_ep *ep;
 	struct fid *fid;
@@ -285,7 +327,7 @@ Test(uet_wait_net, epoll_on_the_cq_fd_wakes_when_a_message_lands)
 	bool went = false;
 	uint64_t t0;
 
-	t_start(FI_WAIT_FD, false);
+	t_start(FI_WAIT_FD, false, side);
 	fid = &a.cq->fid;
 	ep = t_ep(a.ep);
 	/* The endpoint's socket is in the CQ's epoll set. */
@@ -328,16 +370,27 @@ Test(uet_wait_net, epoll_on_the_cq_fd_wakes_when_a_message_lands)
 	wakes = t_sleep_and_read(app, 300, t_never);
 	cr_assert_leq(wakes, 50, "%d wake-ups in 300 ms", wakes);
 	close(app);
+	t_came_by(side == T_NS_A);
 }
 
-Test(uet_wait_net, fi_wait_on_a_set_wakes_for_the_receive_counter)
+Test(uet_wait_net, epoll_on_the_cq_fd_wakes_when_a_message_lands)
+{
+	t_epoll_wakes(T_NS_B);
+}
+
+Test(uet_wait_net, epoll_wakes_for_a_local_peer)
+{
+	t_epoll_wakes(T_NS_A);
+}
+
+static void t_set_wakes(int side)
 {
 	struct fi_cq_msg_entry e;
 	char buf[64] = "";
 	uint64_t t0;
 	int rctx;
 
-	t_start(FI_WAIT_NONE, true);
+	t_start(FI_WAIT_NONE, true, side);
 	cr_assert_eq(fi_recv(a.ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC,
 			     &rctx), 0);
 	cr_assert_eq(fi_wait(a.ws, 50), -FI_ETIMEDOUT);
@@ -356,4 +409,15 @@ Test(uet_wait_net, fi_wait_on_a_set_wakes_for_the_receive_counter)
 	cr_assert(t_sem_wait_ms(&peer.done, 5000));
 	cr_assert_eq(peer.ret, 0, "B: %s: %s", peer.what,
 		     fi_strerror(-peer.ret));
+	t_came_by(side == T_NS_A);
+}
+
+Test(uet_wait_net, fi_wait_on_a_set_wakes_for_the_receive_counter)
+{
+	t_set_wakes(T_NS_B);
+}
+
+Test(uet_wait_net, fi_wait_wakes_for_a_local_peer)
+{
+	t_set_wakes(T_NS_A);
 }
