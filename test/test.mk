@@ -139,7 +139,8 @@ E2E_TESTS	+= test/e2e/e2e_local.sh
 # Local channels and users (issue 32): nobody's pair through the channel,
 # another user's initiator by frames, another job's refused.
 E2E_TESTS	+= test/e2e/e2e_local_users.sh
-E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/libuet-fi.so $(B)/uetd
+E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/fi_atomic_check \
+		   $(B)/fi_rdmo_check $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd
 
 # The device service's JobID policy file (issue 12).
 E2E_TESTS	+= test/e2e/e2e_policy.sh
