@@ -70,6 +70,7 @@ struct lch {
 	uint32_t in_ctx;	/* its incarnation, for SES (ses_rx_pkt.pdc) */
 	bool in_blocked;	/* we asked again for |in_blocked_seq| */
 	uint32_t in_blocked_seq;
+	uint32_t in_peer[UET_ENGINE_KIND_MAX + 1];	/* by kind: id + 1 */
 };
 
 struct uet_engine_local {
@@ -81,6 +82,7 @@ struct uet_engine_local {
 	uint32_t ctx;		/* incarnations seen, all channels */
 	uint64_t probe;		/* holds |nonce|: uet_lch_inbox.probe_addr */
 	uint64_t check_ns;	/* when peers were last looked at */
+	uint64_t up;		/* channels whose state is LCH_UP */
 	bool armed;		/* |sleeping| set by us: undo at next rx */
 	struct lch *ch[UET_LCH_RINGS];
 };
@@ -247,6 +249,7 @@ static int lch_connect(struct uet_engine *e, uint32_t ep)
 	c->nonce = nonce;
 	c->fh = c->ft = c->ah = c->at = c->nh = c->nt = 0;
 	c->state = LCH_UP;
+	e->local->up |= 1ull << ep;
 	e->stats.local_connects++;
 	return 0;
 }
@@ -405,16 +408,28 @@ static void lch_answer(struct uet_engine *e, struct lch *c, uint8_t type,
 }
 
 /* Our peer for what endpoint |ep| sends with its peer kind |kind|. */
-static int lch_in_peer(struct uet_engine *e, uint32_t ep,
+static int lch_in_peer(struct uet_engine *e, uint32_t ep, struct lch *c,
 		       const struct uet_lch_rec *rec)
 {
-	uint32_t tag = uet_engine_tag_ep(rec->kind, ep) | UET_ENGINE_TAG_LOCAL;
-	int id = uet_engine_peer_rx(e, &e->cfg.local, tag);
+	uint32_t kind = rec->kind & UET_ENGINE_KIND_MASK;
+	uint32_t tag = uet_engine_tag_ep(kind, ep) | UET_ENGINE_TAG_LOCAL;
+	uint32_t cached = c->in_peer[kind];
 	struct uet_engine_peer *p;
+	int id;
 
-	if (id < 0)
-		return id;
-	uet_engine_peer_opened(e, (uint32_t)id);
+	/* The last one, unless its id went to another peer since. */
+	if (cached && cached - 1 < e->npeers &&
+	    e->peers[cached - 1].tag == tag &&
+	    e->peers[cached - 1].state == UET_PEER_LIVE &&
+	    uet_fa_equal(&e->peers[cached - 1].fa, &e->cfg.local)) {
+		id = (int)cached - 1;
+	} else {
+		id = uet_engine_peer_rx(e, &e->cfg.local, tag);
+		if (id < 0)
+			return id;
+		uet_engine_peer_opened(e, (uint32_t)id);
+		c->in_peer[kind] = (uint32_t)id + 1;
+	}
 	p = &e->peers[id];
 	p->path = UET_PATH_LOCAL;
 	p->lch_ep = (uint8_t)ep;
@@ -440,7 +455,7 @@ static void lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 		return;
 	}
 	c->in_blocked = false;
-	peer = lch_in_peer(e, ep, rec);
+	peer = lch_in_peer(e, ep, c, rec);
 	n = peer < 0 ? -EAGAIN : 0;
 	if (peer >= 0) {
 		in.peer = (uint32_t)peer;
@@ -640,6 +655,7 @@ static void lch_down(struct uet_engine *e, uint32_t ep, bool gone)
 		uet_engine_slot_put(e, c->again[c->ah++ % LCH_FIFO]);
 	c->nh = c->nt = 0;
 	c->state = LCH_DOWN;
+	e->local->up &= ~(1ull << ep);
 	lch_close(c);
 	e->stats.local_gone += gone;
 	for (uint32_t i = 0; i < e->npeers; i++) {
@@ -692,11 +708,10 @@ void uet_engine_local_tick(struct uet_engine *e)
 	check = e->now_ns - l->check_ns >= UET_ENGINE_TICK_NS;
 	if (check)
 		l->check_ns = e->now_ns;
-	for (uint32_t ep = 0; ep < UET_LCH_RINGS; ep++) {
+	for (uint64_t up = l->up; up; up &= up - 1) {
+		uint32_t ep = (uint32_t)__builtin_ctzll(up);
 		struct lch *c = l->ch[ep];
 
-		if (!c || c->state != LCH_UP)
-			continue;
 		if (check && !lch_alive(e, ep, c)) {
 			lch_down(e, ep, true);
 			continue;
@@ -713,11 +728,9 @@ uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now)
 
 	if (!l)
 		return UINT64_MAX;
-	for (uint32_t ep = 0; ep < UET_LCH_RINGS; ep++) {
-		const struct lch *c = l->ch[ep];
+	for (uint64_t up = l->up; up; up &= up - 1) {
+		const struct lch *c = l->ch[__builtin_ctzll(up)];
 
-		if (!c || c->state != LCH_UP)
-			continue;
 		if (c->nh != c->nt)
 			return 0;
 		if (c->ah != c->at && c->again_ns < at)
