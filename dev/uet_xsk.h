@@ -108,6 +108,11 @@ uint32_t uet_xsk_frame_max(const struct uet_xsk *x);
 
 /* The device service's control block the socket shares, or NULL. */
 struct uet_dev_shm *uet_xsk_shm(const struct uet_xsk *x);
+/*
+ * Whether nothing waits to be received: the rx ring and (shared) the
+ * local ring are empty. Cheap: for a caller that polls in a loop.
+ */
+bool uet_xsk_rx_idle(const struct uet_xsk *x);
 
 /*
  * uet_xsk_tx_alloc() takes free chunks for a frame of |len| bytes and

@@ -161,6 +161,20 @@ static void uet_xsk_rx_return(struct uet_xsk *x, const uint64_t *addrs,
 	uet_dev_shm_unlock(x->shm);
 }
 
+bool uet_xsk_rx_idle(const struct uet_xsk *x)
+{
+	if (__atomic_load_n(x->rx.producer, __ATOMIC_ACQUIRE) !=
+	    x->rx.cached_cons)
+		return false;
+	if (x->shm) {
+		const struct uet_dev_shm_slot *sl = &x->shm->slot[x->ep];
+
+		return __atomic_load_n(&sl->local_head, __ATOMIC_ACQUIRE) ==
+		       sl->local_tail;
+	}
+	return true;
+}
+
 uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			  uint32_t max)
 {

@@ -737,6 +737,12 @@ int uet_engine_progress(struct uet_engine *e)
 	bool owed;
 	int rx, tx, ret;
 
+	if (e->idle_polls && !e->kick_deferred && !e->nheld &&
+	    uet_xsk_rx_idle(e->xsk) && !uet_engine_local_pending(e)) {
+		e->idle_polls--;
+		return 0;
+	}
+	e->idle_polls = 0;
 	e->now_ns = uet_engine_now_ns();
 	rx = uet_engine_local_rx(e);
 	rx += uet_engine_rx(e);
@@ -771,5 +777,7 @@ int uet_engine_progress(struct uet_engine *e)
 	}
 	ret = uet_engine_kick_all(e);
 	e->now_ns = 0;		/* outside progress, read the clock afresh */
+	if (!rx && !tx)
+		e->idle_polls = UET_ENGINE_IDLE_POLLS;
 	return ret < 0 ? ret : rx + tx;
 }

@@ -613,6 +613,20 @@ static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 	return n;
 }
 
+bool uet_engine_local_pending(const struct uet_engine *e)
+{
+	const struct uet_engine_local *l = e->local;
+	uint64_t act;
+
+	if (!l)
+		return false;
+	act = atomic_load_explicit(&l->in->active, memory_order_acquire);
+	for (; act; act &= act - 1)
+		if (uet_lch_pending(&l->in->ring[__builtin_ctzll(act)]))
+			return true;
+	return false;
+}
+
 int uet_engine_local_rx(struct uet_engine *e)
 {
 	struct uet_engine_local *l = e->local;

@@ -28,6 +28,8 @@ bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer);
 /* ses_ops.tx for such a peer: 0, -EAGAIN (full: SES offers it again). */
 int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt);
 
+/* Whether a local peer wrote us something not read yet. */
+bool uet_engine_local_pending(const struct uet_engine *e);
 /* Reads what local peers wrote us; the number of records. */
 int uet_engine_local_rx(struct uet_engine *e);
 /*

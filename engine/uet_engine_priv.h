@@ -48,6 +48,14 @@
  */
 #define UET_ENGINE_NL_BUDGET	8
 #define UET_ENGINE_TICK_NS	1000000ull	/* neighbours, resolving peers */
+/*
+ * Progress calls in a row that only look whether anything arrived, after
+ * one that found nothing: an application polling in a loop pays a clock
+ * read and every timer's check once per this many calls (some 30 ns
+ * each otherwise), and timers (tens of microseconds and up) slip by a
+ * few of its polls at most.
+ */
+#define UET_ENGINE_IDLE_POLLS	16
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
@@ -249,6 +257,7 @@ struct uet_engine {
 	uint64_t now_ns;	/* of the current progress call */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
 	bool kick_deferred;	/* frames built while receiving wait a call */
+	uint32_t idle_polls;	/* calls left that only look (UET_ENGINE_IDLE_POLLS) */
 	bool cpl_seen;		/* a completion went up in this progress */
 	/* ACKs built, queued on the ring only just before the kick. */
 	struct uet_xsk_frame held[UET_ENGINE_ACK_HOLD];
