@@ -162,6 +162,24 @@ void uet_xsk_set_local_mac(struct uet_xsk *x, const uint8_t mac[6])
 	(void)mac;
 }
 
+bool uet_xsk_rx_idle(const struct uet_xsk *x)
+{
+	(void)x;
+	return fake_dev.rx_head >= fake_dev.rx_cnt;
+}
+
+/* No control block (uet_xsk_shm): never called, there to link. */
+int uet_dev_shm_lock(struct uet_dev_shm *s)
+{
+	(void)s;
+	return -ENOENT;
+}
+
+void uet_dev_shm_unlock(struct uet_dev_shm *s)
+{
+	(void)s;
+}
+
 uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			  uint32_t max)
 {
