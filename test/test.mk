@@ -266,6 +266,13 @@ $(B)/mpi_allreduce_loop: test/progs/mpi/mpi_allreduce_loop.c
 E2E_TESTS	+= test/e2e/e2e_mpi_kill.sh
 E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
 
+# MPI_Allreduce latency (median per call, every sum checked), for the
+# benchmark of endpoints of one host (issue 32); Open MPI's mpicc.
+$(B)/mpi_allreduce: test/progs/mpi/mpi_allreduce.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
 # Next hops (issue [R] hostile peers, items 4 and 5): fi_neigh_check's
 # client writes to an address nobody answers ARP for (FI_EHOSTUNREACH
 # within the bound, writes to the real server completing meanwhile) and
