@@ -35,7 +35,8 @@
 #   mpi_allreduce: median of MPI_ITERS calls, after a warm-up, each sum
 #   checked), uet and vader.
 # Ratios uet/shm and uet/vader (above 1: uet is slower, for a latency;
-# below 1: uet is slower, for a bandwidth), and uet/tcp at 8 B.
+# below 1: uet is slower, for a bandwidth), and uet/tcp at 8 B; each the
+# median of the reps' own ratios (see ratio below).
 #
 # The machines have 2 cores and other work: two busy-polling processes
 # that the scheduler puts on one core take turns by time slices, and a
@@ -236,13 +237,23 @@ fig() {
 	fi
 }
 
-# ratio NAME A B: "bench: NAME A/B x"; nan when either is missing.
+# ratio NAME KIND A B: "bench: NAME X x", X the median over the reps of
+# A's figure over B's in the same rep (the two ran seconds apart), not the
+# ratio of the medians: what a shared 2-core machine gives us swings by
+# 3 x over minutes (other work on its cores), alike for every provider,
+# and a fast rep of one beside a slow rep of the other would measure that
+# swing. nan when either configuration failed.
 ratio() {
-	awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN {
-		if (a != "nan" && b != "nan" && b > 0)
-			printf "bench: %s %.2f x\n", n, a / b
-		else
-			printf "bench: %s nan x\n", n }'
+	local name=$1 kind=$2 a=$3 b=$4
+	if [ -e "$E2E_TMP/$kind.$a.failed" ] || [ -e "$E2E_TMP/$kind.$b.failed" ] ||
+	   [ "$(wc -l < "$E2E_TMP/$kind.$a")" != "$(wc -l < "$E2E_TMP/$kind.$b")" ]; then
+		echo "bench: $name nan x"
+		return 0
+	fi
+	paste "$E2E_TMP/$kind.$a" "$E2E_TMP/$kind.$b" |
+		awk '$2 > 0 { print $1 / $2 }' | median |
+		awk -v n="$name" '{ if ($1 == "nan") print "bench: " n " nan x"
+			else printf "bench: %s %.2f x\n", n, $1 }'
 }
 
 for kind in $FI_KINDS pp64k; do
@@ -324,15 +335,14 @@ for t in $MPI_TRANSPORTS; do
 	echo "bench: local_mpi_lat_${t}_us $(fig mpilat "$t") us"
 	echo "bench: local_allreduce_${t}_us $(fig allreduce "$t") us"
 done
-ratio local_8b_lat_uet_over_shm "$(fig lat8b uet)" "$(fig lat8b shm)"
-ratio local_4k_lat_uet_over_shm "$(fig lat4k uet)" "$(fig lat4k shm)"
-ratio local_64k_lat_uet_over_shm "$(fig lat64k uet)" "$(fig lat64k shm)"
-ratio local_8b_lat_med_uet_over_shm "$(fig med8b uet)" "$(fig med8b shm)"
-ratio local_4k_lat_med_uet_over_shm "$(fig med4k uet)" "$(fig med4k shm)"
-ratio local_64k_lat_med_uet_over_shm "$(fig med64k uet)" "$(fig med64k shm)"
-ratio local_64k_bw_uet_over_shm "$(fig bw64k uet)" "$(fig bw64k shm)"
-ratio local_64k_pp_bw_uet_over_shm "$(fig pp64k uet)" "$(fig pp64k shm)"
-ratio local_8b_lat_uet_over_tcp "$(fig lat8b uet)" "$(fig lat8b tcp)"
-ratio local_mpi_lat_uet_over_vader "$(fig mpilat uet)" "$(fig mpilat vader)"
-ratio local_allreduce_uet_over_vader "$(fig allreduce uet)" \
-	"$(fig allreduce vader)"
+ratio local_8b_lat_uet_over_shm lat8b uet shm
+ratio local_4k_lat_uet_over_shm lat4k uet shm
+ratio local_64k_lat_uet_over_shm lat64k uet shm
+ratio local_8b_lat_med_uet_over_shm med8b uet shm
+ratio local_4k_lat_med_uet_over_shm med4k uet shm
+ratio local_64k_lat_med_uet_over_shm med64k uet shm
+ratio local_64k_bw_uet_over_shm bw64k uet shm
+ratio local_64k_pp_bw_uet_over_shm pp64k uet shm
+ratio local_8b_lat_uet_over_tcp lat8b uet tcp
+ratio local_mpi_lat_uet_over_vader mpilat uet vader
+ratio local_allreduce_uet_over_vader allreduce uet vader
