@@ -115,6 +115,11 @@ in_ns() {
 		FI_UET_IFACE="$MPI_IF" "$@"
 }
 
+# ctl_port: a port for a run's TCP side channel, below the ephemeral range
+# (32768-60999): the tcp provider's own sockets of the run before take
+# ports from that range, and one of them held a port drawn there.
+ctl_port() { echo $((20000 + RANDOM % 10000)); }
+
 # wait_listen PORT PID: until a TCP socket listens on PORT in the
 # namespace (fi_pingpong's client does not retry its control connection);
 # 1 when PID died or 10 s passed first.
@@ -143,8 +148,9 @@ failed() {
 # (us) goes to KIND.PROV, and at 64 KiB its MB/sec to pp64k.PROV.
 pingpong() {
 	local prov=$1 kind=$2 size=$3 iters=$4 s rc=0 v
-	local port=$((40000 + RANDOM % 20000)) out="$E2E_TMP/pp.cli" srv="$E2E_TMP/pp.srv"
+	local port out="$E2E_TMP/pp.cli" srv="$E2E_TMP/pp.srv"
 	: > "$out"
+	port=$(ctl_port)
 	in_ns timeout "$RUN_TIMEOUT" "${PIN_S[@]}" fi_pingpong -p "$prov" \
 		-e rdm -S "$size" -I "$iters" -B "$port" > "$srv" 2>&1 &
 	s=$!
@@ -171,9 +177,10 @@ pingpong() {
 # msgbench PROV KIND ARGS...: one fi_msg_bench run (client and server get
 # ARGS); its figure (the median half round trip, or MB/s) to KIND.PROV.
 msgbench() {
-	local prov=$1 kind=$2 s rc=0 v port=$((40000 + RANDOM % 20000))
+	local prov=$1 kind=$2 s rc=0 v port
 	local out="$E2E_TMP/mb.cli" srv="$E2E_TMP/mb.srv"
 	shift 2
+	port=$(ctl_port)
 	in_ns FI_PROVIDER="$prov" timeout "$RUN_TIMEOUT" "${PIN_S[@]}" \
 		"$B/fi_msg_bench" -M -s -a "$IP" -p "$port" "$@" > "$srv" 2>&1 &
 	s=$!
