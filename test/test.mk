@@ -272,6 +272,19 @@ $(B)/mpi_allreduce_loop: test/progs/mpi/mpi_allreduce_loop.c
 E2E_TESTS	+= test/e2e/e2e_mpi_kill.sh
 E2E_DEPS	+= $(B)/mpi_allreduce_loop $(B)/libuet-fi.so $(B)/uetctl
 
+# Endpoints of one host (issue 32): uet's local path beside libfabric's shm
+# and tcp (Debian's fi_pingpong; fi_msg_bench's medians and stream), Open MPI
+# over uet beside its own shared memory (vader): mpi_check's ping-pong and
+# mpi_allreduce's MPI_Allreduce latency, two ranks of one namespace.
+$(B)/mpi_allreduce: test/progs/mpi/mpi_allreduce.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+BENCH_SCRIPTS	+= test/bench/bench_local.sh
+BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/mpi_check $(B)/mpi_allreduce \
+		   $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
 # Next hops (issue [R] hostile peers, items 4 and 5): fi_neigh_check's
 # client writes to an address nobody answers ARP for (FI_EHOSTUNREACH
 # within the bound, writes to the real server completing meanwhile) and

@@ -159,11 +159,20 @@ mpi_prov_missing() {
 # and about one uet start in 40 hung before any rank ran (no rank or orted
 # process in the first namespace: the launcher, not the provider). The ok
 # lines report the retries (MPI_RETRIES), so a hang that grows more common
-# shows. MPI_PROG names another program than mpi_check.
+# shows. MPI_PROG names another program than mpi_check. PROVIDER vader is
+# no libfabric provider but Open MPI's own shared memory (pml ob1, btl
+# vader): the yardstick for ranks of one namespace (bench_local.sh).
+# MPI_BIND is mpirun's --bind-to (none unless set).
 mpi_run() {
 	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i
-	local -a launch
+	local -a launch transport
 	shift 3
+	if [ "$prov" = vader ]; then
+		transport=(--mca pml ob1 --mca btl "vader,self")
+	else
+		transport=(--mca btl self --mca pml cm --mca mtl ofi
+			--mca mtl_ofi_provider_include "$prov")
+	fi
 	hosts=""
 	for (( i = 0; i * MPI_PPN < np; i++ )); do
 		hosts+="${hosts:+,}${MPI_NS[i]}:$MPI_PPN"
@@ -183,9 +192,7 @@ mpi_run() {
 			--mca plm_rsh_agent "$MPI_AGENT" \
 			--mca plm_rsh_no_tree_spawn 1 \
 			--mca oob_tcp_if_include "$MPI_NET.0/24" \
-			--bind-to none --mca btl self \
-			--mca pml cm --mca mtl ofi \
-			--mca mtl_ofi_provider_include "$prov" \
+			--bind-to "${MPI_BIND:-none}" "${transport[@]}" \
 			-x FI_PROVIDER="$prov" -x FI_PROVIDER_PATH \
 			-x FI_UET_IFACE="$MPI_IF" -x FI_TCP_IFACE="$MPI_IF" \
 			"${MPI_PROG:-$MPI_BIN/mpi_check}" "$@" > "$out" 2>&1 || rc=$?

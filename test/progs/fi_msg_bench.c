@@ -9,9 +9,10 @@
  *        bytes are not looked at) and answers the last; prints MB/s from
  *        the first send to that answer.
  *
- *   fi_msg_bench -s [-a ADDR] [-p PORT] [-O] -m lat|bw -n SIZE [-i ITERS]
- *   fi_msg_bench -c SERVER [-p PORT] [-O] -m lat|bw -n SIZE [-i ITERS]
- * -O: ask for FI_ORDER_SAS.
+ *   fi_msg_bench -s [-a ADDR] [-p PORT] [-O] [-M] -m lat|bw -n SIZE [-i ITERS]
+ *   fi_msg_bench -c SERVER [-p PORT] [-O] [-M] -m lat|bw -n SIZE [-i ITERS]
+ * -O: ask for FI_ORDER_SAS. -M: do not ask for FI_MULTI_RECV (never used
+ * here; libfabric 1.17's shm provider faults when its minimum is set).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -163,13 +164,14 @@ int main(int argc, char **argv)
 	long iters = 10000;
 	bool sas = false;
 
-	while ((c = getopt(argc, argv, "sc:a:p:Om:n:i:")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:p:OMm:n:i:")) != -1) {
 		switch (c) {
 		case 's': t.server = true; break;
 		case 'c': server = optarg; break;
 		case 'a': src = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'O': sas = true; break;
+		case 'M': t.no_multi = true; break;
 		case 'm': mode = optarg; break;
 		case 'n': len = strtoul(optarg, NULL, 0); break;
 		case 'i': iters = strtol(optarg, NULL, 0); break;
@@ -195,6 +197,6 @@ out:
 	return ret;
 usage:
 	fprintf(stderr, "usage: fi_msg_bench -s [-a ADDR] | -c SERVER "
-		"[-p PORT] [-O] -m lat|bw -n SIZE [-i ITERS]\n");
+		"[-p PORT] [-O] [-M] -m lat|bw -n SIZE [-i ITERS]\n");
 	return 2;
 }

@@ -37,6 +37,9 @@ struct t {
 	bool source;		/* FI_SOURCE granted */
 	bool directed;		/* FI_DIRECTED_RECV granted */
 	bool multi;		/* FI_MULTI_RECV granted */
+	/* Set before t_open: FI_MULTI_RECV not asked for (fi_msg_bench -M;
+	 * libfabric 1.17's shm faults in fi_setopt(FI_OPT_MIN_MULTI_RECV)). */
+	bool no_multi;
 	/* fab.cq: transmit (FI_SELECTIVE_COMPLETION), fab.rx_cq: receive;
 	 * fab.cntr[T_SCNTR], [T_RCNTR]: sends and receives. */
 	struct ex_fab fab;

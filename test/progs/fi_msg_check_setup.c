@@ -116,6 +116,9 @@ static int t_getinfo(struct t *t, const char *node, const char *service,
 	struct fi_info *h = fi_allocinfo();
 	int ret = -FI_ENODATA;
 
+	if (t->no_multi)
+		caps &= ~FI_MULTI_RECV;
+
 	h->ep_attr->type = FI_EP_RDM;
 	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ENDPOINT |
 				  FI_MR_VIRT_ADDR | FI_MR_ALLOCATED;
@@ -135,7 +138,8 @@ static int t_getinfo(struct t *t, const char *node, const char *service,
 	t->sas = t->fab.info->tx_attr->msg_order & FI_ORDER_SAS;
 	t->source = t->fab.info->caps & FI_SOURCE;
 	t->directed = t->fab.info->caps & FI_DIRECTED_RECV;
-	t->multi = t->fab.info->caps & FI_MULTI_RECV;
+	/* Some providers grant it unasked (shm): not ours to use then. */
+	t->multi = !t->no_multi && (t->fab.info->caps & FI_MULTI_RECV);
 	printf("fi_msg_check: provider %s:%s%s%s%s\n", t->prov,
 	       t->sas ? " FI_ORDER_SAS" : "", t->source ? " FI_SOURCE" : "",
 	       t->directed ? " FI_DIRECTED_RECV" : "",
