@@ -10,7 +10,10 @@
  *
  * A target that asks again (SES out of room) refuses every later request
  * of that channel until the one it refused comes back, and the initiator
- * sends them again in their order: sends stay in order.
+ * sends them again in their order: sends stay in order. It sends the
+ * first alone, later and later (LCH_AGAIN_NS, doubling up to
+ * LCH_AGAIN_MAX_NS) while it is refused, and the rest once it is taken,
+ * so that a target out of room is not flooded with what it refuses.
  *
  * Sleepers: the owner of an inbox sets |sleeping| before it sleeps on
  * uet_engine_fd() (an epoll of its socket and its wake socket); a writer
@@ -36,8 +39,9 @@
 #define LCH_FIFO	512
 /* Answers waiting for room in the initiator's ring. */
 #define LCH_ANS_MAX	LCH_FIFO
-/* A target that asked again is asked again this much later. */
+/* A target that asked again is asked again this much later, at first. */
 #define LCH_AGAIN_NS	20000ull
+#define LCH_AGAIN_MAX_NS	1000000ull
 /* Records read from one ring per progress call. */
 #define LCH_RX_BUDGET	64
 
@@ -55,18 +59,22 @@ struct lch_ans {
 struct lch {
 	uint8_t state;		/* enum lch_state: our ring in its inbox */
 	struct uet_lch_inbox *their;
-	struct uet_lch_ring *out;
+	struct uet_lch_writer w;	/* our ring in it */
 	uint64_t nonce;		/* its inbox's */
-	uint32_t gen;		/* ours in |out| */
 	int wake;		/* connected to its wake socket */
 	uint32_t seq;		/* our next request's */
 	uint32_t fifo[LCH_FIFO], fh, ft;	/* slots unanswered */
 	uint32_t again[LCH_FIFO], ah, at;	/* slots to send again */
-	uint64_t again_ns;
+	uint64_t again_ns;	/* when the first goes again */
+	uint64_t again_wait;	/* the wait after a refusal */
+	bool probing;		/* the first went again: its answer? */
+	bool again_all;		/* it was taken: the rest go now */
+	uint32_t probe;		/* its slot */
 	struct lch_ans ans[LCH_ANS_MAX];	/* answers not written yet */
 	uint32_t nh, nt;
 	/* What it writes to us. */
-	uint32_t in_gen;
+	struct uet_lch_reader rd;
+	bool rd_broken;		/* nothing read until a new writer */
 	uint32_t in_ctx;	/* its incarnation, for SES (ses_rx_pkt.pdc) */
 	bool in_blocked;	/* we asked again for |in_blocked_seq| */
 	uint32_t in_blocked_seq;
@@ -80,9 +88,9 @@ struct uet_engine_local {
 	int epfd;		/* it and the device socket */
 	uint64_t nonce;
 	uint32_t ctx;		/* incarnations seen, all channels */
-	uint64_t probe;		/* holds |nonce|: uet_lch_inbox.probe_addr */
 	uint64_t check_ns;	/* when peers were last looked at */
 	uint64_t up;		/* channels whose state is LCH_UP */
+	uint64_t keys;		/* ring keys drawn */
 	bool armed;		/* |sleeping| set by us: undo at next rx */
 	struct lch *ch[UET_LCH_RINGS];
 };
@@ -122,8 +130,6 @@ int uet_engine_local_setup(struct uet_engine *e)
 	ret = uet_lch_inbox_create(e->ep_index, l->nonce, &l->fd, &l->in);
 	if (ret < 0)
 		goto fail;
-	l->probe = l->nonce;
-	l->in->probe_addr = (uint64_t)(uintptr_t)&l->probe;
 	l->wake = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	lch_wake_name(&a, &alen, l->nonce);
 	if (l->wake < 0 || bind(l->wake, (struct sockaddr *)&a, alen) < 0)
@@ -159,7 +165,7 @@ static void lch_close(struct lch *c)
 {
 	uet_lch_inbox_unmap(c->their);
 	c->their = NULL;
-	c->out = NULL;
+	c->w.r = NULL;
 	if (c->wake >= 0)
 		close(c->wake);
 	c->wake = -1;
@@ -241,10 +247,11 @@ static int lch_connect(struct uet_engine *e, uint32_t ep)
 		lch_close(c);
 		return ret;
 	}
-	c->out = &c->their->ring[e->ep_index];
-	c->gen = atomic_fetch_add(&c->out->gen, 1) + 1;
-	c->out->writer_pid = (uint32_t)getpid();
-	atomic_store(&c->out->refused, 0);
+	/* A key of its own per takeover: never an earlier writer's. */
+	uet_lch_writer_take(&c->w, &c->their->ring[e->ep_index],
+			    (e->local->nonce ^ ++e->local->keys *
+			     0x9E3779B97F4A7C15ull) | 1);
+	atomic_store(&c->w.r->refused, 0);
 	atomic_fetch_or(&c->their->active, 1ull << e->ep_index);
 	c->nonce = nonce;
 	c->fh = c->ft = c->ah = c->at = c->nh = c->nt = 0;
@@ -302,9 +309,9 @@ static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 		.kind = (uint8_t)uet_engine_tag_send_kind(p->tag),
 		.src_peer = s->peer, .dst_peer = p->lch_rpeer,
 		.seq = s->lch_seq, .hdr_len = s->hdr_len,
-		.pay_len = s->pay_len, .gen = c->gen,
+		.pay_len = s->pay_len,
 	};
-	uint8_t *buf = uet_lch_reserve(c->out, len);
+	uint8_t *buf = uet_lch_reserve(&c->w, len);
 
 	if (!buf)
 		return -EAGAIN;
@@ -314,7 +321,7 @@ static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 	if (uet_engine_pdc_fill(e, i, buf + sizeof(rec),
 				(size_t)s->hdr_len + s->pay_len) < 0)
 		memset(buf + sizeof(rec), 0, (size_t)s->hdr_len + s->pay_len);
-	uet_lch_publish(c->out, len);
+	uet_lch_publish(&c->w, buf, len);
 	e->stats.local_tx++;
 	e->stats.local_tx_bytes += (size_t)s->hdr_len + s->pay_len;
 	lch_kick(e, c);
@@ -371,15 +378,15 @@ static void lch_answers_flush(struct uet_engine *e, struct lch *c)
 			.len = len, .type = a->type,
 			.next_hdr = UET_PDS_NEXT_HDR_RESPONSE,
 			.dst_peer = a->dst_peer, .seq = a->seq,
-			.hdr_len = a->len, .gen = c->gen,
+			.hdr_len = a->len,
 		};
-		uint8_t *buf = uet_lch_reserve(c->out, len);
+		uint8_t *buf = uet_lch_reserve(&c->w, len);
 
 		if (!buf)
 			break;
 		memcpy(buf, &rec, sizeof(rec));
 		memcpy(buf + sizeof(rec), a->rsp, a->len);
-		uet_lch_publish(c->out, len);
+		uet_lch_publish(&c->w, buf, len);
 		e->stats.local_tx++;
 		c->nh++;
 		wrote = true;
@@ -514,10 +521,26 @@ static bool lch_rx_ans(struct uet_engine *e, struct lch *c,
 		return false;
 	c->fh++;
 	e->peers[s->peer].heard_ns = e->now_ns;
+	if (c->probing && i == c->probe) {
+		c->probing = false;
+		if (rec->type == UET_LCH_ANS_AGAIN) {
+			c->again_wait = c->again_wait * 2 < LCH_AGAIN_MAX_NS ?
+					c->again_wait * 2 : LCH_AGAIN_MAX_NS;
+			/* Still the first of them. */
+			c->again[--c->ah % LCH_FIFO] = i;
+			c->again_ns = e->now_ns + c->again_wait;
+			return true;
+		}
+		c->again_wait = LCH_AGAIN_NS;
+		c->again_all = true;
+	}
 	switch (rec->type) {
 	case UET_LCH_ANS_AGAIN:
-		if (c->at == c->ah)
-			c->again_ns = e->now_ns + LCH_AGAIN_NS;
+		/* Refused with it, behind it: in order, after a probe. */
+		if (!c->again_wait)
+			c->again_wait = LCH_AGAIN_NS;
+		c->again_all = false;
+		c->again_ns = e->now_ns + c->again_wait;
 		c->again[c->at++ % LCH_FIFO] = i;
 		return true;
 	case UET_LCH_ANS_RSP: {
@@ -553,45 +576,61 @@ static bool lch_rx_ans(struct uet_engine *e, struct lch *c,
 /* ---- reading our inbox ---------------------------------------------------- */
 
 static void lch_down(struct uet_engine *e, uint32_t ep, bool gone);
+static bool lch_alive(struct uet_engine *e, uint32_t ep, const struct lch *c);
+
+/* Whether ring |ep| of our inbox has something for us (or a new writer). */
+static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep)
+{
+	struct uet_lch_ring *r = &l->in->ring[ep];
+	const struct lch *c = l->ch[ep];
+
+	if (!c)
+		return atomic_load_explicit(&r->gen, memory_order_relaxed);
+	if (c->rd_broken)
+		return atomic_load_explicit(&r->gen, memory_order_relaxed) !=
+		       c->rd.gen;
+	return uet_lch_pending(&c->rd, r);
+}
 
 static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 		       struct uet_lch_ring *r)
 {
 	struct lch *c = lch_get(e->local, ep);
-	uint32_t gen = atomic_load_explicit(&r->gen, memory_order_acquire);
 	int n = 0;
 
 	if (!c)
 		return 0;
-	if (gen != c->in_gen) {	/* a new process on that index */
-		c->in_gen = gen;
+	if (uet_lch_reader_sync(&c->rd, r)) {
+		/* A new process on that index: a new incarnation for SES,
+		 * and our channel to the one before ends with it. */
 		c->in_ctx = ++e->local->ctx;
 		c->in_blocked = false;
+		c->rd_broken = false;
+		if (c->state == LCH_UP && !lch_alive(e, ep, c))
+			lch_down(e, ep, true);
 	}
+	if (c->rd_broken)
+		return 0;
 	while (n < LCH_RX_BUDGET) {
 		struct uet_lch_rec rec;
 		const uint8_t *p;
 		bool broken, ok = true;
 
-		p = uet_lch_peek(r, &rec, &broken);
+		p = uet_lch_peek(&c->rd, r, &rec, &broken);
 		if (broken) {
 			e->stats.local_broken++;
-			atomic_store(&r->tail, atomic_load(&r->head));
 			lch_down(e, ep, false);
+			/* Nothing more of it is read until a new writer. */
+			c->rd_broken = true;
 			return n;
 		}
 		if (!p)
 			break;
-		if (rec.gen != gen) {	/* an earlier incarnation's */
-			e->stats.local_stale++;
-			uet_lch_consume(r, &rec);
-			continue;
-		}
 		if (rec.type == UET_LCH_REQ) {
 			/* Its answer needs our ring in its inbox. */
 			if (lch_connect(e, ep) < 0) {
 				atomic_store(&r->refused, 1);
-				uet_lch_consume(r, &rec);
+				uet_lch_consume(&c->rd, r, &rec);
 				continue;
 			}
 			lch_rx_req(e, ep, c, &rec, p + sizeof(rec));
@@ -600,13 +639,14 @@ static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 		} else {
 			ok = lch_rx_ans(e, c, &rec, p + sizeof(rec));
 		}
-		uet_lch_consume(r, &rec);
+		uet_lch_consume(&c->rd, r, &rec);
 		e->stats.local_rx++;
 		e->stats.local_rx_bytes += (size_t)rec.hdr_len + rec.pay_len;
 		n++;
 		if (!ok) {
 			e->stats.local_broken++;
 			lch_down(e, ep, false);
+			c->rd_broken = true;
 			return n;
 		}
 	}
@@ -622,7 +662,7 @@ bool uet_engine_local_pending(const struct uet_engine *e)
 		return false;
 	act = atomic_load_explicit(&l->in->active, memory_order_acquire);
 	for (; act; act &= act - 1)
-		if (uet_lch_pending(&l->in->ring[__builtin_ctzll(act)]))
+		if (lch_ring_pending(l, (uint32_t)__builtin_ctzll(act)))
 			return true;
 	return false;
 }
@@ -644,7 +684,7 @@ int uet_engine_local_rx(struct uet_engine *e)
 		struct uet_lch_ring *r = &l->in->ring[ep];
 
 		act &= act - 1;
-		if (uet_lch_pending(r))
+		if (lch_ring_pending(l, ep))
 			n += lch_rx_ring(e, ep, r);
 	}
 	return n;
@@ -681,9 +721,11 @@ static void lch_down(struct uet_engine *e, uint32_t ep, bool gone)
 		 * requests, or never. */
 		if (!(p->tag & UET_ENGINE_TAG_LOCAL))
 			p->path = UET_PATH_UNTRIED;
+		/* From progress, never inside SES: failed at once, before
+		 * a new process's packets on the same peers come in. */
 		if (p->state == UET_PEER_LIVE) {
-			p->gone = true;
-			e->silent_check_ns = 0;	/* failed at once */
+			p->ops_out = 0;
+			uet_engine_peer_fail(e, i, -ECONNRESET);
 		}
 	}
 }
@@ -695,12 +737,13 @@ static bool lch_alive(struct uet_engine *e, uint32_t ep, const struct lch *c)
 	const struct uet_dev_shm_slot *sl = &shm->slot[ep];
 
 	return sl->state == UET_DEV_SLOT_ACTIVE && sl->lch_nonce == c->nonce &&
-	       !atomic_load(&c->out->refused);
+	       !atomic_load(&c->w.r->refused);
 }
 
 static void lch_again(struct uet_engine *e, struct lch *c)
 {
-	if (c->ah == c->at || e->now_ns < c->again_ns)
+	if (c->ah == c->at || c->probing ||
+	    (!c->again_all && e->now_ns < c->again_ns))
 		return;
 	while (c->ah != c->at && c->ft - c->fh < LCH_FIFO) {
 		uint32_t i = c->again[c->ah % LCH_FIFO];
@@ -709,7 +752,14 @@ static void lch_again(struct uet_engine *e, struct lch *c)
 			return;
 		c->ah++;
 		c->fifo[c->ft++ % LCH_FIFO] = i;
+		if (!c->again_all) {	/* the first alone, until taken */
+			c->probing = true;
+			c->probe = i;
+			return;
+		}
 	}
+	if (c->ah == c->at)
+		c->again_all = false;
 }
 
 void uet_engine_local_tick(struct uet_engine *e)
@@ -747,8 +797,9 @@ uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now)
 
 		if (c->nh != c->nt)
 			return 0;
-		if (c->ah != c->at && c->again_ns < at)
-			at = c->again_ns;
+		if (c->ah != c->at && !c->probing &&
+		    (c->again_all ? 0 : c->again_ns) < at)
+			at = c->again_all ? 0 : c->again_ns;
 		/* Waiting on it: look each tick whether it lives. */
 		if (c->fh != c->ft && l->check_ns + UET_ENGINE_TICK_NS < at)
 			at = l->check_ns + UET_ENGINE_TICK_NS;
@@ -773,7 +824,7 @@ bool uet_engine_local_sleep(struct uet_engine *e)
 		uint32_t ep = (uint32_t)__builtin_ctzll(act);
 
 		act &= act - 1;
-		if (uet_lch_pending(&l->in->ring[ep])) {
+		if (lch_ring_pending(l, ep)) {
 			atomic_store(&l->in->sleeping, 0);
 			return false;
 		}

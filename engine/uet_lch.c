@@ -81,73 +81,108 @@ void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox)
 		munmap(inbox, sizeof(*inbox));
 }
 
-void *uet_lch_reserve(struct uet_lch_ring *r, uint32_t len)
+void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
+			 uint64_t key)
 {
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-	uint32_t off = (uint32_t)(head % UET_LCH_RING_BYTES);
+	w->r = r;
+	w->head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	/* A position on a line: what a dead writer left may be anything. */
+	w->head = (w->head + UET_LCH_ALIGN - 1) & ~(uint64_t)(UET_LCH_ALIGN - 1);
+	w->tail = w->head;	/* the reader starts over at |start| */
+	w->key = key;
+	r->start = w->head;
+	r->key = key;
+	r->writer_pid = (uint32_t)getpid();
+	atomic_store_explicit(&r->head, w->head, memory_order_relaxed);
+	w->gen = atomic_fetch_add_explicit(&r->gen, 1, memory_order_release) + 1;
+}
+
+/* Room for |need| bytes, reading the reader's position only when short. */
+static bool uet_lch_has(struct uet_lch_writer *w, uint64_t need)
+{
+	if (UET_LCH_RING_BYTES - (w->head - w->tail) >= need)
+		return true;
+	w->tail = atomic_load_explicit(&w->r->tail, memory_order_acquire);
+	/* A reader behind |start| has not followed the takeover yet. */
+	if (w->tail > w->head || w->head - w->tail > UET_LCH_RING_BYTES)
+		return false;
+	return UET_LCH_RING_BYTES - (w->head - w->tail) >= need;
+}
+
+bool uet_lch_room(struct uet_lch_writer *w, uint32_t len)
+{
+	uint32_t end = UET_LCH_RING_BYTES -
+		       (uint32_t)(w->head % UET_LCH_RING_BYTES);
+
+	return len <= UET_LCH_REC_MAX &&
+	       uet_lch_has(w, end >= len ? len : (uint64_t)end + len);
+}
+
+void *uet_lch_reserve(struct uet_lch_writer *w, uint32_t len)
+{
+	uint32_t off = (uint32_t)(w->head % UET_LCH_RING_BYTES);
 	uint32_t end = UET_LCH_RING_BYTES - off;
-	uint64_t room = UET_LCH_RING_BYTES - (head - tail);
 
 	if (len > UET_LCH_REC_MAX)
 		return NULL;
 	if (end >= len)
-		return room >= len ? r->data + off : NULL;
+		return uet_lch_has(w, len) ? w->r->data + off : NULL;
 	/* The record does not fit before the end: pad to it, start over. */
-	if (room < (uint64_t)end + len)
+	if (!uet_lch_has(w, (uint64_t)end + len))
 		return NULL;
 	{
-		struct uet_lch_rec pad = { .len = end, .type = UET_LCH_PAD };
+		struct uet_lch_rec *pad = (struct uet_lch_rec *)(w->r->data + off);
 
-		memcpy(r->data + off, &pad, sizeof(pad));
-		atomic_store_explicit(&r->head, head + end,
-				      memory_order_release);
+		pad->len = end;
+		pad->type = UET_LCH_PAD;
+		uet_lch_publish(w, pad, end);
 	}
-	return r->data;
+	return w->r->data;
 }
 
-bool uet_lch_room(struct uet_lch_ring *r, uint32_t len)
+void uet_lch_publish(struct uet_lch_writer *w, void *rec, uint32_t len)
 {
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-	uint32_t end = UET_LCH_RING_BYTES -
-		       (uint32_t)(head % UET_LCH_RING_BYTES);
-	uint64_t room = UET_LCH_RING_BYTES - (head - tail);
+	struct uet_lch_rec *h = rec;
 
-	return len <= UET_LCH_REC_MAX &&
-	       room >= (end >= len ? len : (uint64_t)end + len);
+	atomic_store_explicit(&h->stamp, w->head ^ w->key,
+			      memory_order_release);
+	w->head += len;
+	atomic_store_explicit(&w->r->head, w->head, memory_order_relaxed);
 }
 
-void uet_lch_publish(struct uet_lch_ring *r, uint32_t len)
+bool uet_lch_reader_sync(struct uet_lch_reader *rd, struct uet_lch_ring *r)
 {
-	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint32_t gen = atomic_load_explicit(&r->gen, memory_order_acquire);
 
-	atomic_store_explicit(&r->head, head + len, memory_order_release);
+	if (gen == rd->gen)
+		return false;
+	rd->gen = gen;
+	rd->key = r->key;
+	rd->tail = r->start;
+	atomic_store_explicit(&r->tail, rd->tail, memory_order_release);
+	return true;
 }
 
-const uint8_t *uet_lch_peek(struct uet_lch_ring *r, struct uet_lch_rec *rec,
-			    bool *broken)
+const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
+			    struct uet_lch_rec *rec, bool *broken)
 {
+	*broken = false;
 	for (;;) {
-		uint64_t head = atomic_load_explicit(&r->head,
-						     memory_order_acquire);
-		uint64_t tail = atomic_load_explicit(&r->tail,
-						     memory_order_relaxed);
-		uint64_t avail = head - tail;
-		uint32_t off = (uint32_t)(tail % UET_LCH_RING_BYTES);
+		uint32_t off = (uint32_t)(rd->tail % UET_LCH_RING_BYTES);
 		const uint8_t *p = r->data + off;
+		const struct uet_lch_rec *h = (const struct uet_lch_rec *)p;
 
-		*broken = false;
-		if (!avail)
-			return NULL;
-		if (avail > UET_LCH_RING_BYTES || off % UET_LCH_ALIGN) {
+		if (off % UET_LCH_ALIGN) {
 			*broken = true;
 			return NULL;
 		}
+		if (atomic_load_explicit(&h->stamp, memory_order_acquire) !=
+		    (rd->tail ^ rd->key))
+			return NULL;
 		/* Judged on our copy: the writer may change the ring's. */
 		memcpy(rec, p, sizeof(*rec));
 		if (rec->len < sizeof(*rec) || rec->len % UET_LCH_ALIGN ||
-		    rec->len > avail || rec->len > UET_LCH_RING_BYTES - off ||
+		    rec->len > UET_LCH_RING_BYTES - off ||
 		    !rec->type || rec->type >= UET_LCH_TYPE_MAX) {
 			*broken = true;
 			return NULL;
@@ -164,14 +199,13 @@ const uint8_t *uet_lch_peek(struct uet_lch_ring *r, struct uet_lch_rec *rec,
 			*broken = true;
 			return NULL;
 		}
-		atomic_store_explicit(&r->tail, tail + rec->len,
-				      memory_order_release);
+		uet_lch_consume(rd, r, rec);
 	}
 }
 
-void uet_lch_consume(struct uet_lch_ring *r, const struct uet_lch_rec *rec)
+void uet_lch_consume(struct uet_lch_reader *rd, struct uet_lch_ring *r,
+		     const struct uet_lch_rec *rec)
 {
-	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-
-	atomic_store_explicit(&r->tail, tail + rec->len, memory_order_release);
+	rd->tail += rec->len;
+	atomic_store_explicit(&r->tail, rd->tail, memory_order_release);
 }

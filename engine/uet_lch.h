@@ -48,8 +48,16 @@ enum uet_lch_type {
 	UET_LCH_TYPE_MAX,
 };
 
-/* One record: this header, SES's header bytes, then the payload. */
+/*
+ * One record: this header, SES's header bytes, then the payload. Its
+ * stamp, written last, is its position in the ring (bytes ever written
+ * before it) XOR the ring's key: the reader polls the stamp where the
+ * next record must start, so a record travels between the two cores
+ * alone, without a position of the writer's to read first. What an
+ * earlier lap left there, or an earlier writer's key, never matches.
+ */
 struct uet_lch_rec {
+	_Atomic uint64_t stamp;
 	uint32_t len;		/* bytes, this header included (aligned) */
 	uint8_t type;		/* enum uet_lch_type */
 	uint8_t next_hdr;	/* REQ, RSP: enum uet_pds_next_hdr */
@@ -61,24 +69,30 @@ struct uet_lch_rec {
 	uint16_t hdr_len;	/* SES header bytes */
 	uint16_t pad1;
 	uint32_t pay_len;	/* payload bytes after them */
-	uint32_t gen;		/* the ring's gen its writer took */
+	uint32_t pad2;
 };
 
-/* A ring's positions, each on its own line, then its bytes. */
+/* A ring's shared state, each side's on its own line, then its bytes. */
 struct uet_lch_ring {
-	_Atomic uint64_t head;	/* bytes written (the writer's) */
+	/* The writer's: where it is (for the next process on its index). */
+	_Atomic uint64_t head;
 	uint8_t pad0[56];
-	_Atomic uint64_t tail;	/* bytes read (the reader's) */
-	uint8_t pad1[56];
+	/* The reader's: what it read, for the writer's room (read rarely). */
+	_Atomic uint64_t tail;
+	/* The reader could not answer (it may not map the writer's inbox). */
+	_Atomic uint32_t refused;
+	uint8_t pad1[52];
 	/*
-	 * Bumped by each process that takes the ring over (a new process
-	 * on the writer's index): its records are a new incarnation's.
+	 * A process taking the ring over (the writer's index went to a new
+	 * process) writes |start| (its first record's position) and |key|,
+	 * then bumps |gen|: the reader starts over there, and what the
+	 * earlier process left unread is dropped.
 	 */
 	_Atomic uint32_t gen;
 	uint32_t writer_pid;
-	/* The reader could not answer (it may not map the writer's inbox). */
-	_Atomic uint32_t refused;
-	uint8_t pad2[52];
+	uint64_t start;
+	uint64_t key;
+	uint8_t pad2[40];
 	uint8_t data[UET_LCH_RING_BYTES];
 };
 
@@ -87,17 +101,28 @@ struct uet_lch_inbox {
 	uint32_t owner_ep;	/* the owner's endpoint index */
 	uint32_t owner_pid;
 	uint64_t nonce;		/* the owner's: names its wake socket */
-	/*
-	 * An address in the owner's memory holding |nonce|: a writer that
-	 * can read it with process_vm_readv may pull payloads itself.
-	 */
-	uint64_t probe_addr;
-	uint8_t pad0[24];
+	uint8_t pad0[40];
 	_Atomic uint32_t sleeping;	/* the owner may sleep: wake it */
 	uint8_t pad1[60];
 	_Atomic uint64_t active;	/* rings that have had a writer */
 	uint8_t pad2[56];
 	struct uet_lch_ring ring[UET_LCH_RINGS];
+};
+
+/* A writer's own view of its ring (in its private memory). */
+struct uet_lch_writer {
+	struct uet_lch_ring *r;
+	uint64_t head;		/* bytes written */
+	uint64_t tail;		/* the reader's, as last read */
+	uint64_t key;
+	uint32_t gen;		/* the ring's gen we took */
+};
+
+/* A reader's own view of one ring. */
+struct uet_lch_reader {
+	uint64_t tail;		/* bytes read */
+	uint64_t key;
+	uint32_t gen;		/* 0: never synced */
 };
 
 /* Bytes of a record of |hdr_len| + |pay_len| bytes, header included. */
@@ -128,32 +153,43 @@ int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
 void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox);
 
 /*
- * The writer's side. uet_lch_reserve() returns room for a record of
- * |len| bytes (uet_lch_rec_len) in |r|, or NULL when the ring is full;
- * the record is written there, then published with uet_lch_publish().
+ * The writer's side. uet_lch_writer_take() takes ring |r| over for this
+ * process with a fresh |key| (non-zero). uet_lch_reserve() returns room
+ * for a record of |len| bytes (uet_lch_rec_len), or NULL when the ring is
+ * full; the record is written there, all but its stamp, then published
+ * with uet_lch_publish().
  */
-void *uet_lch_reserve(struct uet_lch_ring *r, uint32_t len);
-void uet_lch_publish(struct uet_lch_ring *r, uint32_t len);
-/* Whether uet_lch_reserve(|r|, |len|) would find room now. */
-bool uet_lch_room(struct uet_lch_ring *r, uint32_t len);
+void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
+			 uint64_t key);
+void *uet_lch_reserve(struct uet_lch_writer *w, uint32_t len);
+void uet_lch_publish(struct uet_lch_writer *w, void *rec, uint32_t len);
+/* Whether uet_lch_reserve(|w|, |len|) would find room now. */
+bool uet_lch_room(struct uet_lch_writer *w, uint32_t len);
 
 /*
- * The reader's side. uet_lch_peek() returns the next record of |r|, NULL
- * when none, or sets *broken when the ring holds what no writer of ours
- * writes (the record is then not to be read). |*rec| is a private copy
- * of its header; the returned pointer is the record in the ring, whose
- * bytes after the header are *len_out - sizeof header long.
+ * The reader's side. uet_lch_reader_sync() follows a takeover of |r|:
+ * true when a new process writes it now (its records start afresh).
+ * uet_lch_peek() returns the next record, NULL when none, or sets *broken
+ * when the ring holds what no writer of ours writes. |*rec| is a private
+ * copy of its header; the returned pointer is the record in the ring.
  * uet_lch_consume() lets the writer reuse it.
  */
-const uint8_t *uet_lch_peek(struct uet_lch_ring *r, struct uet_lch_rec *rec,
-			    bool *broken);
-void uet_lch_consume(struct uet_lch_ring *r, const struct uet_lch_rec *rec);
+bool uet_lch_reader_sync(struct uet_lch_reader *rd, struct uet_lch_ring *r);
+const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
+			    struct uet_lch_rec *rec, bool *broken);
+void uet_lch_consume(struct uet_lch_reader *rd, struct uet_lch_ring *r,
+		     const struct uet_lch_rec *rec);
 
-/* Whether |r| holds a record the reader has not read. */
-static inline bool uet_lch_pending(struct uet_lch_ring *r)
+/* Whether |r| holds a record |rd| has not read, or a new writer. */
+static inline bool uet_lch_pending(const struct uet_lch_reader *rd,
+				   struct uet_lch_ring *r)
 {
-	return atomic_load_explicit(&r->head, memory_order_acquire) !=
-	       atomic_load_explicit(&r->tail, memory_order_relaxed);
+	const struct uet_lch_rec *next = (const struct uet_lch_rec *)
+		(r->data + rd->tail % UET_LCH_RING_BYTES);
+
+	return atomic_load_explicit(&next->stamp, memory_order_relaxed) ==
+	       (rd->tail ^ rd->key) ||
+	       atomic_load_explicit(&r->gen, memory_order_relaxed) != rd->gen;
 }
 
 #endif /* UET_LCH_H */

@@ -2,9 +2,10 @@
 /*
  * Local channels' inboxes and rings (engine/uet_lch.h): an inbox maps
  * only as the inbox it claims to be; records come out as they went in,
- * in order, across the ring's end and between two threads; a ring that
- * holds what no writer of ours writes is found broken, and the reader
- * never returns a record outside the ring.
+ * in order, across the ring's end and between two threads; a new writer
+ * takes the ring over and what its predecessor left unread is dropped; a
+ * ring that holds what no writer of ours writes is found broken, and the
+ * reader never returns a record outside the ring.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -26,13 +27,13 @@ static struct uet_lch_ring *t_ring(void)
 }
 
 /* Writes a record of |pay| bytes numbered |n| (payload bytes n + i). */
-static bool t_put(struct uet_lch_ring *r, uint32_t n, uint32_t pay)
+static bool t_put(struct uet_lch_writer *w, uint32_t n, uint32_t pay)
 {
 	uint32_t len = uet_lch_rec_len(4, pay);
 	struct uet_lch_rec rec = { .len = len, .type = UET_LCH_REQ, .seq = n,
 				   .hdr_len = 4, .pay_len = pay };
-	bool room = uet_lch_room(r, len);
-	uint8_t *b = uet_lch_reserve(r, len);
+	bool room = uet_lch_room(w, len);
+	uint8_t *b = uet_lch_reserve(w, len);
 
 	/* A reader only makes room: room() said yes, reserve() must. */
 	if (room && !b)
@@ -43,16 +44,17 @@ static bool t_put(struct uet_lch_ring *r, uint32_t n, uint32_t pay)
 	memcpy(b + sizeof(rec), &n, 4);
 	for (uint32_t i = 0; i < pay; i++)
 		b[sizeof(rec) + 4 + i] = (uint8_t)(n + i);
-	uet_lch_publish(r, len);
+	uet_lch_publish(w, b, len);
 	return true;
 }
 
 /* Reads one record and checks it is number |n| of |pay| bytes. */
-static bool t_get(struct uet_lch_ring *r, uint32_t n, uint32_t pay)
+static bool t_get(struct uet_lch_reader *rd, struct uet_lch_ring *r,
+		  uint32_t n, uint32_t pay)
 {
 	struct uet_lch_rec rec;
 	bool broken;
-	const uint8_t *p = uet_lch_peek(r, &rec, &broken);
+	const uint8_t *p = uet_lch_peek(rd, r, &rec, &broken);
 	uint32_t got;
 
 	cr_assert(!broken, "record %u: ring broken", n);
@@ -66,7 +68,7 @@ static bool t_get(struct uet_lch_ring *r, uint32_t n, uint32_t pay)
 	cr_assert_eq(got, n);
 	for (uint32_t i = 0; i < pay; i++)
 		cr_assert_eq(p[sizeof(rec) + 4 + i], (uint8_t)(n + i));
-	uet_lch_consume(r, &rec);
+	uet_lch_consume(rd, r, &rec);
 	return true;
 }
 
@@ -101,38 +103,75 @@ Test(lch, inbox_maps_only_as_itself)
 Test(lch, records_in_order_across_the_end)
 {
 	struct uet_lch_ring *r = t_ring();
-	uint32_t w = 0, rd = 0;
+	struct uet_lch_writer w;
+	struct uet_lch_reader rd = { 0 };
+	uint32_t n = 0, got = 0;
 
+	uet_lch_writer_take(&w, r, 0xABCDEF);
+	cr_assert(!uet_lch_pending(&rd, r) == false, "a new writer shows");
+	cr_assert(uet_lch_reader_sync(&rd, r));
+	cr_assert(!uet_lch_pending(&rd, r));
 	/* Many laps; the writer runs ahead until full, then the reader. */
-	while (rd < 20000) {
-		while (w < 20000 && t_put(r, w, t_size(w)))
-			w++;
-		cr_assert(w > rd, "a ring with room refused record %u", w);
-		for (int k = 0; k < 7 && rd < w; k++, rd++)
-			cr_assert(t_get(r, rd, t_size(rd)));
+	while (got < 20000) {
+		while (n < 20000 && t_put(&w, n, t_size(n)))
+			n++;
+		cr_assert(n > got, "a ring with room refused record %u", n);
+		cr_assert(uet_lch_pending(&rd, r));
+		for (int k = 0; k < 7 && got < n; k++, got++)
+			cr_assert(t_get(&rd, r, got, t_size(got)));
 	}
-	cr_assert(!t_get(r, rd, 0), "nothing more");
-	cr_assert(!uet_lch_pending(r));
+	cr_assert(!t_get(&rd, r, got, 0), "nothing more");
+	cr_assert(!uet_lch_pending(&rd, r));
 	munmap(r, sizeof(*r));
 }
 
 Test(lch, full_ring_refuses_and_oversized_never_fit)
 {
 	struct uet_lch_ring *r = t_ring();
+	struct uet_lch_writer w;
+	struct uet_lch_reader rd = { 0 };
 	uint32_t n = 0;
 
-	while (t_put(r, n, 1000))
+	uet_lch_writer_take(&w, r, 77);
+	uet_lch_reader_sync(&rd, r);
+	while (t_put(&w, n, 1000))
 		n++;
-	cr_assert(!uet_lch_room(r, uet_lch_rec_len(4, 1000)));
+	cr_assert(!uet_lch_room(&w, uet_lch_rec_len(4, 1000)));
 	cr_assert_eq(n, UET_LCH_RING_BYTES / uet_lch_rec_len(4, 1000));
-	cr_assert_null(uet_lch_reserve(r, UET_LCH_REC_MAX + UET_LCH_ALIGN));
-	cr_assert(t_get(r, 0, 1000));
-	cr_assert(t_put(r, n, 1000), "room again once one is read");
+	cr_assert_null(uet_lch_reserve(&w, UET_LCH_REC_MAX + UET_LCH_ALIGN));
+	cr_assert(t_get(&rd, r, 0, 1000));
+	cr_assert(t_put(&w, n, 1000), "room again once one is read");
+	munmap(r, sizeof(*r));
+}
+
+Test(lch, a_new_writer_takes_over)
+{
+	struct uet_lch_ring *r = t_ring();
+	struct uet_lch_writer w1, w2;
+	struct uet_lch_reader rd = { 0 };
+
+	uet_lch_writer_take(&w1, r, 1111);
+	uet_lch_reader_sync(&rd, r);
+	for (uint32_t n = 0; n < 10; n++)
+		cr_assert(t_put(&w1, n, 100));
+	cr_assert(t_get(&rd, r, 0, 100));
+	/* w1's process dies with 9 unread; another takes its index. */
+	uet_lch_writer_take(&w2, r, 2222);
+	cr_assert(t_put(&w2, 500, 50));
+	cr_assert(uet_lch_pending(&rd, r));
+	cr_assert(uet_lch_reader_sync(&rd, r), "the reader sees the new one");
+	cr_assert(t_get(&rd, r, 500, 50), "its first record, none of w1's");
+	cr_assert(!uet_lch_pending(&rd, r));
+	/* The whole ring is the new writer's. */
+	for (uint32_t n = 0; n < 200; n++) {
+		cr_assert(t_put(&w2, n, 3000));
+		cr_assert(t_get(&rd, r, n, 3000));
+	}
 	munmap(r, sizeof(*r));
 }
 
 struct t_pair {
-	struct uet_lch_ring *r;
+	struct uet_lch_writer w;
 	uint32_t count;
 };
 
@@ -141,36 +180,41 @@ static void *t_writer(void *arg)
 	struct t_pair *tp = arg;
 
 	for (uint32_t n = 0; n < tp->count; n++)
-		while (!t_put(tp->r, n, t_size(n)))
+		while (!t_put(&tp->w, n, t_size(n)))
 			;
 	return NULL;
 }
 
 Test(lch, two_threads)
 {
-	struct t_pair tp = { .r = t_ring(), .count = 100000 };
+	struct uet_lch_ring *r = t_ring();
+	struct t_pair tp = { .count = 100000 };
+	struct uet_lch_reader rd = { 0 };
 	pthread_t th;
 	uint32_t n = 0;
 
+	uet_lch_writer_take(&tp.w, r, 99);
+	uet_lch_reader_sync(&rd, r);
 	cr_assert_eq(pthread_create(&th, NULL, t_writer, &tp), 0);
 	while (n < tp.count)
-		if (t_get(tp.r, n, t_size(n)))
+		if (t_get(&rd, r, n, t_size(n)))
 			n++;
 	pthread_join(th, NULL);
-	munmap(tp.r, sizeof(*tp.r));
+	munmap(r, sizeof(*r));
 }
 
-/* A record header |rec| at the ring's start, published whole. */
-static bool t_broken_by(const struct uet_lch_rec *rec, uint64_t head)
+/* A record header |rec| at the ring's start, stamped as the first. */
+static bool t_broken_by(struct uet_lch_rec rec)
 {
 	struct uet_lch_ring *r = t_ring();
+	struct uet_lch_reader rd = { .key = 5 };
 	struct uet_lch_rec got;
 	bool broken;
 	const uint8_t *p;
 
-	memcpy(r->data, rec, sizeof(*rec));
-	atomic_store(&r->head, head);
-	p = uet_lch_peek(r, &got, &broken);
+	rec.stamp = 0 ^ 5;
+	memcpy(r->data, &rec, sizeof(rec));
+	p = uet_lch_peek(&rd, r, &got, &broken);
 	munmap(r, sizeof(*r));
 	return broken && !p;
 }
@@ -178,29 +222,50 @@ static bool t_broken_by(const struct uet_lch_rec *rec, uint64_t head)
 Test(lch, what_no_writer_writes_breaks_the_ring)
 {
 	struct uet_lch_rec ok = { .len = 128, .type = UET_LCH_REQ,
-				  .hdr_len = 40, .pay_len = 50 };
+				  .hdr_len = 40, .pay_len = 40 };
 	struct uet_lch_rec b;
 
-	cr_assert(!t_broken_by(&ok, 128), "a good record");
+	cr_assert(!t_broken_by(ok), "a good record");
 	b = ok, b.len = 100;
-	cr_assert(t_broken_by(&b, 128), "length not on a line");
+	cr_assert(t_broken_by(b), "length not on a line");
 	b = ok, b.len = 0;
-	cr_assert(t_broken_by(&b, 128), "length 0");
-	b = ok;
-	cr_assert(t_broken_by(&b, 64), "longer than what was published");
+	cr_assert(t_broken_by(b), "length 0");
 	b = ok, b.type = 0;
-	cr_assert(t_broken_by(&b, 128), "type 0");
+	cr_assert(t_broken_by(b), "type 0");
 	b = ok, b.type = 200;
-	cr_assert(t_broken_by(&b, 128), "unknown type");
+	cr_assert(t_broken_by(b), "unknown type");
 	b = ok, b.pay_len = 0xFFFFFFF0u;
-	cr_assert(t_broken_by(&b, 128), "payload past the record");
+	cr_assert(t_broken_by(b), "payload past the record");
 	b = ok, b.hdr_len = 0xFFFF;
-	cr_assert(t_broken_by(&b, 128), "header past the record");
+	cr_assert(t_broken_by(b), "header past the record");
 	b = ok, b.type = UET_LCH_PAD;
-	cr_assert(t_broken_by(&b, 128), "a pad that does not reach the end");
+	cr_assert(t_broken_by(b), "a pad that does not reach the end");
 	b = ok, b.len = UET_LCH_RING_BYTES + 64;
-	cr_assert(t_broken_by(&b, UET_LCH_RING_BYTES + 64),
-		  "more published than the ring holds");
+	cr_assert(t_broken_by(b), "longer than the ring");
+}
+
+Test(lch, stale_and_unstamped_lines_are_not_records)
+{
+	struct uet_lch_ring *r = t_ring();
+	struct uet_lch_writer w;
+	struct uet_lch_reader rd = { 0 };
+	struct uet_lch_rec rec;
+	bool broken;
+
+	uet_lch_writer_take(&w, r, 4242);
+	uet_lch_reader_sync(&rd, r);
+	/* Written but not published: not there yet. */
+	cr_assert_not_null(uet_lch_reserve(&w, 128));
+	memset(r->data, 0x5A, 128);
+	cr_assert_null(uet_lch_peek(&rd, r, &rec, &broken));
+	cr_assert(!broken);
+	cr_assert(!uet_lch_pending(&rd, r));
+	/* A whole lap's record where the next should be: not ours. */
+	((struct uet_lch_rec *)r->data)->stamp =
+		(UET_LCH_RING_BYTES ^ 4242);
+	cr_assert(!uet_lch_pending(&rd, r));
+	cr_assert_null(uet_lch_peek(&rd, r, &rec, &broken));
+	munmap(r, sizeof(*r));
 }
 
 Test(lch, garbage_never_reads_outside)
@@ -209,33 +274,33 @@ Test(lch, garbage_never_reads_outside)
 	uint32_t seed = 7;
 
 	for (int round = 0; round < 20000; round++) {
+		struct uet_lch_reader rd;
 		struct uet_lch_rec rec;
 		const uint8_t *p;
 		bool broken;
 
-		/* Random words at random places, a random position pair. */
-		for (int k = 0; k < 8; k++) {
-			seed = seed * 1103515245u + 12345u;
-			uint32_t off = (seed >> 4) % (UET_LCH_RING_BYTES - 4);
+		/* Random words at random lines, stamped where we look. */
+		seed = seed * 1103515245u + 12345u;
+		rd = (struct uet_lch_reader){ .tail = (uint64_t)(seed % 4096) *
+						      64, .key = seed };
+		for (int k = 0; k < 64; k++) {
+			uint32_t off = (uint32_t)(rd.tail % UET_LCH_RING_BYTES);
+			struct uet_lch_rec *h = (struct uet_lch_rec *)
+						(r->data + off);
 
 			seed = seed * 1103515245u + 12345u;
-			memcpy(r->data + (off & ~63u), &seed, 4);
-			if (k & 1)
-				r->data[(off & ~63u) + 4] = (uint8_t)(seed % 9);
-		}
-		seed = seed * 1103515245u + 12345u;
-		atomic_store(&r->tail, (uint64_t)(seed % 4096) * 64);
-		seed = seed * 1103515245u + 12345u;
-		atomic_store(&r->head, atomic_load(&r->tail) + seed % 600000);
-		for (int k = 0; k < 64; k++) {
-			p = uet_lch_peek(r, &rec, &broken);
+			memset(h, (int)(seed & 0xFF), sizeof(*h));
+			h->len = seed % 3 ? (seed >> 8) % 2048 : seed;
+			h->type = (uint8_t)(seed % 9);
+			h->stamp = rd.tail ^ rd.key;
+			p = uet_lch_peek(&rd, r, &rec, &broken);
 			if (!p)
 				break;
 			cr_assert(p >= r->data &&
 				  p + rec.len <= r->data + sizeof(r->data));
 			cr_assert(sizeof(rec) + rec.hdr_len + rec.pay_len <=
 				  rec.len);
-			uet_lch_consume(r, &rec);
+			uet_lch_consume(&rd, r, &rec);
 		}
 	}
 	munmap(r, sizeof(*r));
