@@ -54,6 +54,8 @@ uint32_t uet_fi_version_pick(uint32_t core);
 #define UET_FI_TAGGED_DIRECTED_RECV	(1ULL << 45)	/* 2.0 (an MR flag) */
 #define UET_FI_EXACT_DIRECTED_RECV	(1ULL << 48)	/* 2.0 (FI_VARIABLE_MSG) */
 #define UET_FI_PROGRESS_CONTROL_UNIFIED	3		/* 2.0 */
+#define UET_FI_TAG_CCL			2		/* 2.0: mem_tag_format */
+#define UET_FI_TAG_MAX_FORMAT		(1ULL << 16)	/* 2.0: ... */
 /* The caps 2.0 added that we have: directed receives are (uet_msg_rx.c). */
 #define UET_CAPS_2_0		(UET_FI_TAGGED_DIRECTED_RECV | \
 				 UET_FI_EXACT_DIRECTED_RECV)

@@ -12,6 +12,7 @@
  *   as is max_ep_auth_key above 1 (each endpoint has its one JobID);
  * - 2.0: caps bits 45 and 48, an MR flag and FI_VARIABLE_MSG before,
  *   are FI_TAGGED_DIRECTED_RECV and FI_EXACT_DIRECTED_RECV, which we have;
+ *   a mem_tag_format below 1 << 16 names a format (FI_TAG_MPI, ...);
  *   control_progress may be FI_PROGRESS_CONTROL_UNIFIED, which ours is
  *   (control operations complete in the call); peer groups
  *   (max_group_id above 0) are refused;
@@ -160,10 +161,22 @@ static bool uet_av_auth_key(uint32_t v, size_t size)
 	return FI_VERSION_GE(v, FI_VERSION(1, 20)) && size == UET_FI_AV_AUTH_KEY;
 }
 
+/*
+ * From 2.0, a mem_tag_format below 1 << 16 names a format: 0 FI_TAG_BITS,
+ * 1 FI_TAG_MPI and 2 FI_TAG_CCL, fields of the 64 bits our matching
+ * takes as they are (so the value is echoed); the others are reserved.
+ */
+static bool uet_tag_format_ok(uint64_t f, uint32_t v)
+{
+	return FI_VERSION_LT(v, FI_VERSION(2, 0)) || f <= UET_FI_TAG_CCL ||
+	       f >= UET_FI_TAG_MAX_FORMAT;
+}
+
 static bool uet_ep_hints_ok(const struct fi_ep_attr *e, uint32_t v)
 {
 	return !e || ((e->type == FI_EP_UNSPEC || e->type == FI_EP_RDM) &&
 		      !uet_av_auth_key(v, e->auth_key_size) &&
+		      uet_tag_format_ok(e->mem_tag_format, v) &&
 		      (e->protocol == FI_PROTO_UNSPEC) &&
 		      e->max_msg_size <= uet_ep_attr.max_msg_size &&
 		      !e->msg_prefix_size &&

@@ -140,3 +140,21 @@ Test(uet_version, endpoint_drops_2_0_caps_under_1_17)
 	cr_assert_eq(fi_close(&ep->fid), 0);
 	t_fi_close(&t);
 }
+
+Test(uet_version, tag_formats_from_2_0)
+{
+	struct fi_info *h = t_hints_ext(FI_TAGGED), *info;
+
+	/* FI_TAG_MPI: fields of the 64 bits, which our matching takes. */
+	h->ep_attr->mem_tag_format = 1;
+	cr_assert_eq(t_gi(FI_VERSION(2, 0), h, &info), 0);
+	cr_assert_eq(info->ep_attr->mem_tag_format, 1);
+	fi_freeinfo(info);
+	/* A reserved format under 2.0; one tag bit under 1.17. */
+	h->ep_attr->mem_tag_format = 7;
+	cr_assert_eq(t_gi(FI_VERSION(2, 0), h, &info), -FI_ENODATA);
+	cr_assert_eq(t_gi(FI_VERSION(1, 17), h, &info), 0);
+	cr_assert_eq(info->ep_attr->mem_tag_format, 7);
+	fi_freeinfo(info);
+	fi_freeinfo(h);
+}
