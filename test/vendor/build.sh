@@ -89,8 +89,11 @@ unpack() {
 }
 
 built_lf26=0
+done_lf26=0
 libfabric_26() {
 	local stamp
+	[ "$done_lf26" = 0 ] || return 0
+	done_lf26=1
 	stamp=$(stamp_of "$LF26_TAR")
 	if fresh libfabric-2.6 "$stamp"; then
 		echo "vendor: libfabric-2.6 cached"
