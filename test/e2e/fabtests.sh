@@ -10,8 +10,9 @@
 # by test/vendor/build.sh into $B/vendor. A table per version, then a
 # line "e2e: fabtests: VERSION: TEST tcp=R uet=R" per test, R pass, fail
 # or skip (skip: the test says the provider cannot run it, FI_ENODATA or
-# FI_ENOSYS, as runfabtests.sh counts Notrun). Fails when a test that
-# passes over tcp fails over uet. Without the vendor builds: skips, or
+# FI_ENOSYS, as runfabtests.sh counts Notrun), absent (not in this
+# version) or known (a failure of the test's own, KNOWN below). Fails
+# when a test that passes over tcp fails over uet. Without the vendor builds: skips, or
 # fails under CI=true.
 #
 # FABTESTS_VERSIONS: the versions to run (default "1.17 2.6"); or
@@ -203,6 +204,26 @@ UNIT_TESTS_1_17=(
 UNIT_TESTS_2_6=("${UNIT_TESTS_1_17[@]}" "fi_setopt_test")
 NEG_TESTS=("fi_rdm g00n13s")
 
+# Failures over uet that are the test's, not the provider's: "VERSION
+# REGEX" -> why. Shown as "known" with the reason, not counted.
+declare -A KNOWN=(
+	# Reads FI_MR_ENDPOINT (which it offers and uet asks for) yet binds
+	# the regions of all its endpoints to its first one (ft_reg_mr's
+	# global ep): each target endpoint refuses the writes for a region
+	# that is not its own (SES rx_rejected), as fi_mr(3) lets it.
+	["2.6 ^fi_multi_ep "]="fabtests bug: every region bound to one endpoint under FI_MR_ENDPOINT"
+)
+
+# known VERSION TEST: the reason TEST is a known failure under VERSION.
+known() {
+	local k
+	for k in "${!KNOWN[@]}"; do
+		[ "${k%% *}" = "$1" ] && [[ "$2" =~ ${k#* } ]] &&
+			{ echo "${KNOWN[$k]}"; return 0; }
+	done
+	return 1
+}
+
 # verdict RC [RC2]: pass, skip (each FI_ENODATA, or each FI_ENOSYS) or fail.
 verdict() {
 	local a=$1 b=${2:-$1}
@@ -300,6 +321,7 @@ done
 
 fails=0
 skips=0
+knowns=0
 # suite VERSION BINDIR LIBDIR: every test of VERSION's lists, its table
 # and its lines; counts into fails and skips.
 suite() {
@@ -338,6 +360,13 @@ suite() {
 			[ "$r" = pass ] || [ "$r" = absent ] ||
 				result[$n/$prov.why]=$(why "$name")
 		done
+		if [ "${result[$n/tcp]}" = pass ] &&
+		   [ "${result[$n/uet]}" = fail ] &&
+		   r=$(known "$v" "${order[-1]}"); then
+			result[$n/uet]=known
+			result[$n/uet.why]="$r${result[$n/uet.why]:+; }"\
+"${result[$n/uet.why]:-}"
+		fi
 		printf '  %s %-44s tcp=%-4s uet=%s\n' "$v" "${order[-1]}" \
 			"${result[$n/tcp]}" "${result[$n/uet]}"
 	}
@@ -367,6 +396,7 @@ suite() {
 			case ${result[$k/uet]} in
 			fail) fails=$((fails + 1)) ;;
 			skip) skips=$((skips + 1)) ;;
+			known) knowns=$((knowns + 1)) ;;
 			esac
 		fi
 	done
@@ -379,8 +409,12 @@ for s in "${SUITES[@]}"; do
 	suite "$v" "$bin" "$lib"
 done
 [ -n "${FABTESTS_LOGS:-}" ] && e2e_log "outputs in $FABTESTS_LOGS"
+[ "$knowns" = 0 ] || e2e_log "$knowns test(s) pass over tcp and fail over" \
+	"uet for a known fault of the test (see above)"
 [ "$skips" = 0 ] || e2e_log "$skips test(s) pass over tcp and are not run" \
 	"over uet (FI_ENODATA or FI_ENOSYS; FABTESTS_STRICT=1 fails them)"
 [ "$fails" = 0 ] ||
 	e2e_fail "$fails test(s) pass over tcp and fail over uet"
-e2e_ok "every test that passes over tcp passes over uet"
+aside=
+[ "$knowns" = 0 ] || aside=" ($knowns known faults of the tests aside)"
+e2e_ok "every test that passes over tcp passes over uet$aside"
