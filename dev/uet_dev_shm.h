@@ -67,6 +67,8 @@ struct uet_dev_shm_slot {
 	uint32_t held_cnt;
 	uint64_t tx_frames;	/* the owner's, for stats */
 	uint64_t rx_frames;
+	/* Of those, what its TSS or CRC32C checks dropped (the engine's). */
+	uint64_t rx_refused;
 	uint64_t held[UET_DEV_HELD_MAX];
 	/* Local frames for the owner: others write under the lock. */
 	uint32_t local_head, local_tail;

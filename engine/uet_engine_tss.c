@@ -88,6 +88,24 @@ void uet_engine_tss_destroy(struct uet_engine *e)
 	e->opened = NULL;
 }
 
+/* Frames our data-protection checks dropped, for the service's stats. */
+static void uet_engine_tss_publish(struct uet_engine *e,
+				   struct uet_dev_shm *shm)
+{
+	const struct uet_tss_ep_stats *t = e->tss ? uet_tss_ep_stats(e->tss) :
+				       NULL;
+	uint64_t n = e->stats.rx_clear_refused + e->stats.rx_sealed_refused +
+		     e->stats.rx_crc_bad;
+
+	if (t)
+		n += t->rx_bad_icv + t->rx_replay + t->rx_stale +
+		     t->rx_other_sd + t->rx_no_key + t->rx_malformed;
+	if (n != __atomic_load_n(&shm->slot[e->ep_index].rx_refused,
+				 __ATOMIC_RELAXED))
+		__atomic_store_n(&shm->slot[e->ep_index].rx_refused, n,
+				 __ATOMIC_RELAXED);
+}
+
 /*
  * The service reloaded its key file (a rotation): ask for our keys again.
  * Streams under unchanged keys go on; a failed request keeps the old keys
@@ -99,6 +117,8 @@ void uet_engine_tss_tick(struct uet_engine *e)
 	struct uet_tss_sd_keys keys;
 	char why[128];
 
+	if (shm)
+		uet_engine_tss_publish(e, shm);
 	if (!e->tss || !shm ||
 	    __atomic_load_n(&shm->tss_gen, __ATOMIC_ACQUIRE) == e->tss_gen)
 		return;

@@ -20,7 +20,10 @@ struct uet_frame_info;
 int uet_engine_tss_setup(struct uet_engine *e, char *why, size_t why_len);
 void uet_engine_tss_destroy(struct uet_engine *e);
 
-/* New keys when the service reloaded its key file; from the tick. */
+/*
+ * From the tick: what our checks dropped to the service's stats, and new
+ * keys when the service reloaded its key file.
+ */
 void uet_engine_tss_tick(struct uet_engine *e);
 
 /*

@@ -185,7 +185,7 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 		struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
 
 		sl->mbox_head = sl->mbox_tail = 0;
-		sl->tx_frames = sl->rx_frames = 0;
+		sl->tx_frames = sl->rx_frames = sl->rx_refused = 0;
 		sl->state = UET_DEV_SLOT_ACTIVE;
 		uet_dev_shm_unlock(d->shm);
 	}
@@ -329,10 +329,12 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 		if (e->conn < 0)
 			continue;
 		uetd_cat(buf, len, &off, "endpoint %u: process %d, uid %u, "
-			 "JobID %u, PIDonFEP %u, queue %u, %llu frames in, "
-			 "%llu out\n", i, e->pid, e->uid, e->job_id,
-			 e->pid_on_fep, d->queue_id + e->queue,
+			 "JobID %u, PIDonFEP %u, queue %u, %llu frames in "
+			 "(%llu refused), %llu out\n", i, e->pid, e->uid,
+			 e->job_id, e->pid_on_fep, d->queue_id + e->queue,
 			 (unsigned long long)__atomic_load_n(&sl->rx_frames,
+							      __ATOMIC_RELAXED),
+			 (unsigned long long)__atomic_load_n(&sl->rx_refused,
 							      __ATOMIC_RELAXED),
 			 (unsigned long long)__atomic_load_n(&sl->tx_frames,
 							      __ATOMIC_RELAXED));
@@ -403,10 +405,12 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		uetd_cat(buf, sizeof(buf), &off, "%s{\"index\": %u, \"pid\": "
 			 "%d, \"uid\": %u, \"job_id\": %u, \"pid_on_fep\": "
 			 "%u, \"queue\": %u, \"rx_frames\": %llu, "
-			 "\"tx_frames\": %llu}",
+			 "\"rx_refused\": %llu, \"tx_frames\": %llu}",
 			 first ? "" : ", ", i, e->pid, e->uid, e->job_id,
 			 e->pid_on_fep, d->queue_id + e->queue,
 			 (unsigned long long)__atomic_load_n(&sl->rx_frames,
+							      __ATOMIC_RELAXED),
+			 (unsigned long long)__atomic_load_n(&sl->rx_refused,
 							      __ATOMIC_RELAXED),
 			 (unsigned long long)__atomic_load_n(&sl->tx_frames,
 							      __ATOMIC_RELAXED));

@@ -337,15 +337,31 @@ static struct rx_stream *rx_insert(struct uet_tss_ep *ep)
 	return v;
 }
 
-ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
-			const uint8_t *in, size_t len, uint8_t *out)
+/*
+ * The IV and AAD of packet |h| (its header |hl| bytes at |in|) set on the
+ * context of stream |s|, for opening all or part of it.
+ */
+static int rx_begin(struct rx_stream *s, const struct uet_tss_pkt *p,
+		    const uint8_t *in, int hl, const struct uet_tss_hdr *h)
 {
 	uint8_t aad[UET_TSS_AAD_MAX], iv[UET_TSS_IV_LEN];
 	struct uet_tss_src src;
+	size_t al;
+
+	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
+			 p->dport, in, (size_t)hl);
+	pkt_src(p, &src);
+	uet_tss_iv(iv, &s->km, h, &src);
+	return uet_tss_open_begin(s->aead, iv, aad, al);
+}
+
+ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
+			const uint8_t *in, size_t len, uint8_t *out)
+{
 	struct uet_tss_hdr h;
 	struct rx_stream *s;
 	struct rx_id id;
-	size_t al, pl;
+	size_t pl;
 	int hl, rc;
 
 	hl = rx_parse(ep, p, in, len, &h, &id);
@@ -370,12 +386,11 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			return -EBADMSG;
 		}
 	}
-	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
-			 p->dport, in, (size_t)hl);
-	pkt_src(p, &src);
-	uet_tss_iv(iv, &s->km, &h, &src);
-	rc = uet_tss_open(s->aead, iv, aad, al, out, in + hl, pl,
-			  in + hl + pl);
+	rc = rx_begin(s, p, in, hl, &h);
+	if (!rc)
+		rc = uet_tss_update(s->aead, out, in + hl, pl);
+	if (!rc)
+		rc = uet_tss_open_final(s->aead, in + hl + pl);
 	if (rc) {
 		/* The plaintext of a forgery must not leave here. */
 		OPENSSL_cleanse(out, pl);
@@ -394,12 +409,10 @@ ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			const uint8_t *in, size_t len, uint8_t *out,
 			size_t want)
 {
-	uint8_t aad[UET_TSS_AAD_MAX], iv[UET_TSS_IV_LEN];
-	struct uet_tss_src src;
 	struct uet_tss_hdr h;
 	struct rx_stream *s;
 	struct rx_id id;
-	size_t al, pl;
+	size_t pl;
 	int hl;
 
 	hl = rx_parse(ep, p, in, len, &h, &id);
@@ -414,12 +427,8 @@ ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 		s = rx_scratch(ep, p, &h, &id);
 	if (!s)
 		return -EIO;
-	pkt_src(p, &src);
-	al = uet_tss_aad(aad, p->is_v6, p->saddr, p->daddr, p->sport,
-			 p->dport, in, (size_t)hl);
-	uet_tss_iv(iv, &s->km, &h, &src);
 	/* GCM's keystream needs no tag: decrypt the prefix, skip final. */
-	if (uet_tss_open_begin(s->aead, iv, aad, al) ||
+	if (rx_begin(s, p, in, hl, &h) ||
 	    uet_tss_update(s->aead, out, in + hl, want))
 		return -EIO;
 	return (ssize_t)want;

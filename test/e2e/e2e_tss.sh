@@ -187,6 +187,9 @@ for m in "replay" "tamper --at 6" "tamper --at 40" "tamper --at -1" "port" "sdi 
 	sent=$((sent + $(sed -n 's/.*sent \([0-9]*\) frames.*/\1/p' <<< "$out")))
 done
 sleep 0.5
+# The endpoints' refusals, as the service shows them (uetctl stats).
+refused=$(e2e_in T "$B/uetctl" stats ueth0 --json |
+	grep -o '"rx_refused": [0-9]*' | awk '{ n += $2 } END { print n + 0 }')
 touch "$E2E_TMP/go"
 wait "$cli" || e2e_fail "client after the attacks: $(cat "$E2E_TMP/atk.c")"
 wait "$srv" || e2e_fail "server after the attacks: $(cat "$E2E_TMP/atk.s")"
@@ -203,7 +206,7 @@ e2e_in C env FI_PROVIDER=uet FI_UET_JOB_ID=43 timeout "$LIMIT_S" \
 	> "$E2E_TMP/atk43.c" 2>&1 || e2e_fail "JobID 43 after the attack: $(cat "$E2E_TMP/atk43.c")"
 wait "$srv43" || e2e_fail "JobID 43's server: $(cat "$E2E_TMP/atk43.s")"
 other=$(e2e_engine_stat "$E2E_TMP/atk43.s" rx_bad_icv)
-e2e_log "attack: $sent frames sent; target: rx_replay $replay rx_bad_icv $bad; JobID 43's endpoint: rx_bad_icv $other"
+e2e_log "attack: $sent frames sent; target: rx_replay $replay rx_bad_icv $bad; JobID 43's endpoint: rx_bad_icv $other; uetctl stats: $refused refused"
 # Six kinds of as many frames: the replay and the changes that keep the
 # TSC (ciphertext, ICV, port) meet the replay window first; the one in
 # the TSC the ICV; the other domain's SDI has no endpoint here.
@@ -211,6 +214,7 @@ per=$((sent / 6))
 [ "$replay" -ge $((per * 4)) ] || e2e_fail "rx_replay $replay of $((per * 4))"
 [ "$bad" -ge "$per" ] || e2e_fail "rx_bad_icv $bad of $per"
 [ "$other" -ge "$per" ] || e2e_fail "JobID 43's endpoint refused $other of $per"
+[ "$refused" -ge $((per * 6)) ] || e2e_fail "uetctl stats shows $refused refused of $((per * 6))"
 grep -q "server says ok" "$E2E_TMP/atk43.c" ||
 	e2e_fail "JobID 43's write after the attack: $(cat "$E2E_TMP/atk43.c")"
 e2e_ok "replayed, tampered (header, ciphertext, ICV, AAD) and other-domain frames: dropped, counted, the region intact; the other job opens none"
