@@ -11,9 +11,8 @@
 # line "e2e: fabtests: VERSION: TEST tcp=R uet=R" per test, R pass, fail
 # or skip (skip: the test says the provider cannot run it, FI_ENODATA or
 # FI_ENOSYS, as runfabtests.sh counts Notrun), absent (not in this
-# version), known (a failure of the test's own, KNOWN below) or again
-# (failed over uet, then passed when run once more). Fails when a test
-# that passes over tcp fails over uet twice. Without the vendor builds: skips, or
+# version) or known (a failure of the test's own, KNOWN below). Fails
+# when a test that passes over tcp fails over uet. Without the vendor builds: skips, or
 # fails under CI=true.
 #
 # FABTESTS_VERSIONS: the versions to run (default "1.17 2.6"); or
@@ -323,7 +322,6 @@ done
 fails=0
 skips=0
 knowns=0
-agains=0
 # suite VERSION BINDIR LIBDIR: every test of VERSION's lists, its table
 # and its lines; counts into fails and skips.
 suite() {
@@ -336,15 +334,6 @@ suite() {
 	LOGS=${FABTESTS_LOGS:-$E2E_TMP/logs}/$v
 	mkdir -p "$LOGS"
 	e2e_log "libfabric $v: $FT_BIN"
-	# run_one KIND PROV LOGNAME: the test in args over PROV; its verdict.
-	run_one() {
-		[ -x "$FT_BIN/${args[0]}" ] || { echo absent; return 0; }
-		case $1 in
-		cs) cs_test "$2" "$3" "${args[@]}" ;;
-		unit) unit_test "$2" "$3" 0 "${args[@]}" ;;
-		neg) unit_test "$2" "$3" 1 "${args[@]}" ;;
-		esac
-	}
 	# one KIND TEST: the test over each provider, into result[N/PROV].
 	one() {
 		local kind=$1 t=$2
@@ -356,25 +345,27 @@ suite() {
 		read -ra args <<< "$t"
 		for prov in $PROVIDERS; do
 			name=$(printf '%02d-%s' "$n" "$prov")
-			r=$(run_one "$kind" "$prov" "$name")
+			if [ ! -x "$FT_BIN/${args[0]}" ]; then
+				r=absent
+			else
+				case $kind in
+				cs) r=$(cs_test "$prov" "$name" "${args[@]}") ;;
+				unit) r=$(unit_test "$prov" "$name" 0 \
+					"${args[@]}") ;;
+				neg) r=$(unit_test "$prov" "$name" 1 \
+					"${args[@]}") ;;
+				esac
+			fi
 			result[$n/$prov]=$r
 			[ "$r" = pass ] || [ "$r" = absent ] ||
 				result[$n/$prov.why]=$(why "$name")
 		done
-		# A uet failure that tcp passes: a known one of the test's own,
-		# or run once more; "again" in the table says the second run
-		# passed (a flake to look into, not hidden), and the first's
-		# reason stays in the lines.
 		if [ "${result[$n/tcp]}" = pass ] &&
-		   [ "${result[$n/uet]}" = fail ]; then
-			if r=$(known "$v" "${order[-1]}"); then
-				result[$n/uet]=known
-				result[$n/uet.why]="$r${result[$n/uet.why]:+; }"\
+		   [ "${result[$n/uet]}" = fail ] &&
+		   r=$(known "$v" "${order[-1]}"); then
+			result[$n/uet]=known
+			result[$n/uet.why]="$r${result[$n/uet.why]:+; }"\
 "${result[$n/uet.why]:-}"
-			elif [ "$(run_one "$kind" uet \
-				  "$(printf '%02d-uet-again' "$n")")" = pass ]; then
-				result[$n/uet]=again
-			fi
 		fi
 		printf '  %s %-44s tcp=%-4s uet=%s\n' "$v" "${order[-1]}" \
 			"${result[$n/tcp]}" "${result[$n/uet]}"
@@ -406,7 +397,6 @@ suite() {
 			fail) fails=$((fails + 1)) ;;
 			skip) skips=$((skips + 1)) ;;
 			known) knowns=$((knowns + 1)) ;;
-			again) agains=$((agains + 1)) ;;
 			esac
 		fi
 	done
@@ -419,8 +409,6 @@ for s in "${SUITES[@]}"; do
 	suite "$v" "$bin" "$lib"
 done
 [ -n "${FABTESTS_LOGS:-}" ] && e2e_log "outputs in $FABTESTS_LOGS"
-[ "$agains" = 0 ] || e2e_log "$agains test(s) failed over uet and passed" \
-	"when run again (\"again\" above: flakes to look into)"
 [ "$knowns" = 0 ] || e2e_log "$knowns test(s) pass over tcp and fail over" \
 	"uet for a known fault of the test (see above)"
 [ "$skips" = 0 ] || e2e_log "$skips test(s) pass over tcp and are not run" \
