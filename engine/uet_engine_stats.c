@@ -108,6 +108,7 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, syn_challenged),
 	UET_STAT(pdc_stats, syn_confirmed),
 	UET_STAT(pdc_stats, tgt_evicted),
+	UET_STAT(pdc_stats, close_req_crossed),
 	UET_STAT(pdc_stats, rx_ce),
 	UET_STAT(pdc_stats, rx_trimmed),
 	UET_STAT(pdc_stats, cc_ecn_acks),

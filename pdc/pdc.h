@@ -307,6 +307,8 @@ struct pdc_stats {
 	uint64_t syn_challenged;	/* SYNs answered with a cookie */
 	uint64_t syn_confirmed;	/* SYNs that came back with a valid one */
 	uint64_t tgt_evicted;	/* live target PDCs freed to make room */
+	uint64_t close_req_crossed;	/* a target's CLOSE_REQs ignored: our
+					 * unacknowledged packets crossed them */
 	/* Retransmissions queued, by cause (pdc_ini_*.c). */
 	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;
 	uint64_t retx_spurious;	/* the original's ACK came back after a

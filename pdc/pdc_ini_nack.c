@@ -251,5 +251,5 @@ void pdc_ini_rx_close_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 			mgr->stats.rx_stale++;
 		return;
 	}
-	pdc_ini_start_close(mgr, pdc, now_ns);
+	pdc_ini_close_asked(mgr, pdc, now_ns);
 }

@@ -428,7 +428,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		return;
 	req = (ack->pro.flags & UET_PDS_F_ACK_REQ_MASK) >>
 	      UET_PDS_F_ACK_REQ_SHIFT;
-	if (req == UET_PDS_ACK_REQ_CLOSE && !pdc_ini_start_close(mgr, pdc,
+	if (req == UET_PDS_ACK_REQ_CLOSE && !pdc_ini_close_asked(mgr, pdc,
 								   now_ns))
 		return;
 	if (ini->rto_at)

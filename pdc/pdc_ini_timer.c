@@ -230,6 +230,29 @@ static void pdc_ini_probe(struct pdc_mgr *mgr, struct pdc *pdc,
 	}
 }
 
+/*
+ * The target asks us to close (CLOSE_REQ, or an ACK's REQ_CLOSE): it has
+ * heard nothing from us for an idle period. Packets not yet acknowledged
+ * crossed that request on the wire. Closing now would send what comes
+ * next on a new PDC while these drain on this one, and a target's SES
+ * takes a request on a peer's newer PDC for a new incarnation of the
+ * peer, dropping whatever the older PDC still delivers (fabtests' fi_bw
+ * -T 1, whose receiver sleeps exactly the idle time, failed so: the old
+ * PDC resent its first packet, unanswered, until retries ran out). So
+ * the request is ignored (counted); our packets, arriving, tell the
+ * target we are not idle, and it asks again after another idle period if
+ * they never do. Returns false when the PDC is gone.
+ */
+bool pdc_ini_close_asked(struct pdc_mgr *mgr, struct pdc *pdc,
+			 uint64_t now_ns)
+{
+	if (pdc->ini.una_psn != pdc->ini.next_psn) {
+		mgr->stats.close_req_crossed++;
+		return true;
+	}
+	return pdc_ini_start_close(mgr, pdc, now_ns);
+}
+
 void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;

@@ -445,6 +445,9 @@ bool pdc_ini_advance(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err);
 bool pdc_ini_start_close(struct pdc_mgr *mgr, struct pdc *pdc,
 			 uint64_t now_ns);
+/* A target's request to close: taken unless our packets crossed it. */
+bool pdc_ini_close_asked(struct pdc_mgr *mgr, struct pdc *pdc,
+			 uint64_t now_ns);
 void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 

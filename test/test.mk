@@ -170,11 +170,20 @@ all: $(B)/fi_return_check
 E2E_TESTS	+= test/e2e/e2e_returning.sh
 E2E_DEPS	+= $(B)/fi_return_check $(B)/libuet-fi.so $(B)/uetctl
 
-# libfabric's fabtests as a reference (issue 13): `make fabtests
-# FABTESTS=DIR`, DIR an installed fabtests build of the system's libfabric
-# version. Not in `check`: CI cannot fetch fabtests (the script skips).
+# libfabric 2.6 and the fabtests of 1.17 and 2.6, built from the tarballs
+# in ../shared/vendor into $(B)/vendor (issue 33); the script rebuilds a
+# tree only when its tarball's checksum changed.
+.PHONY: vendor
+vendor:
+	$(Q)B=$(B) bash test/vendor/build.sh
+
+# libfabric's fabtests as a reference (issues 13, 33), over tcp and uet,
+# for libfabric 1.17 (the system's) and 2.6; and libfabric 2.6 finds uet.
+# `make fabtests FABTESTS=DIR` runs an installed fabtests build instead.
+E2E_TESTS	+= test/e2e/e2e_libfabric2.sh test/e2e/fabtests.sh
+E2E_DEPS	+= vendor $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 .PHONY: fabtests
-fabtests: $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+fabtests: $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd $(if $(FABTESTS),,vendor)
 	$(Q)B=$(B) FABTESTS="$(FABTESTS)" bash test/e2e/fabtests.sh
 
 # Fuzz target: the engine's receive path (issue 14) over a fake device

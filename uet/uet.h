@@ -32,7 +32,47 @@
 
 #define UET_PROV_NAME		"uet"
 #define UET_PROV_VERSION	FI_VERSION(0, 1)
-#define UET_FI_VERSION		FI_VERSION(1, 17)
+/*
+ * libfabric API versions. We are built against 1.17's headers, and a core
+ * hides a provider whose version is below the one an application asks for
+ * (the rule: requested <= provider's <= core's). So fi_prov_ini declares
+ * the highest version whose semantics we keep, at most the core's own
+ * (uet_fi_version_pick); fi_getinfo then follows the version each
+ * application asks for (uet_attr.c: what differs between them).
+ */
+#define UET_FI_VERSION		FI_VERSION(1, 17)	/* our headers' */
+#define UET_FI_VERSION_MAX	FI_VERSION(2, 6)	/* the newest we honour */
+
+uint32_t uet_fi_version_pick(uint32_t core);
+
+/*
+ * What libfabric named after 1.17, with the values of its newer headers
+ * (rdma/fabric.h, fi_domain.h); each means this only under an API version
+ * at least the one given, as the bits meant something else before.
+ */
+#define UET_FI_AV_AUTH_KEY		SIZE_MAX	/* 1.20: auth_key_size */
+#define UET_FI_TAGGED_DIRECTED_RECV	(1ULL << 45)	/* 2.0 (an MR flag) */
+#define UET_FI_EXACT_DIRECTED_RECV	(1ULL << 48)	/* 2.0 (FI_VARIABLE_MSG) */
+#define UET_FI_PROGRESS_CONTROL_UNIFIED	3		/* 2.0 */
+#define UET_FI_TAG_CCL			2		/* 2.0: mem_tag_format */
+#define UET_FI_TAG_MAX_FORMAT		(1ULL << 16)	/* 2.0: ... */
+/* The caps 2.0 added that we have: directed receives are (uet_msg_rx.c). */
+#define UET_CAPS_2_0		(UET_FI_TAGGED_DIRECTED_RECV | \
+				 UET_FI_EXACT_DIRECTED_RECV)
+
+/*
+ * struct fi_domain_attr as libfabric 1.20 and later lay it out: 1.17's
+ * fields, then those appended since (ABI 1.7, 1.8 and 1.9). An fi_info
+ * the core allocated (fi_allocinfo, fi_dupinfo; hints included) has them
+ * when the core's version does; never touched otherwise.
+ */
+struct uet_domain_attr_ext {
+	struct fi_domain_attr	base;
+	size_t			max_ep_auth_key;	/* 1.20 */
+	uint32_t		max_group_id;		/* 2.0 */
+	uint64_t		max_cntr_value;		/* 2.5 */
+	uint64_t		max_err_cntr_value;	/* 2.5 */
+};
 
 /*
  * FI_LOCAL_COMM: peers on the same host work when each has its own

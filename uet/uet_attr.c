@@ -3,6 +3,25 @@
  * fi_getinfo: the attribute templates, true to what is implemented, and
  * the filter that holds hints against them. Only FI_EP_RDM; everything
  * else is answered -FI_ENODATA at once (the utility providers probe us).
+ *
+ * Each answer follows the API version asked for (fi_getinfo's |version|,
+ * at most the one fi_prov_ini declared): what 1.17 meant is kept for it,
+ * and after it (libfabric's NEWS.md, fi_getinfo(3), fi_domain(3)):
+ * - 1.20: a domain's or endpoint's auth_key_size FI_AV_AUTH_KEY asks for
+ *   keys given per peer through the AV (fi_av_insert_auth_key): refused,
+ *   as is max_ep_auth_key above 1 (each endpoint has its one JobID);
+ * - 2.0: caps bits 45 and 48, an MR flag and FI_VARIABLE_MSG before,
+ *   are FI_TAGGED_DIRECTED_RECV and FI_EXACT_DIRECTED_RECV, which we have;
+ *   a mem_tag_format below 1 << 16 names a format (FI_TAG_MPI, ...);
+ *   control_progress may be FI_PROGRESS_CONTROL_UNIFIED, which ours is
+ *   (control operations complete in the call); peer groups
+ *   (max_group_id above 0) are refused;
+ * - 2.5: counters have their full uint64_t range (max_cntr_value).
+ * The fi_domain_attr fields appended since 1.17 are read and written
+ * only when the core has them (uet_domain_attr_ext). Not version-bound:
+ * FI_MR_BASIC and FI_MR_SCALABLE, deprecated in 2.0 and still defined,
+ * are answered as before; the ops tables keep 1.17's sizes, so the calls
+ * added since (fi_av_insert_auth_key, ...) answer -FI_ENOSYS.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +106,24 @@ struct uet_gi {
 	uint16_t src_pid, dest_pid;
 };
 
-/* ---- hints ---------------------------------------------------------------- */
-static bool uet_tx_hints_ok(const struct fi_tx_attr *t)
+/* The caps the API version |v| lets an application ask for. */
+static uint64_t uet_caps_for(uint32_t v)
 {
-	return !t || (!(t->caps & ~UET_CAPS) &&
+	if (FI_VERSION_GE(v, FI_VERSION(2, 0)))
+		return UET_CAPS | UET_CAPS_2_0;
+	return UET_CAPS;
+}
+
+/* Whether the core's fi_domain_attr has the fields of version |v|. */
+static bool uet_core_has(uint32_t v)
+{
+	return FI_VERSION_GE(fi_version(), v);
+}
+
+/* ---- hints ---------------------------------------------------------------- */
+static bool uet_tx_hints_ok(const struct fi_tx_attr *t, uint64_t caps)
+{
+	return !t || (!(t->caps & ~caps) &&
 		      !(t->op_flags & ~(UET_TX_OP_FLAGS | FI_INJECT)) &&
 		      !(t->msg_order & ~UET_MSG_ORDER) &&
 		      !(t->comp_order & ~uet_tx_attr.comp_order) &&
@@ -100,9 +133,9 @@ static bool uet_tx_hints_ok(const struct fi_tx_attr *t)
 		      t->rma_iov_limit <= uet_tx_attr.rma_iov_limit);
 }
 
-static bool uet_rx_hints_ok(const struct fi_rx_attr *r)
+static bool uet_rx_hints_ok(const struct fi_rx_attr *r, uint64_t caps)
 {
-	return !r || (!(r->caps & ~UET_CAPS) &&
+	return !r || (!(r->caps & ~caps) &&
 		      !(r->msg_order & ~UET_MSG_ORDER) &&
 		      !(r->comp_order & ~uet_rx_attr.comp_order) &&
 		      !r->total_buffered_recv &&
@@ -122,9 +155,28 @@ static bool uet_auth_key_ok(const uint8_t *key, size_t size)
 	return job <= 0xFFFFFF;
 }
 
-static bool uet_ep_hints_ok(const struct fi_ep_attr *e)
+/* 1.20's FI_AV_AUTH_KEY: keys per peer, through the AV; we have none. */
+static bool uet_av_auth_key(uint32_t v, size_t size)
+{
+	return FI_VERSION_GE(v, FI_VERSION(1, 20)) && size == UET_FI_AV_AUTH_KEY;
+}
+
+/*
+ * From 2.0, a mem_tag_format below 1 << 16 names a format: 0 FI_TAG_BITS,
+ * 1 FI_TAG_MPI and 2 FI_TAG_CCL, fields of the 64 bits our matching
+ * takes as they are (so the value is echoed); the others are reserved.
+ */
+static bool uet_tag_format_ok(uint64_t f, uint32_t v)
+{
+	return FI_VERSION_LT(v, FI_VERSION(2, 0)) || f <= UET_FI_TAG_CCL ||
+	       f >= UET_FI_TAG_MAX_FORMAT;
+}
+
+static bool uet_ep_hints_ok(const struct fi_ep_attr *e, uint32_t v)
 {
 	return !e || ((e->type == FI_EP_UNSPEC || e->type == FI_EP_RDM) &&
+		      !uet_av_auth_key(v, e->auth_key_size) &&
+		      uet_tag_format_ok(e->mem_tag_format, v) &&
 		      (e->protocol == FI_PROTO_UNSPEC) &&
 		      e->max_msg_size <= uet_ep_attr.max_msg_size &&
 		      !e->msg_prefix_size &&
@@ -134,11 +186,37 @@ static bool uet_ep_hints_ok(const struct fi_ep_attr *e)
 		      uet_auth_key_ok(e->auth_key, e->auth_key_size));
 }
 
-static bool uet_domain_hints_ok(const struct fi_domain_attr *d)
+/*
+ * The fields after 1.17's, when the version asked for has them (then the
+ * core, at least as new, handed us its own struct).
+ */
+static bool uet_domain_ext_hints_ok(const struct fi_domain_attr *d,
+				    uint32_t v)
+{
+	const struct uet_domain_attr_ext *x = (const void *)d;
+
+	if (FI_VERSION_GE(v, FI_VERSION(1, 20)) && x->max_ep_auth_key > 1)
+		return false;
+	if (FI_VERSION_GE(v, FI_VERSION(2, 0)) && x->max_group_id)
+		return false;
+	return true;
+}
+
+static bool uet_progress_ok(enum fi_progress p, uint32_t v)
+{
+	if ((int)p == UET_FI_PROGRESS_CONTROL_UNIFIED)
+		return FI_VERSION_GE(v, FI_VERSION(2, 0));
+	return true;	/* as before 2.0: anything else is taken as asked */
+}
+
+static bool uet_domain_hints_ok(const struct fi_domain_attr *d, uint32_t v)
 {
 	const struct fi_domain_attr *t = &uet_domain_attr;
 
-	return !d || (!(d->caps & ~(UET_DOMAIN_CAPS | UET_CAPS)) &&
+	return !d || (!(d->caps & ~(UET_DOMAIN_CAPS | uet_caps_for(v))) &&
+		      !uet_av_auth_key(v, d->auth_key_size) &&
+		      uet_domain_ext_hints_ok(d, v) &&
+		      uet_progress_ok(d->control_progress, v) &&
 		      d->mr_key_size <= t->mr_key_size &&
 		      d->cq_data_size <= t->cq_data_size &&
 		      d->cq_cnt <= t->cq_cnt && d->ep_cnt <= t->ep_cnt &&
@@ -152,8 +230,9 @@ static bool uet_domain_hints_ok(const struct fi_domain_attr *d)
 }
 
 /* 0, or -FI_ENODATA when the hints ask for what we do not have. */
-static int uet_hints_check(const struct fi_info *h)
+static int uet_hints_check(const struct fi_info *h, uint32_t v)
 {
+	uint64_t caps = uet_caps_for(v);
 	const char *why = NULL;
 
 	if (!h)
@@ -161,17 +240,17 @@ static int uet_hints_check(const struct fi_info *h)
 	if (h->ep_attr && h->ep_attr->type != FI_EP_UNSPEC &&
 	    h->ep_attr->type != FI_EP_RDM)
 		return -FI_ENODATA;	/* the common probe: say nothing */
-	if (h->caps & ~UET_CAPS)
+	if (h->caps & ~caps)
 		why = "caps";
 	else if (h->addr_format != FI_FORMAT_UNSPEC)
 		why = "addr_format";
-	else if (!uet_ep_hints_ok(h->ep_attr))
+	else if (!uet_ep_hints_ok(h->ep_attr, v))
 		why = "ep_attr";
-	else if (!uet_tx_hints_ok(h->tx_attr))
+	else if (!uet_tx_hints_ok(h->tx_attr, caps))
 		why = "tx_attr";
-	else if (!uet_rx_hints_ok(h->rx_attr))
+	else if (!uet_rx_hints_ok(h->rx_attr, caps))
 		why = "rx_attr";
-	else if (!uet_domain_hints_ok(h->domain_attr))
+	else if (!uet_domain_hints_ok(h->domain_attr, v))
 		why = "domain_attr";
 	else if (h->fabric_attr && h->fabric_attr->name &&
 		 strcmp(h->fabric_attr->name, UET_PROV_NAME))
@@ -242,6 +321,25 @@ static void *uet_dup_key(const uint8_t *key, size_t size)
 	return p;
 }
 
+/*
+ * The fields appended since 1.17, in the core's struct when it has them
+ * (fi_allocinfo gave us the core's), for applications of any version to
+ * read: one JobID per endpoint, no peer groups, full-range counters.
+ */
+static void uet_info_domain_ext(struct fi_domain_attr *d)
+{
+	struct uet_domain_attr_ext *x = (void *)d;
+
+	if (uet_core_has(FI_VERSION(1, 20)))
+		x->max_ep_auth_key = 1;
+	if (uet_core_has(FI_VERSION(2, 0)))
+		x->max_group_id = 0;
+	if (uet_core_has(FI_VERSION(2, 5))) {
+		x->max_cntr_value = UINT64_MAX;
+		x->max_err_cntr_value = UINT64_MAX;
+	}
+}
+
 static int uet_info_domain(struct fi_info *fi, const struct uet_gi *gi,
 			   const char *ifname)
 {
@@ -271,6 +369,7 @@ static int uet_info_domain(struct fi_info *fi, const struct uet_gi *gi,
 			d->auth_key_size = hd->auth_key_size;
 		}
 	}
+	uet_info_domain_ext(d);
 	return d->name ? 0 : -FI_ENOMEM;
 }
 
@@ -283,7 +382,7 @@ static int uet_info_ep(struct fi_info *fi, const struct uet_gi *gi)
 	*fi->tx_attr = uet_tx_attr;
 	*fi->rx_attr = uet_rx_attr;
 	fi->tx_attr->caps = fi->caps & UET_TX_CAPS;
-	fi->rx_attr->caps = fi->caps & UET_RX_CAPS;
+	fi->rx_attr->caps = fi->caps & (UET_RX_CAPS | UET_CAPS_2_0);
 	if (h && h->tx_attr)
 		fi->tx_attr->op_flags = h->tx_attr->op_flags;
 	/* What operations asking for no level get (uet_op_level.c). */
@@ -343,7 +442,7 @@ static struct fi_info *uet_info_build(const struct uet_gi *gi,
 	}
 	fi->fabric_attr->name = strdup(UET_PROV_NAME);
 	fi->fabric_attr->prov_version = UET_PROV_VERSION;
-	fi->fabric_attr->api_version = UET_FI_VERSION;
+	fi->fabric_attr->api_version = gi->version;
 	if (!fi->src_addr || (gi->have_dest && !fi->dest_addr) ||
 	    !fi->fabric_attr->name ||
 	    uet_info_domain(fi, gi, c->ifname) ||
@@ -436,7 +535,7 @@ int uet_getinfo(uint32_t version, const char *node, const char *service,
 	int ret, n;
 
 	*info = NULL;
-	ret = uet_hints_check(hints);
+	ret = uet_hints_check(hints, version);
 	if (ret)
 		return ret;
 	uet_params_get(&p);

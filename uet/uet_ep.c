@@ -499,6 +499,9 @@ static int uet_ep_init(struct uet_ep *ep, const struct fi_info *info)
 	if (tx && (tx->op_flags & ~(UET_TX_OP_FLAGS | FI_INJECT)))
 		return -FI_EBADFLAGS;
 	ep->caps = info->caps ? info->caps : UET_CAPS;
+	/* Under an API before 2.0, these bits named other things. */
+	if (FI_VERSION_LT(ep->dom->fab->fab_fid.api_version, FI_VERSION(2, 0)))
+		ep->caps &= ~UET_CAPS_2_0;
 	ep->tx_op_flags = tx ? tx->op_flags : 0;
 	ep->rx_op_flags = rx ? rx->op_flags : 0;
 	ep->ordered = order & FI_ORDER_SAS;

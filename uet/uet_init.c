@@ -24,7 +24,7 @@ __attribute__((destructor)) static void uet_fini(void)
 
 struct fi_provider uet_prov = {
 	.version = UET_PROV_VERSION,
-	.fi_version = UET_FI_VERSION,
+	.fi_version = UET_FI_VERSION,	/* then the core's (fi_prov_ini) */
 	.name = UET_PROV_NAME,
 	.getinfo = uet_getinfo,
 	.fabric = uet_fabric_open,
@@ -197,8 +197,24 @@ void uet_params_get(struct uet_params *p)
 	uet_params_dp_get(p);
 }
 
+/*
+ * The version we declare under a core of version |core|: its own, up to
+ * the newest we honour, so that applications asking for the core's see
+ * us; under a core older than our headers, 1.17 as before.
+ */
+uint32_t uet_fi_version_pick(uint32_t core)
+{
+	if (FI_VERSION_LT(core, UET_FI_VERSION))
+		return UET_FI_VERSION;
+	if (FI_VERSION_LT(UET_FI_VERSION_MAX, core))
+		return UET_FI_VERSION_MAX;
+	return core;
+}
+
 FI_EXT_INI
 {
+	/* fi_version() is the loading core's, not our headers'. */
+	uet_prov.fi_version = uet_fi_version_pick(fi_version());
 	uet_params_define();
 	return &uet_prov;
 }

@@ -52,6 +52,15 @@ fi_addr_t uet_msg_src(struct uet_ep *ep, uint32_t peer, uint32_t initiator)
 	return uet_av_reverse(ep->av, &fa, initiator);
 }
 
+static bool uet_rx_directed(uint64_t caps, bool tagged)
+{
+	if (caps & FI_DIRECTED_RECV)
+		return true;
+	if (caps & UET_FI_TAGGED_DIRECTED_RECV)
+		return tagged;
+	return caps & UET_FI_EXACT_DIRECTED_RECV;
+}
+
 int uet_msg_recv_check(struct uet_ep *ep, const struct uet_recv_req *r,
 		       uint32_t *initiator)
 {
@@ -70,8 +79,13 @@ int uet_msg_recv_check(struct uet_ep *ep, const struct uet_recv_req *r,
 	if (!ep->eng)
 		return -FI_EOPBADSTATE;
 	*initiator = SES_INITIATOR_ANY;
-	/* Without FI_DIRECTED_RECV the source is ignored (fi_msg(3)). */
-	if (!(ep->caps & FI_DIRECTED_RECV) || r->src == FI_ADDR_UNSPEC)
+	/*
+	 * Without FI_DIRECTED_RECV the source is ignored (fi_msg(3)); 2.0's
+	 * FI_TAGGED_DIRECTED_RECV asks it for tagged receives only, and
+	 * FI_EXACT_DIRECTED_RECV (the application never posts
+	 * FI_ADDR_UNSPEC) for both unless paired with the former.
+	 */
+	if (!uet_rx_directed(ep->caps, r->tagged) || r->src == FI_ADDR_UNSPEC)
 		return 0;
 	e = uet_av_entry_get(ep->av, r->src);
 	if (!e)

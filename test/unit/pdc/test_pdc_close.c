@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Closing (ref 2.7): pdc_close() drains then sends CLOSE, idle PDCs close
- * on their own, an idle target asks with CLOSE_REQ, a target whose
+ * on their own, an idle target asks with CLOSE_REQ (ignored while our
+ * packets cross it), a target whose
  * initiator vanished closes in error, and lost final ACKs are survived
  * through TIME_WAIT, or given up on before TIME_WAIT is over.
  */
@@ -114,6 +115,45 @@ Test(pdc_close, idle_target_asks_with_close_req)
 	cr_expect(t_sim_run(s, s->now + 100 * T_MS, NULL));
 	cr_expect_not_null(t_sim_find(s, 0, 1, UET_PDS_TYPE_CONTROL,
 				      UET_PDS_CTL_CLOSE_REQ));
+	t_expect_closed(s);
+	t_sim_free(s);
+}
+
+static bool t_close_req_sent(struct t_sim *s)
+{
+	return t_sim_find(s, 0, 1, UET_PDS_TYPE_CONTROL,
+			  UET_PDS_CTL_CLOSE_REQ) != NULL;
+}
+
+/*
+ * The idle target's CLOSE_REQ crosses a new burst: the initiator keeps
+ * its PDC, so what it sends next goes on the same one, not on a second
+ * PDC beside the first still draining (a target's SES takes a newer PDC
+ * for a new incarnation of its peer and drops the older one's requests:
+ * fabtests' fi_bw -T 1 timed out so).
+ */
+Test(pdc_close, close_req_crossing_packets_is_ignored)
+{
+	struct t_sim *s = t_pair(0, T_MS);
+	struct t_end *a = s->end[0], *b = s->end[1];
+	struct pdc_stats st;
+
+	cr_assert(t_sim_run(s, s->now + 100 * T_MS, t_close_req_sent));
+	/* On the wire: a burst goes out before the request arrives... */
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 150, 0);
+	t_sim_run(s, s->now + 50000, NULL);
+	/* ...and, the request in, more. */
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 200, 0);
+	cr_assert(t_sim_run(s, s->now + 100 * T_MS, t_sim_senders_done));
+	cr_expect_eq(a->ok_cnt, 200);
+	for (uint32_t seq = 0; seq < 200; seq++)
+		cr_expect_eq(b->rx[0][0][0][seq], 1);
+	pdc_mgr_stats(a->mgr, &st);
+	cr_expect_geq(st.close_req_crossed, 1);
+	cr_expect_eq(st.pdc_created, 1, "one PDC carried all of it");
+	cr_expect_eq(b->open_min[0][0][0], b->open_max[0][0][0]);
+	/* Idle again, the next request is taken. */
+	cr_expect(t_sim_run(s, s->now + 100 * T_MS, NULL));
 	t_expect_closed(s);
 	t_sim_free(s);
 }
