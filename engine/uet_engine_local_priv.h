@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The engine's local channels' state, shared by uet_engine_local.c (set
+ * up, sending, failures, sleeping) and uet_engine_local_rx.c (reading the
+ * inbox); not part of the engine's API.
+ */
+#ifndef UET_ENGINE_LOCAL_PRIV_H
+#define UET_ENGINE_LOCAL_PRIV_H
+
+#include "engine/uet_engine_local.h"
+#include "engine/uet_lch.h"
+
+/* Requests unanswered on one channel. */
+#define LCH_FIFO	512
+/* Answers waiting for room in the initiator's ring. */
+#define LCH_ANS_MAX	LCH_FIFO
+/* A target that asked again is asked again this much later, at first. */
+#define LCH_AGAIN_NS	20000ull
+#define LCH_AGAIN_MAX_NS	1000000ull
+/* Records read from one ring per progress call. */
+#define LCH_RX_BUDGET	64
+
+enum lch_state { LCH_NONE, LCH_UP, LCH_DOWN };
+
+struct lch_ans {
+	uint8_t type;
+	uint8_t len;
+	uint32_t seq;
+	uint32_t dst_peer;
+	uint8_t rsp[PDC_RESP_MAX_LEN];
+};
+
+/* Our side of the channel with the endpoint of one index. */
+struct lch {
+	uint8_t state;		/* enum lch_state: our ring in its inbox */
+	struct uet_lch_inbox *their;
+	struct uet_lch_writer w;	/* our ring in it */
+	uint64_t nonce;		/* its inbox's */
+	int wake;		/* connected to its wake socket */
+	uint32_t seq;		/* our next request's */
+	uint32_t fifo[LCH_FIFO], fh, ft;	/* slots unanswered */
+	uint32_t again[LCH_FIFO], ah, at;	/* slots to send again */
+	uint64_t again_ns;	/* when the first goes again */
+	uint64_t again_wait;	/* the wait after a refusal */
+	bool probing;		/* the first went again: its answer? */
+	bool again_all;		/* it was taken: the rest go now */
+	uint32_t probe;		/* its slot */
+	struct lch_ans ans[LCH_ANS_MAX];	/* answers not written yet */
+	uint32_t nh, nt;
+	/* What it writes to us. */
+	struct uet_lch_reader rd;
+	bool rd_broken;		/* nothing read until a new writer */
+	uint32_t in_ctx;	/* its incarnation, for SES (ses_rx_pkt.pdc) */
+	bool in_blocked;	/* we asked again for |in_blocked_seq| */
+	uint32_t in_blocked_seq;
+	uint32_t in_peer[UET_ENGINE_KIND_MAX + 1];	/* by kind: id + 1 */
+};
+
+struct uet_engine_local {
+	struct uet_lch_inbox *in;
+	int fd;			/* the inbox's memfd */
+	int wake;		/* our wake socket */
+	int epfd;		/* it and the device socket */
+	uint64_t nonce;
+	uint32_t ctx;		/* incarnations seen, all channels */
+	uint64_t check_ns;	/* when peers were last looked at */
+	uint64_t up;		/* channels whose state is LCH_UP */
+	uint64_t keys;		/* ring keys drawn */
+	bool armed;		/* |sleeping| set by us: undo at next rx */
+	struct lch *ch[UET_LCH_RINGS];
+};
+
+/* The channel with endpoint |ep|, made on first use; NULL: no memory. */
+struct lch *uet_lch_get(struct uet_engine_local *l, uint32_t ep);
+/*
+ * Maps the inbox of endpoint |ep| and takes our ring in it. 0, or -errno:
+ * -ENOENT no endpoint there with an inbox, -EACCES/-EPERM another user's.
+ */
+int uet_lch_connect(struct uet_engine *e, uint32_t ep);
+/* Tells the owner of |c|'s inbox that something came, if it sleeps. */
+void uet_lch_kick(struct uet_engine *e, struct lch *c);
+/*
+ * The channel with |ep| ends (|gone|: its process went; else it broke the
+ * rules): our peers on it fail as those of a dead remote do.
+ */
+void uet_lch_down(struct uet_engine *e, uint32_t ep, bool gone);
+/* Whether the endpoint |c| writes to is the one it mapped. */
+bool uet_lch_alive(struct uet_engine *e, uint32_t ep, const struct lch *c);
+/* Writes the answers |c| holds, in order, while there is room. */
+void uet_lch_answers_flush(struct uet_engine *e, struct lch *c);
+
+#endif /* UET_ENGINE_LOCAL_PRIV_H */
