@@ -16,12 +16,23 @@
 # $B/vendor/NAME.log and its tail on stderr.
 #
 # Usage: B=build test/vendor/build.sh [NAME...]  (default: all three)
-# VENDOR_DIR: where the tarballs are; VENDOR_JOBS: make -j (nproc).
+# VENDOR_DIR: where the tarballs are (else ../shared/vendor from the
+# project's root, or from the repository it was cloned from, when that is
+# a directory: a clone made elsewhere, in /root or /tmp, still finds
+# them); VENDOR_JOBS: make -j (nproc).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-build}
-VENDOR_DIR=${VENDOR_DIR:-$ROOT/../shared/vendor}
+if [ -z "${VENDOR_DIR:-}" ]; then
+	VENDOR_DIR=$ROOT/../shared/vendor
+	origin=$(git -C "$ROOT" remote get-url origin 2>/dev/null || true)
+	origin=${origin#file://}
+	if [ ! -d "$VENDOR_DIR" ] && [ -n "$origin" ] && [ -d "$origin" ] &&
+	   [ -d "$origin/../shared/vendor" ]; then
+		VENDOR_DIR=$(cd "$origin/../shared/vendor" && pwd)
+	fi
+fi
 JOBS=${VENDOR_JOBS:-$(nproc)}
 # Bump when a configure line below changes, so that caches are rebuilt.
 RECIPE=1
