@@ -18,7 +18,10 @@ BENCH_DEPS	+= $(B)/bench_xsk $(B)/uetctl
 
 # The tshark dissector test (issue 8): gen_uet_pcap writes hand-made UET
 # frames with the codecs; e2e_dissector.sh decodes them with tools/uet.lua.
-$(B)/gen_uet_pcap: $(B)/test/progs/gen_uet_pcap.o $(B)/libuet_io.a $(B)/libuet_core.a
+GEN_UET_PCAP_OBJS := $(B)/test/progs/gen_uet_pcap.o \
+		     $(B)/test/progs/gen_uet_pcap_hdrs.o \
+		     $(B)/test/progs/gen_uet_pcap_prot.o
+$(B)/gen_uet_pcap: $(GEN_UET_PCAP_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
