@@ -42,9 +42,12 @@ uint32_t uet_engine_payload_mtu(const struct uet_engine *e)
 
 int uet_engine_fd(const struct uet_engine *e)
 {
-	int fd = uet_engine_local_fd(e);
+	return uet_xsk_fd(e->xsk);
+}
 
-	return fd >= 0 ? fd : uet_xsk_fd(e->xsk);
+int uet_engine_wake_fd(const struct uet_engine *e)
+{
+	return uet_engine_local_fd(e);
 }
 
 bool uet_engine_sleep(struct uet_engine *e)

@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -51,7 +50,6 @@ int uet_engine_local_setup(struct uet_engine *e)
 {
 	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
 	struct uet_engine_local *l;
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct sockaddr_un a;
 	socklen_t alen;
 	int ret;
@@ -61,7 +59,7 @@ int uet_engine_local_setup(struct uet_engine *e)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	l->fd = l->wake = l->epfd = -1;
+	l->fd = l->wake = -1;
 	if (getrandom(&l->nonce, sizeof(l->nonce), 0) != sizeof(l->nonce) ||
 	    !l->nonce)
 		l->nonce = (uint64_t)getpid() << 32 | (uint64_t)e->ep_index << 16 |
@@ -72,15 +70,6 @@ int uet_engine_local_setup(struct uet_engine *e)
 	l->wake = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	lch_wake_name(&a, &alen, l->nonce);
 	if (l->wake < 0 || bind(l->wake, (struct sockaddr *)&a, alen) < 0)
-		goto fail_errno;
-	l->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (l->epfd < 0)
-		goto fail_errno;
-	ev.data.fd = l->wake;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->wake, &ev) < 0)
-		goto fail_errno;
-	ev.data.fd = uet_xsk_fd(e->xsk);
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
 		goto fail_errno;
 	e->local = l;
 	if (uet_dev_shm_lock(shm) == 0) {
@@ -126,8 +115,6 @@ void uet_engine_local_destroy(struct uet_engine *e)
 		close(l->fd);
 	if (l->wake >= 0)
 		close(l->wake);
-	if (l->epfd >= 0)
-		close(l->epfd);
 	free(l);
 	e->local = NULL;
 }
@@ -447,12 +434,14 @@ void uet_engine_local_woke(struct uet_engine *e)
 	if (!l || !l->armed)
 		return;
 	l->armed = false;
-	atomic_store(&l->in->sleeping, 0);
+	/* Still set: no writer took it, so none sent a datagram. */
+	if (atomic_exchange(&l->in->sleeping, 0))
+		return;
 	while (recv(l->wake, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
 }
 
 int uet_engine_local_fd(const struct uet_engine *e)
 {
-	return e->local ? e->local->epfd : -1;
+	return e->local ? e->local->wake : -1;
 }

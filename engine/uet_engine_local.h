@@ -46,7 +46,7 @@ void uet_engine_local_tick(struct uet_engine *e);
 bool uet_engine_local_sleep(struct uet_engine *e);
 void uet_engine_local_woke(struct uet_engine *e);
 
-/* The fd to sleep on when local channels are on (an epoll), or -1. */
+/* The wake socket local writers kick (uet_engine_wake_fd), or -1. */
 int uet_engine_local_fd(const struct uet_engine *e);
 
 /* Nanoseconds until uet_engine_local_tick() has work, or UINT64_MAX. */

@@ -60,7 +60,6 @@ struct uet_engine_local {
 	struct uet_lch_inbox *in;
 	int fd;			/* the inbox's memfd */
 	int wake;		/* our wake socket */
-	int epfd;		/* it and the device socket */
 	uint64_t nonce;
 	uint32_t ctx;		/* incarnations seen, all channels */
 	uint64_t check_ns;	/* when peers were last looked at */

@@ -288,6 +288,10 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 			continue;
 		fds[n++] = (struct pollfd){ .fd = uet_engine_fd(ep->eng),
 					    .events = POLLIN };
+		if (uet_engine_wake_fd(ep->eng) >= 0 && n < UET_WAIT_FDS)
+			fds[n++] = (struct pollfd){
+				.fd = uet_engine_wake_fd(ep->eng),
+				.events = POLLIN };
 		t = uet_engine_next_timeout_ns(ep->eng);
 		/* A local peer's packets wait already: no sleep. */
 		if (!uet_engine_sleep(ep->eng))

@@ -32,6 +32,16 @@ static int uet_wait_epoll_add(int epfd, int fd)
 }
 
 /* Adds the sockets of the domain's enabled endpoints (domain lock held). */
+/* An engine's fds (its socket, its wake socket) in |epfd|; 0 or -errno. */
+static int uet_wait_epoll_add_engine(int epfd, const struct uet_engine *eng)
+{
+	int ret = uet_wait_epoll_add(epfd, uet_engine_fd(eng));
+
+	if (!ret && uet_engine_wake_fd(eng) >= 0)
+		ret = uet_wait_epoll_add(epfd, uet_engine_wake_fd(eng));
+	return ret;
+}
+
 static void uet_wait_obj_add_engines(struct uet_wait_obj *w)
 {
 	struct uet_list *pos;
@@ -42,7 +52,7 @@ static void uet_wait_obj_add_engines(struct uet_wait_obj *w)
 		ep = container_of(pos, struct uet_ep, link);
 		if (!ep->eng)
 			continue;
-		ret = uet_wait_epoll_add(w->epfd, uet_engine_fd(ep->eng));
+		ret = uet_wait_epoll_add_engine(w->epfd, ep->eng);
 		if (ret)
 			FI_WARN(&uet_prov, FI_LOG_CQ,
 				"wait object misses an endpoint: %s\n",
@@ -261,7 +271,7 @@ void uet_wait_ep_enabled(struct uet_ep *ep)
 
 	uet_list_for_each(pos, &ep->dom->waits) {
 		w = container_of(pos, struct uet_wait_obj, link);
-		ret = uet_wait_epoll_add(w->epfd, uet_engine_fd(ep->eng));
+		ret = uet_wait_epoll_add_engine(w->epfd, ep->eng);
 		if (ret)
 			FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
 				"wait object misses an endpoint: %s\n",
@@ -280,5 +290,8 @@ void uet_wait_ep_closing(struct uet_ep *ep)
 	uet_list_for_each(pos, &ep->dom->waits) {
 		w = container_of(pos, struct uet_wait_obj, link);
 		epoll_ctl(w->epfd, EPOLL_CTL_DEL, uet_engine_fd(ep->eng), NULL);
+		if (uet_engine_wake_fd(ep->eng) >= 0)
+			epoll_ctl(w->epfd, EPOLL_CTL_DEL,
+				  uet_engine_wake_fd(ep->eng), NULL);
 	}
 }
