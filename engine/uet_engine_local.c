@@ -16,9 +16,9 @@
  * so that a target out of room is not flooded with what it refuses.
  *
  * Sleepers: the owner of an inbox sets |sleeping| before it sleeps on
- * uet_engine_fd() (an epoll of its socket and its wake socket); a writer
- * that finds it set clears it and sends a datagram to the owner's wake
- * socket, an abstract Unix socket named by the inbox's nonce.
+ * uet_engine_fd() and uet_engine_wake_fd(); a writer that finds it set
+ * clears it and sends a datagram to the owner's wake socket, an abstract
+ * Unix socket named by the inbox's nonce.
  */
 #define _GNU_SOURCE
 #include <errno.h>

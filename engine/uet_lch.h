@@ -15,9 +15,10 @@
  * a process that may read the owner's memory anyway (ptrace's read
  * access: the same user); others use the frames' path.
  *
- * The reader trusts no record: a length that does not fit, a type it
- * does not know, a position that went back, and the ring is broken
- * (counted, the channel failed); it never reads outside the ring.
+ * The reader trusts no record: a line whose stamp is not the one due
+ * there is no record yet; a stamped one whose length does not fit or
+ * whose type it does not know breaks the ring (counted, the channel
+ * failed); it never reads outside the ring.
  */
 #ifndef UET_LCH_H
 #define UET_LCH_H
