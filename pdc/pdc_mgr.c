@@ -121,7 +121,9 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 		mgr->resp[i].next = i + 1 < c->resp_pool_cnt ? i + 1 : PDC_NIL;
 	mgr->resp_free = 0;
 	mgr->resp_free_cnt = c->resp_pool_cnt;
-	if (pdc_admit_init(mgr) < 0)
+	if (pdc_admit_init(mgr) < 0 ||
+	    pdc_peer_use_init(&mgr->peer_use, c->max_pdcs + PDC_NACKQ_LEN +
+			      c->window) < 0)
 		return -ENOMEM;
 	while ((1u << mgr->id_bits) < c->max_pdcs)
 		mgr->id_bits++;
@@ -168,6 +170,7 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr)
 	for (i = 0; mgr->tbl && i < mgr->cfg.max_pdcs; i++)
 		free(mgr->tbl[i]);
 	pdc_admit_fini(mgr);
+	pdc_peer_use_fini(&mgr->peer_use);
 	free(mgr->resp);
 	free(mgr->uudq);
 	free(mgr->heap);
@@ -293,6 +296,7 @@ struct pdc *pdc_new(struct pdc_mgr *mgr, uint8_t role, uint32_t peer,
 	pdc->heap_idx = UINT32_MAX;
 	pdc->wake_ns = UINT64_MAX;
 	pdc->peer = peer;
+	pdc_peer_use_inc(&mgr->peer_use, peer);
 	pdc->role = role;
 	pdc->mode = mode;
 	pdc->win_mask = mgr->cfg.window - 1;
@@ -325,6 +329,7 @@ void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc)
 	mgr->stats.state_len -= pdc->alloc_len;
 	mgr->tbl[slot] = NULL;
 	mgr->free_slot[mgr->free_cnt++] = (uint16_t)slot;
+	pdc_peer_use_dec(&mgr->peer_use, pdc->peer);
 	free(pdc);
 }
 
@@ -406,16 +411,5 @@ int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 
 bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer)
 {
-	uint32_t i;
-
-	for (i = 0; i < mgr->cfg.max_pdcs; i++)
-		if (mgr->tbl[i] && mgr->tbl[i]->peer == peer)
-			return true;
-	for (i = 0; i < mgr->nackq_cnt; i++)
-		if (mgr->nackq[(mgr->nackq_head + i) % PDC_NACKQ_LEN].peer == peer)
-			return true;
-	for (i = 0; i < mgr->uudq_cnt; i++)
-		if (mgr->uudq[(mgr->uudq_head + i) % mgr->cfg.window].peer == peer)
-			return true;
-	return false;
+	return pdc_peer_use_any(&mgr->peer_use, peer);
 }

@@ -282,6 +282,23 @@ struct pdc_rccc {
 	struct pdc *head, *tail;	/* target PDCs owed credit */
 };
 
+/* Things of the manager naming a peer (pdc_peer_use.c). */
+struct pdc_peer_use_ent {
+	uint32_t peer;
+	uint32_t cnt;		/* 0: empty */
+};
+
+struct pdc_peer_use {
+	struct pdc_peer_use_ent *ent;
+	uint32_t mask;
+};
+
+int pdc_peer_use_init(struct pdc_peer_use *u, uint32_t most);
+void pdc_peer_use_fini(struct pdc_peer_use *u);
+void pdc_peer_use_inc(struct pdc_peer_use *u, uint32_t peer);
+void pdc_peer_use_dec(struct pdc_peer_use *u, uint32_t peer);
+bool pdc_peer_use_any(const struct pdc_peer_use *u, uint32_t peer);
+
 struct pdc_mgr {
 	struct pdc_cfg cfg;
 	struct pdc_ops ops;
@@ -316,6 +333,7 @@ struct pdc_mgr {
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
 	uint16_t tx_ev;		/* EV of the frame built last */
+	struct pdc_peer_use peer_use;	/* PDCs, NACKs and UUDs by peer */
 	struct pdc_rccc rccc;
 	struct pdc_stats stats;
 };

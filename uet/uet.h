@@ -143,6 +143,8 @@ struct uet_params {
 	uint16_t port;
 	uint64_t rto_ns;
 	uint32_t max_retries;
+	uint32_t max_peers;		/* 0: the engine's default */
+	uint32_t max_pdcs;		/* 0: the most the interface allows */
 	uint32_t queue_id;
 	uint32_t rdv_threshold;		/* sends above go as rendezvous */
 	uint32_t rdv_eager;		/* bytes its request carries */

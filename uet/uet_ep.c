@@ -147,6 +147,8 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->initiator = ep->src.initiator;
 	cfg->rto_init_ns = p->rto_ns;
 	cfg->max_retries = p->max_retries ? p->max_retries : UET_MAX_RETRIES;
+	cfg->max_peers = p->max_peers;
+	cfg->max_pdcs = p->max_pdcs;
 	cfg->ordered = ep->ordered;
 	cfg->rdv = true;
 	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);
@@ -294,6 +296,11 @@ int uet_ep_peer_dst(struct uet_ep *ep, fi_addr_t addr, struct ses_addr *dst,
 		id = uet_engine_peer_get(ep->eng, &e->addr.fa,
 					 e->addr.pid_on_fep,
 					 UET_PEER_TIMEOUT_MS);
+		if (id == -ENOSPC)
+			FI_WARN_ONCE(&uet_prov, FI_LOG_EP_DATA,
+				     "endpoint holds %u peers, its most: "
+				     "raise FI_UET_MAX_PEERS (FI_ENOSPC)\n",
+				     uet_engine_max_peers(ep->eng));
 		if (id < 0)
 			return id;	/* FI_E* equal the errnos here */
 		p->id = (uint32_t)id;
