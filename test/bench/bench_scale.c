@@ -7,24 +7,25 @@
  * the target as coming from peer p on host p, so the target sees N
  * sources. Prints `bench: NAME VALUE UNIT` lines:
  *
- * - the message rate at 1, 1024, 65536 and 1048576 peers (median of three
- *   runs of the same number of messages) and its ratio to 1 peer's;
- * - the PDCs opened per message at N (what a budget below N costs: each
- *   one is a SYN on the wire and a close);
+ * - the message rate at 1, 1024, 65536 and 1048576 peers, per second of
+ *   CPU time (median of three runs of B_MSGS writes, or of what a run
+ *   does in B_CAP_S), and its ratio to 1 peer's;
+ * - the PDCs the initiator opened per message at N (with fewer PDCs than
+ *   peers, each one a SYN on the wire and a close);
  * - the memory an idle peer costs each side, and an open PDC with a
- *   packet in flight (see b_mem_* below for how).
+ *   packet in flight, counted by bench_scale_mem.c (see main and
+ *   b_active for what is measured when).
  *
  * Limits are the library's: SES gets max_peers = N, PDC the largest
  * max_pdcs its config accepts (probed, so a larger limit is picked up
- * when there is one). An N whose ses_create fails prints no figure, only
- * why on stderr. With fewer PDCs than peers, PDCs are recycled the way
- * PDC does it, by closing idle ones; the clock is simulated (b_tick) so
- * that idle time costs no real time.
+ * when there is one). An N whose set-up fails (ses_create with max_peers
+ * N, say) prints no figure, only why on stderr. With fewer PDCs than
+ * peers, PDCs are recycled the way PDC does it, by closing idle ones;
+ * the clock is simulated (b_tick), so idle time costs no real time.
  *
  * BENCH_SMOKE=1 (bench_smoke.sh): one run each, fewer messages.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "pdc/pdc.h"
 #include "ses/ses.h"
 #include "ses/ses_ri.h"
+#include "test/bench/bench_scale.h"
 
 #define B_JOB		101
 #define B_PID		2
@@ -61,89 +63,15 @@
 #define B_PDCS_CAP	(1u << 18)
 /*
  * Simulated time. One tick carries every frame one hop each way, a round
- * trip: B_TICK_NS stands for a fabric's. A PDC that sees no packet for
- * half the budget's worth of ticks at the window's rate closes, so a
- * round robin over fewer peers than half the budget keeps its PDCs open
- * (the real idle time-out, 1 s, is far longer than a round at this rate)
- * and one over more closes each PDC before its peer's turn comes again.
+ * trip: B_TICK_NS stands for a fabric's. A PDC that sees no packet for as
+ * long as half the budget's worth of messages takes (B_WINDOW a tick)
+ * closes, so a round robin over fewer peers than half the budget keeps
+ * its PDCs open (as the real idle time-out, 1 s, would at this rate) and
+ * one over more closes each PDC before its peer's turn comes again.
  */
 #define B_TICK_NS	1000ull
 #define B_T0_NS		1000000000ull
 #define B_STUCK_TICKS	100000	/* no completion for this long: a bug */
-
-/* ---- memory: every allocation of SES and PDC, by side and layer ---------- */
-
-/*
- * The binary is linked with --wrap for malloc, calloc, realloc and free
- * (test/test.mk), which routes the calls of libuet_core.a's objects (and
- * ours) here; libc's own calls are not. Each call is charged to the
- * account that is current: the bench sets it around every call into one
- * side's SES or PDC, and switches it in the callbacks where one layer
- * calls the other. A chunk costs malloc_usable_size() + 8, the chunk
- * glibc carves, its header included: allocator overhead counts. A side
- * frees only what it allocated, so a free is charged where its malloc
- * was; b_destroy checks that every account comes back to where it was.
- */
-enum b_acct {
-	B_NONE, B_INI_SES, B_INI_PDC, B_TGT_SES, B_TGT_PDC, B_ACCTS
-};
-
-void *__real_malloc(size_t len);
-void *__real_calloc(size_t n, size_t len);
-void *__real_realloc(void *p, size_t len);
-void __real_free(void *p);
-void *__wrap_malloc(size_t len);
-void *__wrap_calloc(size_t n, size_t len);
-void *__wrap_realloc(void *p, size_t len);
-void __wrap_free(void *p);
-
-static enum b_acct b_acct;
-static int64_t b_bytes[B_ACCTS];
-
-static int64_t b_chunk(void *p)
-{
-	return p ? (int64_t)malloc_usable_size(p) + 8 : 0;
-}
-
-void *__wrap_malloc(size_t len)
-{
-	void *p = __real_malloc(len);
-
-	b_bytes[b_acct] += b_chunk(p);
-	return p;
-}
-
-void *__wrap_calloc(size_t n, size_t len)
-{
-	void *p = __real_calloc(n, len);
-
-	b_bytes[b_acct] += b_chunk(p);
-	return p;
-}
-
-void *__wrap_realloc(void *p, size_t len)
-{
-	int64_t old = b_chunk(p);
-	void *q = __real_realloc(p, len);
-
-	if (q || !len)
-		b_bytes[b_acct] += b_chunk(q) - old;
-	return q;
-}
-
-void __wrap_free(void *p)
-{
-	b_bytes[b_acct] -= b_chunk(p);
-	__real_free(p);
-}
-
-static enum b_acct b_enter(enum b_acct a)
-{
-	enum b_acct old = b_acct;
-
-	b_acct = a;
-	return old;
-}
 
 /* ---- the two sides and the wire ----------------------------------------- */
 
@@ -734,6 +662,7 @@ int main(void)
 	struct b_idle idle = { 0 }, base;
 	double one, rate, pdcs, ini, tgt;
 	struct b_bench *b;
+	int64_t heap;
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -744,7 +673,7 @@ int main(void)
 	ret = b_rate(1, nmsg, cap_s, runs, max_pdcs, &one, &pdcs, &idle);
 	if (ret)
 		b_die("set-up for 1 peer", ret);
-	printf("bench: scale_rate_1peer_mmsg_s %.3f Mmsg/s\n", one / 1e6);
+	printf("bench: scale_rate_1peer_mmsg_s %.4f Mmsg/s\n", one / 1e6);
 	for (size_t i = 0; i < sizeof(npeers) / sizeof(npeers[0]); i++) {
 		uint32_t n = npeers[i];
 
@@ -761,9 +690,9 @@ int main(void)
 		}
 		if (ret)
 			b_die("set-up for 1024 peers", ret);
-		printf("bench: scale_rate_%upeers_mmsg_s %.3f Mmsg/s\n", n,
+		printf("bench: scale_rate_%upeers_mmsg_s %.4f Mmsg/s\n", n,
 		       rate / 1e6);
-		printf("bench: scale_rate_ratio_%u %.3f x\n", n, rate / one);
+		printf("bench: scale_rate_ratio_%u %.4f x\n", n, rate / one);
 		printf("bench: scale_pdcs_per_msg_%u %.4f PDC/msg\n", n, pdcs);
 	}
 	/*
@@ -773,11 +702,16 @@ int main(void)
 	 * (fixed costs), over the peers. Pools sized for the peers
 	 * (max_peers) count.
 	 */
+	heap = b_heap_in_use();
 	b = b_create(1, B_WINDOW, max_pdcs);
 	if (!b)
 		b_die("set-up for 1 peer, errno", errno);
 	base.ini = b_side(b, B_INI_SES, B_INI_PDC);
 	base.tgt = b_side(b, B_TGT_SES, B_TGT_PDC);
+	fprintf(stderr, "bench_scale: an endpoint pair for 1 peer: %lld B "
+		"charged to SES and PDC, the heap grew %lld B (mallinfo2; "
+		"with the bench's own)\n", (long long)(base.ini + base.tgt),
+		(long long)(b_heap_in_use() - heap));
 	b_destroy(b);
 	ini = (double)(idle.ini - base.ini) / idle.npeers;
 	tgt = (double)(idle.tgt - base.tgt) / idle.npeers;
