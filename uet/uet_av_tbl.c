@@ -168,9 +168,10 @@ static int uet_av_take(struct uet_av *av, uint32_t *idx)
 		return 0;
 	}
 	if (av->used == UET_AV_MAX) {
-		FI_WARN(&uet_prov, FI_LOG_AV,
-			"av full: %u addresses inserted, the most an AV "
-			"holds (UET_AV_MAX)\n", UET_AV_MAX);
+		/* Sparse: an insertion of many would warn for each. */
+		FI_WARN_SPARSE(&uet_prov, FI_LOG_AV,
+			       "av full: %u addresses inserted, the most an "
+			       "AV holds (UET_AV_MAX)\n", UET_AV_MAX);
 		return -FI_ENOSPC;
 	}
 	if (av->used == av->cap) {

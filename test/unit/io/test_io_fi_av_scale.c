@@ -337,3 +337,37 @@ Test(uet_av_scale, reverse_tells_families_and_duplicates)
 		     rm == f4 ? dup : f4);
 	cr_assert_eq(fi_close(&av->fid), 0);
 }
+
+/*
+ * A full AV fails each further address with FI_ENOSPC and changes
+ * nothing. Reaching 2^30 would take 36 GB: the test moves the mark of
+ * slots handed out instead, which the check reads first.
+ */
+Test(uet_av_scale, a_full_av_is_enospc)
+{
+	struct fid_av *av = t_av(FI_AV_MAP, 0);
+	struct uet_av *u = t_uav(av);
+	uint8_t *blobs = t_blobs(2);
+	fi_addr_t fa[2], one;
+	int errs[2] = { -1, -1 };
+	uint32_t used;
+
+	cr_assert_eq(fi_av_insert(av, blobs, 1, &one, 0, NULL), 1);
+	used = u->used;
+	u->used = UET_AV_MAX;
+	cr_assert_eq(fi_av_insert(av, blobs, 2, fa, FI_SYNC_ERR, errs), 0);
+	cr_assert_eq(fa[0], FI_ADDR_NOTAVAIL);
+	cr_assert_eq(fa[1], FI_ADDR_NOTAVAIL);
+	cr_assert_eq(errs[0], FI_ENOSPC);
+	cr_assert_eq(errs[1], FI_ENOSPC);
+	u->used = used;
+	cr_assert_eq(u->count, 1);
+	/* A removed slot can still be filled. */
+	cr_assert_eq(fi_av_remove(av, &one, 1, 0), 0);
+	u->used = UET_AV_MAX;
+	cr_assert_eq(fi_av_insert(av, blobs, 1, fa, 0, NULL), 1);
+	cr_assert_eq(uet_av_slot_of(fa[0]), uet_av_slot_of(one));
+	u->used = used;
+	free(blobs);
+	cr_assert_eq(fi_close(&av->fid), 0);
+}
