@@ -371,3 +371,114 @@ Test(uet_av_scale, a_full_av_is_enospc)
 	free(blobs);
 	cr_assert_eq(fi_close(&av->fid), 0);
 }
+
+#define T_POOL		6000u	/* addresses: 60 hosts x 100 PIDs */
+#define T_OPS		200000u
+
+static void t_pool_addr(struct uet_addr *a, uint32_t k)
+{
+	memset(a, 0, sizeof(*a));
+	a->fep_caps = UET_ADDR_CAPS;
+	a->fa.v4.s_addr = htonl(0x0a010000u + k / 100);
+	a->pid_on_fep = (uint16_t)(k % 100);
+	a->ri_base = 10;
+	a->initiator = uet_addr_initiator(&a->fa, a->pid_on_fep);
+}
+
+/*
+ * Random insertions (the same address often several times) and removals
+ * against a model of what the AV holds, both types: every fi_addr alive
+ * looks up as its address, every removed one is refused, and every
+ * address of the pool reverses to an fi_addr holding it exactly when one
+ * does. Seeded: the same sequence each run.
+ */
+static void t_churn(enum fi_av_type type)
+{
+	struct fid_av *av = t_av(type, 0);
+	struct uet_av *u = t_uav(av);
+	uint8_t *pool = malloc((size_t)T_POOL * UET_ADDR_LEN);
+	uint8_t out[UET_ADDR_LEN];
+	fi_addr_t *live = malloc(T_OPS * sizeof(*live)), *dead, f, r;
+	uint32_t *what = malloc(T_OPS * sizeof(*what)), *holders;
+	uint32_t n = 0, nd = 0, peak = 0;
+	uint64_t seed = 42;
+	struct uet_addr a;
+	size_t len;
+
+	dead = malloc(T_OPS * sizeof(*dead));
+	holders = calloc(T_POOL, sizeof(*holders));
+	cr_assert(pool && live && what && dead && holders);
+	for (uint32_t k = 0; k < T_POOL; k++) {
+		t_pool_addr(&a, k);
+		uet_addr_encode(pool + (size_t)k * UET_ADDR_LEN, UET_ADDR_LEN,
+				&a);
+	}
+	for (uint32_t op = 0; op < T_OPS; op++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t x = (uint32_t)(seed >> 33), k = x % T_POOL;
+
+		if (n && x % 5 < 2) {	/* remove a random live one */
+			uint32_t j = (x >> 8) % n;
+
+			cr_assert_eq(fi_av_remove(av, &live[j], 1, 0), 0);
+			holders[what[j]]--;
+			dead[nd++] = live[j];
+			live[j] = live[--n];
+			what[j] = what[n];
+		} else {
+			cr_assert_eq(fi_av_insert(av, pool + (size_t)k *
+						  UET_ADDR_LEN, 1, &f, 0,
+						  NULL), 1);
+			live[n] = f;
+			what[n++] = k;
+			holders[k]++;
+			peak = n > peak ? n : peak;
+		}
+		cr_assert_eq(u->count, n);
+		/* The address just touched, both ways. */
+		t_pool_addr(&a, k);
+		r = uet_av_reverse(u, &a.fa, a.initiator);
+		if (!holders[k]) {
+			cr_assert_eq(r, FI_ADDR_NOTAVAIL, "op %u", op);
+			continue;
+		}
+		len = sizeof(out);
+		cr_assert_eq(fi_av_lookup(av, r, out, &len), 0, "op %u", op);
+		cr_assert_arr_eq(out, pool + (size_t)k * UET_ADDR_LEN,
+				 UET_ADDR_LEN, "op %u", op);
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		len = sizeof(out);
+		cr_assert_eq(fi_av_lookup(av, live[j], out, &len), 0);
+		cr_assert_arr_eq(out, pool + (size_t)what[j] * UET_ADDR_LEN,
+				 UET_ADDR_LEN);
+	}
+	for (uint32_t j = 0; j < nd; j++) {
+		len = sizeof(out);
+		cr_assert_eq(fi_av_lookup(av, dead[j], out, &len), -FI_EINVAL,
+			     "removed %#llx", (unsigned long long)dead[j]);
+	}
+	for (uint32_t k = 0; k < T_POOL; k++) {
+		t_pool_addr(&a, k);
+		cr_assert_eq(uet_av_reverse(u, &a.fa, a.initiator) ==
+			     FI_ADDR_NOTAVAIL, !holders[k], "address %u", k);
+	}
+	/* FI_AV_MAP filled its holes first; FI_AV_TABLE never reused one. */
+	cr_assert_eq(u->used, type == FI_AV_MAP ? peak : T_OPS - nd);
+	free(holders);
+	free(dead);
+	free(what);
+	free(live);
+	free(pool);
+	cr_assert_eq(fi_close(&av->fid), 0);
+}
+
+Test(uet_av_scale, churn_matches_a_model_map)
+{
+	t_churn(FI_AV_MAP);
+}
+
+Test(uet_av_scale, churn_matches_a_model_table)
+{
+	t_churn(FI_AV_TABLE);
+}
