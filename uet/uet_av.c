@@ -50,8 +50,9 @@ static bool uet_av_asked(struct uet_av *av, const struct uet_fa *fa)
  * a request that never waits (uet_nl_hop_resolve); at most
  * UET_AV_PREFETCH_MAX of them per insertion, so a large AV costs no more
  * than a few ms here. The AV keeps its netlink socket for the next call
- * (opening one cost more than the lookups: 36 us an insertion of one
- * address); a thread that finds it taken opens its own.
+ * (opening and closing one costs 6 us of CPU, a host's lookup 10 us: an
+ * application inserting one address per call paid both each time); a
+ * thread that finds it taken opens its own.
  */
 static void uet_av_prefetch(struct uet_av *av, const struct uet_addr *a,
 			    size_t n)
