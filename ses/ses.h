@@ -449,5 +449,7 @@ void ses_stats_get(const struct ses *s, struct ses_stats *st);
 size_t ses_state_msg_len(const struct ses *s);
 size_t ses_state_peer_len(const struct ses *s);	/* idle */
 size_t ses_state_peer_win_len(void);		/* more, while active */
+/* The pages the peer pool touched (peers' items, not malloc's). */
+size_t ses_state_peer_pool_len(const struct ses *s);
 
 #endif /* SES_H */

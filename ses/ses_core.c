@@ -530,6 +530,11 @@ size_t ses_state_peer_len(const struct ses *s)
 	       4 * sizeof(struct ses_map_ent);
 }
 
+size_t ses_state_peer_pool_len(const struct ses *s)
+{
+	return (size_t)s->peers.len * s->peers.item_len;
+}
+
 size_t ses_state_peer_win_len(void)
 {
 	return sizeof(struct ses_peer_win);

@@ -444,3 +444,14 @@ $(B)/tss_send: $(B)/test/progs/tss_send.o $(B)/libuet_io.a $(B)/libuet_core.a
 all: $(B)/tss_keys $(B)/tss_send
 E2E_TESTS	+= test/e2e/e2e_tss_keys.sh
 E2E_DEPS	+= $(B)/tss_keys $(B)/tss_send $(B)/uetd
+
+# Many peers at once (issue 39): fi_scale_check (plain libfabric), one
+# target and many initiator endpoints, or an all-to-all of many endpoints
+# over many namespaces.
+$(B)/fi_scale_check: $(B)/test/progs/fi_scale_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_scale_check
+E2E_TESTS	+= test/e2e/e2e_scale.sh
+E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so

@@ -600,9 +600,21 @@ static int b_rate(uint32_t npeers, uint64_t nmsg, double cap_s, int runs,
 				(unsigned long long)b->again);
 		if (i == runs - 1 && b->done >= npeers) {
 			b_quiesce(b);
+			/*
+			 * Their PDCs closed, the engine's aging lets idle
+			 * peers' id windows go (uet_engine_peers_age): so
+			 * here. The pool's items live in pages SES
+			 * reserved (not malloc's): counted apart.
+			 */
+			for (uint32_t p = 1; p <= npeers; p++) {
+				ses_peer_trim(b->ini_ses, p);
+				ses_peer_trim(b->tgt_ses, p);
+			}
 			idle->npeers = npeers;
-			idle->ini = b_side(b, B_INI_SES, B_INI_PDC);
-			idle->tgt = b_side(b, B_TGT_SES, B_TGT_PDC);
+			idle->ini = b_side(b, B_INI_SES, B_INI_PDC) +
+				(int64_t)ses_state_peer_pool_len(b->ini_ses);
+			idle->tgt = b_side(b, B_TGT_SES, B_TGT_PDC) +
+				(int64_t)ses_state_peer_pool_len(b->tgt_ses);
 		}
 		b_destroy(b);
 	}
