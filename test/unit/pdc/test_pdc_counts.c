@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The count of what names each peer (pdc/pdc_peer_use.c), against a plain
+ * Counts by key (pdc/pdc_counts.c), against a plain
  * array: random increments and decrements over peers whose hashes collide
  * in a small map, so that backward-shift deletion runs through long runs
  * and across the table's end.
@@ -13,14 +13,14 @@
 #define T_PEERS		4096
 #define T_STEPS		200000
 
-Test(pdc_peer_use, matches_a_plain_count)
+Test(pdc_counts, matches_a_plain_count)
 {
 	static uint32_t ref[T_PEERS];
-	struct pdc_peer_use u;
+	struct pdc_counts u;
 	uint64_t x = 0x2545F4914F6CDD1Dull;
 	uint32_t live = 0;
 
-	cr_assert_eq(pdc_peer_use_init(&u, 40), 0);
+	cr_assert_eq(pdc_counts_init(&u, 40), 0);
 	for (uint32_t step = 0; step < T_STEPS; step++) {
 		uint32_t peer;
 
@@ -31,26 +31,26 @@ Test(pdc_peer_use, matches_a_plain_count)
 		peer = (uint32_t)(x % 64) * 977 + (uint32_t)(x >> 40) % 3;
 		peer %= T_PEERS;
 		if (ref[peer] && (x & 0x300)) {
-			pdc_peer_use_dec(&u, peer);
+			pdc_counts_dec(&u, peer);
 			if (!--ref[peer])
 				live--;
 		} else if (live < 40 || ref[peer]) {
 			if (!ref[peer]++)
 				live++;
-			pdc_peer_use_inc(&u, peer);
+			pdc_counts_inc(&u, peer);
 		}
 		if (step % 997 == 0)
 			for (uint32_t p = 0; p < T_PEERS; p++)
-				cr_assert_eq(pdc_peer_use_any(&u, p), ref[p] != 0,
+				cr_assert_eq(pdc_counts_get(&u, p), ref[p],
 					     "peer %u at step %u", p, step);
 	}
 	for (uint32_t p = 0; p < T_PEERS; p++)
 		while (ref[p]--)
-			pdc_peer_use_dec(&u, p);
+			pdc_counts_dec(&u, p);
 	for (uint32_t p = 0; p < T_PEERS; p++)
-		cr_assert(!pdc_peer_use_any(&u, p));
+		cr_assert(!pdc_counts_get(&u, p));
 	/* A peer never counted, decremented: nothing changes. */
-	pdc_peer_use_dec(&u, 17);
-	cr_assert(!pdc_peer_use_any(&u, 17));
-	pdc_peer_use_fini(&u);
+	pdc_counts_dec(&u, 17);
+	cr_assert(!pdc_counts_get(&u, 17));
+	pdc_counts_fini(&u);
 }
