@@ -158,6 +158,12 @@ struct uet_engine_ops {
 	ses_recv_done_fn recv_done;	/* a posted receive finished; may be NULL */
 	ses_rma_done_fn rma_done;	/* a peer's WRITE, READ or atomic was
 					 * done here; may be NULL */
+	/*
+	 * A limit was reached that the user may want to raise (a table
+	 * full): |msg| names the setting. Once per limit and engine; may be
+	 * NULL.
+	 */
+	void (*warn)(void *ctx, const char *msg);
 };
 
 /* Engine, PDC and SES counters, plus the socket's. */

@@ -17,6 +17,7 @@
  * them with -EHOSTUNREACH once it failed or timed out.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "uet_fep.h"
@@ -128,6 +129,24 @@ static int uet_engine_admit_rsp(struct uet_engine *e,
 }
 
 /*
+ * Peers that send to us first are refused: the user hears it once, with
+ * the setting to raise (their initiators time out, FI_ETIMEDOUT).
+ */
+static void uet_engine_warn_full(struct uet_engine *e, uint32_t nb)
+{
+	char msg[200];
+
+	if (e->warned_full || !e->ops.warn)
+		return;
+	e->warned_full = true;
+	snprintf(msg, sizeof(msg), "endpoint refuses new peers: it holds %u "
+		 "that sent to it first (%u from one host), its most: 3/4 of "
+		 "FI_UET_MAX_PEERS=%u (a quarter from one host); raise it",
+		 e->nlive_ep, e->neigh[nb].live_ep, e->max_peers);
+	e->ops.warn(e->ctx, msg);
+}
+
+/*
  * ops.admit: the first packet of a PDC a remote initiator opens. Refused:
  * what SES would not take at all (a header that does not decode, a
  * response to nothing of ours), a source past its share of the table, and
@@ -156,8 +175,10 @@ int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt)
 		rc = ses_req_screen(e->ses, &in);
 	if (rc >= 0 && p->state == UET_PEER_PROVISIONAL) {
 		if (e->neigh[p->nb].live_ep >= e->live_per_src ||
-		    e->nlive_ep >= e->live_max)
+		    e->nlive_ep >= e->live_max) {
 			rc = -EDQUOT;
+			uet_engine_warn_full(e, p->nb);
+		}
 		else if (rc != UET_SES_RC_OK &&
 			 e->nlive_ep >= e->live_max / 2)
 			rc = -EACCES;

@@ -262,6 +262,7 @@ struct uet_engine {
 	 */
 	uint32_t *busy, nbusy;
 	uint32_t age_cursor;	/* where the next aging round starts */
+	bool warned_full;	/* ops.warn said the table refuses peers */
 	uint64_t age_check_ns, tick_ns;
 	struct uet_engine_held_wre held_wres[UET_ENGINE_HELD_WRES];
 	uint32_t nheld_wres;

@@ -198,10 +198,17 @@ static void uet_ep_rma_done(void *ctx, const struct ses_rma_event *ev)
 	uet_cq_write(ep->rx_cq, &e);
 }
 
+static void uet_ep_engine_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	FI_WARN(&uet_prov, FI_LOG_EP_DATA, "%s\n", msg);
+}
+
 const struct uet_engine_ops uet_engine_ops = {
 	.tx_done = uet_ep_tx_done,
 	.recv_done = uet_msg_recv_done,
 	.rma_done = uet_ep_rma_done,
+	.warn = uet_ep_engine_warn,
 };
 
 /* The application is here: the progress thread keeps away meanwhile. */

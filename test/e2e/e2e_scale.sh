@@ -14,6 +14,10 @@
 #    (default 8 x 16 = 128), every endpoint writes 4 KiB into its slot of
 #    every other endpoint, then checks what the others wrote into it; the
 #    PDCs opened (FI_UET_STATS) are reported per pair of endpoints.
+# c) the limit: a target with FI_UET_MAX_PEERS=64 takes 16 peers from one
+#    host (a quarter) and refuses the others' PDCs, saying so once in a
+#    warning that names the setting; their writes fail with FI_ETIMEDOUT
+#    within the retry budget, nobody hangs, and the 16 land.
 # Every process waits in fi_cq_sread / fi_cntr_wait (2 shared cores) and
 # runs as nobody, with no capability, as applications do.
 source "$(dirname "$0")/e2e_lib.sh"
@@ -56,6 +60,23 @@ scale_wait_ready() {
 	return 1
 }
 
+# scale_settle N: until the services of rank namespaces 0..N-1 have seen
+# every endpoint of the last part closed (they notice a process's exit a
+# moment after it), so the next part finds their slots free; bounded.
+scale_settle() {
+	local i k st
+	for i in $(seq 0 $(( $1 - 1 ))); do
+		for k in $(seq 100); do
+			st=$(ip netns exec "${MPI_NS[$i]}" "$B/uetctl" status \
+				"$MPI_IF")
+			[ "$(sed -n 's/.* opened \([0-9]*\),.*/\1/p' <<<"$st")" = \
+			  "$(sed -n 's/.* closed \([0-9]*\);.*/\1/p' <<<"$st")" ] &&
+				break
+			sleep 0.1
+		done
+	done
+}
+
 # scale_fail_show WHY FILE...: the failure, with what each process said.
 scale_fail_show() {
 	local why=$1 f
@@ -90,8 +111,8 @@ touch "$go"
 rc=0
 for p in "${cpids[@]}"; do wait "$p" || rc=1; done
 wait "$spid" || rc=1
-[ $rc = 0 ] || scale_fail_show "incast: $peers initiators into one" \
-	"endpoint" "$E2E_TMP/a.s" "$E2E_TMP"/a.c*
+[ $rc = 0 ] || scale_fail_show "incast: $peers initiators into one endpoint" \
+	"$E2E_TMP/a.s" "$E2E_TMP"/a.c*
 ok=$(cat "$E2E_TMP"/a.c* | grep -c '^fi_scale_check: c: .* ok$' || true)
 [ "$ok" = "$SCALE_CLIENTS" ] ||
 	scale_fail_show "incast: $ok of $SCALE_CLIENTS clients ok" "$E2E_TMP"/a.*
@@ -110,6 +131,7 @@ e2e_ok "incast: $peers initiator endpoints ($SCALE_CLIENTS namespaces x" \
 	"$(e2e_engine_stat "$E2E_TMP/a.s" syn_challenged) SYNs challenged"
 
 # ---- b) all-to-all ----------------------------------------------------------
+scale_settle "$SCALE_A2A_NS"
 hosts=""
 for i in $(seq "$SCALE_A2A_NS"); do
 	hosts+="${hosts:+,}$MPI_NET.$i"
@@ -144,3 +166,31 @@ e2e_ok "all-to-all: $total endpoints ($SCALE_A2A_NS namespaces x" \
 	"ordered pairs between namespaces:" \
 	"$(awk -v p="$pdcs" -v n="$wire" 'BEGIN { printf "%.2f", p / n / 2 }')" \
 	"a pair and end"
+
+# ---- c) the peer table full ---------------------------------------------------
+scale_settle 2
+go=$E2E_STAGE/go.c
+FI_UET_MAX_PEERS=64 FI_LOG_LEVEL=warn scale_run 0 -s "$SCALE_PER_NS" \
+	-p "$SCALE_SVC" -g "$go" -t 20 >"$E2E_TMP/c.s" 2>&1 &
+spid=$!
+FI_UET_MAX_RETRIES=6 scale_run 1 -c "$MPI_NET.1" -p "$SCALE_SVC" \
+	-n "$SCALE_PER_NS" -o 0 -g "$go" -t 20 >"$E2E_TMP/c.c" 2>&1 &
+cpid=$!
+scale_wait_ready 2 "$E2E_TMP/c.[sc]" ||
+	scale_fail_show "limit: not every process set up" "$E2E_TMP"/c.[sc]
+t0=$SECONDS
+touch "$go"
+wait "$cpid" && scale_fail_show "limit: every write succeeded" "$E2E_TMP/c.c"
+secs=$(( SECONDS - t0 ))
+wait "$spid" || true
+timedout=$(grep -c 'error completion: Connection timed out' "$E2E_TMP/c.c" ||
+	true)
+landed=$(sed -n 's/^fi_scale_check: s: \([0-9]*\) of .*/\1/p' "$E2E_TMP/c.s")
+grep -q 'uet_ep_engine_warn.*refuses new peers.*FI_UET_MAX_PEERS=64' \
+	"$E2E_TMP/c.s" || scale_fail_show "limit: no warning" "$E2E_TMP/c.s"
+[ "$timedout" -ge 1 ] && [ "$landed" = 16 ] ||
+	scale_fail_show "limit: $landed writes landed, $timedout timed out" \
+		"$E2E_TMP"/c.[sc]
+e2e_ok "limit: FI_UET_MAX_PEERS=64 at the target: 16 of $SCALE_PER_NS" \
+	"initiators of one host taken, the rest FI_ETIMEDOUT after the" \
+	"retry budget ($secs s), one warning naming the setting"
