@@ -455,3 +455,5 @@ $(B)/fi_scale_check: $(B)/test/progs/fi_scale_check.o
 all: $(B)/fi_scale_check
 E2E_TESTS	+= test/e2e/e2e_scale.sh
 E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so
+BENCH_SCRIPTS	+= test/bench/bench_scale_e2e.sh
+BENCH_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd

@@ -29,6 +29,7 @@ SCALE_A2A_NS=${SCALE_A2A_NS:-8}
 SCALE_A2A_PER_NS=${SCALE_A2A_PER_NS:-16}
 SCALE_A2A_LEN=${SCALE_A2A_LEN:-4096}
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-120}
+SCALE_PARTS=${SCALE_PARTS:-abc}	# which of a) b) c) to run
 SCALE_SVC=77			# the target's PIDonFEP
 SCALE_A2A_SVC=300		# the all-to-all's first PIDonFEP
 
@@ -87,110 +88,123 @@ scale_fail_show() {
 	e2e_fail "$why"
 }
 
-# ---- a) incast into one endpoint -----------------------------------------
-for i in $(seq $(( SCALE_CLIENTS + 1 ))); do
+nns=$(( SCALE_CLIENTS + 1 ))
+[ "$SCALE_A2A_NS" -gt "$nns" ] && nns=$SCALE_A2A_NS
+for i in $(seq "$nns"); do
 	mpi_rank_add
 done
-go=$E2E_STAGE/go.a
-peers=$(( SCALE_CLIENTS * SCALE_PER_NS ))
-t0=$SECONDS
-scale_run 0 -s "$peers" \
-	-p "$SCALE_SVC" -g "$go" -t "$SCALE_TIMEOUT" >"$E2E_TMP/a.s" 2>&1 &
-spid=$!
-cpids=()
-for i in $(seq "$SCALE_CLIENTS"); do
-	scale_run "$i" -c "$MPI_NET.1" -p "$SCALE_SVC" -n "$SCALE_PER_NS" \
-		-o $(( (i - 1) * SCALE_PER_NS )) -g "$go" \
-		-t "$SCALE_TIMEOUT" >"$E2E_TMP/a.c$i" 2>&1 &
-	cpids+=($!)
-done
-scale_wait_ready $(( SCALE_CLIENTS + 1 )) "$E2E_TMP/a.*" ||
-	scale_fail_show "incast: not every process set up" "$E2E_TMP"/a.*
-setup_s=$(( SECONDS - t0 ))
-touch "$go"
-rc=0
-for p in "${cpids[@]}"; do wait "$p" || rc=1; done
-wait "$spid" || rc=1
-[ $rc = 0 ] || scale_fail_show "incast: $peers initiators into one endpoint" \
-	"$E2E_TMP/a.s" "$E2E_TMP"/a.c*
-ok=$(cat "$E2E_TMP"/a.c* | grep -c '^fi_scale_check: c: .* ok$' || true)
-[ "$ok" = "$SCALE_CLIENTS" ] ||
-	scale_fail_show "incast: $ok of $SCALE_CLIENTS clients ok" "$E2E_TMP"/a.*
-grep -q "^fi_scale_check: s: $peers of $peers slots verified.* ok$" \
-	"$E2E_TMP/a.s" || scale_fail_show "incast: target" "$E2E_TMP/a.s"
-live=$(e2e_engine_stat "$E2E_TMP/a.s" peers_live)
-[ "$live" -ge "$peers" ] ||
-	scale_fail_show "incast: the target held $live peers, not $peers" \
-		"$E2E_TMP/a.s"
-e2e_ok "incast: $peers initiator endpoints ($SCALE_CLIENTS namespaces x" \
-	"$SCALE_PER_NS) set up in ${setup_s} s, then one 64 B write each" \
-	"into one endpoint, every slot verified ($(sed -n \
-	's/^fi_scale_check: s: .* counted, in \([0-9.]*\) s.*/\1/p' \
-	"$E2E_TMP/a.s") s); the target held $live peers at once," \
-	"$(e2e_engine_stat "$E2E_TMP/a.s" pdc_created) PDCs opened," \
-	"$(e2e_engine_stat "$E2E_TMP/a.s" syn_challenged) SYNs challenged"
+
+# ---- a) incast into one endpoint -----------------------------------------
+scale_incast() {
+	go=$E2E_STAGE/go.a
+	peers=$(( SCALE_CLIENTS * SCALE_PER_NS ))
+	t0=$SECONDS
+	scale_run 0 -s "$peers" \
+		-p "$SCALE_SVC" -g "$go" -t "$SCALE_TIMEOUT" >"$E2E_TMP/a.s" 2>&1 &
+	spid=$!
+	cpids=()
+	for i in $(seq "$SCALE_CLIENTS"); do
+		scale_run "$i" -c "$MPI_NET.1" -p "$SCALE_SVC" -n "$SCALE_PER_NS" \
+			-o $(( (i - 1) * SCALE_PER_NS )) -g "$go" \
+			-t "$SCALE_TIMEOUT" >"$E2E_TMP/a.c$i" 2>&1 &
+		cpids+=($!)
+	done
+	scale_wait_ready $(( SCALE_CLIENTS + 1 )) "$E2E_TMP/a.*" ||
+		scale_fail_show "incast: not every process set up" "$E2E_TMP"/a.*
+	setup_s=$(( SECONDS - t0 ))
+	touch "$go"
+	rc=0
+	for p in "${cpids[@]}"; do wait "$p" || rc=1; done
+	wait "$spid" || rc=1
+	[ $rc = 0 ] || scale_fail_show "incast: $peers initiators into one endpoint" \
+		"$E2E_TMP/a.s" "$E2E_TMP"/a.c*
+	ok=$(cat "$E2E_TMP"/a.c* | grep -c '^fi_scale_check: c: .* ok$' || true)
+	[ "$ok" = "$SCALE_CLIENTS" ] ||
+		scale_fail_show "incast: $ok of $SCALE_CLIENTS clients ok" "$E2E_TMP"/a.*
+	grep -q "^fi_scale_check: s: $peers of $peers slots verified.* ok$" \
+		"$E2E_TMP/a.s" || scale_fail_show "incast: target" "$E2E_TMP/a.s"
+	live=$(e2e_engine_stat "$E2E_TMP/a.s" peers_live)
+	[ "$live" -ge "$peers" ] ||
+		scale_fail_show "incast: the target held $live peers, not $peers" \
+			"$E2E_TMP/a.s"
+	e2e_ok "incast: $peers initiator endpoints ($SCALE_CLIENTS namespaces x" \
+		"$SCALE_PER_NS) set up in ${setup_s} s, then one 64 B write each" \
+		"into one endpoint, every slot verified ($(sed -n \
+		's/^fi_scale_check: s: .* counted, in \([0-9.]*\) s.*/\1/p' \
+		"$E2E_TMP/a.s") s); the target held $live peers at once," \
+		"$(e2e_engine_stat "$E2E_TMP/a.s" pdc_created) PDCs opened," \
+		"$(e2e_engine_stat "$E2E_TMP/a.s" syn_challenged) SYNs challenged"
+}
 
 # ---- b) all-to-all ----------------------------------------------------------
-scale_settle "$SCALE_A2A_NS"
-hosts=""
-for i in $(seq "$SCALE_A2A_NS"); do
-	hosts+="${hosts:+,}$MPI_NET.$i"
-done
-total=$(( SCALE_A2A_NS * SCALE_A2A_PER_NS ))
-go=$E2E_STAGE/go.b
-pids=()
-for i in $(seq "$SCALE_A2A_NS"); do
-	scale_run $(( i - 1 )) -a "$hosts" -h $(( i - 1 )) -p "$SCALE_A2A_SVC" \
-		-n "$SCALE_A2A_PER_NS" -l "$SCALE_A2A_LEN" -g "$go" \
-		-t "$SCALE_TIMEOUT" >"$E2E_TMP/b.$i" 2>&1 &
-	pids+=($!)
-done
-scale_wait_ready "$SCALE_A2A_NS" "$E2E_TMP/b.*" ||
-	scale_fail_show "all-to-all: not every process set up" "$E2E_TMP"/b.*
-touch "$go"
-rc=0
-for p in "${pids[@]}"; do wait "$p" || rc=1; done
-[ $rc = 0 ] || scale_fail_show "all-to-all of $total endpoints" "$E2E_TMP"/b.*
-secs=$(sed -n 's/^fi_scale_check: a: .* in \([0-9.]*\) s ok$/\1/p' \
-	"$E2E_TMP"/b.* | sort -g | tail -n 1)
-pdcs=$(cat "$E2E_TMP"/b.* | awk '/^uet_engine_stats / &&
-	(i = index($0, "\"pdc_created\":")) { n += substr($0, i + 14) + 0 }
-	END { print n + 0 }')
-# Pairs of one namespace talk through local channels, with no PDC; each
-# other ordered pair needs an initiator PDC and a target PDC.
-pairs=$(( total * (total - 1) ))
-wire=$(( pairs - SCALE_A2A_NS * SCALE_A2A_PER_NS * (SCALE_A2A_PER_NS - 1) ))
-e2e_ok "all-to-all: $total endpoints ($SCALE_A2A_NS namespaces x" \
-	"$SCALE_A2A_PER_NS), $SCALE_A2A_LEN B from each to each, every slot" \
-	"verified, in $secs s; $pdcs PDCs opened (both ends) for $wire" \
-	"ordered pairs between namespaces:" \
-	"$(awk -v p="$pdcs" -v n="$wire" 'BEGIN { printf "%.2f", p / n / 2 }')" \
-	"a pair and end"
+scale_all_to_all() {
+	scale_settle "$SCALE_A2A_NS"
+	hosts=""
+	for i in $(seq "$SCALE_A2A_NS"); do
+		hosts+="${hosts:+,}$MPI_NET.$i"
+	done
+	total=$(( SCALE_A2A_NS * SCALE_A2A_PER_NS ))
+	go=$E2E_STAGE/go.b
+	pids=()
+	for i in $(seq "$SCALE_A2A_NS"); do
+		scale_run $(( i - 1 )) -a "$hosts" -h $(( i - 1 )) -p "$SCALE_A2A_SVC" \
+			-n "$SCALE_A2A_PER_NS" -l "$SCALE_A2A_LEN" -g "$go" \
+			-t "$SCALE_TIMEOUT" >"$E2E_TMP/b.$i" 2>&1 &
+		pids+=($!)
+	done
+	scale_wait_ready "$SCALE_A2A_NS" "$E2E_TMP/b.*" ||
+		scale_fail_show "all-to-all: not every process set up" "$E2E_TMP"/b.*
+	touch "$go"
+	rc=0
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	[ $rc = 0 ] || scale_fail_show "all-to-all of $total endpoints" "$E2E_TMP"/b.*
+	secs=$(sed -n 's/^fi_scale_check: a: .* in \([0-9.]*\) s ok$/\1/p' \
+		"$E2E_TMP"/b.* | sort -g | tail -n 1)
+	pdcs=$(cat "$E2E_TMP"/b.* | awk '/^uet_engine_stats / &&
+		(i = index($0, "\"pdc_created\":")) { n += substr($0, i + 14) + 0 }
+		END { print n + 0 }')
+	# Pairs of one namespace talk through local channels, with no PDC; each
+	# other ordered pair needs an initiator PDC and a target PDC.
+	pairs=$(( total * (total - 1) ))
+	wire=$(( pairs - SCALE_A2A_NS * SCALE_A2A_PER_NS * (SCALE_A2A_PER_NS - 1) ))
+	e2e_ok "all-to-all: $total endpoints ($SCALE_A2A_NS namespaces x" \
+		"$SCALE_A2A_PER_NS), $SCALE_A2A_LEN B from each to each, every slot" \
+		"verified, in $secs s; $pdcs PDCs opened (both ends) for $wire" \
+		"ordered pairs between namespaces:" \
+		"$(awk -v p="$pdcs" -v n="$wire" 'BEGIN { printf "%.2f", p / n / 2 }')" \
+		"a pair and end"
+}
 
 # ---- c) the peer table full ---------------------------------------------------
-scale_settle 2
-go=$E2E_STAGE/go.c
-FI_UET_MAX_PEERS=64 FI_LOG_LEVEL=warn scale_run 0 -s "$SCALE_PER_NS" \
-	-p "$SCALE_SVC" -g "$go" -t 20 >"$E2E_TMP/c.s" 2>&1 &
-spid=$!
-FI_UET_MAX_RETRIES=6 scale_run 1 -c "$MPI_NET.1" -p "$SCALE_SVC" \
-	-n "$SCALE_PER_NS" -o 0 -g "$go" -t 20 >"$E2E_TMP/c.c" 2>&1 &
-cpid=$!
-scale_wait_ready 2 "$E2E_TMP/c.[sc]" ||
-	scale_fail_show "limit: not every process set up" "$E2E_TMP"/c.[sc]
-t0=$SECONDS
-touch "$go"
-wait "$cpid" && scale_fail_show "limit: every write succeeded" "$E2E_TMP/c.c"
-secs=$(( SECONDS - t0 ))
-wait "$spid" || true
-timedout=$(grep -c 'error completion: Connection timed out' "$E2E_TMP/c.c" ||
-	true)
-landed=$(sed -n 's/^fi_scale_check: s: \([0-9]*\) of .*/\1/p' "$E2E_TMP/c.s")
-grep -q 'uet_ep_engine_warn.*refuses new peers.*FI_UET_MAX_PEERS=64' \
-	"$E2E_TMP/c.s" || scale_fail_show "limit: no warning" "$E2E_TMP/c.s"
-[ "$timedout" -ge 1 ] && [ "$landed" = 16 ] ||
-	scale_fail_show "limit: $landed writes landed, $timedout timed out" \
-		"$E2E_TMP"/c.[sc]
-e2e_ok "limit: FI_UET_MAX_PEERS=64 at the target: 16 of $SCALE_PER_NS" \
-	"initiators of one host taken, the rest FI_ETIMEDOUT after the" \
-	"retry budget ($secs s), one warning naming the setting"
+scale_limit() {
+	scale_settle 2
+	go=$E2E_STAGE/go.c
+	FI_UET_MAX_PEERS=64 FI_LOG_LEVEL=warn scale_run 0 -s "$SCALE_PER_NS" \
+		-p "$SCALE_SVC" -g "$go" -t 20 >"$E2E_TMP/c.s" 2>&1 &
+	spid=$!
+	FI_UET_MAX_RETRIES=6 scale_run 1 -c "$MPI_NET.1" -p "$SCALE_SVC" \
+		-n "$SCALE_PER_NS" -o 0 -g "$go" -t 20 >"$E2E_TMP/c.c" 2>&1 &
+	cpid=$!
+	scale_wait_ready 2 "$E2E_TMP/c.[sc]" ||
+		scale_fail_show "limit: not every process set up" "$E2E_TMP"/c.[sc]
+	t0=$SECONDS
+	touch "$go"
+	wait "$cpid" && scale_fail_show "limit: every write succeeded" "$E2E_TMP/c.c"
+	secs=$(( SECONDS - t0 ))
+	wait "$spid" || true
+	timedout=$(grep -c 'error completion: Connection timed out' "$E2E_TMP/c.c" ||
+		true)
+	landed=$(sed -n 's/^fi_scale_check: s: \([0-9]*\) of .*/\1/p' "$E2E_TMP/c.s")
+	grep -q 'uet_ep_engine_warn.*refuses new peers.*FI_UET_MAX_PEERS=64' \
+		"$E2E_TMP/c.s" || scale_fail_show "limit: no warning" "$E2E_TMP/c.s"
+	[ "$timedout" -ge 1 ] && [ "$landed" = 16 ] ||
+		scale_fail_show "limit: $landed writes landed, $timedout timed out" \
+			"$E2E_TMP"/c.[sc]
+	e2e_ok "limit: FI_UET_MAX_PEERS=64 at the target: 16 of $SCALE_PER_NS" \
+		"initiators of one host taken, the rest FI_ETIMEDOUT after the" \
+		"retry budget ($secs s), one warning naming the setting"
+}
+
+[[ $SCALE_PARTS != *a* ]] || scale_incast
+[[ $SCALE_PARTS != *b* ]] || scale_all_to_all
+[[ $SCALE_PARTS != *c* ]] || scale_limit
