@@ -266,12 +266,13 @@ struct pdc_nackq_ent {
 	struct pdc_nack nack;
 };
 
-/* What is left of an evicted target PDC (pdc_tgt_admit.c). */
+/* What is left of an evicted target PDC (pdc_tgt_admit.c, pdc_tomb.c). */
 struct pdc_tomb {
 	uint64_t key;
 	uint64_t until;		/* when its TIME_WAIT would have ended */
 	uint64_t src;
 	uint32_t start_psn;
+	uint32_t next;		/* its hash chain */
 	bool syn_done;		/* its initiator had left the SYN phase */
 };
 
@@ -307,6 +308,25 @@ void pdc_counts_inc(struct pdc_counts *u, uint64_t key);
 void pdc_counts_dec(struct pdc_counts *u, uint64_t key);
 uint32_t pdc_counts_get(const struct pdc_counts *u, uint64_t key);
 
+/* The records, oldest first in a ring, found by key (pdc_tomb.c). */
+struct pdc_tombs {
+	struct pdc_tomb *rec;
+	uint32_t cap, head, cnt;
+	uint32_t *bucket;	/* chain heads; mask + 1 of them */
+	uint32_t mask;
+	struct pdc_counts by_src;
+};
+
+int pdc_tombs_init(struct pdc_tombs *ts, uint32_t cnt);
+void pdc_tombs_fini(struct pdc_tombs *ts);
+bool pdc_tomb_room(struct pdc_tombs *ts, uint64_t now_ns);
+void pdc_tomb_put(struct pdc_tombs *ts, const struct pdc *pdc,
+		  uint64_t until);
+bool pdc_tomb_find(struct pdc_tombs *ts, uint64_t key, uint32_t start,
+		   uint64_t now_ns);
+uint32_t pdc_tomb_src_cnt(struct pdc_tombs *ts, uint64_t src,
+			  uint64_t now_ns);
+
 struct pdc_mgr {
 	struct pdc_cfg cfg;
 	struct pdc_ops ops;
@@ -336,8 +356,7 @@ struct pdc_mgr {
 	uint64_t cookie_key[2];	/* SYN cookie PRF key, from cfg.seed */
 	uint32_t tgt_per_src;	/* cfg.tgt_max_per_src, default applied */
 	uint32_t tgt_reserve;	/* cfg.tgt_reserve, default applied */
-	struct pdc_tomb *tomb;	/* records of evicted PDCs */
-	uint64_t tomb_until;	/* no record lives past this */
+	struct pdc_tombs tombs;	/* records of evicted PDCs */
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
 	uint16_t tx_ev;		/* EV of the frame built last */

@@ -28,7 +28,12 @@
 
 #define PDC_EVICT_IDLE_NS	10000000ull	/* 10 ms without an arrival */
 #define PDC_EPOCH_SHIFT		32		/* cookie epoch: ~4.3 s */
-#define PDC_TOMBS_PER_PDC	4		/* eviction records per slot */
+/*
+ * Eviction records per slot: an incast of many more initiators than slots
+ * evicts one PDC each within a TIME_WAIT (e2e_scale: 4092 initiators, 512
+ * slots); 40 bytes a record.
+ */
+#define PDC_TOMBS_PER_PDC	16
 
 static uint64_t pdc_rotl(uint64_t v, int n)
 {
@@ -98,70 +103,6 @@ static bool pdc_cookie_is_valid(const struct pdc_mgr *mgr, uint64_t src,
 	       (epoch && start == pdc_cookie_at(mgr, src, spdcid, epoch - 1));
 }
 
-/* ---- tombstones --------------------------------------------------------- */
-
-static uint32_t pdc_tomb_cnt(const struct pdc_mgr *mgr)
-{
-	return mgr->cfg.max_pdcs * PDC_TOMBS_PER_PDC;
-}
-
-/* A record that has expired, to reuse; NULL when all are alive. */
-static struct pdc_tomb *pdc_tomb_free(const struct pdc_mgr *mgr,
-				      uint64_t now_ns)
-{
-	uint32_t i;
-
-	for (i = 0; i < pdc_tomb_cnt(mgr); i++)
-		if (mgr->tomb[i].until <= now_ns)
-			return &mgr->tomb[i];
-	return NULL;
-}
-
-static uint32_t pdc_tomb_src_cnt(const struct pdc_mgr *mgr, uint64_t src,
-				 uint64_t now_ns)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < pdc_tomb_cnt(mgr); i++)
-		n += mgr->tomb[i].until > now_ns && mgr->tomb[i].src == src;
-	return n;
-}
-
-static void pdc_tomb_add(struct pdc_mgr *mgr, struct pdc_tomb *t,
-			 const struct pdc *pdc, uint64_t until)
-{
-	t->key = pdc->key;
-	t->src = pdc->src;
-	t->start_psn = pdc->tgt.start_psn;
-	t->syn_done = pdc->tgt.syn_done;
-	t->until = until;
-	if (until > mgr->tomb_until)
-		mgr->tomb_until = until;
-}
-
-/*
- * A SYN of the evicted PDC itself; or, while that PDC's initiator had not
- * left its SYN phase, any SYN under its key: it may be that initiator,
- * renumbered to a cookie after we both challenged and admitted its window
- * (see pdc_tgt_syn_new()), whose packets the evicted PDC delivered.
- */
-static bool pdc_tomb_find(const struct pdc_mgr *mgr, uint64_t key,
-			  uint32_t start, uint64_t now_ns)
-{
-	uint32_t i;
-
-	if (now_ns >= mgr->tomb_until)
-		return false;
-	for (i = 0; i < pdc_tomb_cnt(mgr); i++) {
-		const struct pdc_tomb *t = &mgr->tomb[i];
-
-		if (t->key == key && t->until > now_ns &&
-		    (t->start_psn == start || !t->syn_done))
-			return true;
-	}
-	return false;
-}
-
 /* ---- census and eviction ------------------------------------------------ */
 
 struct pdc_census {
@@ -199,12 +140,10 @@ static bool pdc_is_idle(const struct pdc *p, uint64_t now_ns)
 static bool pdc_evict(struct pdc_mgr *mgr, struct pdc *p, uint64_t now_ns)
 {
 	bool live = p->state != PDC_ST_TIME_WAIT;
-	struct pdc_tomb *t = pdc_tomb_free(mgr, now_ns);
-
-	if (!t)
+	if (!pdc_tomb_room(&mgr->tombs, now_ns))
 		return false;
-	pdc_tomb_add(mgr, t, p, live ? now_ns + mgr->cfg.time_wait_ns :
-				       p->tgt.expire_at);
+	pdc_tomb_put(&mgr->tombs, p, live ? now_ns + mgr->cfg.time_wait_ns :
+					    p->tgt.expire_at);
 	if (live) {
 		mgr->stats.tgt_evicted++;
 		mgr->stats.pdc_closed++;
@@ -304,7 +243,8 @@ bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
 
 	pdc_census_take(mgr, UINT32_MAX, src, &c);
 	if (c.src_cnt >= mgr->tgt_per_src) {
-		if (pdc_tomb_src_cnt(mgr, src, now_ns) >= mgr->tgt_per_src)
+		if (pdc_tomb_src_cnt(&mgr->tombs, src, now_ns) >=
+		    mgr->tgt_per_src)
 			return false;
 		p = pdc_evict_pick(mgr, true, src, true, false, now_ns);
 		if (!p)
@@ -352,7 +292,7 @@ enum pdc_gate pdc_tgt_gate(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	struct pdc_census c;
 	bool confirmed, pressure;
 
-	if (pdc_tomb_find(mgr, pdc_key_tgt(meta->peer, spdcid), start,
+	if (pdc_tomb_find(&mgr->tombs, pdc_key_tgt(meta->peer, spdcid), start,
 			  now_ns))
 		return PDC_GATE_STALE;
 	confirmed = pdc_cookie_is_valid(mgr, meta->src, spdcid, start, now_ns);
@@ -387,10 +327,11 @@ int pdc_admit_init(struct pdc_mgr *mgr)
 	mgr->tgt_per_src = c->tgt_max_per_src ? c->tgt_max_per_src :
 			   n / 4 > 2 ? n / 4 : 2;
 	mgr->tgt_reserve = c->tgt_reserve ? c->tgt_reserve : n / 4;
-	mgr->tomb = calloc(pdc_tomb_cnt(mgr), sizeof(*mgr->tomb));
+
 	mgr->scratch_src = calloc(2 * n, sizeof(*mgr->scratch_src));
 	mgr->scratch_cnt = calloc(2 * n, sizeof(*mgr->scratch_cnt));
-	if (!mgr->tomb || !mgr->scratch_src || !mgr->scratch_cnt)
+	if (pdc_tombs_init(&mgr->tombs, n * PDC_TOMBS_PER_PDC) < 0 ||
+	    !mgr->scratch_src || !mgr->scratch_cnt)
 		return -ENOMEM;
 	return 0;
 }
@@ -399,5 +340,5 @@ void pdc_admit_fini(struct pdc_mgr *mgr)
 {
 	free(mgr->scratch_cnt);
 	free(mgr->scratch_src);
-	free(mgr->tomb);
+	pdc_tombs_fini(&mgr->tombs);
 }
