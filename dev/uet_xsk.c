@@ -17,6 +17,7 @@
 #include <xdp/xsk.h>
 
 #include "dev/uet_dev_proto.h"
+#include "uet_fep.h"
 #include "dev/uet_dev_shm.h"
 #include "dev/uet_fep_steer.h"
 #include "dev/uet_xsk_priv.h"
@@ -451,7 +452,7 @@ static void *uet_xsk_map_ring(struct uet_xsk *x, int i, uint64_t pgoff,
 static int uet_xsk_attach_rings(struct uet_xsk *x,
 				const struct uet_dev_layout *l)
 {
-	uint32_t comp_n = l->max_eps * l->tx_chunks;
+	uint32_t comp_n = uet_dev_comp_size(l);
 	struct xdp_mmap_offsets off;
 	socklen_t optlen = sizeof(off);
 	void *m;
@@ -487,10 +488,13 @@ static bool uet_dev_layout_is_sane(const struct uet_dev_layout *l,
 				   uint32_t ep)
 {
 	return l->chunk_len == UET_XSK_CHUNK_LEN && l->max_eps &&
-	       ep < l->max_eps && l->tx_chunks &&
+	       l->max_eps <= UET_FEP_MAX_EPS && ep < l->max_eps &&
+	       l->ep_bits >= UET_FEP_EP_BITS_MIN &&
+	       l->ep_bits <= UET_FEP_EP_BITS_MAX &&
+	       l->max_eps <= 1u << l->ep_bits && l->tx_chunks &&
+	       l->tx_chunks <= UET_DEV_TX_CHUNKS_MAX &&
 	       !(l->ring_size & (l->ring_size - 1)) && l->ring_size &&
 	       !(l->rx_chunks & (l->rx_chunks - 1)) && l->rx_chunks &&
-	       !((l->max_eps * l->tx_chunks) & (l->max_eps * l->tx_chunks - 1)) &&
 	       l->chunks == l->rx_chunks + l->max_eps * l->tx_chunks;
 }
 
@@ -530,6 +534,7 @@ struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh)
 			ret = -errno;
 		} else if (x->shm->magic != UET_DEV_SHM_MAGIC ||
 			   x->shm->max_eps != l->max_eps ||
+			   x->shm->ep_bits != l->ep_bits ||
 			   x->shm->tx_chunks != l->tx_chunks ||
 			   x->shm->rx_chunks != l->rx_chunks) {
 			ret = -EPROTO;

@@ -226,7 +226,13 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.max_pdcs = UET_ENGINE_MAX_PDCS;
 	/* Our index in every PDCID: the XDP program steers by it. */
 	cfg.pdcid_prefix = (uint16_t)e->ep_index;
-	cfg.pdcid_prefix_bits = UET_FEP_EP_BITS;
+	cfg.pdcid_prefix_bits = (uint8_t)e->dev.ep_bits;
+	/*
+	 * The interface's width (uetctl load --endpoints) leaves PDC a
+	 * generation bit over the slot: 2^(15 - bits) PDCs at most (64 at 9).
+	 */
+	if (cfg.max_pdcs > 1u << (15 - cfg.pdcid_prefix_bits))
+		cfg.max_pdcs = 1u << (15 - cfg.pdcid_prefix_bits);
 	/*
 	 * The spec's 1 ms initial RTO (ref 2.9) is too short for a software
 	 * target sharing two cores: a burst of a window's packets waits for
@@ -291,7 +297,7 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	/* Our index in every message_id: responses on a PDC the target
 	 * opens are steered by it while that PDC's SYN is set. */
 	cfg.msg_id_prefix = (uint16_t)e->ep_index;
-	cfg.msg_id_prefix_bits = UET_FEP_EP_BITS;
+	cfg.msg_id_prefix_bits = (uint8_t)e->dev.ep_bits;
 	/* Receives take any length; unexpected bytes are bounded apart. */
 	cfg.max_msg_len = UINT32_MAX;
 	/*

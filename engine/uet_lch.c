@@ -11,21 +11,26 @@
 
 #include "engine/uet_lch.h"
 
-int uet_lch_inbox_create(uint32_t ep, uint64_t nonce, int *fd,
-			 struct uet_lch_inbox **inbox)
+int uet_lch_inbox_create(uint32_t ep, uint32_t rings, uint64_t nonce,
+			 int *fd, struct uet_lch_inbox **inbox)
 {
+	size_t len = uet_lch_inbox_len(rings);
 	struct uet_lch_inbox *in;
-	int f = memfd_create("uet-inbox", MFD_CLOEXEC);
+	int f;
 
+	if (!rings || rings > UET_LCH_RINGS || ep >= rings)
+		return -EINVAL;
+	f = memfd_create("uet-inbox", MFD_CLOEXEC);
 	if (f < 0)
 		return -errno;
 	/* Sparse: a ring's pages exist once a writer touches them. */
-	if (ftruncate(f, sizeof(*in)) < 0)
+	if (ftruncate(f, (off_t)len) < 0)
 		goto fail;
-	in = mmap(NULL, sizeof(*in), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	in = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
 	if (in == MAP_FAILED)
 		goto fail;
 	in->owner_ep = ep;
+	in->rings = rings;
 	in->owner_pid = (uint32_t)getpid();
 	in->nonce = nonce;
 	in->version = UET_LCH_VERSION;
@@ -43,9 +48,10 @@ fail:
 	}
 }
 
-int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
-		      struct uet_lch_inbox **inbox)
+int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint32_t rings,
+		      uint64_t nonce, struct uet_lch_inbox **inbox)
 {
+	size_t len = uet_lch_inbox_len(rings);
 	struct uet_lch_inbox *in;
 	char path[64];
 	struct stat st;
@@ -56,29 +62,29 @@ int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
 	if (f < 0)
 		return -errno;
 	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size != sizeof(*in)) {
+	    (size_t)st.st_size != len) {
 		close(f);
 		return -EPROTO;
 	}
-	in = mmap(NULL, sizeof(*in), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	in = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
 	err = in == MAP_FAILED ? -errno : 0;
 	close(f);
 	if (err)
 		return err;
 	if (in->magic != UET_LCH_MAGIC || in->version != UET_LCH_VERSION ||
-	    in->owner_ep != ep || in->nonce != nonce ||
+	    in->owner_ep != ep || in->nonce != nonce || in->rings != rings ||
 	    in->owner_pid != (uint32_t)pid) {
-		munmap(in, sizeof(*in));
+		munmap(in, len);
 		return -EPROTO;
 	}
 	*inbox = in;
 	return 0;
 }
 
-void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox)
+void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox, uint32_t rings)
 {
 	if (inbox)
-		munmap(inbox, sizeof(*inbox));
+		munmap(inbox, uet_lch_inbox_len(rings));
 }
 
 void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,

@@ -7,7 +7,11 @@
  * order, and SES's checks at the target are the same as for the wire.
  *
  * Every endpoint owns an inbox: a memfd of one header and one ring per
- * endpoint index of the interface (UET_LCH_RINGS). Ring i is written by
+ * endpoint index of the interface (its service's max_eps, up to
+ * UET_LCH_RINGS). The memfd is sparse: its virtual size is 256 KiB a ring
+ * (8 MiB at the default 32 indices, 75 MiB at 301), its pages exist once
+ * a writer touches them, so what is resident is what writers wrote, at
+ * most 256 KiB per (writer, reader) pair that ever talked. Ring i is written by
  * the endpoint of index i alone (the device service gives each index to
  * one live process) and read by the inbox's owner: single producer,
  * single consumer, positions that only grow. A writer maps the inbox by
@@ -32,8 +36,9 @@
 #include "uet_fep.h"
 
 #define UET_LCH_MAGIC		0x55454C43u	/* "UELC" */
-#define UET_LCH_VERSION		1u
+#define UET_LCH_VERSION		2u
 #define UET_LCH_RINGS		UET_FEP_MAX_EPS
+#define UET_LCH_ACTIVE_WORDS	(UET_LCH_RINGS / 64)
 /* Bytes of records one ring holds: 32 packets of 8 KiB in flight. */
 #define UET_LCH_RING_BYTES	(256u * 1024u)
 #define UET_LCH_ALIGN		64u	/* records start on cache lines */
@@ -102,13 +107,21 @@ struct uet_lch_inbox {
 	uint32_t owner_ep;	/* the owner's endpoint index */
 	uint32_t owner_pid;
 	uint64_t nonce;		/* the owner's: names its wake socket */
-	uint8_t pad0[40];
+	uint32_t rings;		/* ring[] entries: the interface's indices */
+	uint8_t pad0[36];
 	_Atomic uint32_t sleeping;	/* the owner may sleep: wake it */
 	uint8_t pad1[60];
-	_Atomic uint64_t active;	/* rings that have had a writer */
-	uint8_t pad2[56];
-	struct uet_lch_ring ring[UET_LCH_RINGS];
+	/* Rings that have had a writer: bit i of word i / 64. */
+	_Atomic uint64_t active[UET_LCH_ACTIVE_WORDS];
+	struct uet_lch_ring ring[];
 };
+
+/* Bytes of an inbox of |rings| rings. */
+static inline size_t uet_lch_inbox_len(uint32_t rings)
+{
+	return sizeof(struct uet_lch_inbox) +
+	       (size_t)rings * sizeof(struct uet_lch_ring);
+}
 
 /* A writer's own view of its ring (in its private memory). */
 struct uet_lch_writer {
@@ -138,20 +151,28 @@ static inline uint32_t uet_lch_rec_len(uint32_t hdr_len, uint32_t pay_len)
 #define UET_LCH_REC_MAX		(UET_LCH_RING_BYTES / 4)
 
 /*
- * Creates the inbox of endpoint |ep|: a memfd (*fd) mapped at *inbox.
- * 0 or -errno.
+ * Creates the inbox of endpoint |ep| with |rings| rings (the interface's
+ * endpoint indices, at most UET_LCH_RINGS): a memfd (*fd) mapped at
+ * *inbox. 0 or -errno.
  */
-int uet_lch_inbox_create(uint32_t ep, uint64_t nonce, int *fd,
-			 struct uet_lch_inbox **inbox);
+int uet_lch_inbox_create(uint32_t ep, uint32_t rings, uint64_t nonce,
+			 int *fd, struct uet_lch_inbox **inbox);
 /*
  * Maps the inbox of process |pid| whose fd is |fd| there, after checking
- * it is the inbox of endpoint |ep| with |nonce|. 0, or -errno: -EACCES /
- * -EPERM when the kernel refuses (another user), -EPROTO when it is no
- * such inbox.
+ * it is the inbox of endpoint |ep| with |nonce| and |rings| rings. 0, or
+ * -errno: -EACCES / -EPERM when the kernel refuses (another user),
+ * -EPROTO when it is no such inbox.
  */
-int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
-		      struct uet_lch_inbox **inbox);
-void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox);
+int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint32_t rings,
+		      uint64_t nonce, struct uet_lch_inbox **inbox);
+/* |inbox| maps |rings| rings (as it was created or mapped). */
+void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox, uint32_t rings);
+
+/* Ring |i| has had a writer (set by the writer, read by the owner). */
+static inline void uet_lch_active_set(struct uet_lch_inbox *in, uint32_t i)
+{
+	atomic_fetch_or(&in->active[i / 64], 1ull << (i % 64));
+}
 
 /*
  * The writer's side. uet_lch_writer_take() takes ring |r| over for this

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--queues N]
- *      [--endpoints N]
+ *      [--endpoints N] [--tx-chunks N]
  *            [--policy FILE] [--tss-keys FILE] [--tss-state FILE]
  *            [--foreground] [--ready-fd FD]
  *
@@ -149,7 +149,8 @@ static bool uetd_request(struct uetd *d, int conn)
 	}
 }
 
-#define UETD_MAX_CONNS	256
+/* Every endpoint's connection, and as many asking for one or for stats. */
+#define UETD_MAX_CONNS	((int)(2 * UET_FEP_MAX_EPS))
 
 struct uetd_conns {
 	int fd[UETD_MAX_CONNS];
@@ -269,7 +270,8 @@ static int uetd_silent_xdp(enum libxdp_print_level l, const char *f,
 static void uetd_usage(void)
 {
 	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
-		"[--queue Q] [--queues N] [--endpoints N] [--policy FILE] "
+		"[--queue Q] [--queues N] [--endpoints N] [--tx-chunks N] "
+		"[--policy FILE] "
 		"[--tss-keys FILE] [--tss-state FILE] [--busy-poll USEC[,BUDGET]] [--foreground] "
 		"[--ready-fd FD]\n");
 }
@@ -297,6 +299,7 @@ int main(int argc, char **argv)
 		{ "queue", required_argument, NULL, 'q' },
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "endpoints", required_argument, NULL, 'e' },
+		{ "tx-chunks", required_argument, NULL, 't' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'P' },
@@ -308,6 +311,7 @@ int main(int argc, char **argv)
 	static struct uetd d;
 	const char *policy = NULL, *tss_keys = NULL, *tss_state = NULL;
 	int ready_fd = -1, c, ret;
+	char *end;
 	long v;
 
 	d.mode = UET_XDP_MODE_NATIVE;
@@ -340,11 +344,18 @@ int main(int argc, char **argv)
 			d.queues = (uint32_t)v;
 			break;
 		case 'e':
-			v = strtol(optarg, NULL, 10);
-			/* Indices 1..N-1 for endpoints; a power of two. */
-			if (v < 2 || v > UET_FEP_MAX_EPS || (v & (v - 1)))
+			/* N endpoints: indices 1..N, 0 the service's. */
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > UET_FEP_EPS_MAX)
 				return uetd_usage(), 2;
-			d.layout.max_eps = (uint32_t)v;
+			d.layout.max_eps = (uint32_t)v + 1;
+			break;
+		case 't':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < UET_DEV_TX_CHUNKS_MIN ||
+			    v > UET_DEV_TX_CHUNKS_MAX || (v & (v - 1)))
+				return uetd_usage(), 2;
+			d.layout.tx_chunks = (uint32_t)v;
 			break;
 		case 'f': d.foreground = true; break;
 		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
@@ -413,10 +424,10 @@ int main(int argc, char **argv)
 	signal(SIGINT, uetd_on_signal);
 	signal(SIGHUP, uetd_on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints, "
-		 "%u MiB UMEM", d.ifname, d.queue_id,
+	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints "
+		 "(%u index bits), %u MiB UMEM", d.ifname, d.queue_id,
 		 d.queue_id + d.queues - 1, d.udp_port,
-		 d.layout.max_eps - 1,
+		 d.layout.max_eps - 1, d.layout.ep_bits,
 		 (unsigned)((uint64_t)d.layout.chunks * 4096 >> 20));
 	uetd_ready(ready_fd, 0, "ok");
 	uetd_loop(&d);

@@ -83,20 +83,23 @@ Test(lch, inbox_maps_only_as_itself)
 	struct uet_lch_inbox *in, *m;
 	int fd;
 
-	cr_assert_eq(uet_lch_inbox_create(5, 0x1234, &fd, &in), 0);
-	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 0x1234, &m), 0);
+	cr_assert_eq(uet_lch_inbox_create(5, 8, 0x1234, &fd, &in), 0);
+	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 8, 0x1234, &m), 0);
 	cr_assert_eq(m->owner_ep, 5u);
 	/* One mapping's writes are the other's. */
 	atomic_store(&m->sleeping, 1);
 	cr_assert_eq(atomic_load(&in->sleeping), 1u);
-	uet_lch_inbox_unmap(m);
-	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 6, 0x1234, &m), -EPROTO);
-	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 0x1235, &m), -EPROTO);
-	cr_assert_eq(uet_lch_inbox_map(getpid(), 0, 5, 0x1234, &m), -EPROTO,
+	uet_lch_inbox_unmap(m, 8);
+	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 9, 0x1234, &m), -EPROTO,
+		     "another interface's count of rings");
+	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 6, 8, 0x1234, &m), -EPROTO);
+	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 8, 0x1235, &m), -EPROTO);
+	cr_assert_eq(uet_lch_inbox_map(getpid(), 0, 5, 8, 0x1234, &m), -EPROTO,
 		     "stdin is no inbox");
-	cr_assert_eq(uet_lch_inbox_map(getpid(), 999, 5, 0x1234, &m),
+	cr_assert_eq(uet_lch_inbox_map(getpid(), 999, 5, 8, 0x1234,
+				       &m),
 		     -ENOENT);
-	uet_lch_inbox_unmap(in);
+	uet_lch_inbox_unmap(in, 8);
 	close(fd);
 }
 
