@@ -63,7 +63,7 @@ struct uet_engine_local {
 	uint64_t nonce;
 	uint32_t ctx;		/* incarnations seen, all channels */
 	uint64_t check_ns;	/* when peers were last looked at */
-	uint32_t rings;		/* the interface's indices: every inbox's */
+	uint32_t rings;		/* every inbox's: the indices */
 	/* Channels whose state is LCH_UP: bit i of word i / 64. */
 	uint64_t up[UET_LCH_ACTIVE_WORDS];
 	uint64_t keys;		/* ring keys drawn */

@@ -49,7 +49,8 @@
 #define UET_ENGINE_KIND_MAX	3u
 #define UET_ENGINE_TAG_KIND(t)	(((t) >> UET_ENGINE_TAG_KIND_SHIFT) & \
 				 UET_ENGINE_KIND_MASK)
-#define UET_ENGINE_TAG_EP_IDX(t)	((int32_t)((t) & UET_ENGINE_TAG_EP_MASK))
+#define UET_ENGINE_TAG_EP_IDX(t)	\
+	((int32_t)((t) & UET_ENGINE_TAG_EP_MASK))
 
 /* The index peer for endpoint |ep| of the remote, of kind |kind|. */
 static inline uint32_t uet_engine_tag_ep(uint32_t kind, uint32_t ep)

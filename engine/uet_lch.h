@@ -11,13 +11,13 @@
  * UET_LCH_RINGS). The memfd is sparse: its virtual size is 256 KiB a ring
  * (8 MiB at the default 32 indices, 75 MiB at 301), its pages exist once
  * a writer touches them, so what is resident is what writers wrote, at
- * most 256 KiB per (writer, reader) pair that ever talked. Ring i is written by
- * the endpoint of index i alone (the device service gives each index to
- * one live process) and read by the inbox's owner: single producer,
- * single consumer, positions that only grow. A writer maps the inbox by
- * opening /proc/PID/fd/FD of its owner, which the kernel allows only to
- * a process that may read the owner's memory anyway (ptrace's read
- * access: the same user); others use the frames' path.
+ * most 256 KiB per (writer, reader) pair that ever talked. Ring i is
+ * written by the endpoint of index i alone (the device service gives
+ * each index to one live process) and read by the inbox's owner: single
+ * producer, single consumer, positions that only grow. A writer maps the
+ * inbox by opening /proc/PID/fd/FD of its owner, which the kernel allows
+ * only to a process that may read the owner's memory anyway (ptrace's
+ * read access: the same user); others use the frames' path.
  *
  * The reader trusts no record: a line whose stamp is not the one due
  * there is no record yet; a stamped one whose length does not fit or
@@ -107,7 +107,7 @@ struct uet_lch_inbox {
 	uint32_t owner_ep;	/* the owner's endpoint index */
 	uint32_t owner_pid;
 	uint64_t nonce;		/* the owner's: names its wake socket */
-	uint32_t rings;		/* ring[] entries: the interface's indices */
+	uint32_t rings;		/* ring[]: the interface's indices */
 	uint8_t pad0[36];
 	_Atomic uint32_t sleeping;	/* the owner may sleep: wake it */
 	uint8_t pad1[60];

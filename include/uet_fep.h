@@ -40,11 +40,12 @@
  */
 #define UET_FEP_EP_BITS_MIN	6
 #define UET_FEP_EP_BITS_MAX	9
-#define UET_FEP_EP_BITS		UET_FEP_EP_BITS_MIN	/* the default */
-/* Indices any interface may have: a bound for tables and maps. */
-#define UET_FEP_MAX_EPS		(1u << UET_FEP_EP_BITS_MAX)	/* 512 */
-/* Endpoints (the service's index apart): the most, the default. */
-#define UET_FEP_EPS_MAX		(UET_FEP_MAX_EPS - 1)		/* 511 */
+/* The default width. */
+#define UET_FEP_EP_BITS		UET_FEP_EP_BITS_MIN
+/* Indices any interface may have (512): a bound for tables and maps. */
+#define UET_FEP_MAX_EPS		(1u << UET_FEP_EP_BITS_MAX)
+/* Endpoints (the service's index apart): the most (511), the default. */
+#define UET_FEP_EPS_MAX		(UET_FEP_MAX_EPS - 1)
 #define UET_FEP_EPS_DEFAULT	31
 #define UET_FEP_EP_SERVICE	0	/* index 0: the service itself */
 

@@ -232,8 +232,8 @@ static int uetctl_load(int argc, char **argv)
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("load", a.ifname, -ENODEV);
 	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints,
-			       a.tx_chunks, a.queues, a.policy, a.busy_poll, a.tss_keys, a.tss_state,
-			       why, sizeof(why));
+			       a.tx_chunks, a.queues, a.policy, a.busy_poll,
+			       a.tss_keys, a.tss_state, why, sizeof(why));
 	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
 	if (ret < 0) {

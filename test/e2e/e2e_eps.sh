@@ -90,7 +90,7 @@ one_too_many() {
 	   ! grep -q "all $n endpoint indices of $IF_B are in use (uetctl" \
 		"$E2E_TMP/o.out"; then
 		details "$E2E_TMP/o.out" | tail -5
-		e2e_fail "endpoint $(( n + 1 )) of $n was not refused (exit $rc)"
+		e2e_fail "endpoint $(( n + 1 )) of $n not refused (exit $rc)"
 	fi
 }
 

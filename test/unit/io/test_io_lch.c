@@ -92,8 +92,10 @@ Test(lch, inbox_maps_only_as_itself)
 	uet_lch_inbox_unmap(m, 8);
 	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 9, 0x1234, &m), -EPROTO,
 		     "another interface's count of rings");
-	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 6, 8, 0x1234, &m), -EPROTO);
-	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 8, 0x1235, &m), -EPROTO);
+	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 6, 8, 0x1234, &m),
+		     -EPROTO);
+	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 8, 0x1235, &m),
+		     -EPROTO);
 	cr_assert_eq(uet_lch_inbox_map(getpid(), 0, 5, 8, 0x1234, &m), -EPROTO,
 		     "stdin is no inbox");
 	cr_assert_eq(uet_lch_inbox_map(getpid(), 999, 5, 8, 0x1234,

@@ -52,7 +52,7 @@ static void t_setup(struct t_w *t, unsigned int bits)
 				    .ring_size = 64, .xsks_map_fd = -1 };
 	struct uet_xdp_pid_ent ent = { .job_id = T_JOB, .ep = T_EP };
 	uint32_t key = T_PID, ep;
-	int xsks, fd;
+	int xsks, pids, fd;
 
 	t_require_root();
 	libbpf_set_print(t_silent);
@@ -64,8 +64,8 @@ static void t_setup(struct t_w *t, unsigned int bits)
 	t->skel->rodata->uet_ep_shift = 16 - bits;
 	cr_assert_eq(uet_xdp__load(t->skel), 0, "the verifier refused it");
 	t->prog_fd = bpf_program__fd(t->skel->progs.uet_xdp_prog);
-	cr_assert_eq(bpf_map_update_elem(bpf_map__fd(t->skel->maps.uet_xdp_pids),
-					 &key, &ent, 0), 0);
+	pids = bpf_map__fd(t->skel->maps.uet_xdp_pids);
+	cr_assert_eq(bpf_map_update_elem(pids, &key, &ent, 0), 0);
 	xcfg.ifindex = (int)if_nametoindex("t0");
 	t->xsk = uet_xsk_create(&xcfg);
 	cr_assert_not_null(t->xsk, "xsk: %m");
@@ -87,11 +87,11 @@ static uint64_t t_ep_rx(struct t_w *t)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t v[ncpu > 0 ? ncpu : 1], n = 0;
+	int fd = bpf_map__fd(t->skel->maps.uet_xdp_ep_rx);
 	uint32_t ep = T_EP;
 
 	cr_assert_gt(ncpu, 0);
-	cr_assert_eq(bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.uet_xdp_ep_rx),
-					 &ep, v), 0);
+	cr_assert_eq(bpf_map_lookup_elem(fd, &ep, v), 0);
 	for (int c = 0; c < ncpu; c++)
 		n += v[c];
 	return n;
