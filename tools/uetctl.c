@@ -407,7 +407,7 @@ static int uetctl_capture_verb(int argc, char **argv)
 
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
-		  "[--endpoints N] [--tx-chunks N]\n  [--queues N] "
+		  "[--endpoints N]\n  [--tx-chunks N] [--queues N] "
 		  "[--policy FILE] [--tss-keys FILE] [--tss-state FILE]\n"
 		  "  [--busy-poll USEC[,BUDGET]] [--no-service]\n"
 		  "  start the interface's device service (uetd), which "

@@ -91,7 +91,7 @@ static int uetd_listen(struct uetd *d)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa,
 		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) <
-	    0 || listen(fd, 64) < 0) {
+	    0 || listen(fd, (int)UET_FEP_MAX_EPS) < 0) {
 		int err = errno;
 
 		close(fd);
@@ -207,13 +207,16 @@ static void uetd_loop(struct uetd *d)
 		uetd_ep_tick(d);
 		if (ready <= 0)
 			continue;
-		if (pfd[0].revents & POLLIN) {
+		/* A job's ranks start at once: a batch of them a turn. */
+		for (int k = 0; k < 32 && (pfd[0].revents & POLLIN); k++) {
 			int fd = accept4(d->lsock, NULL, NULL,
 					 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-			if (fd >= 0 && c.n < UETD_MAX_CONNS)
+			if (fd < 0)
+				break;
+			if (c.n < UETD_MAX_CONNS)
 				c.fd[c.n++] = fd;
-			else if (fd >= 0)
+			else
 				close(fd);
 		}
 		for (int i = first_conn; i < n; i++) {
