@@ -408,8 +408,8 @@ static int uetctl_capture_verb(int argc, char **argv)
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
 		  "[--endpoints N]\n  [--tx-chunks N] [--queues N] "
-		  "[--policy FILE] [--tss-keys FILE] [--tss-state FILE]\n"
-		  "  [--busy-poll USEC[,BUDGET]] [--no-service]\n"
+		  "[--policy FILE] [--tss-keys FILE]\n  [--tss-state FILE] "
+		  "[--busy-poll USEC[,BUDGET]] [--no-service]\n"
 		  "  start the interface's device service (uetd), which "
 		  "attaches the UET XDP\n  program (default native mode, "
 		  "port 4793) and serves up to N endpoints\n  (1..511, "
