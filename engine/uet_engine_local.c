@@ -66,6 +66,7 @@ int uet_engine_local_setup(struct uet_engine *e)
 			   1;
 	/* A ring per index of the interface, each index's writer its own. */
 	l->rings = shm->max_eps;
+	l->ring_bytes = uet_lch_ring_bytes(l->rings);
 	ret = uet_lch_inbox_create(e->ep_index, l->rings, l->nonce, &l->fd,
 				   &l->in);
 	if (ret < 0)
@@ -126,8 +127,10 @@ struct lch *uet_lch_get(struct uet_engine_local *l, uint32_t ep)
 {
 	if (!l->ch[ep]) {
 		l->ch[ep] = calloc(1, sizeof(*l->ch[ep]));
-		if (l->ch[ep])
+		if (l->ch[ep]) {
 			l->ch[ep]->wake = -1;
+			l->ch[ep]->rd.size = l->ring_bytes;
+		}
 	}
 	return l->ch[ep];
 }
@@ -178,8 +181,9 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 		return ret;
 	}
 	/* A key of its own per takeover: never an earlier writer's. */
-	uet_lch_writer_take(&c->w, &c->their->ring[e->ep_index],
-			    (e->local->nonce ^ ++e->local->keys *
+	uet_lch_writer_take(&c->w, uet_lch_ring_at(c->their, e->local->rings,
+						   e->ep_index),
+			    e->local->ring_bytes, (e->local->nonce ^ ++e->local->keys *
 			     0x9E3779B97F4A7C15ull) | 1);
 	atomic_store(&c->w.r->refused, 0);
 	uet_lch_active_set(c->their, e->ep_index);

@@ -64,6 +64,7 @@ struct uet_engine_local {
 	uint32_t ctx;		/* incarnations seen, all channels */
 	uint64_t check_ns;	/* when peers were last looked at */
 	uint32_t rings;		/* every inbox's: the indices */
+	uint32_t ring_bytes;	/* every ring's: uet_lch_ring_bytes() */
 	/* Channels whose state is LCH_UP: bit i of word i / 64. */
 	uint64_t up[UET_LCH_ACTIVE_WORDS];
 	uint64_t keys;		/* ring keys drawn */

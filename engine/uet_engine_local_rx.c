@@ -239,7 +239,7 @@ static uint64_t lch_active(const struct uet_engine_local *l, uint32_t w)
 /* Whether ring |ep| of our inbox has something for us (or a new writer). */
 static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep)
 {
-	struct uet_lch_ring *r = &l->in->ring[ep];
+	struct uet_lch_ring *r = uet_lch_ring_at(l->in, l->rings, ep);
 	const struct lch *c = l->ch[ep];
 
 	if (!c)
@@ -346,7 +346,10 @@ int uet_engine_local_rx(struct uet_engine *e)
 
 			act &= act - 1;
 			if (lch_ring_pending(l, ep))
-				n += lch_rx_ring(e, ep, &l->in->ring[ep]);
+				n += lch_rx_ring(e, ep,
+						 uet_lch_ring_at(l->in,
+								 l->rings,
+								 ep));
 		}
 	}
 	return n;

@@ -31,6 +31,7 @@ int uet_lch_inbox_create(uint32_t ep, uint32_t rings, uint64_t nonce,
 		goto fail;
 	in->owner_ep = ep;
 	in->rings = rings;
+	in->ring_bytes = uet_lch_ring_bytes(rings);
 	in->owner_pid = (uint32_t)getpid();
 	in->nonce = nonce;
 	in->version = UET_LCH_VERSION;
@@ -73,6 +74,7 @@ int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint32_t rings,
 		return err;
 	if (in->magic != UET_LCH_MAGIC || in->version != UET_LCH_VERSION ||
 	    in->owner_ep != ep || in->nonce != nonce || in->rings != rings ||
+	    in->ring_bytes != uet_lch_ring_bytes(rings) ||
 	    in->owner_pid != (uint32_t)pid) {
 		munmap(in, len);
 		return -EPROTO;
@@ -88,9 +90,10 @@ void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox, uint32_t rings)
 }
 
 void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
-			 uint64_t key)
+			 uint32_t size, uint64_t key)
 {
 	w->r = r;
+	w->size = size;
 	w->head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	/* A position on a line: what a dead writer left may be anything. */
 	w->head = (w->head + UET_LCH_ALIGN - 1) & ~(uint64_t)(UET_LCH_ALIGN - 1);
@@ -106,30 +109,29 @@ void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
 /* Room for |need| bytes, reading the reader's position only when short. */
 static bool uet_lch_has(struct uet_lch_writer *w, uint64_t need)
 {
-	if (UET_LCH_RING_BYTES - (w->head - w->tail) >= need)
+	if (w->size - (w->head - w->tail) >= need)
 		return true;
 	w->tail = atomic_load_explicit(&w->r->tail, memory_order_acquire);
 	/* A reader behind |start| has not followed the takeover yet. */
-	if (w->tail > w->head || w->head - w->tail > UET_LCH_RING_BYTES)
+	if (w->tail > w->head || w->head - w->tail > w->size)
 		return false;
-	return UET_LCH_RING_BYTES - (w->head - w->tail) >= need;
+	return w->size - (w->head - w->tail) >= need;
 }
 
 bool uet_lch_room(struct uet_lch_writer *w, uint32_t len)
 {
-	uint32_t end = UET_LCH_RING_BYTES -
-		       (uint32_t)(w->head % UET_LCH_RING_BYTES);
+	uint32_t end = w->size - (uint32_t)(w->head & (w->size - 1));
 
-	return len <= UET_LCH_REC_MAX &&
+	return len <= UET_LCH_REC_MAX(w->size) &&
 	       uet_lch_has(w, end >= len ? len : (uint64_t)end + len);
 }
 
 void *uet_lch_reserve(struct uet_lch_writer *w, uint32_t len)
 {
-	uint32_t off = (uint32_t)(w->head % UET_LCH_RING_BYTES);
-	uint32_t end = UET_LCH_RING_BYTES - off;
+	uint32_t off = (uint32_t)(w->head & (w->size - 1));
+	uint32_t end = w->size - off;
 
-	if (len > UET_LCH_REC_MAX)
+	if (len > UET_LCH_REC_MAX(w->size))
 		return NULL;
 	if (end >= len)
 		return uet_lch_has(w, len) ? w->r->data + off : NULL;
@@ -174,7 +176,7 @@ const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
 {
 	*broken = false;
 	for (;;) {
-		uint32_t off = (uint32_t)(rd->tail % UET_LCH_RING_BYTES);
+		uint32_t off = (uint32_t)(rd->tail & (rd->size - 1));
 		const uint8_t *p = r->data + off;
 		const struct uet_lch_rec *h = (const struct uet_lch_rec *)p;
 
@@ -188,7 +190,7 @@ const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
 		/* Judged on our copy: the writer may change the ring's. */
 		memcpy(rec, p, sizeof(*rec));
 		if (rec->len < sizeof(*rec) || rec->len % UET_LCH_ALIGN ||
-		    rec->len > UET_LCH_RING_BYTES - off ||
+		    rec->len > rd->size - off ||
 		    !rec->type || rec->type >= UET_LCH_TYPE_MAX) {
 			*broken = true;
 			return NULL;
@@ -201,7 +203,7 @@ const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
 			}
 			return p;
 		}
-		if (rec->len != UET_LCH_RING_BYTES - off) {
+		if (rec->len != rd->size - off) {
 			*broken = true;
 			return NULL;
 		}
