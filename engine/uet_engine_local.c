@@ -147,7 +147,7 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 	struct sockaddr_un a;
 	uint32_t pid = 0;
 	socklen_t alen;
-	uint64_t nonce = 0;
+	uint64_t nonce = 0, key;
 	int fd = -1, ret;
 
 	if (!c)
@@ -181,10 +181,10 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 		return ret;
 	}
 	/* A key of its own per takeover: never an earlier writer's. */
+	key = (e->local->nonce ^ ++e->local->keys * 0x9E3779B97F4A7C15ull) | 1;
 	uet_lch_writer_take(&c->w, uet_lch_ring_at(c->their, e->local->rings,
 						   e->ep_index),
-			    e->local->ring_bytes, (e->local->nonce ^ ++e->local->keys *
-			     0x9E3779B97F4A7C15ull) | 1);
+			    e->local->ring_bytes, key);
 	atomic_store(&c->w.r->refused, 0);
 	uet_lch_active_set(c->their, e->ep_index);
 	c->nonce = nonce;

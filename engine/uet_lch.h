@@ -154,7 +154,7 @@ static inline struct uet_lch_ring *uet_lch_ring_at(struct uet_lch_inbox *in,
 /* A writer's own view of its ring (in its private memory). */
 struct uet_lch_writer {
 	struct uet_lch_ring *r;
-	uint32_t size;		/* the ring's bytes, as the writer knows */
+	uint32_t size;		/* the ring's bytes, as we know them */
 	uint64_t head;		/* bytes written */
 	uint64_t tail;		/* the reader's, as last read */
 	uint64_t key;
@@ -208,11 +208,11 @@ static inline void uet_lch_active_set(struct uet_lch_inbox *in, uint32_t i)
 }
 
 /*
- * The writer's side. uet_lch_writer_take() takes ring |r| of |size| bytes
- * over for this process with a fresh |key| (non-zero). uet_lch_reserve() returns room
- * for a record of |len| bytes (uet_lch_rec_len), or NULL when the ring is
- * full; the record is written there, all but its stamp, then published
- * with uet_lch_publish().
+ * The writer's side. uet_lch_writer_take() takes ring |r| of |size|
+ * bytes over for this process with a fresh |key| (non-zero).
+ * uet_lch_reserve() returns room for a record of |len| bytes
+ * (uet_lch_rec_len), or NULL when the ring is full; the record is written
+ * there, all but its stamp, then published with uet_lch_publish().
  */
 void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
 			 uint32_t size, uint64_t key);

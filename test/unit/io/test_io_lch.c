@@ -364,7 +364,8 @@ Test(lch, rings_by_index_count)
 			const uint8_t *p = uet_lch_peek(&rd, r, &rec, &broken);
 
 			cr_assert(p && !broken, "record %u", got);
-			cr_assert(p >= r->data && p + rec.len <= r->data + size);
+			cr_assert(p >= r->data &&
+				  p + rec.len <= r->data + size);
 			cr_assert_eq(rec.seq, got);
 			cr_assert_eq(rec.pay_len, got % 7 ? got % 300 : 8192);
 			uet_lch_consume(&rd, r, &rec);
