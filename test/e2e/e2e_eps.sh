@@ -17,7 +17,9 @@
 #     index), checked the same, no frame sent;
 #  d. the default load is as before: 31 endpoints, 6 index bits, 512
 #     chunks each; 31 endpoints a side exchange and verify as in b, and
-#     a 32nd is refused.
+#     a 32nd is refused;
+#  e. the most, --endpoints 511 --tx-chunks 32 (96 MiB of UMEM, as the
+#     default): 511 endpoints open in one process, the 512th is refused.
 # E2E_EPS_N sets b's count (300).
 source "$(dirname "$0")/e2e_lib.sh"
 UETCTL="$(cd "$B" && pwd)/uetctl"
@@ -169,3 +171,13 @@ one_too_many 31
 e2e_ok "d: the default load: 31 endpoints a side (6 index bits), every" \
 	"region and message at its own endpoint; endpoint 32 refused" \
 	"($(( $(now_ms) - t0 )) ms)"
+
+# ---- e. the most -----------------------------------------------------------
+t0=$(now_ms)
+e2e_in B "$UETCTL" unload "$IF_B" > /dev/null
+e2e_in B "$UETCTL" load "$IF_B" --mode skb --endpoints 511 --tx-chunks 32 \
+	> /dev/null
+expect_service B 511 9 32
+one_too_many 511
+e2e_ok "e: --endpoints 511 --tx-chunks 32: 511 endpoints open in one" \
+	"process, the 512th refused ($(( $(now_ms) - t0 )) ms)"
