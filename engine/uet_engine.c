@@ -96,7 +96,7 @@ void uet_engine_stats_get(const struct uet_engine *e,
 {
 	*st = e->stats;
 	st->peers_provisional = e->nprov;
-	st->peers_live = 0;
+	st->peers_live = 0;	/* a scan: counters are read rarely */
 	for (uint32_t i = 0; i < e->npeers; i++)
 		st->peers_live += e->peers[i].state == UET_PEER_LIVE;
 	pdc_mgr_stats(e->pdc, &st->pdc);
@@ -223,16 +223,29 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	if (getrandom(&cfg.seed, sizeof(cfg.seed), 0) != sizeof(cfg.seed))
 		cfg.seed = uet_engine_now_ns() ^ (uint64_t)getpid() << 32;
 	cfg.max_payload_len = SES_PKT_HDR_MAX + e->payload_mtu;
-	cfg.max_pdcs = UET_ENGINE_MAX_PDCS;
 	/* Our index in every PDCID: the XDP program steers by it. */
 	cfg.pdcid_prefix = (uint16_t)e->ep_index;
 	cfg.pdcid_prefix_bits = (uint8_t)e->dev.ep_bits;
 	/*
-	 * The interface's width (uetctl load --endpoints) leaves PDC a
-	 * generation bit over the slot: 2^(15 - bits) PDCs at most (64 at 9).
+	 * PDCs of both roles: the prefix (the interface's width, uetctl load
+	 * --endpoints: 6 to 9 bits) leaves 16 - bits of PDCID, one of
+	 * them at least for the generation that tells a reused slot's PDCs
+	 * apart; idle ones close (ephemeral PDCs), so a job that talks to
+	 * more peers than this at once waits for one to close.
 	 */
-	if (cfg.max_pdcs > 1u << (15 - cfg.pdcid_prefix_bits))
-		cfg.max_pdcs = 1u << (15 - cfg.pdcid_prefix_bits);
+	cfg.max_pdcs = uet_engine_max_pdcs(cfg.pdcid_prefix_bits);
+	if (e->cfg.max_pdcs) {
+		if (e->cfg.max_pdcs > cfg.max_pdcs ||
+		    (e->cfg.max_pdcs & (e->cfg.max_pdcs - 1)) ||
+		    e->cfg.max_pdcs < 4) {
+			snprintf(uet_engine_why, sizeof(uet_engine_why),
+				 "max PDCs %u: a power of 2 from 4 to %u (the "
+				 "PDCID bits this interface's endpoint index "
+				 "leaves)", e->cfg.max_pdcs, cfg.max_pdcs);
+			return -EINVAL;
+		}
+		cfg.max_pdcs = e->cfg.max_pdcs;
+	}
 	/*
 	 * The spec's 1 ms initial RTO (ref 2.9) is too short for a software
 	 * target sharing two cores: a burst of a window's packets waits for
@@ -293,7 +306,7 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 		cfg.rdv_eager_len = cfg.payload_mtu;
 	if (cfg.rdv_eager_len > cfg.rdv_threshold)
 		cfg.rdv_eager_len = cfg.rdv_threshold;
-	cfg.max_peers = UET_ENGINE_MAX_PEERS;
+	cfg.max_peers = e->max_peers;
 	/* Our index in every message_id: responses on a PDC the target
 	 * opens are steered by it while that PDC's SYN is set. */
 	cfg.msg_id_prefix = (uint16_t)e->ep_index;
@@ -359,7 +372,13 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	 * set per peer kind (uet_engine_frame_hdr).
 	 */
 	e->entropy = (uint16_t)(0x8000 | (getpid() & 0x7ffc));
-	ret = uet_engine_io_setup(e);
+	ret = uet_engine_peers_setup(e);
+	if (ret == -EINVAL)
+		snprintf(uet_engine_why, sizeof(uet_engine_why),
+			 "max peers %u: 16 to %u", e->cfg.max_peers,
+			 UET_ENGINE_MAX_PEERS_MAX);
+	if (ret == 0)
+		ret = uet_engine_io_setup(e);
 	if (ret == 0)
 		ret = uet_engine_slots_setup(e);
 	if (ret == 0)
@@ -394,12 +413,18 @@ void uet_engine_destroy(struct uet_engine *e)
 	uet_engine_tss_destroy(e);
 	uet_mirror_close(&e->mirror);
 	uet_nl_close(e->nl);
+	uet_engine_peers_destroy(e);
 	for (uint32_t i = 0; e->slots && i < e->nslots; i++)
 		free(e->slots[i].own);
 	free(e->slots);
 	free(e->free_slots);
 	free(e->bounce);
 	free(e);
+}
+
+uint32_t uet_engine_max_peers(const struct uet_engine *e)
+{
+	return e->max_peers;
 }
 
 uint16_t uet_engine_pid_on_fep(const struct uet_engine *e)

@@ -60,6 +60,13 @@ struct uet_engine_cfg {
 	uint32_t initiator;		/* its low 12 bits: the PIDonFEP */
 	uint64_t rto_init_ns;		/* 0: 5 ms */
 	uint32_t max_retries;		/* 0: pdc default */
+	/*
+	 * Peers (remote endpoints) at once, 16..2^24 (0: 262144), and PDCs
+	 * of both roles, a power of 2 (0: the most the PDCID prefix leaves,
+	 * uet_engine_max_pdcs()). Both tables take memory as used.
+	 */
+	uint32_t max_peers;
+	uint32_t max_pdcs;
 	uint32_t ring_size;		/* 0: 1024 */
 	uint32_t frame_cnt;		/* 0: 4096 UMEM chunks */
 	/*
@@ -310,5 +317,12 @@ void uet_engine_stats_get(const struct uet_engine *e,
 
 /* The engine's clock (CLOCK_MONOTONIC), in nanoseconds. */
 uint64_t uet_engine_now_ns(void);
+/* The most peers |e| holds at once (cfg.max_peers, default applied). */
+uint32_t uet_engine_max_peers(const struct uet_engine *e);
+/* The most PDCs an endpoint may hold under |prefix_bits| of PDCID. */
+static inline uint32_t uet_engine_max_pdcs(uint32_t prefix_bits)
+{
+	return 1u << (15 - prefix_bits);
+}
 
 #endif /* UET_ENGINE_H */

@@ -15,6 +15,7 @@
  * per-source limits use (pdc_rx_meta.src).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dev/uet_nl.h"
@@ -67,7 +68,7 @@ static uint32_t uet_fa_hash(const struct uet_fa *fa, uint32_t buckets)
 
 int uet_engine_neigh_find(const struct uet_engine *e, const struct uet_fa *fa)
 {
-	uint32_t i = e->neigh_hash[uet_fa_hash(fa, UET_ENGINE_NEIGH_HASH)];
+	uint32_t i = e->neigh_hash[uet_fa_hash(fa, e->neigh_hash_mask + 1)];
 
 	for (; i; i = e->neigh[i - 1].hash_next) {
 		const struct uet_engine_neigh *n = &e->neigh[i - 1];
@@ -81,12 +82,42 @@ int uet_engine_neigh_find(const struct uet_engine *e, const struct uet_fa *fa)
 static void uet_engine_neigh_unhash(struct uet_engine *e, uint32_t idx)
 {
 	uint32_t *link = &e->neigh_hash[uet_fa_hash(&e->neigh[idx].fa,
-						    UET_ENGINE_NEIGH_HASH)];
+						    e->neigh_hash_mask + 1)];
 
 	while (*link && *link != idx + 1)
 		link = &e->neigh[*link - 1].hash_next;
 	if (*link)
 		*link = e->neigh[idx].hash_next;
+}
+
+static void uet_engine_neigh_link(struct uet_engine *e, uint32_t idx)
+{
+	uint32_t *head = &e->neigh_hash[uet_fa_hash(&e->neigh[idx].fa,
+						    e->neigh_hash_mask + 1)];
+
+	e->neigh[idx].hash_next = *head;
+	*head = idx + 1;
+}
+
+/*
+ * Twice the buckets once there are more entries than buckets (entries are
+ * only ever added: a full table reuses slots); a failed allocation keeps
+ * the old hash.
+ */
+static void uet_engine_neigh_hash_grow(struct uet_engine *e)
+{
+	uint32_t n = (e->neigh_hash_mask + 1) * 2, *h;
+
+	if (e->nneigh < e->neigh_hash_mask + 1)
+		return;
+	h = calloc(n, sizeof(*h));
+	if (!h)
+		return;
+	free(e->neigh_hash);
+	e->neigh_hash = h;
+	e->neigh_hash_mask = n - 1;
+	for (uint32_t i = 0; i < e->nneigh; i++)
+		uet_engine_neigh_link(e, i);
 }
 
 /*
@@ -97,9 +128,9 @@ static int uet_engine_neigh_slot(struct uet_engine *e)
 {
 	int best = -1;
 
-	if (e->nneigh < UET_ENGINE_NEIGH_MAX)
+	if (e->nneigh < e->neigh_max)
 		return (int)e->nneigh++;
-	for (uint32_t i = 0; i < UET_ENGINE_NEIGH_MAX; i++) {
+	for (uint32_t i = 0; i < e->neigh_max; i++) {
 		const struct uet_engine_neigh *n = &e->neigh[i];
 
 		if (!n->refs && !n->local &&
@@ -115,7 +146,6 @@ static int uet_engine_neigh_new(struct uet_engine *e, const struct uet_fa *fa)
 {
 	int idx = uet_engine_neigh_slot(e);
 	struct uet_engine_neigh *n;
-	uint32_t *head;
 
 	if (idx < 0)
 		return -ENOSPC;
@@ -136,9 +166,8 @@ static int uet_engine_neigh_new(struct uet_engine *e, const struct uet_fa *fa)
 		n->state = UET_NEIGH_RESOLVING;
 		n->since_ns = n->used_ns;
 	}
-	head = &e->neigh_hash[uet_fa_hash(fa, UET_ENGINE_NEIGH_HASH)];
-	n->hash_next = *head;
-	*head = (uint32_t)idx + 1;
+	uet_engine_neigh_link(e, (uint32_t)idx);
+	uet_engine_neigh_hash_grow(e);
 	return idx;
 }
 
@@ -298,15 +327,24 @@ int uet_engine_neigh_get(struct uet_engine *e, const struct uet_fa *fa,
 /*
  * Each millisecond of progress: resolving entries are looked at again,
  * usable ones in use are read again once a second; within the budget.
- * The scan starts where the last one ran out of budget: a flood of forged
- * sources being resolved delays the others' turn, never stops it.
+ * UET_ENGINE_NEIGH_BATCH entries a tick, from where the last scan stopped
+ * (the end of its batch, or where it ran out of budget): a cache of many
+ * hosts costs no more per tick, and a flood of forged sources being
+ * resolved delays the others' turn, never stops it.
  */
 void uet_engine_neigh_tick(struct uet_engine *e)
 {
 	uint64_t now = e->now_ns;
+	uint32_t batch, start;
 
-	for (uint32_t k = 0; k < e->nneigh; k++) {
-		uint32_t i = (e->neigh_cursor + k) % e->nneigh;
+	if (!e->nneigh)
+		return;
+	batch = e->nneigh < UET_ENGINE_NEIGH_BATCH ? e->nneigh :
+						     UET_ENGINE_NEIGH_BATCH;
+	start = e->neigh_cursor % e->nneigh;
+	e->neigh_cursor = (start + batch) % e->nneigh;
+	for (uint32_t k = 0; k < batch; k++) {
+		uint32_t i = (start + k) % e->nneigh;
 		struct uet_engine_neigh *n = &e->neigh[i];
 		bool due;
 

@@ -23,101 +23,6 @@
 #include "engine/uet_engine_priv.h"
 #include "engine/uet_engine_tss.h"
 
-/* ---- (address, tag) -> id ------------------------------------------------- */
-
-static uint32_t uet_peer_hash(const struct uet_fa *fa, uint32_t tag)
-{
-	uint64_t w[2];
-
-	uet_fa_words(fa, w);
-	w[0] ^= (w[1] + tag) * 0x9E3779B97F4A7C15ull;
-	w[0] ^= w[0] >> 29;
-	return (uint32_t)((w[0] * 0xBF58476D1CE4E5B9ull) >> 40) %
-	       UET_ENGINE_PEER_HASH;
-}
-
-int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
-			 uint32_t tag)
-{
-	uint32_t i = e->peer_hash[uet_peer_hash(fa, tag)];
-
-	for (; i; i = e->peers[i - 1].hash_next) {
-		const struct uet_engine_peer *p = &e->peers[i - 1];
-
-		if (p->tag == tag && uet_fa_equal(&p->fa, fa))
-			return (int)(i - 1);
-	}
-	return -ENOENT;
-}
-
-static void uet_engine_peer_unhash(struct uet_engine *e, uint32_t id)
-{
-	const struct uet_engine_peer *p = &e->peers[id];
-	uint32_t *link = &e->peer_hash[uet_peer_hash(&p->fa, p->tag)];
-
-	while (*link && *link != id + 1)
-		link = &e->peers[*link - 1].hash_next;
-	if (*link)
-		*link = p->hash_next;
-}
-
-/* ---- ids ---------------------------------------------------------------- */
-
-static int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
-			       uint32_t tag, uint8_t state, uint32_t nb)
-{
-	struct uet_engine_peer *p;
-	uint32_t id, *head, epoch;
-
-	if (e->nfree_ids)
-		id = e->free_ids[--e->nfree_ids];
-	else if (e->npeers < UET_ENGINE_MAX_PEERS)
-		id = e->npeers++;
-	else
-		return -ENOSPC;
-	p = &e->peers[id];
-	/* A reused id's packets still held (none: PDC let it go) would
-	 * belong to its earlier holder: a new epoch keeps them apart. */
-	epoch = p->epoch + 1;
-	memset(p, 0, sizeof(*p));
-	p->epoch = epoch;
-	p->fa = *fa;
-	p->tag = tag;
-	p->state = state;
-	p->remote_ep = -1;
-	p->nb = nb;
-	p->heard_ns = e->now_ns ? e->now_ns : uet_engine_now_ns();
-	e->neigh[nb].refs++;
-	if (state == UET_PEER_PROVISIONAL) {
-		e->neigh[nb].prov++;
-		e->nprov++;
-	}
-	head = &e->peer_hash[uet_peer_hash(fa, tag)];
-	p->hash_next = *head;
-	*head = id + 1;
-	return (int)id;
-}
-
-static void uet_engine_peer_free(struct uet_engine *e, uint32_t id)
-{
-	struct uet_engine_peer *p = &e->peers[id];
-	struct uet_engine_neigh *n = &e->neigh[p->nb];
-
-	uet_engine_peer_unhash(e, id);
-	n->refs--;
-	if (p->state == UET_PEER_PROVISIONAL) {
-		n->prov--;
-		e->nprov--;
-	} else if (p->state == UET_PEER_LIVE && (p->tag & UET_ENGINE_TAG_EP)) {
-		n->live_ep--;
-		e->nlive_ep--;
-	}
-	p->state = UET_PEER_FREE;
-	p->epoch++;
-	e->free_ids[e->nfree_ids++] = id;
-	e->stats.peers_aged++;
-}
-
 /* ---- provisional peers ---------------------------------------------------- */
 
 /*
@@ -132,11 +37,11 @@ static int uet_engine_prov_victim(struct uet_engine *e, int64_t nb)
 	for (int tries = 0; tries < 4; tries++) {
 		int best = -1;
 
-		for (uint32_t i = 0; i < e->npeers; i++) {
+		for (uint32_t k = 0; k < e->nprov; k++) {
+			uint32_t i = e->prov_ids[k];
 			const struct uet_engine_peer *p = &e->peers[i];
 
-			if (p->state != UET_PEER_PROVISIONAL ||
-			    (nb >= 0 && p->nb != (uint32_t)nb) ||
+			if ((nb >= 0 && p->nb != (uint32_t)nb) ||
 			    p->heard_ns < after)
 				continue;
 			if (best < 0 || p->heard_ns < e->peers[best].heard_ns)
@@ -159,7 +64,7 @@ static int uet_engine_prov_room(struct uet_engine *e, uint32_t nb)
 	if (e->neigh[nb].prov >= UET_ENGINE_PROV_PER_SRC)
 		victim = uet_engine_prov_victim(e, nb);
 	else if (e->nprov >= UET_ENGINE_PROV_MAX ||
-		 (!e->nfree_ids && e->npeers == UET_ENGINE_MAX_PEERS))
+		 (!e->nfree_ids && e->npeers == e->max_peers))
 		victim = uet_engine_prov_victim(e, -1);
 	else
 		return 0;
@@ -250,11 +155,11 @@ int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt)
 	else
 		rc = ses_req_screen(e->ses, &in);
 	if (rc >= 0 && p->state == UET_PEER_PROVISIONAL) {
-		if (e->neigh[p->nb].live_ep >= UET_ENGINE_LIVE_PER_SRC ||
-		    e->nlive_ep >= UET_ENGINE_LIVE_EP_MAX)
+		if (e->neigh[p->nb].live_ep >= e->live_per_src ||
+		    e->nlive_ep >= e->live_max)
 			rc = -EDQUOT;
 		else if (rc != UET_SES_RC_OK &&
-			 e->nlive_ep >= UET_ENGINE_LIVE_EP_MAX / 2)
+			 e->nlive_ep >= e->live_max / 2)
 			rc = -EACCES;
 	}
 	if (rc < 0) {
@@ -276,8 +181,7 @@ void uet_engine_peer_opened(struct uet_engine *e, uint32_t peer)
 	if (p->state != UET_PEER_PROVISIONAL)
 		return;
 	n = &e->neigh[p->nb];
-	n->prov--;
-	e->nprov--;
+	uet_engine_prov_del(e, peer);
 	p->state = UET_PEER_LIVE;
 	n->live_ep++;
 	e->nlive_ep++;
@@ -289,7 +193,7 @@ static bool uet_engine_peer_is_idle(struct uet_engine *e, uint32_t id)
 {
 	const struct uet_engine_peer *p = &e->peers[id];
 
-	return !p->ops_out && !p->probing && !p->gone && !p->nheld &&
+	return !p->ops_out && !p->probe && !p->gone && !p->nheld &&
 	       e->now_ns - p->heard_ns >= UET_ENGINE_PEER_AGE_NS &&
 	       !pdc_peer_in_use(e->pdc, id) && ses_peer_is_idle(e->ses, id);
 }
@@ -297,21 +201,34 @@ static bool uet_engine_peer_is_idle(struct uet_engine *e, uint32_t id)
 /*
  * Live peers that sent to us first, and provisional ones, silent a while
  * and held by nothing, give their ids back. SES forgets them: whoever
- * comes next under the id starts as a new peer.
+ * comes next under the id starts as a new peer. Peers we send to first
+ * stay while the provider names them; idle, SES lets their id windows go
+ * (ses_peer_trim). UET_ENGINE_AGE_BATCH of them a round, from where the
+ * last round stopped.
  */
 void uet_engine_peers_age(struct uet_engine *e)
 {
+	uint32_t n;
+
 	if (e->now_ns - e->age_check_ns < UET_ENGINE_AGE_EVERY_NS)
 		return;
 	e->age_check_ns = e->now_ns;
-	for (uint32_t i = 0; i < e->npeers; i++) {
-		const struct uet_engine_peer *p = &e->peers[i];
+	n = e->npeers < UET_ENGINE_AGE_BATCH ? e->npeers : UET_ENGINE_AGE_BATCH;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = e->age_cursor++;
+		const struct uet_engine_peer *p;
 
+		if (i >= e->npeers)
+			i = e->age_cursor = 0;
+		p = &e->peers[i];
+		if (p->state == UET_PEER_FREE || !uet_engine_peer_is_idle(e, i))
+			continue;
 		if (p->state != UET_PEER_PROVISIONAL &&
-		    (p->state != UET_PEER_LIVE || !(p->tag & UET_ENGINE_TAG_EP)))
+		    (p->state != UET_PEER_LIVE ||
+		     !(p->tag & UET_ENGINE_TAG_EP))) {
+			ses_peer_trim(e->ses, i);
 			continue;
-		if (!uet_engine_peer_is_idle(e, i))
-			continue;
+		}
 		ses_peer_forget(e->ses, i);
 		uet_engine_peer_free(e, i);
 	}
@@ -334,9 +251,11 @@ static int uet_engine_post_now(struct uet_engine *e, const struct ses_wre *wre)
 	if (ret == 0 && wre->dst->peer < e->npeers) {
 		struct uet_engine_peer *p = &e->peers[wre->dst->peer];
 
-		if (!p->ops_out++)
+		if (!p->ops_out++) {
 			p->heard_ns = e->now_ns ? e->now_ns :
 						  uet_engine_now_ns();
+			uet_engine_busy_add(e, wre->dst->peer);
+		}
 	}
 	return ret;
 }
@@ -411,6 +330,8 @@ int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
 	p = &e->peers[peer];
 	if (p->state == UET_PEER_UNREACHABLE)
 		uet_engine_peer_resolve(e, peer);	/* a new try */
+	else if (p->state == UET_PEER_RESOLVING && e->neigh[p->nb].has_mac)
+		p->state = UET_PEER_LIVE;	/* the tick has not looked */
 	/* Behind the ones held before it: WREs start in post order. */
 	if (p->state != UET_PEER_RESOLVING && !p->nheld)
 		return uet_engine_post_now(e, wre);
@@ -426,18 +347,32 @@ int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre)
 
 /*
  * Each millisecond: the neighbour cache asks the kernel what it must;
- * resolving peers whose next hop came become live and their WREs go,
- * those whose resolution failed fail their WREs (-EHOSTUNREACH, or the
- * route's error).
+ * peers with WREs held (the only peers that wait on the tick: a resolving
+ * peer with none becomes live at its next post) go live and post them
+ * once their next hop came, or fail them once its resolution failed
+ * (-EHOSTUNREACH, or the route's error). At most UET_ENGINE_HELD_WRES
+ * peers: the cost does not grow with the table.
  */
 void uet_engine_peers_tick(struct uet_engine *e)
 {
+	uint32_t waiting[UET_ENGINE_HELD_WRES], nwait = 0;
+
 	if (e->now_ns - e->tick_ns < UET_ENGINE_TICK_NS)
 		return;
 	e->tick_ns = e->now_ns;
 	uet_engine_neigh_tick(e);
 	uet_engine_tss_tick(e);
-	for (uint32_t i = 0; i < e->npeers; i++) {
+	/* Each peer once, in the order its first held WRE came. */
+	for (uint32_t k = 0; k < e->nheld_wres; k++) {
+		uint32_t i = e->held_wres[k].peer, j;
+
+		for (j = 0; j < nwait && waiting[j] != i; j++)
+			;
+		if (j == nwait)
+			waiting[nwait++] = i;
+	}
+	for (uint32_t k = 0; k < nwait; k++) {
+		uint32_t i = waiting[k];
 		struct uet_engine_peer *p = &e->peers[i];
 		const struct uet_engine_neigh *n = &e->neigh[p->nb];
 

@@ -12,13 +12,15 @@
 #include "dev/uet_xsk.h"
 
 /*
- * Peers: SES and PDC peer ids. PDC's table is smaller (UET_ENGINE_MAX_PDCS,
- * the most our 6-bit PDCID prefix leaves: 2^(15 - 6)); peers outlive their
- * PDCs until aged (uet_engine_peer.c).
+ * Peers: SES and PDC peer ids, up to cfg.max_peers (FI_UET_MAX_PEERS), in
+ * tables whose space is reserved at that size and used as ids are first
+ * given (uet_vm.h). PDCs are fewer (cfg.max_pdcs, FI_UET_MAX_PDCS: at
+ * most what the PDCID prefix leaves, 2^(15 - prefix bits)) and close
+ * when idle; peers outlive them until aged (uet_engine_peer.c).
  */
-#define UET_ENGINE_MAX_PEERS	1024
-#define UET_ENGINE_MAX_PDCS	512
-#define UET_ENGINE_PEER_HASH	2048	/* buckets of (address, tag) */
+#define UET_ENGINE_MAX_PEERS_DEF	262144
+#define UET_ENGINE_MAX_PEERS_MAX	(1u << 24)
+#define UET_ENGINE_PEER_HASH_MIN	1024	/* buckets of (address, tag) */
 /*
  * Provisional peers: reply addresses for sources PDC has not admitted,
  * enough to send them a NACK. Few, and few per source.
@@ -28,18 +30,26 @@
 /*
  * Live peers that sent to us first: at most a quarter of the table per
  * source address, three quarters in all (the rest is for those we send
- * to first, which the application names).
+ * to first, which the application names): e->live_per_src, e->live_max.
  */
-#define UET_ENGINE_LIVE_PER_SRC	(UET_ENGINE_MAX_PEERS / 4)
-#define UET_ENGINE_LIVE_EP_MAX	(UET_ENGINE_MAX_PEERS / 4 * 3)
 /* Heard from this long ago and held by nothing: its id may be reused. */
 #define UET_ENGINE_PEER_AGE_NS	1000000000ull
 #define UET_ENGINE_AGE_EVERY_NS	100000000ull
+/*
+ * Peers looked at per aging round: a table of a million costs what one of
+ * a few thousand does each round, and an idle peer waits a few rounds
+ * more (at 64k peers, 16 rounds: 1.6 s) for its turn.
+ */
+#define UET_ENGINE_AGE_BATCH	4096
 /* WREs to peers whose next hop is being resolved, all peers. */
 #define UET_ENGINE_HELD_WRES	256
-/* Neighbour cache (uet_engine_neigh.c). */
-#define UET_ENGINE_NEIGH_MAX	(UET_ENGINE_MAX_PEERS + UET_ENGINE_PROV_MAX)
-#define UET_ENGINE_NEIGH_HASH	2048
+/*
+ * Neighbour cache (uet_engine_neigh.c): an entry per host, at most one
+ * per peer (e->neigh_max); its hash grows with it. Each tick looks at
+ * UET_ENGINE_NEIGH_BATCH entries from where the last stopped.
+ */
+#define UET_ENGINE_NEIGH_HASH_MIN	1024
+#define UET_ENGINE_NEIGH_BATCH	512
 #define UET_ENGINE_NEIGH_TIMEOUT_NS	3000000000ull
 /*
  * Kernel lookups per millisecond: a lookup is two netlink exchanges, a
@@ -125,11 +135,10 @@ struct uet_engine_peer {
 	 */
 	uint32_t ops_out;
 	uint64_t heard_ns;
-	bool probing;		/* |probe| is out */
+	struct uet_engine_probe *probe;	/* out, or NULL */
 	bool gone;		/* its service said so: fail it (not from
 				 * inside SES's callback) */
-	struct ses_addr probe_dst;	/* the probe's: our JobID, its PIDonFEP */
-	struct ses_wre probe;
+	bool busy_listed;	/* in e->busy (uet_engine_busy_add) */
 	uint32_t epoch;		/* bumped when its messages are failed */
 	/*
 	 * How its packets travel (enum uet_engine_peer_path): by frames, or
@@ -140,6 +149,12 @@ struct uet_engine_peer {
 	uint8_t path;
 	uint16_t lch_ep;
 	uint32_t lch_rpeer;
+};
+
+/* A silent peer's "are you alive" (uet_engine_silent_peers). */
+struct uet_engine_probe {
+	struct ses_addr dst;	/* our JobID, its PIDonFEP */
+	struct ses_wre wre;
 };
 
 enum uet_engine_peer_path {
@@ -230,19 +245,33 @@ struct uet_engine {
 	struct uet_tss_ep *tss;	/* NULL: frames in clear */
 	uint32_t tss_gen;	/* the service's key generation we hold */
 	uint8_t *opened;	/* received frames' plaintext: private */
-	struct uet_engine_peer peers[UET_ENGINE_MAX_PEERS];
+	/* Reserved for cfg.max_peers (uet_vm.h), used below npeers. */
+	struct uet_engine_peer *peers;
+	uint32_t max_peers;
 	uint32_t npeers;	/* ids ever used: those below it */
-	uint32_t peer_hash[UET_ENGINE_PEER_HASH];	/* index + 1 */
-	uint32_t free_ids[UET_ENGINE_MAX_PEERS], nfree_ids;
+	uint32_t nused;		/* of those, not free */
+	uint32_t *peer_hash;	/* index + 1; peer_hash_mask + 1 buckets */
+	uint32_t peer_hash_mask;
+	uint32_t *free_ids, nfree_ids;	/* reserved as peers */
 	uint32_t nprov, nlive_ep;	/* provisional; live, sent first */
+	uint32_t live_per_src, live_max;	/* limits of nlive_ep */
+	uint32_t prov_ids[UET_ENGINE_PROV_MAX];	/* the provisional ones */
+	/*
+	 * Peers with operations outstanding (or found gone): the only ones
+	 * the silence check looks at. Reserved as peers.
+	 */
+	uint32_t *busy, nbusy;
+	uint32_t age_cursor;	/* where the next aging round starts */
 	uint64_t age_check_ns, tick_ns;
 	struct uet_engine_held_wre held_wres[UET_ENGINE_HELD_WRES];
 	uint32_t nheld_wres;
 	struct uet_nl *nl;	/* kept for neighbour lookups */
-	struct uet_engine_neigh neigh[UET_ENGINE_NEIGH_MAX];
+	struct uet_engine_neigh *neigh;	/* reserved for neigh_max */
+	uint32_t neigh_max;
 	uint32_t nneigh;	/* slots ever used */
 	uint32_t neigh_cursor;	/* where the tick's scan starts */
-	uint32_t neigh_hash[UET_ENGINE_NEIGH_HASH];	/* index + 1 */
+	uint32_t *neigh_hash;	/* index + 1; neigh_hash_mask + 1 */
+	uint32_t neigh_hash_mask;
 	uint64_t src_key;	/* of the host digests */
 	uint64_t nl_budget_ns;
 	uint32_t nl_budget;
@@ -307,6 +336,13 @@ static inline bool uet_engine_peer_is_up(const struct uet_engine *e,
 	return peer < e->npeers && e->peers[peer].state == UET_PEER_LIVE;
 }
 
+int uet_engine_peers_setup(struct uet_engine *e);
+void uet_engine_peers_destroy(struct uet_engine *e);
+void uet_engine_busy_add(struct uet_engine *e, uint32_t peer);
+int uet_engine_peer_add(struct uet_engine *e, const struct uet_fa *fa,
+			uint32_t tag, uint8_t state, uint32_t nb);
+void uet_engine_peer_free(struct uet_engine *e, uint32_t id);
+void uet_engine_prov_del(struct uet_engine *e, uint32_t id);
 int uet_engine_peer_find(const struct uet_engine *e, const struct uet_fa *fa,
 			 uint32_t tag);
 int uet_engine_peer_rx(struct uet_engine *e, const struct uet_fa *src,

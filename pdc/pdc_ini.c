@@ -4,6 +4,7 @@
  * retransmit queue, the ROD go-back, and building requests and CLOSE.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pdc/pdc_priv.h"
@@ -22,7 +23,7 @@ static bool pdc_ini_credit_ok(const struct pdc *pdc)
 {
 	const struct pdc_ini *ini = &pdc->ini;
 	const struct pdc_slot *slot =
-		&ini->slot[(ini->send_psn - ini->start_psn) & pdc->win_mask];
+		&ini->slot[(ini->send_psn - ini->start_psn) & ini->ring_mask];
 
 	return pdc_rccc_has_credit(ini) || (slot->flags & PDC_SLOT_CLOSE) ||
 	       slot->tx_cnt;
@@ -45,15 +46,15 @@ bool pdc_ini_can_send(const struct pdc *pdc)
 static uint32_t pdc_ini_idx_psn(const struct pdc *pdc, uint16_t idx)
 {
 	const struct pdc_ini *ini = &pdc->ini;
-	uint32_t una_idx = (ini->una_psn - ini->start_psn) & pdc->win_mask;
+	uint32_t una_idx = (ini->una_psn - ini->start_psn) & ini->ring_mask;
 
-	return ini->una_psn + ((idx - una_idx) & pdc->win_mask);
+	return ini->una_psn + ((idx - una_idx) & ini->ring_mask);
 }
 
 void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint16_t idx = (uint16_t)((psn - ini->start_psn) & pdc->win_mask);
+	uint16_t idx = (uint16_t)((psn - ini->start_psn) & ini->ring_mask);
 	struct pdc_slot *slot = &ini->slot[idx];
 
 	if (slot->flags & PDC_SLOT_RETXQ)
@@ -126,6 +127,56 @@ void pdc_ini_retx_prune(struct pdc *pdc)
 			pdc_ini_retx_push(pdc, pdc_ini_idx_psn(pdc, idx));
 		idx = next;
 	}
+}
+
+/*
+ * Twice the slots, when the ring is full and under cfg.window: the
+ * packets out move to their places in the new ring, and the resend queue,
+ * which links slots by index, is rebuilt in its order with the new
+ * indices (finished slots it still named are dropped, as a prune would).
+ */
+int pdc_ini_ring_grow(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t n = (ini->ring_mask + 1) * 2, psn;
+	uint16_t idx, head = PDC_NO_SLOT, tail = PDC_NO_SLOT;
+	struct pdc_slot *ring;
+
+	if (n > mgr->cfg.window)
+		return -ENOSPC;
+	ring = calloc(n, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	for (psn = ini->una_psn; psn != ini->next_psn; psn++) {
+		struct pdc_slot *s = &ring[(psn - ini->start_psn) & (n - 1)];
+
+		*s = *pdc_ini_slot(pdc, psn);
+		s->flags &= ~PDC_SLOT_RETXQ;
+		s->retx_next = PDC_NO_SLOT;
+	}
+	for (idx = ini->retx_head; idx != PDC_NO_SLOT;
+	     idx = ini->slot[idx].retx_next) {
+		uint16_t to;
+
+		if (!pdc_slot_needs_tx(&ini->slot[idx]))
+			continue;
+		to = (uint16_t)((pdc_ini_idx_psn(pdc, idx) - ini->start_psn) &
+				(n - 1));
+		ring[to].flags |= PDC_SLOT_RETXQ;
+		if (tail == PDC_NO_SLOT)
+			head = to;
+		else
+			ring[tail].retx_next = to;
+		tail = to;
+	}
+	free(ini->slot);
+	ini->slot = ring;
+	ini->ring_mask = n - 1;
+	ini->retx_head = head;
+	ini->retx_tail = tail;
+	mgr->stats.state_len += n / 2 * sizeof(*ring);
+	pdc->alloc_len += n / 2 * sizeof(*ring);
+	return 0;
 }
 
 /*

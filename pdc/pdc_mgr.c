@@ -122,7 +122,11 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 		mgr->resp[i].next = i + 1 < c->resp_pool_cnt ? i + 1 : PDC_NIL;
 	mgr->resp_free = 0;
 	mgr->resp_free_cnt = c->resp_pool_cnt;
-	if (pdc_admit_init(mgr) < 0)
+	if (pdc_admit_init(mgr) < 0 ||
+	    pdc_counts_init(&mgr->peer_use, c->max_pdcs + PDC_NACKQ_LEN +
+			    c->window) < 0 ||
+	    pdc_counts_init(&mgr->tgt_live, c->max_pdcs) < 0 ||
+	    pdc_counts_init(&mgr->tgt_src, c->max_pdcs) < 0)
 		return -ENOMEM;
 	while ((1u << mgr->id_bits) < c->max_pdcs)
 		mgr->id_bits++;
@@ -166,9 +170,15 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr)
 
 	if (!mgr)
 		return;
-	for (i = 0; mgr->tbl && i < mgr->cfg.max_pdcs; i++)
+	for (i = 0; mgr->tbl && i < mgr->cfg.max_pdcs; i++) {
+		if (mgr->tbl[i] && mgr->tbl[i]->role == PDC_ROLE_INI)
+			free(mgr->tbl[i]->ini.slot);
 		free(mgr->tbl[i]);
+	}
 	pdc_admit_fini(mgr);
+	pdc_counts_fini(&mgr->peer_use);
+	pdc_counts_fini(&mgr->tgt_live);
+	pdc_counts_fini(&mgr->tgt_src);
 	free(mgr->resp);
 	free(mgr->uudq);
 	free(mgr->heap);
@@ -279,27 +289,35 @@ struct pdc *pdc_new(struct pdc_mgr *mgr, uint8_t role, uint32_t peer,
 		    uint8_t mode)
 {
 	size_t ring_len = role == PDC_ROLE_INI ?
-		mgr->cfg.window * sizeof(struct pdc_slot) : mgr->cfg.window / 8;
+		PDC_RING_MIN * sizeof(struct pdc_slot) : mgr->cfg.window / 8;
+	struct pdc_slot *ring = NULL;
 	uint16_t slot;
 	struct pdc *pdc;
 
 	if (!mgr->free_cnt)
 		return NULL;
-	pdc = calloc(1, sizeof(*pdc) + ring_len);
-	if (!pdc)
+	pdc = calloc(1, sizeof(*pdc) + (role == PDC_ROLE_INI ? 0 : ring_len));
+	if (role == PDC_ROLE_INI)
+		ring = calloc(PDC_RING_MIN, sizeof(*ring));
+	if (!pdc || (role == PDC_ROLE_INI && !ring)) {
+		free(pdc);
+		free(ring);
 		return NULL;
+	}
 	slot = mgr->free_slot[--mgr->free_cnt];
 	mgr->tbl[slot] = pdc;
 	pdc->id = pdc_new_id(mgr, slot);
 	pdc->heap_idx = UINT32_MAX;
 	pdc->wake_ns = UINT64_MAX;
 	pdc->peer = peer;
+	pdc_counts_inc(&mgr->peer_use, peer);
 	pdc->role = role;
 	pdc->mode = mode;
 	pdc->win_mask = mgr->cfg.window - 1;
 	pdc->alloc_len = sizeof(*pdc) + ring_len;
 	if (role == PDC_ROLE_INI) {
-		pdc->ini.slot = (struct pdc_slot *)pdc->mem;
+		pdc->ini.slot = ring;
+		pdc->ini.ring_mask = PDC_RING_MIN - 1;
 		pdc->ini.retx_head = pdc->ini.retx_tail = PDC_NO_SLOT;
 	} else {
 		pdc->tgt.bits = pdc->mem;
@@ -326,6 +344,14 @@ void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc)
 	mgr->stats.state_len -= pdc->alloc_len;
 	mgr->tbl[slot] = NULL;
 	mgr->free_slot[mgr->free_cnt++] = (uint16_t)slot;
+	pdc_counts_dec(&mgr->peer_use, pdc->peer);
+	if (pdc->role == PDC_ROLE_TGT) {
+		if (pdc->state != PDC_ST_TIME_WAIT)
+			pdc_counts_dec(&mgr->tgt_live, pdc->peer);
+		pdc_counts_dec(&mgr->tgt_src, pdc->src);
+	} else {
+		free(pdc->ini.slot);
+	}
 	free(pdc);
 }
 
@@ -407,16 +433,5 @@ int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 
 bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer)
 {
-	uint32_t i;
-
-	for (i = 0; i < mgr->cfg.max_pdcs; i++)
-		if (mgr->tbl[i] && mgr->tbl[i]->peer == peer)
-			return true;
-	for (i = 0; i < mgr->nackq_cnt; i++)
-		if (mgr->nackq[(mgr->nackq_head + i) % PDC_NACKQ_LEN].peer == peer)
-			return true;
-	for (i = 0; i < mgr->uudq_cnt; i++)
-		if (mgr->uudq[(mgr->uudq_head + i) % mgr->cfg.window].peer == peer)
-			return true;
-	return false;
+	return pdc_counts_get(&mgr->peer_use, peer) != 0;
 }

@@ -15,6 +15,7 @@
 
 #define PDC_NIL		UINT32_MAX	/* end of a pool index list */
 #define PDC_NO_SLOT	UINT16_MAX	/* end of a ring slot list */
+#define PDC_RING_MIN	16		/* an initiator ring's first slots */
 #define PDC_NACKQ_LEN	64		/* queued NACKs; more are dropped */
 #define PDC_CLOSE_REQ_TRIES	3	/* CLOSE_REQs before giving up */
 #define PDC_PROBE_MAX		2	/* tail-loss probes per quiet spell */
@@ -124,6 +125,14 @@ struct pdc_nscc {
 
 /* Initiator end: numbers, sends, retransmits, completes. */
 struct pdc_ini {
+	/*
+	 * The packets from una on, by PSN from the start PSN: a ring that
+	 * starts at PDC_RING_MIN slots and doubles up to cfg.window as more
+	 * are out (pdc_ini_ring_grow), so a PDC with a few packets out at a
+	 * time, as most of a large job's are, stays small.
+	 */
+	struct pdc_slot *slot;
+	uint32_t ring_mask;
 	uint32_t start_psn;
 	uint32_t next_psn;	/* next PSN pdc_send() hands out */
 	uint32_t send_psn;	/* first PSN never transmitted */
@@ -188,7 +197,6 @@ struct pdc_ini {
 	uint16_t retx_head, retx_tail;
 	uint8_t last_nack;	/* code of the latest NACK, for the error */
 	bool close_queued;	/* the CLOSE packet has its PSN */
-	struct pdc_slot *slot;
 };
 
 /* Target end: tracks PSNs, delivers, acknowledges, keeps responses. */
@@ -282,6 +290,23 @@ struct pdc_rccc {
 	struct pdc *head, *tail;	/* target PDCs owed credit */
 };
 
+/* Counts by key, kept as things come and go (pdc_counts.c). */
+struct pdc_counts_ent {
+	uint64_t key;
+	uint32_t cnt;		/* 0: empty */
+};
+
+struct pdc_counts {
+	struct pdc_counts_ent *ent;
+	uint32_t mask;
+};
+
+int pdc_counts_init(struct pdc_counts *u, uint32_t most);
+void pdc_counts_fini(struct pdc_counts *u);
+void pdc_counts_inc(struct pdc_counts *u, uint64_t key);
+void pdc_counts_dec(struct pdc_counts *u, uint64_t key);
+uint32_t pdc_counts_get(const struct pdc_counts *u, uint64_t key);
+
 struct pdc_mgr {
 	struct pdc_cfg cfg;
 	struct pdc_ops ops;
@@ -316,6 +341,9 @@ struct pdc_mgr {
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
 	uint16_t tx_ev;		/* EV of the frame built last */
+	struct pdc_counts peer_use;	/* PDCs, NACKs and UUDs by peer */
+	struct pdc_counts tgt_live;	/* target PDCs not in TIME_WAIT, by peer */
+	struct pdc_counts tgt_src;	/* target PDCs, by pdc->src */
 	struct pdc_rccc rccc;
 	struct pdc_stats stats;
 };
@@ -336,7 +364,7 @@ static inline struct pdc *pdc_by_id(const struct pdc_mgr *mgr, uint16_t id)
 /* The ring is indexed from the start PSN so a renumbered PDC keeps it. */
 static inline struct pdc_slot *pdc_ini_slot(struct pdc *pdc, uint32_t psn)
 {
-	return &pdc->ini.slot[(psn - pdc->ini.start_psn) & pdc->win_mask];
+	return &pdc->ini.slot[(psn - pdc->ini.start_psn) & pdc->ini.ring_mask];
 }
 
 /* Sent and not yet passed by una: a PSN replies may talk about. */
@@ -435,6 +463,7 @@ bool pdc_ini_can_send(const struct pdc *pdc);
 void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn);
 void pdc_ini_retx_clear(struct pdc *pdc);
 void pdc_ini_retx_prune(struct pdc *pdc);
+int pdc_ini_ring_grow(struct pdc_mgr *mgr, struct pdc *pdc);
 ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 		      size_t len, uint64_t now_ns);
 void pdc_ini_mark_acked(struct pdc *pdc, struct pdc_slot *slot);

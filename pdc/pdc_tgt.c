@@ -59,14 +59,17 @@ static void pdc_tgt_nack(struct pdc_mgr *mgr, uint32_t peer,
 }
 
 static struct pdc *pdc_tgt_open(struct pdc_mgr *mgr, uint32_t peer,
-				uint16_t rid, uint8_t mode, uint32_t start_psn,
-				uint64_t now_ns)
+				uint64_t src, uint16_t rid, uint8_t mode,
+				uint32_t start_psn, uint64_t now_ns)
 {
 	struct pdc *pdc = pdc_new(mgr, PDC_ROLE_TGT, peer, mode);
 	struct pdc_tgt *tgt;
 
 	if (!pdc)
 		return NULL;
+	pdc->src = src;
+	pdc_counts_inc(&mgr->tgt_live, peer);
+	pdc_counts_inc(&mgr->tgt_src, src);
 	tgt = &pdc->tgt;
 	pdc->rid = rid;
 	pdc->key = pdc_key_tgt(peer, rid);
@@ -177,10 +180,9 @@ static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
 	}
 	pdc = NULL;
 	if (pdc_tgt_make_room(mgr, meta->src, now_ns))
-		pdc = pdc_tgt_open(mgr, peer, req->spdcid, mode, start, now_ns);
-	if (pdc)
-		pdc->src = meta->src;
-	else
+		pdc = pdc_tgt_open(mgr, peer, meta->src, req->spdcid, mode,
+				   start, now_ns);
+	if (!pdc)
 		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
 			     UET_PDS_NACK_NO_PDC_AVAIL, 0);
 	return pdc;
@@ -518,6 +520,7 @@ void pdc_tgt_close(struct pdc_mgr *mgr, struct pdc *pdc, int err,
 	if (pdc->state == PDC_ST_TIME_WAIT)
 		return;
 	pdc->state = PDC_ST_TIME_WAIT;
+	pdc_counts_dec(&mgr->tgt_live, pdc->peer);
 	if (err) {
 		tgt->closed_in_err = true;
 		tgt->close_seen = true;

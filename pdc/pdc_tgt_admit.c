@@ -172,20 +172,8 @@ struct pdc_census {
 static void pdc_census_take(const struct pdc_mgr *mgr, uint32_t peer,
 			    uint64_t src, struct pdc_census *c)
 {
-	uint32_t i;
-
-	c->peer_live = false;
-	c->src_cnt = 0;
-	for (i = 0; i < mgr->cfg.max_pdcs; i++) {
-		const struct pdc *p = mgr->tbl[i];
-
-		if (!p || p->role != PDC_ROLE_TGT)
-			continue;
-		if (p->src == src)
-			c->src_cnt++;
-		if (p->peer == peer && p->state != PDC_ST_TIME_WAIT)
-			c->peer_live = true;
-	}
+	c->peer_live = pdc_counts_get(&mgr->tgt_live, peer) != 0;
+	c->src_cnt = pdc_counts_get(&mgr->tgt_src, src);
 }
 
 /* Older goes first: TIME_WAIT by expiry, live PDCs by their last arrival. */

@@ -74,6 +74,7 @@ void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
 	e = &mgr->nackq[(mgr->nackq_head + mgr->nackq_cnt++) % PDC_NACKQ_LEN];
 	e->peer = peer;
 	e->nack = *nack;
+	pdc_counts_inc(&mgr->peer_use, peer);
 }
 
 static ssize_t pdc_nack_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
@@ -90,6 +91,7 @@ static ssize_t pdc_nack_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 	mgr->stats.tx_nack++;
 	mgr->nackq_head = (mgr->nackq_head + 1) % PDC_NACKQ_LEN;
 	mgr->nackq_cnt--;
+	pdc_counts_dec(&mgr->peer_use, e->peer);
 	return n;
 }
 
@@ -102,6 +104,7 @@ static int pdc_uud_queue(struct pdc_mgr *mgr, const struct pdc_pkt *pkt)
 	e = &mgr->uudq[(mgr->uudq_head + mgr->uudq_cnt++) & (mgr->cfg.window - 1)];
 	e->cookie = pkt->cookie;
 	e->peer = pkt->peer;
+	pdc_counts_inc(&mgr->peer_use, pkt->peer);
 	e->len = pkt->len;
 	e->next_hdr = pkt->next_hdr;
 	return 0;
@@ -124,6 +127,7 @@ static ssize_t pdc_uud_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 		return n;
 	mgr->uudq_head = (mgr->uudq_head + 1) & (mgr->cfg.window - 1);
 	mgr->uudq_cnt--;
+	pdc_counts_dec(&mgr->peer_use, e.peer);
 	done.status = mgr->ops.fill(mgr->ctx, e.cookie, buf + n, e.len);
 	mgr->ops.tx_done(mgr->ctx, &done);
 	if (done.status < 0)
@@ -185,8 +189,9 @@ int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns)
 		mgr->send_cache = pdc;
 	}
 	ini = &pdc->ini;
-	if (ini->next_psn - ini->una_psn >= mgr->cfg.window)
-		return -EAGAIN;
+	if (ini->next_psn - ini->una_psn > ini->ring_mask &&
+	    pdc_ini_ring_grow(mgr, pdc) < 0)
+		return -EAGAIN;	/* the window (or memory) is full */
 	slot = pdc_ini_slot(pdc, ini->next_psn++);
 	if (slot->flags & PDC_SLOT_RETXQ)
 		pdc_ini_retx_prune(pdc);

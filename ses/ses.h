@@ -320,6 +320,7 @@ struct ses_stats {
 	uint64_t gen_retries;	/* RC_BAD_GENERATION retries */
 	uint64_t rdmo_flush_held;	/* flushes answered later, not at once */
 	uint64_t rdmo_flush_expired;	/* held ones given up (RC_UNDELIVERABLE) */
+	uint64_t peers_trimmed;	/* idle peers' id windows let go */
 };
 
 /* Fills |cfg| with defaults (MTU 4096, rendezvous above 8192, ...). */
@@ -408,6 +409,14 @@ bool ses_peer_is_idle(struct ses *s, uint32_t peer);
  * a new peer. Returns 0, -ENOENT (never seen) or -EBUSY (not idle).
  */
 int ses_peer_forget(struct ses *s, uint32_t peer);
+/*
+ * Lets an idle |peer|'s id windows go (some 400 bytes), keeping who it is
+ * and where its ids go on: for a lower layer that knows no packet of its
+ * current context can still arrive (its PDC closed), as for
+ * ses_peer_forget. They come back at its next message either way. Returns
+ * 0, -ENOENT (never seen) or -EBUSY (not idle).
+ */
+int ses_peer_trim(struct ses *s, uint32_t peer);
 
 /*
  * The cheap checks of a request before the lower layer keeps any state
@@ -438,6 +447,9 @@ void ses_stats_get(const struct ses *s, struct ses_stats *st);
 
 /* Bytes of engine state per outstanding message and per peer. */
 size_t ses_state_msg_len(const struct ses *s);
-size_t ses_state_peer_len(const struct ses *s);
+size_t ses_state_peer_len(const struct ses *s);	/* idle */
+size_t ses_state_peer_win_len(void);		/* more, while active */
+/* The pages the peer pool touched (peers' items, not malloc's). */
+size_t ses_state_peer_pool_len(const struct ses *s);
 
 #endif /* SES_H */

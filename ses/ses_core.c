@@ -91,7 +91,7 @@ static int ses_init_state(struct ses *s)
 	const struct ses_config *c = &s->cfg;
 
 	if (ses_pool_init(&s->peers, sizeof(struct ses_peer), c->max_peers) ||
-	    ses_map_init(&s->peer_map, c->max_peers) ||
+	    ses_map_init(&s->peer_map, 64) ||	/* grows with use */
 	    ses_pool_init(&s->msgs, sizeof(struct ses_msg), c->max_msgs) ||
 	    ses_map_init(&s->msg_map, c->max_msgs) ||
 	    ses_pool_init(&s->tbls, sizeof(struct ses_ri_tbl),
@@ -172,9 +172,9 @@ void ses_destroy(struct ses *s)
 	if (!s)
 		return;
 	/* Released items have their heap pointers cleared, so scan all. */
-	for (i = 0; i < s->msgs.cap; i++)
+	for (i = 0; i < s->msgs.len; i++)
 		ses_blkmap_fini(&((struct ses_msg *)ses_pool_at(&s->msgs, i))->blk);
-	for (i = 0; i < s->rxms.cap; i++) {
+	for (i = 0; i < s->rxms.len; i++) {
 		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
 
 		ses_blkmap_fini(&m->blk);
@@ -182,11 +182,12 @@ void ses_destroy(struct ses *s)
 		free(m->rdv);
 		free(m->rdmo);
 	}
-	/* Forgotten peers have rx_refused cleared, so scan all. */
-	for (i = 0; i < s->peers.cap; i++) {
+	/* Forgotten peers have rx_refused and win cleared, so scan all. */
+	for (i = 0; i < s->peers.len; i++) {
 		struct ses_peer *p = ses_pool_at(&s->peers, i);
 
 		free(p->rx_refused);
+		free(p->win);
 	}
 	ses_rdmo_fini(s);
 	ses_jobs_free(&s->read_jobs);
@@ -223,12 +224,19 @@ struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
 {
 	struct ses_peer *p = ses_peer_find(s, id);
 
-	if (p)
+	if (p && p->win)
 		return p;
+	if (p) {		/* trimmed while idle: ids restart clean */
+		p->win = calloc(1, sizeof(*p->win));
+		return p->win ? p : NULL;
+	}
 	p = ses_pool_get(&s->peers);
 	if (!p)
 		return NULL;
-	if (ses_map_put(&s->peer_map, id, ses_pool_idx(&s->peers, p)) < 0) {
+	p->win = calloc(1, sizeof(*p->win));
+	if (!p->win ||
+	    ses_map_put(&s->peer_map, id, ses_pool_idx(&s->peers, p)) < 0) {
+		free(p->win);
 		ses_pool_put(&s->peers, p);
 		return NULL;
 	}
@@ -355,13 +363,13 @@ static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
 	 * Mark first: a tx_done callback may post new messages to the peer,
 	 * and those are not part of the failure.
 	 */
-	for (i = 0; i < s->msgs.cap; i++) {
+	for (i = 0; i < s->msgs.len; i++) {
 		struct ses_msg *m = ses_pool_at(&s->msgs, i);
 
 		if (m->wre && m->peer == pidx)
 			m->flags |= SES_MSG_F_FAILING;
 	}
-	for (i = 0; i < s->msgs.cap; i++) {
+	for (i = 0; i < s->msgs.len; i++) {
 		struct ses_msg *m = ses_pool_at(&s->msgs, i);
 
 		if (!m->wre || !(m->flags & SES_MSG_F_FAILING))
@@ -371,7 +379,8 @@ static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
 	}
 	if (!p->tx_cnt) {
 		p->tx_base = p->tx_next;
-		memset(p->tx_busy, 0, sizeof(p->tx_busy));
+		if (p->win)
+			memset(p->win->tx_busy, 0, sizeof(p->win->tx_busy));
 	}
 }
 
@@ -379,7 +388,7 @@ static void ses_peer_fail_rx(struct ses *s, uint32_t pidx, int status)
 {
 	uint32_t i;
 
-	for (i = 0; i < s->rxms.cap; i++) {
+	for (i = 0; i < s->rxms.len; i++) {
 		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
 
 		/* Complete unexpected messages stay for a receive to take. */
@@ -440,7 +449,7 @@ static bool ses_rsp_jobs_name(const struct ses *s, uint32_t peer_id)
 
 static bool ses_rxms_name(const struct ses *s, uint32_t pidx)
 {
-	for (uint32_t i = 0; i < s->rxms.cap; i++) {
+	for (uint32_t i = 0; i < s->rxms.len; i++) {
 		const struct ses_rxm *m = ses_pool_at(&s->rxms, i);
 
 		if (m->flags && m->peer == pidx)
@@ -474,7 +483,27 @@ int ses_peer_forget(struct ses *s, uint32_t peer)
 		s->last_peer = NULL;
 	free(p->rx_refused);
 	p->rx_refused = NULL;
+	free(p->win);
+	p->win = NULL;
 	ses_pool_put(&s->peers, p);
+	return 0;
+}
+
+int ses_peer_trim(struct ses *s, uint32_t peer)
+{
+	struct ses_peer *p = ses_peer_find(s, peer);
+
+	if (!p)
+		return -ENOENT;
+	if (!p->win)
+		return 0;
+	if (!ses_peer_is_idle(s, peer))
+		return -EBUSY;
+	/* Nothing in flight: tx_busy is all clear and tx_base == tx_next. */
+	free(p->win);
+	p->win = NULL;
+	p->rx_init = false;
+	s->st.peers_trimmed++;
 	return 0;
 }
 
@@ -491,9 +520,23 @@ size_t ses_state_msg_len(const struct ses *s)
 	       s->cfg.max_msgs;
 }
 
+/*
+ * An idle peer's: its item, its free-stack slot, and its share of the
+ * map at its emptiest (a quarter full, just after growing). A peer with
+ * messages in flight has its windows too (ses_state_peer_win_len).
+ */
 size_t ses_state_peer_len(const struct ses *s)
 {
 	return s->peers.item_len + sizeof(uint32_t) +
-	       (s->peer_map.mask + 1) * sizeof(struct ses_map_ent) /
-	       s->cfg.max_peers;
+	       4 * sizeof(struct ses_map_ent);
+}
+
+size_t ses_state_peer_pool_len(const struct ses *s)
+{
+	return (size_t)s->peers.len * s->peers.item_len;
+}
+
+size_t ses_state_peer_win_len(void)
+{
+	return sizeof(struct ses_peer_win);
 }

@@ -309,7 +309,7 @@ int ses_recv_cancel(struct ses *s, void *user_ctx)
 		}
 	}
 	/* Matched, its message in progress (rare: look at every one). */
-	for (j = 0; j < s->rxms.cap; j++) {
+	for (j = 0; j < s->rxms.len; j++) {
 		struct ses_rxm *m = ses_pool_at(&s->rxms, j);
 
 		if (m->flags && m->recv && m->recv->user_ctx == user_ctx) {
@@ -352,7 +352,7 @@ static struct ses_rxm *ses_claimed_find(struct ses *s, uint64_t handle)
 	uint32_t idx = (uint32_t)handle;
 	struct ses_rxm *m;
 
-	if (idx >= s->rxms.cap)
+	if (idx >= s->rxms.len)
 		return NULL;
 	m = ses_pool_at(&s->rxms, idx);
 	if (!(m->flags & SES_RXM_F_CLAIMED) ||

@@ -80,6 +80,12 @@ struct ses_rx_refusal {
 	uint8_t rc;		/* the answer */
 };
 
+/* Which of a peer's message ids are in flight, and which it finished. */
+struct ses_peer_win {
+	uint64_t tx_busy[SES_MSG_WINDOW / 64];
+	uint64_t rx_done[SES_RX_WINDOW / 64];
+};
+
 struct ses_peer {
 	uint32_t id;
 	uint32_t tx_cnt;
@@ -91,8 +97,12 @@ struct ses_peer {
 	bool rx_prefix_set;
 	bool rx_pdc_set;	/* rx_pdc is known */
 	uint32_t rx_pdc;	/* the context the history belongs to */
-	uint64_t tx_busy[SES_MSG_WINDOW / 64];
-	uint64_t rx_done[SES_RX_WINDOW / 64];
+	/*
+	 * Its id windows (ses_peer_win), from its first message each way
+	 * until ses_peer_trim: an endpoint of a large job has heard from
+	 * most of its peers once and talks to a few at a time.
+	 */
+	struct ses_peer_win *win;
 	/*
 	 * Ids refused (answered with an error, so never done): an RDMO flush
 	 * waits for the ids before it to be done or refused (ses_rdmo.c).

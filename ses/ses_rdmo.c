@@ -178,7 +178,7 @@ static uint32_t ses_rdmo_flush_early_cnt(struct ses *s,
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < s->msgs.cap; i++) {
+	for (uint32_t i = 0; i < s->msgs.len; i++) {
 		const struct ses_msg *m = ses_pool_at(&s->msgs, i);
 
 		n += m->wre && !(m->flags & SES_MSG_F_DONE) &&
@@ -206,7 +206,7 @@ void ses_rdmo_flush_ungate(struct ses *s, const struct ses_msg *m)
 	if (!ses_rdmo_msg_writes(m))
 		return;
 	for (uint32_t i = 0, left = s->flush_gated_cnt; left &&
-	     i < s->msgs.cap; i++) {
+	     i < s->msgs.len; i++) {
 		struct ses_msg *f = ses_pool_at(&s->msgs, i);
 
 		if (!f->flush_wait)

@@ -253,7 +253,7 @@ static struct ses_msg *ses_rdv_msg(struct ses *s, const struct ses_rxm *m)
 	struct ses_msg *msg;
 
 	if (!(m->flags & SES_RXM_F_PULLING) || !m->rdv ||
-	    m->rdv->msg >= s->msgs.cap)
+	    m->rdv->msg >= s->msgs.len)
 		return NULL;
 	msg = ses_pool_at(&s->msgs, m->rdv->msg);
 	if (!msg->wre || msg->seq != m->rdv->msg_seq ||

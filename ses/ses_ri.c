@@ -136,7 +136,7 @@ int ses_ri_remove(struct ses *s, const struct ses_ri_id *id)
 	if (!t)
 		return -ENOENT;
 	idx = ses_pool_idx(&s->tbls, t);
-	for (i = 0; i < s->mrs.cap && t->nregions; i++) {
+	for (i = 0; i < s->mrs.len && t->nregions; i++) {
 		struct ses_region *r = ses_pool_at(&s->mrs, i);
 
 		if (r->base && r->tbl == idx)

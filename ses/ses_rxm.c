@@ -27,22 +27,24 @@ static bool ses_rx_window_fit(const struct ses *s, struct ses_peer *p,
 {
 	uint32_t mask = s->id_seq_mask, ahead = (seq - p->rx_high) & mask;
 
+	if (!p->win)		/* ses_peer_get gives every peer one */
+		return false;
 	if (!p->rx_init) {
 		p->rx_init = true;
 		p->rx_high = seq;
-		memset(p->rx_done, 0, sizeof(p->rx_done));
+		memset(p->win->rx_done, 0, sizeof(p->win->rx_done));
 		return true;
 	}
 	if (!ahead || ahead > mask / 2 + 1)
 		return ((p->rx_high - seq) & mask) < s->rx_check;
 	if (ahead >= s->rx_check) {
-		memset(p->rx_done, 0, sizeof(p->rx_done));
+		memset(p->win->rx_done, 0, sizeof(p->win->rx_done));
 		p->rx_high = seq;
 		return true;
 	}
 	while (p->rx_high != seq) {
 		p->rx_high = (uint16_t)((p->rx_high + 1) & mask);
-		p->rx_done[SES_RX_WORD(p->rx_high)] &= ~SES_RX_BIT(p->rx_high);
+		p->win->rx_done[SES_RX_WORD(p->rx_high)] &= ~SES_RX_BIT(p->rx_high);
 	}
 	return true;
 }
@@ -73,7 +75,7 @@ bool ses_rx_id_is_done(const struct ses *s, const struct ses_peer *p,
 		return false;
 	if (((p->rx_high - seq) & s->id_seq_mask) >= s->rx_check)
 		return true;
-	return p->rx_done[SES_RX_WORD(seq)] & SES_RX_BIT(seq);
+	return p->win && p->win->rx_done[SES_RX_WORD(seq)] & SES_RX_BIT(seq);
 }
 
 void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id)
@@ -82,7 +84,7 @@ void ses_rx_id_done(const struct ses *s, struct ses_peer *p, uint16_t id)
 
 	p->rx_answered++;
 	if (ses_rx_window_fit(s, p, seq))
-		p->rx_done[SES_RX_WORD(seq)] |= SES_RX_BIT(seq);
+		p->win->rx_done[SES_RX_WORD(seq)] |= SES_RX_BIT(seq);
 }
 
 /*
@@ -175,7 +177,8 @@ void ses_rx_history_clear(struct ses_peer *p)
 {
 	p->rx_init = false;
 	p->rx_prefix_set = false;
-	memset(p->rx_done, 0, sizeof(p->rx_done));
+	if (p->win)
+		memset(p->win->rx_done, 0, sizeof(p->win->rx_done));
 	/* Refusals stay: each counts only for its own context. */
 }
 
@@ -189,7 +192,7 @@ static void ses_rx_drop_arriving(struct ses *s, const struct ses_peer *p)
 {
 	uint32_t pidx = ses_pool_idx(&s->peers, p);
 
-	for (uint32_t i = 0; i < s->rxms.cap; i++) {
+	for (uint32_t i = 0; i < s->rxms.len; i++) {
 		struct ses_rxm *m = ses_pool_at(&s->rxms, i);
 
 		if ((m->flags & SES_RXM_F_INMAP) && m->peer == pidx)

@@ -107,7 +107,7 @@ static uint16_t ses_msg_id_take(struct ses *s, struct ses_peer *p)
 	uint16_t seq = p->tx_next;
 
 	p->tx_next = (uint16_t)((seq + 1) & s->id_seq_mask);
-	p->tx_busy[seq % SES_MSG_WINDOW / 64] |= 1ull << (seq % 64);
+	p->win->tx_busy[seq % SES_MSG_WINDOW / 64] |= 1ull << (seq % 64);
 	p->tx_cnt++;
 	return ses_msg_id(s, seq);
 }
@@ -116,10 +116,10 @@ static void ses_msg_id_free(struct ses *s, struct ses_peer *p, uint16_t id)
 {
 	uint16_t seq = id & s->id_seq_mask;
 
-	p->tx_busy[seq % SES_MSG_WINDOW / 64] &= ~(1ull << (seq % 64));
+	p->win->tx_busy[seq % SES_MSG_WINDOW / 64] &= ~(1ull << (seq % 64));
 	p->tx_cnt--;
 	while (p->tx_base != p->tx_next &&
-	       !(p->tx_busy[p->tx_base % SES_MSG_WINDOW / 64] &
+	       !(p->win->tx_busy[p->tx_base % SES_MSG_WINDOW / 64] &
 		 (1ull << (p->tx_base % 64))))
 		p->tx_base = (uint16_t)((p->tx_base + 1) & s->id_seq_mask);
 }
@@ -370,7 +370,7 @@ struct ses_msg *ses_msg_by_ref(const struct ses *s, uint64_t msg_ref)
 	uint32_t idx = (uint32_t)msg_ref;
 	struct ses_msg *m;
 
-	if (idx >= s->msgs.cap)
+	if (idx >= s->msgs.len)
 		return NULL;
 	m = ses_pool_at(&s->msgs, idx);
 	return m->wre && m->seq == (uint32_t)(msg_ref >> 32) ? m : NULL;

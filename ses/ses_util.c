@@ -8,33 +8,48 @@
 #include <string.h>
 
 #include "ses/ses_util.h"
+#include "uet_vm.h"
 
 int ses_pool_init(struct ses_pool *p, size_t item_len, uint32_t cap)
 {
-	uint32_t i;
-
 	memset(p, 0, sizeof(*p));
 	/* Keep items 8-byte aligned: they hold pointers and u64s. */
 	p->item_len = (item_len + 7) & ~(size_t)7;
-	p->buf = calloc(cap ? cap : 1, p->item_len);
-	p->free = calloc(cap ? cap : 1, sizeof(*p->free));
-	if (!p->buf || !p->free) {
-		ses_pool_fini(p);
+	p->buf = uet_vm_reserve((size_t)cap * p->item_len);
+	if (!p->buf)
 		return -ENOMEM;
-	}
 	p->cap = cap;
-	/* Hand out low indices first: they stay warm in the cache. */
-	for (i = 0; i < cap; i++)
-		p->free[i] = cap - 1 - i;
-	p->nfree = cap;
 	return 0;
 }
 
 void ses_pool_fini(struct ses_pool *p)
 {
-	free(p->buf);
+	uet_vm_release(p->buf, (size_t)p->cap * p->item_len);
 	free(p->free);
 	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * A new item from the untouched end. The free stack grows first, so that
+ * ses_pool_put, which cannot fail, always has room for every item out.
+ */
+static void *ses_pool_grow(struct ses_pool *p)
+{
+	if (p->len == p->cap)
+		return NULL;
+	if (p->len == p->free_cap) {
+		uint32_t n = p->free_cap ? p->free_cap * 2 : 64;
+		uint32_t *f;
+
+		if (n > p->cap)
+			n = p->cap;
+		f = realloc(p->free, (size_t)n * sizeof(*f));
+		if (!f)
+			return NULL;
+		p->free = f;
+		p->free_cap = n;
+	}
+	return ses_pool_at(p, p->len++);
 }
 
 void *ses_pool_get(struct ses_pool *p)
@@ -42,7 +57,7 @@ void *ses_pool_get(struct ses_pool *p)
 	void *it;
 
 	if (!p->nfree)
-		return NULL;
+		return ses_pool_grow(p);	/* zero: never used */
 	it = ses_pool_at(p, p->free[--p->nfree]);
 	memset(it, 0, p->item_len);
 	return it;

@@ -48,12 +48,20 @@ static inline void ses_list_del(struct ses_list *n)
 	ses_list_init(n);
 }
 
-/* ---- fixed pool: preallocated items, stable pointers, zeroed on get ---- */
+/*
+ * ---- pool: up to |cap| items, stable pointers, zeroed on get ------------
+ * The space for |cap| items is reserved (uet_vm.h) and used from the low
+ * end: |len| items have ever been handed out, those below it are the only
+ * ones a scan need look at (all zero until first taken), and freed ones
+ * are taken again first, so memory follows the most ever in use at once.
+ */
 struct ses_pool {
 	uint8_t *buf;
 	size_t item_len;
 	uint32_t cap;
-	uint32_t nfree;
+	uint32_t len;		/* items ever handed out: [0, len) */
+	uint32_t nfree;		/* of those, free (on the stack) */
+	uint32_t free_cap;
 	uint32_t *free;
 };
 

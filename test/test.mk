@@ -12,6 +12,16 @@ $(B)/bench_xsk: $(B)/test/bench/bench_xsk.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
+# Benchmark: SES over PDC in memory at 1 to 1M peers (prints bench: lines).
+# --wrap routes the allocations of SES and PDC through the bench, which
+# charges each to the side and layer it runs (bench_scale_mem.c).
+BENCH_SCALE_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+BENCH_BINS	+= $(B)/bench_scale
+$(B)/bench_scale: $(B)/test/bench/bench_scale.o \
+		  $(B)/test/bench/bench_scale_mem.o $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(BENCH_SCALE_WRAP) -o $@ $^
+
 # Benchmarks run by `make bench` that need a script around their program.
 BENCH_SCRIPTS	+= test/bench/bench_xsk.sh
 BENCH_DEPS	+= $(B)/bench_xsk $(B)/uetctl
@@ -437,3 +447,14 @@ $(B)/tss_send: $(B)/test/progs/tss_send.o $(B)/libuet_io.a $(B)/libuet_core.a
 all: $(B)/tss_keys $(B)/tss_send
 E2E_TESTS	+= test/e2e/e2e_tss_keys.sh
 E2E_DEPS	+= $(B)/tss_keys $(B)/tss_send $(B)/uetd
+
+# Many peers at once (issue 39): fi_scale_check (plain libfabric), one
+# target and many initiator endpoints, or an all-to-all of many endpoints
+# over many namespaces.
+$(B)/fi_scale_check: $(B)/test/progs/fi_scale_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_scale_check
+E2E_TESTS	+= test/e2e/e2e_scale.sh
+E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so

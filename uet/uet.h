@@ -143,6 +143,8 @@ struct uet_params {
 	uint16_t port;
 	uint64_t rto_ns;
 	uint32_t max_retries;
+	uint32_t max_peers;		/* 0: the engine's default */
+	uint32_t max_pdcs;		/* 0: the most the interface allows */
 	uint32_t queue_id;
 	uint32_t rdv_threshold;		/* sends above go as rendezvous */
 	uint32_t rdv_eager;		/* bytes its request carries */
@@ -223,19 +225,64 @@ struct uet_domain {
 	pid_t owner_pid;		/* a forked child's copy is not ours */
 };
 
+/*
+ * AV slots live in chunks of UET_AV_CHUNK (the first grows up to that
+ * size, so that a small AV stays small): growing moves no entry and
+ * allocates at most one chunk ahead. UET_AV_MAX slots at most.
+ */
+#define UET_AV_CHUNK_SHIFT	12
+#define UET_AV_CHUNK		(1u << UET_AV_CHUNK_SHIFT)
+#define UET_AV_MAX		(1u << 30)
+#define UET_AV_NIL		UINT32_MAX	/* ends a chain or list */
+
+#define UET_AV_ASKED		64	/* hosts whose next hop was asked */
+
+#define UET_AV_E_USED		0x01	/* holds an address */
+#define UET_AV_E_V6		0x02
+
+/*
+ * One AV slot, 36 bytes (a million cost 36 MB): the address of its blob
+ * (uet_addr.h) unpacked, the slot's generation, and its link in the
+ * reverse index's chain or, once removed from an FI_AV_MAP, in the list
+ * of slots to reuse (uet_av_tbl.c).
+ */
 struct uet_av_entry {
-	struct uet_addr addr;
-	uint32_t gen;			/* 0: free; else the insertion's */
+	uint8_t ip[16];			/* IPv4 in bytes 0..3, the rest 0 */
+	uint32_t initiator;
+	uint32_t gen;			/* +1 each insertion here, never 0 */
+	uint32_t next;			/* chain or free list; UET_AV_NIL */
+	uint16_t pid_on_fep;
+	uint16_t ri_base;
+	uint16_t fep_caps;
+	uint8_t flags;			/* UET_AV_E_* */
+	uint8_t pad;
 };
+
+/*
+ * FI_AV_TABLE hands out slot numbers, 0 up, never reused. FI_AV_MAP's
+ * fi_addr is the slot's generation above its number (bits 63:32 and
+ * 31:0), so that an fi_addr kept after fi_av_remove is refused (-FI_EINVAL)
+ * rather than reaching whoever got the slot next.
+ */
+struct uet_nl;
 
 struct uet_av {
 	struct fid_av av_fid;
 	struct uet_domain *dom;
 	atomic_int ref;			/* endpoints bound to it */
 	enum fi_av_type type;
-	struct uet_av_entry *tbl;
-	size_t cap, used;		/* slots allocated, slots handed out */
-	uint32_t next_gen;
+	struct uet_av_entry **chunk;
+	uint32_t nchunk, chunk_room;	/* chunks made, room in chunk[] */
+	uint32_t cap;			/* slots allocated */
+	uint32_t used;			/* slots handed out: those below it */
+	uint32_t count;			/* slots holding an address */
+	uint32_t free_head;		/* FI_AV_MAP's removed slots, LIFO */
+	uint32_t *bucket;		/* reverse index: heads of chains */
+	uint32_t nbucket;		/* a power of 2, >= count */
+	/* Next-hop prefetches (uet_av.c): a netlink socket kept between
+	 * insertions, and the hosts asked for lately, by hash. */
+	struct uet_nl *_Atomic nl;
+	struct uet_fa asked[UET_AV_ASKED];
 };
 
 /*
@@ -341,7 +388,11 @@ struct uet_op {
 					 * above UET_INJECT_SIZE; kept */
 };
 
-/* An endpoint's view of one AV slot: the engine's id for its address. */
+/*
+ * An endpoint's view of one AV slot: the engine's id for its address.
+ * 8 bytes a slot, in chunks of UET_AV_CHUNK made when the endpoint first
+ * sends to a slot of theirs (uet_ep_peer_slot).
+ */
 struct uet_ep_peer {
 	uint32_t gen;			/* the AV entry's gen it was made for */
 	uint32_t id;
@@ -360,8 +411,9 @@ struct uet_ep {
 	struct uet_cntr *cntr[UET_CNTR_MAX];
 	struct uet_eq *eq;
 	struct uet_engine *eng;
-	struct uet_ep_peer *peers;
-	size_t npeers;
+	struct uet_ep_peer **peers;	/* by AV slot, chunked as the AV */
+	uint32_t peer_chunks;		/* room in peers[] */
+	uint32_t peers0_cap;		/* slots in peers[0], up to a chunk */
 	struct uet_op *ops;
 	size_t tx_size, outstanding;
 	struct uet_list free_ops;
@@ -403,10 +455,27 @@ int uet_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 /* uet_av.c */
 int uet_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av, void *context);
+
+/* uet_av_tbl.c: the AV's slots and reverse index, domain lock held. */
+int uet_av_tbl_init(struct uet_av *av, size_t count_hint);
+void uet_av_tbl_fini(struct uet_av *av);
+int uet_av_tbl_put(struct uet_av *av, const struct uet_addr *a,
+		   fi_addr_t *fi_addr);
+void uet_av_tbl_del(struct uet_av *av, fi_addr_t addr);
+/* The entry at |addr|, or NULL when |addr| holds none (now). */
 const struct uet_av_entry *uet_av_entry_get(const struct uet_av *av,
 					    fi_addr_t addr);
+void uet_av_entry_addr(const struct uet_av_entry *e, struct uet_addr *a);
+void uet_av_entry_fa(const struct uet_av_entry *e, struct uet_fa *fa);
+/* The fi_addr holding |fa| and |initiator|, or FI_ADDR_NOTAVAIL; O(1). */
 fi_addr_t uet_av_reverse(const struct uet_av *av, const struct uet_fa *fa,
 			 uint32_t initiator);
+
+/* The slot number of an fi_addr uet_av_entry_get accepted. */
+static inline uint32_t uet_av_slot_of(fi_addr_t addr)
+{
+	return (uint32_t)addr;
+}
 
 /* uet_cq.c */
 int uet_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -461,6 +530,7 @@ int uet_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep, void *context);
 int uet_ep_peer_dst(struct uet_ep *ep, fi_addr_t addr, struct ses_addr *dst,
 		    uint16_t *ri);
+struct uet_ep_peer *uet_ep_peer_slot(struct uet_ep *ep, uint32_t slot);
 
 /* uet_mr.c */
 extern const struct fi_ops_mr uet_mr_ops;

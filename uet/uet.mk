@@ -16,7 +16,8 @@ all: $(B)/libuet_io.a
 # built with -fvisibility=hidden), with the transport linked in statically.
 UET_FI_SRCS	:= uet/uet_init.c uet/uet_init_cc.c uet/uet_init_dp.c uet/uet_attr.c uet/uet_iface.c \
 		   uet/uet_addr.c uet/uet_fabric.c uet/uet_domain.c \
-		   uet/uet_av.c uet/uet_cq.c uet/uet_cntr.c uet/uet_eq.c \
+		   uet/uet_av.c uet/uet_av_tbl.c uet/uet_cq.c uet/uet_cntr.c \
+		   uet/uet_eq.c \
 		   uet/uet_ep.c uet/uet_mr.c uet/uet_rma.c uet/uet_rdmo.c \
 		   uet/uet_progress.c \
 		   uet/uet_progress_thread.c \
@@ -39,3 +40,11 @@ all: $(B)/libuet-fi.so
 # tests that go through fi_getinfo load $(B)/libuet-fi.so itself.
 UET_FI_SO_PATH	:= $(shell $(CC) -print-file-name=libfabric.so)
 $(B)/test_io: $(UET_FI_OBJS) $(UET_FI_SO_PATH) | $(B)/libuet-fi.so
+
+# bench_av: an AV of a million entries, through the provider's objects
+# linked in as test_io's (fi_getinfo loads $(B)/libuet-fi.so).
+BENCH_BINS	+= $(B)/bench_av
+$(B)/bench_av: $(B)/test/bench/bench_av.o $(UET_FI_OBJS) $(B)/libuet_io.a \
+		$(B)/libuet_core.a $(UET_FI_SO_PATH) | $(B)/libuet-fi.so
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The address vector: portable address blobs (uet_addr.h) stored by
- * index. FI_AV_TABLE hands out indices in insertion order and never
- * reuses one; FI_AV_MAP also hands out indices, reusing removed ones.
- * Each insertion gets a generation so endpoints notice a reused slot.
+ * The address vector's operations: portable address blobs (uet_addr.h)
+ * in, fi_addr out. FI_AV_TABLE hands out indices in insertion order and
+ * never reuses one; FI_AV_MAP reuses removed slots, its fi_addr carrying
+ * the slot's generation so that a stale one is refused and endpoints
+ * notice a reused slot. The table itself is uet_av_tbl.c.
  */
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -18,66 +19,27 @@
 /* Addresses of one insertion whose next hop is looked up at once. */
 #define UET_AV_PREFETCH_MAX	64
 
-const struct uet_av_entry *uet_av_entry_get(const struct uet_av *av,
-					    fi_addr_t addr)
+/*
+ * Whether the next hop of |fa| was asked for lately; notes it if not. A
+ * job inserts each host once per rank on it, often one call each: one
+ * lookup per host is enough. Domain lock held.
+ */
+static bool uet_av_asked(struct uet_av *av, const struct uet_fa *fa)
 {
-	if (addr >= av->used || !av->tbl[addr].gen)
-		return NULL;
-	return &av->tbl[addr];
-}
+	uint32_t w[4], h;
+	struct uet_fa *slot;
 
-fi_addr_t uet_av_reverse(const struct uet_av *av, const struct uet_fa *fa,
-			 uint32_t initiator)
-{
-	for (size_t i = 0; i < av->used; i++) {
-		const struct uet_av_entry *e = &av->tbl[i];
-
-		if (e->gen && e->addr.initiator == initiator &&
-		    uet_fa_is_equal(&e->addr.fa, fa))
-			return i;
+	if (fa->is_v6) {
+		memcpy(w, &fa->v6, sizeof(w));
+		h = w[0] ^ w[1] ^ w[2] ^ w[3];
+	} else {
+		h = fa->v4.s_addr;
 	}
-	return FI_ADDR_NOTAVAIL;
-}
-
-/* A free slot: a removed one for FI_AV_MAP, else the next new one. */
-static int uet_av_slot(struct uet_av *av, size_t *idx)
-{
-	struct uet_av_entry *tbl;
-	size_t cap;
-
-	if (av->type == FI_AV_MAP) {
-		for (size_t i = 0; i < av->used; i++) {
-			if (!av->tbl[i].gen) {
-				*idx = i;
-				return 0;
-			}
-		}
-	}
-	if (av->used == av->cap) {
-		cap = av->cap ? av->cap * 2 : UET_AV_DEF_SIZE;
-		tbl = realloc(av->tbl, cap * sizeof(*tbl));
-		if (!tbl)
-			return -FI_ENOMEM;
-		memset(tbl + av->cap, 0, (cap - av->cap) * sizeof(*tbl));
-		av->tbl = tbl;
-		av->cap = cap;
-	}
-	*idx = av->used++;
-	return 0;
-}
-
-static int uet_av_put(struct uet_av *av, const struct uet_addr *a,
-		      fi_addr_t *fi_addr)
-{
-	size_t idx;
-	int ret = uet_av_slot(av, &idx);
-
-	if (ret)
-		return ret;
-	av->tbl[idx].addr = *a;
-	av->tbl[idx].gen = ++av->next_gen ? av->next_gen : ++av->next_gen;
-	*fi_addr = idx;
-	return 0;
+	slot = &av->asked[(h * 0x9e3779b1u) >> 26];	/* 64 of them */
+	if (uet_fa_is_equal(slot, fa))
+		return true;
+	*slot = *fa;
+	return false;
 }
 
 /*
@@ -87,31 +49,41 @@ static int uet_av_put(struct uet_av *av, const struct uet_addr *a,
  * the operation meanwhile. Only a lookup and, for an unknown neighbour,
  * a request that never waits (uet_nl_hop_resolve); at most
  * UET_AV_PREFETCH_MAX of them per insertion, so a large AV costs no more
- * than a few ms here.
+ * than a few ms here. The AV keeps its netlink socket for the next call
+ * (opening and closing one costs 6 us of CPU, a host's lookup 10 us: an
+ * application inserting one address per call paid both each time); a
+ * thread that finds it taken opens its own.
  */
-static void uet_av_prefetch(const struct uet_addr *a, size_t n)
+static void uet_av_prefetch(struct uet_av *av, const struct uet_addr *a,
+			    size_t n)
 {
 	struct uet_nl *nl;
 	struct uet_nl_hop hop;
 	char ifname[IF_NAMESIZE];
+	bool keep = true;
+	int ret;
 
 	if (!n)
 		return;
-	nl = uet_nl_open();
+	nl = atomic_exchange(&av->nl, NULL);
+	if (!nl)
+		nl = uet_nl_open();
 	if (!nl)
 		return;
 	for (size_t i = 0; i < n && i < UET_AV_PREFETCH_MAX; i++) {
-		if (i && uet_fa_is_equal(&a[i].fa, &a[i - 1].fa))
-			continue;
-		if (uet_nl_hop_lookup(nl, &a[i].fa.v6, a[i].fa.is_v6,
-				      &hop) < 0 || hop.nud == UET_NL_NUD_USABLE)
+		ret = uet_nl_hop_lookup(nl, &a[i].fa.v6, a[i].fa.is_v6, &hop);
+		/* A failed exchange may leave replies unread: new socket. */
+		keep &= ret == 0;
+		if (ret < 0 || hop.nud == UET_NL_NUD_USABLE)
 			continue;
 		/* Our own addresses route through lo: nothing to resolve. */
 		if (if_indextoname((unsigned int)hop.ifindex, ifname) &&
 		    !strcmp(ifname, "lo"))
 			continue;
-		uet_nl_hop_resolve(nl, &hop, a[i].fa.is_v6);
+		keep &= uet_nl_hop_resolve(nl, &hop, a[i].fa.is_v6) == 0;
 	}
+	if (keep)
+		nl = atomic_exchange(&av->nl, nl);
 	uet_nl_close(nl);
 }
 
@@ -146,13 +118,15 @@ static int uet_av_insert(struct fid_av *av_fid, const void *addr,
 		ret = uet_addr_decode(&a, blob + i * UET_ADDR_LEN,
 				      UET_ADDR_LEN) < 0 ? -FI_EINVAL : 0;
 		if (!ret)
-			ret = uet_av_put(av, &a, fi_addr ? &fi_addr[i] : &tmp);
-		if (!ret && nfetch < UET_AV_PREFETCH_MAX)
+			ret = uet_av_tbl_put(av, &a,
+					     fi_addr ? &fi_addr[i] : &tmp);
+		if (!ret && nfetch < UET_AV_PREFETCH_MAX &&
+		    !uet_av_asked(av, &a.fa))
 			fetch[nfetch++] = a;
 		uet_av_result(ret, i, fi_addr, flags, context, &done);
 	}
 	uet_domain_unlock(av->dom);
-	uet_av_prefetch(fetch, nfetch);
+	uet_av_prefetch(av, fetch, nfetch);
 	return done;
 }
 
@@ -179,6 +153,7 @@ static int uet_av_insertsvc(struct fid_av *av_fid, const char *node,
 	struct uet_addr a;
 	fi_addr_t tmp;
 	int done = 0, ret;
+	bool fetch;
 
 	if ((flags & ~(FI_MORE | FI_SYNC_ERR | FI_NUMERICHOST)) ||
 	    ((flags & FI_SYNC_ERR) && !context))
@@ -186,10 +161,11 @@ static int uet_av_insertsvc(struct fid_av *av_fid, const char *node,
 	ret = uet_av_svc_addr(av, node, service, flags, &a);
 	uet_domain_lock(av->dom);
 	if (!ret)
-		ret = uet_av_put(av, &a, fi_addr ? fi_addr : &tmp);
+		ret = uet_av_tbl_put(av, &a, fi_addr ? fi_addr : &tmp);
+	fetch = !ret && !uet_av_asked(av, &a.fa);
 	uet_domain_unlock(av->dom);
-	if (!ret)
-		uet_av_prefetch(&a, 1);
+	if (fetch)
+		uet_av_prefetch(av, &a, 1);
 	uet_av_result(ret, 0, fi_addr, flags, context, &done);
 	return done;
 }
@@ -222,7 +198,8 @@ static int uet_av_insertsym(struct fid_av *av_fid, const char *node,
 						       (uint32_t)n);
 			a.pid_on_fep = (uint16_t)(base.pid_on_fep + i);
 			a.initiator = uet_addr_initiator(&a.fa, a.pid_on_fep);
-			ret = uet_av_put(av, &a, fi_addr ? &fi_addr[k] : &tmp);
+			ret = uet_av_tbl_put(av, &a,
+					     fi_addr ? &fi_addr[k] : &tmp);
 			uet_av_result(ret, k, fi_addr, flags, context, &done);
 		}
 	}
@@ -243,8 +220,10 @@ static int uet_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 	for (size_t i = 0; i < count && !ret; i++)
 		if (!uet_av_entry_get(av, fi_addr[i]))
 			ret = -FI_EINVAL;
+	/* An fi_addr listed twice goes once. */
 	for (size_t i = 0; i < count && !ret; i++)
-		av->tbl[fi_addr[i]].gen = 0;
+		if (uet_av_entry_get(av, fi_addr[i]))
+			uet_av_tbl_del(av, fi_addr[i]);
 	uet_domain_unlock(av->dom);
 	return ret;
 }
@@ -255,13 +234,16 @@ static int uet_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
 	struct uet_av *av = container_of(av_fid, struct uet_av, av_fid);
 	const struct uet_av_entry *e;
 	uint8_t blob[UET_ADDR_LEN];
+	struct uet_addr a;
 	int ret = 0;
 
 	if (!addrlen || (*addrlen && !addr))
 		return -FI_EINVAL;
 	uet_domain_lock(av->dom);
 	e = uet_av_entry_get(av, fi_addr);
-	if (!e || uet_addr_encode(blob, sizeof(blob), &e->addr) < 0)
+	if (e)
+		uet_av_entry_addr(e, &a);
+	if (!e || uet_addr_encode(blob, sizeof(blob), &a) < 0)
 		ret = -FI_EINVAL;
 	uet_domain_unlock(av->dom);
 	if (ret)
@@ -298,7 +280,8 @@ static int uet_av_close(struct fid *fid)
 	if (atomic_load(&av->ref))
 		return -FI_EBUSY;
 	atomic_fetch_sub(&av->dom->ref, 1);
-	free(av->tbl);
+	uet_nl_close(atomic_load(&av->nl));
+	uet_av_tbl_fini(av);
 	free(av);
 	return 0;
 }
@@ -344,7 +327,12 @@ int uet_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		return -FI_ENOMEM;
 	av->dom = dom;
 	av->type = attr->type == FI_AV_MAP ? FI_AV_MAP : FI_AV_TABLE;
+	if (uet_av_tbl_init(av, attr->count)) {
+		free(av);
+		return -FI_ENOMEM;
+	}
 	atomic_init(&av->ref, 0);
+	atomic_init(&av->nl, NULL);
 	atomic_fetch_add(&dom->ref, 1);
 	av->av_fid.fid.fclass = FI_CLASS_AV;
 	av->av_fid.fid.context = context;

@@ -147,6 +147,8 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->initiator = ep->src.initiator;
 	cfg->rto_init_ns = p->rto_ns;
 	cfg->max_retries = p->max_retries ? p->max_retries : UET_MAX_RETRIES;
+	cfg->max_peers = p->max_peers;
+	cfg->max_pdcs = p->max_pdcs;
 	cfg->ordered = ep->ordered;
 	cfg->rdv = true;
 	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);
@@ -270,38 +272,77 @@ static int uet_ep_control(struct fid *fid, int command, void *arg)
 	return ret;
 }
 
+/*
+ * The endpoint's state for AV slot |slot|, made on first use: chunks of
+ * UET_AV_CHUNK slots as the AV's (the first grows up to that), only those
+ * the endpoint sends to, so that a million-entry AV costs an endpoint
+ * that talks to a few peers a few chunks. NULL: out of memory.
+ */
+struct uet_ep_peer *uet_ep_peer_slot(struct uet_ep *ep, uint32_t slot)
+{
+	uint32_t c = slot >> UET_AV_CHUNK_SHIFT;
+	uint32_t off = slot & (UET_AV_CHUNK - 1);
+	struct uet_ep_peer **pp, *p;
+	uint32_t n;
+
+	if (c >= ep->peer_chunks) {
+		n = ep->peer_chunks * 2 > c + 1 ? ep->peer_chunks * 2 : c + 1;
+		pp = realloc(ep->peers, n * sizeof(*pp));
+		if (!pp)
+			return NULL;
+		memset(pp + ep->peer_chunks, 0,
+		       (n - ep->peer_chunks) * sizeof(*pp));
+		ep->peers = pp;
+		ep->peer_chunks = n;
+	}
+	if (!c && off >= ep->peers0_cap) {
+		for (n = UET_AV_DEF_SIZE; n <= off; n *= 2)
+			;
+		p = realloc(ep->peers[0], n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + ep->peers0_cap, 0,
+		       (n - ep->peers0_cap) * sizeof(*p));
+		ep->peers[0] = p;
+		ep->peers0_cap = n;
+	} else if (c && !ep->peers[c]) {
+		ep->peers[c] = calloc(UET_AV_CHUNK, sizeof(*p));
+		if (!ep->peers[c])
+			return NULL;
+	}
+	return &ep->peers[c][off];
+}
+
 int uet_ep_peer_dst(struct uet_ep *ep, fi_addr_t addr, struct ses_addr *dst,
 		    uint16_t *ri)
 {
 	const struct uet_av_entry *e = uet_av_entry_get(ep->av, addr);
 	struct uet_ep_peer *p;
-	size_t n;
+	struct uet_fa fa;
 	int id;
 
 	if (!e)
 		return -FI_EINVAL;
-	if (addr >= ep->npeers) {
-		n = ep->av->cap;
-		p = realloc(ep->peers, n * sizeof(*p));
-		if (!p)
-			return -FI_ENOMEM;
-		memset(p + ep->npeers, 0, (n - ep->npeers) * sizeof(*p));
-		ep->peers = p;
-		ep->npeers = n;
-	}
-	p = &ep->peers[addr];
+	p = uet_ep_peer_slot(ep, uet_av_slot_of(addr));
+	if (!p)
+		return -FI_ENOMEM;
 	if (p->gen != e->gen) {
-		id = uet_engine_peer_get(ep->eng, &e->addr.fa,
-					 e->addr.pid_on_fep,
+		uet_av_entry_fa(e, &fa);
+		id = uet_engine_peer_get(ep->eng, &fa, e->pid_on_fep,
 					 UET_PEER_TIMEOUT_MS);
+		if (id == -ENOSPC)
+			FI_WARN_ONCE(&uet_prov, FI_LOG_EP_DATA,
+				     "endpoint holds %u peers, its most: "
+				     "raise FI_UET_MAX_PEERS (FI_ENOSPC)\n",
+				     uet_engine_max_peers(ep->eng));
 		if (id < 0)
 			return id;	/* FI_E* equal the errnos here */
 		p->id = (uint32_t)id;
 		p->gen = e->gen;
 	}
 	*dst = (struct ses_addr){ .peer = p->id, .job_id = ep->dom->job_id,
-				  .pid_on_fep = e->addr.pid_on_fep };
-	*ri = e->addr.ri_base;
+				  .pid_on_fep = e->pid_on_fep };
+	*ri = e->ri_base;
 	return 0;
 }
 
@@ -338,6 +379,8 @@ static int uet_ep_close(struct fid *fid)
 	uet_ep_unbind(ep);
 	atomic_fetch_sub(&dom->ref, 1);
 	uet_msg_rx_fini(ep);
+	for (uint32_t c = 0; c < ep->peer_chunks; c++)
+		free(ep->peers[c]);
 	free(ep->peers);
 	uet_op_free_copies(ep);
 	free(ep->ops);

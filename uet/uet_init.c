@@ -51,6 +51,16 @@ static void uet_params_define(void)
 	fi_param_define(&uet_prov, "max_retries", FI_PARAM_INT,
 			"Retransmissions before a peer is declared dead and "
 			"its operations fail (default 25)");
+	fi_param_define(&uet_prov, "max_peers", FI_PARAM_INT,
+			"Remote endpoints one endpoint may hold at once, "
+			"16..16777216; memory is taken as they come, about "
+			"200 bytes per idle peer (default 262144)");
+	fi_param_define(&uet_prov, "max_pdcs", FI_PARAM_INT,
+			"PDCs (both roles) one endpoint may hold at once, a "
+			"power of 2 up to what its interface's endpoint "
+			"index leaves in a PDCID (512 with 64 endpoints); "
+			"idle ones close, so more peers than this take turns "
+			"(default: that most)");
 	fi_param_define(&uet_prov, "rdv_threshold", FI_PARAM_INT,
 			"Sends longer than this many bytes go as a rendezvous "
 			"(the target reads them once matched; default 65536)");
@@ -149,6 +159,8 @@ void uet_params_get(struct uet_params *p)
 	uet_param_int("job_id", 0xFFFFFF, &p->job_id);
 	uet_param_int("port", 0xFFFF, &port);
 	uet_param_int("max_retries", 1000000, &p->max_retries);
+	uet_param_int("max_peers", 1u << 24, &p->max_peers);
+	uet_param_int("max_pdcs", 32768, &p->max_pdcs);
 	p->queue_id = UET_DEV_QUEUE_ANY;
 	uet_param_int("queue_id", 0xFFFF, &p->queue_id);
 	p->rdv_threshold = UET_RDV_THRESHOLD_DEFAULT;

@@ -90,7 +90,7 @@ int uet_msg_recv_check(struct uet_ep *ep, const struct uet_recv_req *r,
 	e = uet_av_entry_get(ep->av, r->src);
 	if (!e)
 		return -FI_EINVAL;
-	*initiator = e->addr.initiator;
+	*initiator = e->initiator;
 	return 0;
 }
 

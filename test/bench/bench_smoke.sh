@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Smoke run of `make bench` inside `make check`: every benchmark once
-# (REPS=1, and BENCH_SMOKE=1 for a script's quick mode), each bounded in
-# time, and its figures checked, not judged: it exits 0, prints "bench:
-# NAME VALUE UNIT" lines, every VALUE a number above 0 (no nan, no empty
-# median) and no NAME twice; a share (a NAME with _pct) or a count of
-# timeouts (_timeouts) may be 0, as no drop or no timeout is an answer.
+# (REPS=1, and BENCH_SMOKE=1 for a quick mode, which scripts and
+# bench_scale read), each bounded in time, and its figures checked, not
+# judged: it exits 0, prints "bench: NAME VALUE UNIT" lines, every VALUE a
+# number above 0 (no nan, no empty median) and no NAME twice; a share (a
+# NAME with _pct) or a count of timeouts (_timeouts) may be 0, as no drop
+# or no timeout is an answer.
 # A benchmark that hangs or breaks would otherwise go unseen until
 # someone runs `make bench` (bench_ses waited forever for a session).
 # Usage: bench_smoke.sh "BENCH_BINS" "BENCH_SCRIPTS"; B is the build dir.
@@ -34,7 +35,7 @@ for b in $bins $scripts; do
 	case $b in
 	*.sh) REPS=1 BENCH_SMOKE=1 B=$B timeout "$LIMIT" bash "$b" \
 		> "$out" 2>&1 ;;
-	*) timeout "$LIMIT" "$b" > "$out" 2>&1 ;;
+	*) REPS=1 BENCH_SMOKE=1 timeout "$LIMIT" "$b" > "$out" 2>&1 ;;
 	esac
 	rc=$?
 	if [ "$rc" != 0 ]; then

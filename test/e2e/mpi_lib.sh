@@ -84,7 +84,9 @@ mpi_rank_up() {	# mpi_rank_up I: address, link up, service of namespace I
 	local ns=${MPI_NS[$1 - 1]}
 	ip -n "$ns" addr add "$MPI_NET.$1/24" dev "$MPI_IF"
 	ip -n "$ns" link set "$MPI_IF" up
-	ip netns exec "$ns" "$B/uetctl" load "$MPI_IF" --mode skb >/dev/null
+	# shellcheck disable=SC2086 # MPI_LOAD_ARGS: words of their own
+	ip netns exec "$ns" "$B/uetctl" load "$MPI_IF" --mode skb \
+		${MPI_LOAD_ARGS:-} >/dev/null
 }
 
 # mpi_user_init [USER]: from now on mpi_run starts mpirun, and so every

@@ -239,12 +239,12 @@ static void f_state_check(void)
 	struct uet_engine_stats st;
 
 	uet_engine_stats_get(f_eng, &st);
-	if (st.pdc.pdcs > UET_ENGINE_MAX_PDCS ||
+	if (st.pdc.pdcs > uet_engine_max_pdcs(UET_FEP_EP_BITS) ||
 	    st.pdc.state_len > st.pdc.pdcs * F_PDC_STATE_MAX)
 		abort();
 	/* Forged sources get reply addresses from a bounded pool only. */
 	if (st.peers_provisional > UET_ENGINE_PROV_MAX ||
-	    st.peers_live > UET_ENGINE_LIVE_EP_MAX)
+	    st.peers_live > f_eng->live_max)
 		abort();
 	if (f_bad_l2 && !getenv("FUZZ_ENGINE_NO_L2"))
 		abort();
@@ -255,6 +255,7 @@ static int f_setup(void)
 	struct uet_engine_cfg cfg = {
 		.ifname = "lo", .udp_port = 4793, .job_id = F_JOB,
 		.pid_on_fep = FAKE_PID, .initiator = FAKE_PID,
+		.max_peers = 1024,	/* small: a flood fills it */
 	};
 	struct uet_engine_ops ops = { .tx_done = f_tx_done,
 				      .recv_done = f_recv_done };

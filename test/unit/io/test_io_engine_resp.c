@@ -98,6 +98,7 @@ static void t_setup(struct t_env *t)
 	memset(t, 0, sizeof(*t));
 	t->e = calloc(1, sizeof(*t->e));
 	cr_assert_not_null(t->e);
+	cr_assert_eq(uet_engine_peers_setup(t->e), 0);
 	ses_config_init(&cfg);
 	cfg.msg_id_prefix = T_A_EP;
 	cfg.msg_id_prefix_bits = 6;
@@ -127,6 +128,7 @@ static void t_setup(struct t_env *t)
 static void t_teardown(struct t_env *t)
 {
 	ses_destroy(t->e->ses);
+	uet_engine_peers_destroy(t->e);
 	free(t->e);
 }
 

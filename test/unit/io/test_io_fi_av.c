@@ -66,15 +66,21 @@ Test(uet_av, table_hands_out_indices_in_order)
 Test(uet_av, map_reuses_removed_slots)
 {
 	struct fid_av *av = t_av(FI_AV_MAP);
-	uint8_t blob[UET_ADDR_LEN];
-	fi_addr_t fa[2];
+	uint8_t blob[UET_ADDR_LEN], out[UET_ADDR_LEN];
+	size_t len = sizeof(out);
+	fi_addr_t fa[3];
 
 	t_blob(blob, "10.0.0.3", 1);
 	cr_assert_eq(fi_av_insert(av, blob, 1, &fa[0], 0, NULL), 1);
 	cr_assert_eq(fi_av_insert(av, blob, 1, &fa[1], 0, NULL), 1);
 	cr_assert_eq(fi_av_remove(av, &fa[0], 1, 0), 0);
-	cr_assert_eq(fi_av_insert(av, blob, 1, &fa[1], 0, NULL), 1);
-	cr_assert_eq(fa[1], fa[0]);
+	cr_assert_eq(fi_av_insert(av, blob, 1, &fa[2], 0, NULL), 1);
+	/* The same slot, a new generation: the old fi_addr is refused. */
+	cr_assert_eq(uet_av_slot_of(fa[2]), uet_av_slot_of(fa[0]));
+	cr_assert_neq(fa[2], fa[0]);
+	cr_assert_eq(fi_av_lookup(av, fa[0], out, &len), -FI_EINVAL);
+	cr_assert_eq(fi_av_remove(av, &fa[0], 1, 0), -FI_EINVAL);
+	cr_assert_eq(fi_av_lookup(av, fa[2], out, &len), 0);
 	cr_assert_eq(fi_close(&av->fid), 0);
 }
 

@@ -170,3 +170,35 @@ Test(ses_forget, screen)
 	cr_expect_eq(ses_req_screen(b.s, &p), -EPROTONOSUPPORT);
 	cr_expect(ses_peer_is_idle(b.s, 9), "screening keeps nothing");
 }
+
+/*
+ * An idle peer's id windows let go on both sides (ses_peer_trim): refused
+ * while a message is in flight, and its next messages, on a new context
+ * as after a PDC closed, are all placed and complete.
+ */
+Test(ses_forget, trimmed_peer_resumes_on_a_new_context)
+{
+	struct ses_stats st;
+
+	t_write(0, 0x11);
+	cr_expect_eq(ses_peer_trim(a.s, T_ID_B), -EBUSY, "a write in flight");
+	cr_expect_eq(ses_peer_trim(b.s, T_ID_B), -ENOENT, "never seen");
+	t_wire_run(&w, 1000);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(ses_peer_trim(a.s, T_ID_B), 0);
+	cr_assert_eq(ses_peer_trim(b.s, T_ID_A), 0);
+	cr_assert_eq(ses_peer_trim(b.s, T_ID_A), 0, "twice: nothing to do");
+	ses_stats_get(b.s, &st);
+	cr_expect_eq(st.peers_trimmed, 1);
+	a.pdc++;
+	t_write(1, 0x22);
+	t_write(2, 0x33);
+	t_wire_run(&w, 1000);
+	cr_assert_eq(a.tx_cnt, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		cr_expect_eq(a.tx[i].cpl.status, 0);
+		cr_expect_eq(mem_b[i * T_LEN], 0x11 * (i + 1),
+			     "write %u placed", i);
+	}
+	cr_expect(ses_peer_is_idle(a.s, T_ID_B));
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An initiator's ring of packets (pdc_ini_ring_grow): it starts small and
+ * doubles as more packets are out, up to the window; each packet keeps
+ * its slot's contents at its new place, and the resend queue keeps its
+ * order under the new indices, leaving out finished slots.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "pdc/pdc_priv.h"
+
+static int t_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
+		     struct pdc_resp *resp)
+{
+	(void)ctx;
+	(void)pkt;
+	(void)resp;
+	return 0;
+}
+
+static int t_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
+{
+	(void)ctx;
+	(void)cookie;
+	memset(buf, 0, len);
+	return 0;
+}
+
+static void t_done(void *ctx, const struct pdc_tx_done *d)
+{
+	(void)ctx;
+	(void)d;
+}
+
+static void t_event(void *ctx, const struct pdc_event *ev)
+{
+	(void)ctx;
+	(void)ev;
+}
+
+static const struct pdc_ops t_ops = {
+	.deliver = t_deliver, .fill = t_fill,
+	.tx_done = t_done, .event = t_event,
+};
+
+/* The PSNs the resend queue names, in order, into |psn|; their count. */
+static int t_retx_psns(const struct pdc *pdc, uint32_t *psn, int max)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+	uint32_t una = (ini->una_psn - ini->start_psn) & ini->ring_mask;
+	int n = 0;
+
+	for (uint16_t i = ini->retx_head; i != PDC_NO_SLOT && n < max;
+	     i = ini->slot[i].retx_next)
+		psn[n++] = ini->una_psn + ((i - una) & ini->ring_mask);
+	return n;
+}
+
+Test(pdc_ring, grows_keeping_packets_and_resend_order)
+{
+	static const uint32_t order[] = { 9, 3, 14, 0, 7 };
+	struct pdc_cfg cfg;
+	struct pdc_mgr *mgr;
+	struct pdc *pdc;
+	uint32_t start, got[16];
+	size_t small;
+	int n;
+
+	pdc_cfg_init(&cfg);
+	mgr = pdc_mgr_create(&cfg, &t_ops, NULL);
+	cr_assert_not_null(mgr);
+	for (uint64_t i = 0; i < PDC_RING_MIN; i++) {
+		struct pdc_pkt pkt = { .peer = 1, .mode = PDC_MODE_RUD,
+				       .cookie = 1000 + i, .len = 100 + i,
+				       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+
+		cr_assert_eq(pdc_send(mgr, &pkt, 1), 0);
+	}
+	pdc = mgr->send_cache;
+	cr_assert_not_null(pdc);
+	cr_assert_eq(pdc->ini.ring_mask + 1, PDC_RING_MIN, "starts small");
+	small = pdc->alloc_len;
+	start = pdc->ini.start_psn;
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		pdc_ini_retx_push(pdc, start + order[k]);
+	/* Slot 14 finished meanwhile: the grown queue leaves it out. */
+	pdc_ini_slot(pdc, start + 14)->flags |= PDC_SLOT_DONE;
+	{
+		struct pdc_pkt pkt = { .peer = 1, .mode = PDC_MODE_RUD,
+				       .cookie = 2000, .len = 64,
+				       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+
+		cr_assert_eq(pdc_send(mgr, &pkt, 1), 0, "the ring grows");
+	}
+	cr_assert_eq(pdc->ini.ring_mask + 1, 2 * PDC_RING_MIN);
+	cr_expect_gt(pdc->alloc_len, small);
+	for (uint32_t i = 0; i < PDC_RING_MIN; i++) {
+		const struct pdc_slot *s = pdc_ini_slot(pdc, start + i);
+
+		cr_expect_eq(s->cookie, 1000 + i, "packet %u kept", i);
+		cr_expect_eq(s->len, 100 + i, "packet %u kept", i);
+	}
+	cr_expect_eq(pdc_ini_slot(pdc, start + PDC_RING_MIN)->cookie, 2000);
+	n = t_retx_psns(pdc, got, 16);
+	cr_assert_eq(n, 4);
+	cr_expect_eq(got[0], start + 9);
+	cr_expect_eq(got[1], start + 3);
+	cr_expect_eq(got[2], start + 0);
+	cr_expect_eq(got[3], start + 7);
+	cr_expect(pdc_ini_slot(pdc, start + 3)->flags & PDC_SLOT_RETXQ);
+	cr_expect(!(pdc_ini_slot(pdc, start + 14)->flags & PDC_SLOT_RETXQ));
+	/* Up to the window, then -EAGAIN: the window is full. */
+	for (uint32_t i = PDC_RING_MIN + 1; i < cfg.window; i++) {
+		struct pdc_pkt pkt = { .peer = 1, .mode = PDC_MODE_RUD,
+				       .cookie = i, .len = 64,
+				       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+
+		cr_assert_eq(pdc_send(mgr, &pkt, 1), 0, "packet %u", i);
+	}
+	{
+		struct pdc_pkt pkt = { .peer = 1, .mode = PDC_MODE_RUD,
+				       .cookie = 1, .len = 64,
+				       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+
+		cr_expect_eq(pdc_send(mgr, &pkt, 1), -EAGAIN);
+	}
+	cr_expect_eq(pdc->ini.ring_mask + 1, cfg.window);
+	pdc_mgr_destroy(mgr);
+}
