@@ -29,9 +29,10 @@ N=${E2E_EPS_N:-300}
 LIMIT_S=240		# every fi_fep_check wait gives up after this
 # One process serves 300 endpoints: its client's first round sends 300 MiB
 # at once into 32 MiB of receive chunks, and on a shared 2-core machine
-# (load 47 seen) the server may not run for seconds. 25 retransmissions
-# (4.3 s) failed every operation once; 100 give it 20 s.
-UET=(env FI_PROVIDER=uet FI_UET_MAX_RETRIES=100)
+# (load 47 seen) the server may not run for seconds. Retransmissions back
+# off to 64 ms: 25 (4.3 s) failed every write once, 100 (5.7 s) every read
+# once; 240 wait 15 s.
+UET=(env FI_PROVIDER=uet FI_UET_MAX_RETRIES=240)
 
 port() { echo $(( 47000 + RANDOM % 2000 )); }
 details() { sed -e 's/ ok$//' -e 's/^/    /' "$@"; }
