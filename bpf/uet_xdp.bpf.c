@@ -22,8 +22,10 @@
 #define IP_MF		0x2000
 #define IP_OFFSET	0x1FFF
 
-/* Load-time setting, through the skeleton's rodata. */
+/* Load-time settings, through the skeleton's rodata. */
 const volatile __u16 uet_udp_port = UET_UDP_PORT;
+/* 16 - the interface's endpoint index bits (include/uet_fep.h). */
+const volatile __u32 uet_ep_shift = 16 - UET_FEP_EP_BITS;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -189,12 +191,18 @@ static __always_inline __u32 uet_xdp_be16(const __u8 *p)
 	return (__u32)p[0] << 8 | p[1];
 }
 
+/* The endpoint index of a PDCID or message_id (16 bits). */
+static __always_inline __u32 uet_xdp_id_ep(__u32 id)
+{
+	return id >> uet_ep_shift;
+}
+
 /* An established PDC's endpoint: the index bits of the DPDCID. */
 static __always_inline __u32 uet_xdp_ep_of_dpdcid(__u8 *pds, void *end)
 {
 	if ((void *)(pds + UET_FEP_PDS_DPDCID_OFF + 2) > end)
 		return UET_FEP_EP_SERVICE;
-	return UET_FEP_ID_EP(uet_xdp_be16(pds + UET_FEP_PDS_DPDCID_OFF));
+	return uet_xdp_id_ep(uet_xdp_be16(pds + UET_FEP_PDS_DPDCID_OFF));
 }
 
 /*
@@ -247,14 +255,14 @@ static __always_inline __u32 uet_xdp_ep_of_req(__u8 *pds, void *end,
 			return UET_FEP_EP_SERVICE;
 		if (!syn)
 			return uet_xdp_ep_of_dpdcid(pds, end);
-		return UET_FEP_ID_EP(uet_xdp_be16(ses +
+		return uet_xdp_id_ep(uet_xdp_be16(ses +
 						  UET_FEP_RSP_MSG_ID_OFF));
 	case UET_PDS_NEXT_HDR_RESPONSE_DATA:
 		if ((void *)(ses + UET_SES_RSP_DATA_LEN) > end)
 			return UET_FEP_EP_SERVICE;
 		if (!syn)
 			return uet_xdp_ep_of_dpdcid(pds, end);
-		return UET_FEP_ID_EP(uet_xdp_be16(ses +
+		return uet_xdp_id_ep(uet_xdp_be16(ses +
 						  UET_FEP_RSP_DATA_MSG_ID_OFF));
 	case UET_PDS_NEXT_HDR_RESPONSE_DATA_SMALL:
 		if ((void *)(ses + UET_SES_RSP_DATA_SMALL_LEN) > end || syn)

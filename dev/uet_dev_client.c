@@ -123,6 +123,7 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 	sh = (struct uet_xsk_shared){ .xsk_fd = fds[0], .umem_fd = fds[1],
 				      .shm_fd = fds[2], .ep = ep->rep.ep,
 				      .layout = &ep->rep.layout };
+	ep->ep_bits = ep->rep.layout.ep_bits;	/* checked by the attach */
 	ep->xsk = uet_xsk_attach(&sh);
 	if (!ep->xsk) {
 		int err = errno;

@@ -20,6 +20,11 @@ struct uet_dev_ep {
 	int conn;
 	struct uet_dev_open_rep rep;
 	struct uet_xsk *xsk;
+	/*
+	 * The interface's endpoint index bits (include/uet_fep.h): the
+	 * prefix width of the PDCIDs and message_ids it allocates.
+	 */
+	uint32_t ep_bits;
 };
 
 /*

@@ -19,9 +19,10 @@
 #include <stdint.h>
 
 #include "tss/uet_tss_ep.h"
+#include "uet_fep.h"
 
 #define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
-#define UET_DEV_PROTO_VERSION	3
+#define UET_DEV_PROTO_VERSION	4
 
 enum uet_dev_req_type {
 	UET_DEV_OPEN = 1,	/* an endpoint: reply + 3 fds */
@@ -52,7 +53,10 @@ struct uet_dev_req {
  * [0, rx_chunks) circulate through the fill ring (rx_chunks entries); then
  * each endpoint index i (0, the service, to max_eps - 1) owns the tx_chunks
  * chunks from rx_chunks + i * tx_chunks for its transmissions. The
- * completion ring has max_eps * tx_chunks entries, so it never overflows.
+ * completion ring has max_eps * tx_chunks entries or more (a power of 2:
+ * uet_dev_comp_size()), so it never overflows. Endpoint indices are the
+ * top ep_bits bits of PDCIDs and message_ids (include/uet_fep.h), which
+ * the endpoint's engine configures its PDC and SES with.
  */
 struct uet_dev_layout {
 	uint32_t chunk_len;	/* UET_XSK_CHUNK_LEN */
@@ -62,8 +66,26 @@ struct uet_dev_layout {
 	uint32_t max_eps;	/* indices 0..max_eps-1 */
 	uint32_t ring_size;	/* fill/completion: rx_chunks; rx/tx: this */
 	uint32_t multi_buf;	/* frames span chunks (XDP_USE_SG) */
-	uint32_t pad;
+	uint32_t ep_bits;	/* index bits: 2^ep_bits >= max_eps */
 };
+
+/*
+ * Transmit chunks per endpoint index (uetd --tx-chunks): a power of 2.
+ * The default, 512 chunks, is 2 MiB of UMEM per index, pinned.
+ */
+#define UET_DEV_TX_CHUNKS_DEFAULT	512
+#define UET_DEV_TX_CHUNKS_MIN		32
+#define UET_DEV_TX_CHUNKS_MAX		4096
+
+/* Entries of the completion ring of |l|: a power of 2. */
+static inline uint32_t uet_dev_comp_size(const struct uet_dev_layout *l)
+{
+	uint32_t need = l->max_eps * l->tx_chunks, n = 1;
+
+	while (n < need)
+		n <<= 1;
+	return n;
+}
 
 struct uet_dev_open_rep {
 	int32_t status;		/* 0 or -errno (EADDRINUSE, EACCES, ...) */
@@ -94,6 +116,6 @@ struct uet_dev_tss_rep {
 };
 
 /* UET_DEV_STATS: status, then up to this many bytes of JSON text. */
-#define UET_DEV_STATS_MAX	16384
+#define UET_DEV_STATS_MAX	(256 * UET_FEP_MAX_EPS)
 
 #endif /* UET_DEV_PROTO_H */

@@ -10,7 +10,7 @@
 #include "dev/uet_xsk.h"
 
 int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,
-		     uint32_t tx_chunks, uint32_t rx_chunks,
+		     uint32_t ep_bits, uint32_t tx_chunks, uint32_t rx_chunks,
 		     uint32_t fill_target)
 {
 	pthread_mutexattr_t a;
@@ -18,6 +18,7 @@ int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,
 
 	memset(s, 0, uet_dev_shm_len(max_eps, tx_chunks, rx_chunks));
 	s->max_eps = max_eps;
+	s->ep_bits = ep_bits;
 	s->tx_chunks = tx_chunks;
 	s->rx_chunks = rx_chunks;
 	s->fill_target = fill_target < rx_chunks ? fill_target : rx_chunks;

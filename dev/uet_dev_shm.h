@@ -86,6 +86,7 @@ struct uet_dev_shm_slot {
 struct uet_dev_shm {
 	uint32_t magic;
 	uint32_t max_eps;
+	uint32_t ep_bits;	/* index bits in PDCIDs, message_ids */
 	uint32_t tx_chunks;	/* mailbox entries per index */
 	uint32_t rx_chunks;	/* receive chunks, and the reserve's room */
 	/*
@@ -107,7 +108,7 @@ struct uet_dev_shm {
 	uint32_t tss_gen;
 	/* The PIDonFEP table the XDP program steers by, mirrored for
 	 * local frames (the service writes both). */
-	uint8_t pid_ep[4096];
+	uint16_t pid_ep[4096];
 	uint32_t pid_job[4096];
 	struct uet_dev_shm_slot slot[];	/* max_eps, then the mailboxes */
 };
@@ -140,7 +141,7 @@ static inline uint64_t *uet_dev_shm_reserve(struct uet_dev_shm *s)
 
 /* Initialises a new block (the service). 0 or -errno. */
 int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,
-		     uint32_t tx_chunks, uint32_t rx_chunks,
+		     uint32_t ep_bits, uint32_t tx_chunks, uint32_t rx_chunks,
 		     uint32_t fill_target);
 
 /* Takes |lock|, repairing it when its holder died. 0 or -errno. */

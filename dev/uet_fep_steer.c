@@ -11,6 +11,12 @@ static uint16_t steer_be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/* The endpoint index of the PDCID or message_id at |p|. */
+static int steer_id_ep(const struct uet_dev_shm *shm, const uint8_t *p)
+{
+	return (int)uet_fep_id_ep(steer_be16(p), shm->ep_bits);
+}
+
 /* A request's SES destination: the endpoint holding it, or 0. */
 static int steer_request(const struct uet_dev_shm *shm, const uint8_t *ses,
 			 size_t len)
@@ -71,16 +77,15 @@ int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
 		if (next == UET_PDS_NEXT_HDR_REQUEST_STD)
 			return steer_request(shm, pds + hl, plen - hl);
 		if (!syn)
-			return UET_FEP_ID_EP(steer_be16(pds +
-							UET_FEP_PDS_DPDCID_OFF));
+			return steer_id_ep(shm, pds + UET_FEP_PDS_DPDCID_OFF);
 		if (next == UET_PDS_NEXT_HDR_RESPONSE &&
 		    plen >= hl + UET_SES_RSP_LEN)
-			return UET_FEP_ID_EP(steer_be16(pds + hl +
-							UET_FEP_RSP_MSG_ID_OFF));
+			return steer_id_ep(shm, pds + hl +
+					   UET_FEP_RSP_MSG_ID_OFF);
 		if (next == UET_PDS_NEXT_HDR_RESPONSE_DATA &&
 		    plen >= hl + UET_SES_RSP_DATA_LEN)
-			return UET_FEP_ID_EP(steer_be16(pds + hl +
-						UET_FEP_RSP_DATA_MSG_ID_OFF));
+			return steer_id_ep(shm, pds + hl +
+					   UET_FEP_RSP_DATA_MSG_ID_OFF);
 		return UET_FEP_EP_SERVICE;
 	case UET_PDS_TYPE_UUD_REQ:
 		if (next != UET_PDS_NEXT_HDR_REQUEST_STD ||
@@ -93,11 +98,11 @@ int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
 	case UET_PDS_TYPE_ACK_CCX:
 	case UET_PDS_TYPE_NACK:
 	case UET_PDS_TYPE_NACK_CCX:
-		return UET_FEP_ID_EP(steer_be16(pds + UET_FEP_PDS_DPDCID_OFF));
+		return steer_id_ep(shm, pds + UET_FEP_PDS_DPDCID_OFF);
 	case UET_PDS_TYPE_CONTROL:
 		if (flags & UET_PDS_F_CTL_SYN)
 			return UET_FEP_EP_SERVICE;
-		return UET_FEP_ID_EP(steer_be16(pds + UET_FEP_PDS_DPDCID_OFF));
+		return steer_id_ep(shm, pds + UET_FEP_PDS_DPDCID_OFF);
 	default:
 		return UET_FEP_EP_SERVICE;
 	}

@@ -230,7 +230,7 @@ static int uet_xdp_attach(struct uet_xdp *skel, int ifindex,
 }
 
 int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
-		 uint16_t udp_port)
+		 uint16_t udp_port, unsigned int ep_bits)
 {
 	int ifindex = uet_xdp_ifindex(ifname, true);
 	struct uet_xdp_cfg cfg = { .udp_port = udp_port, .mode = mode };
@@ -243,6 +243,8 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 
 	if (ifindex < 0)
 		return ifindex;
+	if (ep_bits < UET_FEP_EP_BITS_MIN || ep_bits > UET_FEP_EP_BITS_MAX)
+		return -EINVAL;
 	ret = uet_xdp_bpffs_ensure();
 	if (ret < 0)
 		return ret;
@@ -268,6 +270,7 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 		return ret;
 	}
 	skel->rodata->uet_udp_port = udp_port;
+	skel->rodata->uet_ep_shift = 16 - ep_bits;
 	/* Every map of the program, so that tools and the service reach it. */
 	bpf_object__for_each_map(map, skel->obj) {
 		if (bpf_map__is_internal(map))

@@ -49,12 +49,14 @@ int uet_xdp_pin_dir(char *buf, size_t len);
 
 /*
  * uet_xdp_load() attaches the program to |ifname| in |mode|, steering UDP
- * destination port |udp_port|, and pins its maps; mounts bpffs if needed.
+ * destination port |udp_port| by endpoint indices of |ep_bits| bits
+ * (include/uet_fep.h), and pins its maps; mounts bpffs if needed.
  * Returns 0, -EPERM (not root), -ENODEV (no such interface), -EEXIST
- * (already loaded) or another negative errno from libbpf/libxdp.
+ * (already loaded), -EINVAL (|ep_bits| out of range) or another negative
+ * errno from libbpf/libxdp.
  */
 int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
-		 uint16_t udp_port);
+		 uint16_t udp_port, unsigned int ep_bits);
 
 /*
  * uet_xdp_unload() detaches the program from |ifname| and removes its pins.

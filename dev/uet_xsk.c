@@ -8,15 +8,18 @@
  */
 #include <errno.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <xdp/xsk.h>
 
 #include "dev/uet_dev_proto.h"
+#include "uet_fep.h"
 #include "dev/uet_dev_shm.h"
 #include "dev/uet_fep_steer.h"
 #include "dev/uet_xsk_priv.h"
@@ -218,6 +221,81 @@ struct uet_xsk *uet_xsk_create(const struct uet_xsk_cfg *cfg)
 	return x;
 }
 
+/*
+ * This process's mappings of services' UMEMs, one per memfd: endpoints of
+ * one process on one interface share one (each of its own, populated,
+ * cost 0.16 s and 350 KiB of page tables for a 182 MiB UMEM: 300
+ * endpoints of one process took 48 s to open). A memfd we map cannot be
+ * freed, so no other one has its inode while the entry lives.
+ */
+struct uet_xsk_area {
+	dev_t dev;
+	ino_t ino;
+	size_t len;
+	void *area;
+	uint32_t refs;
+	struct uet_xsk_area *next;
+};
+
+static pthread_mutex_t uet_xsk_areas_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uet_xsk_area *uet_xsk_areas;
+
+/* The UMEM memfd |fd| of |len| bytes, mapped; NULL with errno. */
+static void *uet_xsk_area_get(int fd, size_t len)
+{
+	struct uet_xsk_area *a;
+	struct stat st;
+	void *area = NULL;
+
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	pthread_mutex_lock(&uet_xsk_areas_lock);
+	for (a = uet_xsk_areas; a; a = a->next)
+		if (a->dev == st.st_dev && a->ino == st.st_ino &&
+		    a->len == len)
+			break;
+	if (a) {
+		a->refs++;
+		area = a->area;
+		goto out;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		goto out;
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (area == MAP_FAILED) {
+		free(a);
+		area = NULL;
+		goto out;
+	}
+	*a = (struct uet_xsk_area){ .dev = st.st_dev, .ino = st.st_ino,
+				    .len = len, .area = area, .refs = 1,
+				    .next = uet_xsk_areas };
+	uet_xsk_areas = a;
+out:
+	pthread_mutex_unlock(&uet_xsk_areas_lock);
+	return area;
+}
+
+static void uet_xsk_area_put(void *area)
+{
+	struct uet_xsk_area **pa, *a;
+
+	pthread_mutex_lock(&uet_xsk_areas_lock);
+	for (pa = &uet_xsk_areas; (a = *pa); pa = &a->next) {
+		if (a->area != area)
+			continue;
+		if (!--a->refs) {
+			*pa = a->next;
+			munmap(a->area, a->len);
+			free(a);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&uet_xsk_areas_lock);
+}
+
 void uet_xsk_destroy(struct uet_xsk *x)
 {
 	if (!x)
@@ -235,7 +313,9 @@ void uet_xsk_destroy(struct uet_xsk *x)
 		close(x->fd);
 	if (x->shm)
 		munmap(x->shm, x->shm_len);
-	if (x->area)
+	if (x->area && x->area_shared)
+		uet_xsk_area_put(x->area);
+	else if (x->area)
 		munmap(x->area, x->area_len);
 	free(x->tx_pool);
 	free(x);
@@ -451,7 +531,7 @@ static void *uet_xsk_map_ring(struct uet_xsk *x, int i, uint64_t pgoff,
 static int uet_xsk_attach_rings(struct uet_xsk *x,
 				const struct uet_dev_layout *l)
 {
-	uint32_t comp_n = l->max_eps * l->tx_chunks;
+	uint32_t comp_n = uet_dev_comp_size(l);
 	struct xdp_mmap_offsets off;
 	socklen_t optlen = sizeof(off);
 	void *m;
@@ -487,10 +567,13 @@ static bool uet_dev_layout_is_sane(const struct uet_dev_layout *l,
 				   uint32_t ep)
 {
 	return l->chunk_len == UET_XSK_CHUNK_LEN && l->max_eps &&
-	       ep < l->max_eps && l->tx_chunks &&
+	       l->max_eps <= UET_FEP_MAX_EPS && ep < l->max_eps &&
+	       l->ep_bits >= UET_FEP_EP_BITS_MIN &&
+	       l->ep_bits <= UET_FEP_EP_BITS_MAX &&
+	       l->max_eps <= 1u << l->ep_bits && l->tx_chunks &&
+	       l->tx_chunks <= UET_DEV_TX_CHUNKS_MAX &&
 	       !(l->ring_size & (l->ring_size - 1)) && l->ring_size &&
 	       !(l->rx_chunks & (l->rx_chunks - 1)) && l->rx_chunks &&
-	       !((l->max_eps * l->tx_chunks) & (l->max_eps * l->tx_chunks - 1)) &&
 	       l->chunks == l->rx_chunks + l->max_eps * l->tx_chunks;
 }
 
@@ -513,12 +596,10 @@ struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh)
 		ret = -EPROTO;
 	if (ret == 0) {
 		x->area_len = (size_t)l->chunks * UET_XSK_CHUNK_LEN;
-		x->area = mmap(NULL, x->area_len, PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_POPULATE, sh->umem_fd, 0);
-		if (x->area == MAP_FAILED) {
-			x->area = NULL;
-			ret = -errno;
-		}
+		x->area = uet_xsk_area_get(sh->umem_fd, x->area_len);
+		x->area_shared = x->area != NULL;
+		if (!x->area)
+			ret = errno ? -errno : -ENOMEM;
 	}
 	if (ret == 0) {
 		x->shm_len = uet_dev_shm_len(l->max_eps, l->tx_chunks,
@@ -530,6 +611,7 @@ struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh)
 			ret = -errno;
 		} else if (x->shm->magic != UET_DEV_SHM_MAGIC ||
 			   x->shm->max_eps != l->max_eps ||
+			   x->shm->ep_bits != l->ep_bits ||
 			   x->shm->tx_chunks != l->tx_chunks ||
 			   x->shm->rx_chunks != l->rx_chunks) {
 			ret = -EPROTO;

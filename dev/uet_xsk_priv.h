@@ -23,6 +23,7 @@ struct uet_xsk {
 	struct xsk_ring_prod tx;
 	uint8_t *area;
 	size_t area_len;
+	bool area_shared;	/* a service's UMEM: uet_xsk_area_put() */
 	uint32_t frame_max;
 	uint64_t *tx_pool;	/* free tx chunk addresses (a stack) */
 	uint32_t tx_pool_cnt;

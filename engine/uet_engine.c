@@ -225,9 +225,10 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.max_payload_len = SES_PKT_HDR_MAX + e->payload_mtu;
 	/* Our index in every PDCID: the XDP program steers by it. */
 	cfg.pdcid_prefix = (uint16_t)e->ep_index;
-	cfg.pdcid_prefix_bits = UET_FEP_EP_BITS;
+	cfg.pdcid_prefix_bits = (uint8_t)e->dev.ep_bits;
 	/*
-	 * PDCs of both roles: the prefix leaves 16 - bits of PDCID, one of
+	 * PDCs of both roles: the prefix (the interface's width, uetctl load
+	 * --endpoints: 6 to 9 bits) leaves 16 - bits of PDCID, one of
 	 * them at least for the generation that tells a reused slot's PDCs
 	 * apart; idle ones close (ephemeral PDCs), so a job that talks to
 	 * more peers than this at once waits for one to close.
@@ -309,7 +310,7 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	/* Our index in every message_id: responses on a PDC the target
 	 * opens are steered by it while that PDC's SYN is set. */
 	cfg.msg_id_prefix = (uint16_t)e->ep_index;
-	cfg.msg_id_prefix_bits = UET_FEP_EP_BITS;
+	cfg.msg_id_prefix_bits = (uint8_t)e->dev.ep_bits;
 	/* Receives take any length; unexpected bytes are bounded apart. */
 	cfg.max_msg_len = UINT32_MAX;
 	/*

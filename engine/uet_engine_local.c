@@ -64,7 +64,11 @@ int uet_engine_local_setup(struct uet_engine *e)
 	    !l->nonce)
 		l->nonce = (uint64_t)getpid() << 32 | (uint64_t)e->ep_index << 16 |
 			   1;
-	ret = uet_lch_inbox_create(e->ep_index, l->nonce, &l->fd, &l->in);
+	/* A ring per index of the interface, each index's writer its own. */
+	l->rings = shm->max_eps;
+	l->ring_bytes = uet_lch_ring_bytes(l->rings);
+	ret = uet_lch_inbox_create(e->ep_index, l->rings, l->nonce, &l->fd,
+				   &l->in);
 	if (ret < 0)
 		goto fail;
 	l->wake = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -89,9 +93,9 @@ fail:
 	return ret;
 }
 
-static void lch_close(struct lch *c)
+static void lch_close(const struct uet_engine_local *l, struct lch *c)
 {
-	uet_lch_inbox_unmap(c->their);
+	uet_lch_inbox_unmap(c->their, l->rings);
 	c->their = NULL;
 	c->w.r = NULL;
 	if (c->wake >= 0)
@@ -107,10 +111,10 @@ void uet_engine_local_destroy(struct uet_engine *e)
 		return;
 	for (uint32_t i = 0; i < UET_LCH_RINGS; i++) {
 		if (l->ch[i])
-			lch_close(l->ch[i]);
+			lch_close(l, l->ch[i]);
 		free(l->ch[i]);
 	}
-	uet_lch_inbox_unmap(l->in);
+	uet_lch_inbox_unmap(l->in, l->rings);
 	if (l->fd >= 0)
 		close(l->fd);
 	if (l->wake >= 0)
@@ -123,8 +127,10 @@ struct lch *uet_lch_get(struct uet_engine_local *l, uint32_t ep)
 {
 	if (!l->ch[ep]) {
 		l->ch[ep] = calloc(1, sizeof(*l->ch[ep]));
-		if (l->ch[ep])
+		if (l->ch[ep]) {
 			l->ch[ep]->wake = -1;
+			l->ch[ep]->rd.size = l->ring_bytes;
+		}
 	}
 	return l->ch[ep];
 }
@@ -141,7 +147,7 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 	struct sockaddr_un a;
 	uint32_t pid = 0;
 	socklen_t alen;
-	uint64_t nonce = 0;
+	uint64_t nonce = 0, key;
 	int fd = -1, ret;
 
 	if (!c)
@@ -159,8 +165,9 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 	uet_dev_shm_unlock(shm);
 	if (!nonce || fd < 0)
 		return -ENOENT;
-	lch_close(c);
-	ret = uet_lch_inbox_map((pid_t)pid, fd, ep, nonce, &c->their);
+	lch_close(e->local, c);
+	ret = uet_lch_inbox_map((pid_t)pid, fd, ep, e->local->rings, nonce,
+				&c->their);
 	if (ret < 0) {
 		e->stats.local_refused++;
 		return ret;
@@ -170,19 +177,20 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 	lch_wake_name(&a, &alen, nonce);
 	if (c->wake < 0 || connect(c->wake, (struct sockaddr *)&a, alen) < 0) {
 		ret = -errno;
-		lch_close(c);
+		lch_close(e->local, c);
 		return ret;
 	}
 	/* A key of its own per takeover: never an earlier writer's. */
-	uet_lch_writer_take(&c->w, &c->their->ring[e->ep_index],
-			    (e->local->nonce ^ ++e->local->keys *
-			     0x9E3779B97F4A7C15ull) | 1);
+	key = (e->local->nonce ^ ++e->local->keys * 0x9E3779B97F4A7C15ull) | 1;
+	uet_lch_writer_take(&c->w, uet_lch_ring_at(c->their, e->local->rings,
+						   e->ep_index),
+			    e->local->ring_bytes, key);
 	atomic_store(&c->w.r->refused, 0);
-	atomic_fetch_or(&c->their->active, 1ull << e->ep_index);
+	uet_lch_active_set(c->their, e->ep_index);
 	c->nonce = nonce;
 	c->fh = c->ft = c->ah = c->at = c->nh = c->nt = 0;
 	c->state = LCH_UP;
-	e->local->up |= 1ull << ep;
+	e->local->up[ep / 64] |= 1ull << (ep % 64);
 	e->stats.local_connects++;
 	return 0;
 }
@@ -202,8 +210,7 @@ bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer)
 {
 	struct uet_engine_peer *p = &e->peers[peer];
 	struct uet_dev_shm *shm;
-	uint16_t pid;
-	uint8_t ep;
+	uint16_t pid, ep;
 
 	if (p->path != UET_PATH_UNTRIED)
 		return p->path == UET_PATH_LOCAL;
@@ -309,8 +316,8 @@ void uet_lch_down(struct uet_engine *e, uint32_t ep, bool gone)
 		uet_engine_slot_put(e, c->again[c->ah++ % LCH_FIFO]);
 	c->nh = c->nt = 0;
 	c->state = LCH_DOWN;
-	e->local->up &= ~(1ull << ep);
-	lch_close(c);
+	e->local->up[ep / 64] &= ~(1ull << (ep % 64));
+	lch_close(e->local, c);
 	e->stats.local_gone += gone;
 	for (uint32_t i = 0; i < e->npeers; i++) {
 		struct uet_engine_peer *p = &e->peers[i];
@@ -372,17 +379,34 @@ void uet_engine_local_tick(struct uet_engine *e)
 	check = e->now_ns - l->check_ns >= UET_ENGINE_TICK_NS;
 	if (check)
 		l->check_ns = e->now_ns;
-	for (uint64_t up = l->up; up; up &= up - 1) {
-		uint32_t ep = (uint32_t)__builtin_ctzll(up);
-		struct lch *c = l->ch[ep];
+	for (uint32_t w = 0; w < UET_LCH_ACTIVE_WORDS; w++) {
+		for (uint64_t up = l->up[w]; up; up &= up - 1) {
+			uint32_t ep = w * 64 + (uint32_t)__builtin_ctzll(up);
+			struct lch *c = l->ch[ep];
 
-		if (check && !uet_lch_alive(e, ep, c)) {
-			uet_lch_down(e, ep, true);
-			continue;
+			if (check && !uet_lch_alive(e, ep, c)) {
+				uet_lch_down(e, ep, true);
+				continue;
+			}
+			uet_lch_answers_flush(e, c);
+			lch_again(e, c);
 		}
-		uet_lch_answers_flush(e, c);
-		lch_again(e, c);
 	}
+}
+
+/* Nanoseconds of |c|'s work due first (uet_engine_local_timeout). */
+static uint64_t lch_due(const struct uet_engine_local *l,
+			const struct lch *c, uint64_t at)
+{
+	if (c->nh != c->nt)
+		return 0;
+	if (c->ah != c->at && !c->probing &&
+	    (c->again_all ? 0 : c->again_ns) < at)
+		at = c->again_all ? 0 : c->again_ns;
+	/* Waiting on it: look each tick whether it lives. */
+	if (c->fh != c->ft && l->check_ns + UET_ENGINE_TICK_NS < at)
+		at = l->check_ns + UET_ENGINE_TICK_NS;
+	return at;
 }
 
 uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now)
@@ -392,17 +416,13 @@ uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now)
 
 	if (!l)
 		return UINT64_MAX;
-	for (uint64_t up = l->up; up; up &= up - 1) {
-		const struct lch *c = l->ch[__builtin_ctzll(up)];
-
-		if (c->nh != c->nt)
-			return 0;
-		if (c->ah != c->at && !c->probing &&
-		    (c->again_all ? 0 : c->again_ns) < at)
-			at = c->again_all ? 0 : c->again_ns;
-		/* Waiting on it: look each tick whether it lives. */
-		if (c->fh != c->ft && l->check_ns + UET_ENGINE_TICK_NS < at)
-			at = l->check_ns + UET_ENGINE_TICK_NS;
+	for (uint32_t w = 0; w < UET_LCH_ACTIVE_WORDS; w++) {
+		for (uint64_t up = l->up[w]; up; up &= up - 1) {
+			at = lch_due(l, l->ch[w * 64 + __builtin_ctzll(up)],
+				     at);
+			if (!at)
+				return 0;
+		}
 	}
 	return at == UINT64_MAX ? at : (at > now ? at - now : 0);
 }

@@ -63,7 +63,10 @@ struct uet_engine_local {
 	uint64_t nonce;
 	uint32_t ctx;		/* incarnations seen, all channels */
 	uint64_t check_ns;	/* when peers were last looked at */
-	uint64_t up;		/* channels whose state is LCH_UP */
+	uint32_t rings;		/* every inbox's: the indices */
+	uint32_t ring_bytes;	/* every ring's: uet_lch_ring_bytes() */
+	/* Channels whose state is LCH_UP: bit i of word i / 64. */
+	uint64_t up[UET_LCH_ACTIVE_WORDS];
 	uint64_t keys;		/* ring keys drawn */
 	bool armed;		/* |sleeping| set by us: undo at next rx */
 	struct lch *ch[UET_LCH_RINGS];

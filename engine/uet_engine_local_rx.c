@@ -85,7 +85,7 @@ static int lch_in_peer(struct uet_engine *e, uint32_t ep, struct lch *c,
 	}
 	p = &e->peers[id];
 	p->path = UET_PATH_LOCAL;
-	p->lch_ep = (uint8_t)ep;
+	p->lch_ep = (uint16_t)ep;
 	p->lch_rpeer = rec->src_peer;
 	p->heard_ns = e->now_ns;
 	return id;
@@ -222,10 +222,24 @@ static bool lch_rx_ans(struct uet_engine *e, struct lch *c,
 /* ---- reading our inbox ---------------------------------------------------- */
 
 
+/*
+ * Word |w| of the rings that have had a writer: writers set the bits, so
+ * those of indices past our inbox's rings are dropped, never followed.
+ */
+static uint64_t lch_active(const struct uet_engine_local *l, uint32_t w)
+{
+	uint64_t act = atomic_load_explicit(&l->in->active[w],
+					    memory_order_acquire);
+
+	if ((w + 1) * 64 > l->rings)
+		act &= (1ull << (l->rings % 64)) - 1;
+	return act;
+}
+
 /* Whether ring |ep| of our inbox has something for us (or a new writer). */
 static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep)
 {
-	struct uet_lch_ring *r = &l->in->ring[ep];
+	struct uet_lch_ring *r = uet_lch_ring_at(l->in, l->rings, ep);
 	const struct lch *c = l->ch[ep];
 
 	if (!c)
@@ -304,10 +318,13 @@ bool uet_engine_local_pending(const struct uet_engine *e)
 
 	if (!l)
 		return false;
-	act = atomic_load_explicit(&l->in->active, memory_order_acquire);
-	for (; act; act &= act - 1)
-		if (lch_ring_pending(l, (uint32_t)__builtin_ctzll(act)))
-			return true;
+	for (uint32_t w = 0; w * 64 < l->rings; w++) {
+		act = lch_active(l, w);
+		for (; act; act &= act - 1)
+			if (lch_ring_pending(l, w * 64 +
+					     (uint32_t)__builtin_ctzll(act)))
+				return true;
+	}
 	return false;
 }
 
@@ -322,14 +339,18 @@ int uet_engine_local_rx(struct uet_engine *e)
 	/* Woken from an fd the application slept on (fi_trywait). */
 	if (l->armed)
 		uet_engine_local_woke(e);
-	act = atomic_load_explicit(&l->in->active, memory_order_acquire);
-	while (act) {
-		uint32_t ep = (uint32_t)__builtin_ctzll(act);
-		struct uet_lch_ring *r = &l->in->ring[ep];
+	for (uint32_t w = 0; w * 64 < l->rings; w++) {
+		act = lch_active(l, w);
+		while (act) {
+			uint32_t ep = w * 64 + (uint32_t)__builtin_ctzll(act);
 
-		act &= act - 1;
-		if (lch_ring_pending(l, ep))
-			n += lch_rx_ring(e, ep, r);
+			act &= act - 1;
+			if (lch_ring_pending(l, ep))
+				n += lch_rx_ring(e, ep,
+						 uet_lch_ring_at(l->in,
+								 l->rings,
+								 ep));
+		}
 	}
 	return n;
 }

@@ -147,7 +147,7 @@ struct uet_engine_peer {
 	 * for us, which our responses name.
 	 */
 	uint8_t path;
-	uint8_t lch_ep;
+	uint16_t lch_ep;
 	uint32_t lch_rpeer;
 };
 

@@ -155,10 +155,11 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 			return -ENOENT;
 		}
 		if (uet_pds_type(pds) != UET_PDS_TYPE_CONTROL)
-			e->peers[peer].remote_ep = (int32_t)UET_FEP_ID_EP(spdcid);
+			e->peers[peer].remote_ep =
+				(int32_t)uet_fep_id_ep(spdcid, e->dev.ep_bits);
 		return (int)peer;
 	}
-	tag = uet_engine_tag_rx(sport, UET_FEP_ID_EP(spdcid));
+	tag = uet_engine_tag_rx(sport, uet_fep_id_ep(spdcid, e->dev.ep_bits));
 	return uet_engine_peer_rx(e, src, tag);
 }
 

@@ -42,19 +42,22 @@
  * PDCs number its incarnations by another count.
  */
 #define UET_ENGINE_TAG_LOCAL	0x40000u
-#define UET_ENGINE_TAG_KIND_SHIFT	8
+/* The endpoint index: up to 12 bits (uet_fep.h uses 9 at most). */
+#define UET_ENGINE_TAG_EP_MASK	0xFFFu
+#define UET_ENGINE_TAG_KIND_SHIFT	12
 #define UET_ENGINE_KIND_MASK	0x3u	/* of the UDP source port */
 #define UET_ENGINE_KIND_MAX	3u
 #define UET_ENGINE_TAG_KIND(t)	(((t) >> UET_ENGINE_TAG_KIND_SHIFT) & \
 				 UET_ENGINE_KIND_MASK)
-#define UET_ENGINE_TAG_EP_IDX(t)	((int32_t)((t) & 0xFFu))
+#define UET_ENGINE_TAG_EP_IDX(t)	\
+	((int32_t)((t) & UET_ENGINE_TAG_EP_MASK))
 
 /* The index peer for endpoint |ep| of the remote, of kind |kind|. */
 static inline uint32_t uet_engine_tag_ep(uint32_t kind, uint32_t ep)
 {
 	return UET_ENGINE_TAG_EP |
 	       (kind & UET_ENGINE_KIND_MASK) << UET_ENGINE_TAG_KIND_SHIFT |
-	       (ep & 0xFFu);
+	       (ep & UET_ENGINE_TAG_EP_MASK);
 }
 
 /* The kind that our peer |tag| puts in its UDP source port. */

@@ -11,21 +11,27 @@
 
 #include "engine/uet_lch.h"
 
-int uet_lch_inbox_create(uint32_t ep, uint64_t nonce, int *fd,
-			 struct uet_lch_inbox **inbox)
+int uet_lch_inbox_create(uint32_t ep, uint32_t rings, uint64_t nonce,
+			 int *fd, struct uet_lch_inbox **inbox)
 {
+	size_t len = uet_lch_inbox_len(rings);
 	struct uet_lch_inbox *in;
-	int f = memfd_create("uet-inbox", MFD_CLOEXEC);
+	int f;
 
+	if (!rings || rings > UET_LCH_RINGS || ep >= rings)
+		return -EINVAL;
+	f = memfd_create("uet-inbox", MFD_CLOEXEC);
 	if (f < 0)
 		return -errno;
 	/* Sparse: a ring's pages exist once a writer touches them. */
-	if (ftruncate(f, sizeof(*in)) < 0)
+	if (ftruncate(f, (off_t)len) < 0)
 		goto fail;
-	in = mmap(NULL, sizeof(*in), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	in = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
 	if (in == MAP_FAILED)
 		goto fail;
 	in->owner_ep = ep;
+	in->rings = rings;
+	in->ring_bytes = uet_lch_ring_bytes(rings);
 	in->owner_pid = (uint32_t)getpid();
 	in->nonce = nonce;
 	in->version = UET_LCH_VERSION;
@@ -43,9 +49,10 @@ fail:
 	}
 }
 
-int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
-		      struct uet_lch_inbox **inbox)
+int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint32_t rings,
+		      uint64_t nonce, struct uet_lch_inbox **inbox)
 {
+	size_t len = uet_lch_inbox_len(rings);
 	struct uet_lch_inbox *in;
 	char path[64];
 	struct stat st;
@@ -56,35 +63,37 @@ int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
 	if (f < 0)
 		return -errno;
 	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size != sizeof(*in)) {
+	    (size_t)st.st_size != len) {
 		close(f);
 		return -EPROTO;
 	}
-	in = mmap(NULL, sizeof(*in), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	in = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
 	err = in == MAP_FAILED ? -errno : 0;
 	close(f);
 	if (err)
 		return err;
 	if (in->magic != UET_LCH_MAGIC || in->version != UET_LCH_VERSION ||
-	    in->owner_ep != ep || in->nonce != nonce ||
+	    in->owner_ep != ep || in->nonce != nonce || in->rings != rings ||
+	    in->ring_bytes != uet_lch_ring_bytes(rings) ||
 	    in->owner_pid != (uint32_t)pid) {
-		munmap(in, sizeof(*in));
+		munmap(in, len);
 		return -EPROTO;
 	}
 	*inbox = in;
 	return 0;
 }
 
-void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox)
+void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox, uint32_t rings)
 {
 	if (inbox)
-		munmap(inbox, sizeof(*inbox));
+		munmap(inbox, uet_lch_inbox_len(rings));
 }
 
 void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
-			 uint64_t key)
+			 uint32_t size, uint64_t key)
 {
 	w->r = r;
+	w->size = size;
 	w->head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	/* A position on a line: what a dead writer left may be anything. */
 	w->head = (w->head + UET_LCH_ALIGN - 1) & ~(uint64_t)(UET_LCH_ALIGN - 1);
@@ -100,30 +109,29 @@ void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
 /* Room for |need| bytes, reading the reader's position only when short. */
 static bool uet_lch_has(struct uet_lch_writer *w, uint64_t need)
 {
-	if (UET_LCH_RING_BYTES - (w->head - w->tail) >= need)
+	if (w->size - (w->head - w->tail) >= need)
 		return true;
 	w->tail = atomic_load_explicit(&w->r->tail, memory_order_acquire);
 	/* A reader behind |start| has not followed the takeover yet. */
-	if (w->tail > w->head || w->head - w->tail > UET_LCH_RING_BYTES)
+	if (w->tail > w->head || w->head - w->tail > w->size)
 		return false;
-	return UET_LCH_RING_BYTES - (w->head - w->tail) >= need;
+	return w->size - (w->head - w->tail) >= need;
 }
 
 bool uet_lch_room(struct uet_lch_writer *w, uint32_t len)
 {
-	uint32_t end = UET_LCH_RING_BYTES -
-		       (uint32_t)(w->head % UET_LCH_RING_BYTES);
+	uint32_t end = w->size - (uint32_t)(w->head & (w->size - 1));
 
-	return len <= UET_LCH_REC_MAX &&
+	return len <= UET_LCH_REC_MAX(w->size) &&
 	       uet_lch_has(w, end >= len ? len : (uint64_t)end + len);
 }
 
 void *uet_lch_reserve(struct uet_lch_writer *w, uint32_t len)
 {
-	uint32_t off = (uint32_t)(w->head % UET_LCH_RING_BYTES);
-	uint32_t end = UET_LCH_RING_BYTES - off;
+	uint32_t off = (uint32_t)(w->head & (w->size - 1));
+	uint32_t end = w->size - off;
 
-	if (len > UET_LCH_REC_MAX)
+	if (len > UET_LCH_REC_MAX(w->size))
 		return NULL;
 	if (end >= len)
 		return uet_lch_has(w, len) ? w->r->data + off : NULL;
@@ -168,7 +176,7 @@ const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
 {
 	*broken = false;
 	for (;;) {
-		uint32_t off = (uint32_t)(rd->tail % UET_LCH_RING_BYTES);
+		uint32_t off = (uint32_t)(rd->tail & (rd->size - 1));
 		const uint8_t *p = r->data + off;
 		const struct uet_lch_rec *h = (const struct uet_lch_rec *)p;
 
@@ -182,7 +190,7 @@ const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
 		/* Judged on our copy: the writer may change the ring's. */
 		memcpy(rec, p, sizeof(*rec));
 		if (rec->len < sizeof(*rec) || rec->len % UET_LCH_ALIGN ||
-		    rec->len > UET_LCH_RING_BYTES - off ||
+		    rec->len > rd->size - off ||
 		    !rec->type || rec->type >= UET_LCH_TYPE_MAX) {
 			*broken = true;
 			return NULL;
@@ -195,7 +203,7 @@ const uint8_t *uet_lch_peek(struct uet_lch_reader *rd, struct uet_lch_ring *r,
 			}
 			return p;
 		}
-		if (rec->len != UET_LCH_RING_BYTES - off) {
+		if (rec->len != rd->size - off) {
 			*broken = true;
 			return NULL;
 		}

@@ -7,13 +7,19 @@
  * order, and SES's checks at the target are the same as for the wire.
  *
  * Every endpoint owns an inbox: a memfd of one header and one ring per
- * endpoint index of the interface (UET_LCH_RINGS). Ring i is written by
- * the endpoint of index i alone (the device service gives each index to
- * one live process) and read by the inbox's owner: single producer,
- * single consumer, positions that only grow. A writer maps the inbox by
- * opening /proc/PID/fd/FD of its owner, which the kernel allows only to
- * a process that may read the owner's memory anyway (ptrace's read
- * access: the same user); others use the frames' path.
+ * endpoint index of the interface (its service's max_eps, up to
+ * UET_LCH_RINGS), of uet_lch_ring_bytes() each: 256 KiB up to 64 indices
+ * (today's default load has 32), less beyond, so that an inbox stays
+ * within 16 MiB of address space down to rings of 64 KiB (19 MiB at 301
+ * indices, 32 MiB at 512). The memfd is sparse: its pages exist once a
+ * writer touches them, so what is resident is what writers wrote, at most
+ * a ring's bytes per (writer, reader) pair that ever talked. Ring i is
+ * written by the endpoint of index i alone (the device service gives
+ * each index to one live process) and read by the inbox's owner: single
+ * producer, single consumer, positions that only grow. A writer maps the
+ * inbox by opening /proc/PID/fd/FD of its owner, which the kernel allows
+ * only to a process that may read the owner's memory anyway (ptrace's
+ * read access: the same user); others use the frames' path.
  *
  * The reader trusts no record: a line whose stamp is not the one due
  * there is no record yet; a stamped one whose length does not fit or
@@ -32,10 +38,16 @@
 #include "uet_fep.h"
 
 #define UET_LCH_MAGIC		0x55454C43u	/* "UELC" */
-#define UET_LCH_VERSION		1u
+#define UET_LCH_VERSION		3u
 #define UET_LCH_RINGS		UET_FEP_MAX_EPS
-/* Bytes of records one ring holds: 32 packets of 8 KiB in flight. */
+#define UET_LCH_ACTIVE_WORDS	(UET_LCH_RINGS / 64)
+/*
+ * Bytes of records one ring holds: up to 64 rings, 32 packets of 8 KiB in
+ * flight; at least 8 (a record is at most a quarter of its ring).
+ */
 #define UET_LCH_RING_BYTES	(256u * 1024u)
+#define UET_LCH_RING_BYTES_MIN	(64u * 1024u)
+#define UET_LCH_INBOX_BYTES	(16u << 20)
 #define UET_LCH_ALIGN		64u	/* records start on cache lines */
 
 enum uet_lch_type {
@@ -94,7 +106,7 @@ struct uet_lch_ring {
 	uint64_t start;
 	uint64_t key;
 	uint8_t pad2[40];
-	uint8_t data[UET_LCH_RING_BYTES];
+	uint8_t data[];		/* uet_lch_ring_bytes() of them */
 };
 
 struct uet_lch_inbox {
@@ -102,25 +114,59 @@ struct uet_lch_inbox {
 	uint32_t owner_ep;	/* the owner's endpoint index */
 	uint32_t owner_pid;
 	uint64_t nonce;		/* the owner's: names its wake socket */
-	uint8_t pad0[40];
+	uint32_t rings;		/* ring[]: the interface's indices */
+	uint32_t ring_bytes;	/* data[] of each */
+	uint8_t pad0[32];
 	_Atomic uint32_t sleeping;	/* the owner may sleep: wake it */
 	uint8_t pad1[60];
-	_Atomic uint64_t active;	/* rings that have had a writer */
-	uint8_t pad2[56];
-	struct uet_lch_ring ring[UET_LCH_RINGS];
+	/* Rings that have had a writer: bit i of word i / 64. */
+	_Atomic uint64_t active[UET_LCH_ACTIVE_WORDS];
+	/* The rings: struct uet_lch_ring and its data, uet_lch_ring_at(). */
 };
+
+/* The bytes of each ring of an inbox of |rings| rings (a power of 2). */
+static inline uint32_t uet_lch_ring_bytes(uint32_t rings)
+{
+	uint32_t b = UET_LCH_RING_BYTES;
+
+	while (b > UET_LCH_RING_BYTES_MIN &&
+	       (uint64_t)b * rings > UET_LCH_INBOX_BYTES)
+		b >>= 1;
+	return b;
+}
+
+/* Bytes of an inbox of |rings| rings. */
+static inline size_t uet_lch_inbox_len(uint32_t rings)
+{
+	return sizeof(struct uet_lch_inbox) +
+	       (size_t)rings * (sizeof(struct uet_lch_ring) +
+				uet_lch_ring_bytes(rings));
+}
+
+/* Ring |i| of |in|, an inbox of |rings| rings (i < rings). */
+static inline struct uet_lch_ring *uet_lch_ring_at(struct uet_lch_inbox *in,
+						   uint32_t rings, uint32_t i)
+{
+	return (struct uet_lch_ring *)((uint8_t *)(in + 1) + (size_t)i *
+		(sizeof(struct uet_lch_ring) + uet_lch_ring_bytes(rings)));
+}
 
 /* A writer's own view of its ring (in its private memory). */
 struct uet_lch_writer {
 	struct uet_lch_ring *r;
+	uint32_t size;		/* the ring's bytes, as we know them */
 	uint64_t head;		/* bytes written */
 	uint64_t tail;		/* the reader's, as last read */
 	uint64_t key;
 	uint32_t gen;		/* the ring's gen we took */
 };
 
-/* A reader's own view of one ring. */
+/*
+ * A reader's own view of one ring: |size|, its bytes, is the reader's
+ * (uet_lch_ring_bytes() of its inbox), never read from the shared inbox.
+ */
 struct uet_lch_reader {
+	uint32_t size;
 	uint64_t tail;		/* bytes read */
 	uint64_t key;
 	uint32_t gen;		/* 0: never synced */
@@ -134,34 +180,42 @@ static inline uint32_t uet_lch_rec_len(uint32_t hdr_len, uint32_t pay_len)
 	return (n + UET_LCH_ALIGN - 1) & ~(UET_LCH_ALIGN - 1);
 }
 
-/* The largest record a ring takes. */
-#define UET_LCH_REC_MAX		(UET_LCH_RING_BYTES / 4)
+/* The largest record a ring of |size| bytes takes. */
+#define UET_LCH_REC_MAX(size)	((size) / 4)
 
 /*
- * Creates the inbox of endpoint |ep|: a memfd (*fd) mapped at *inbox.
- * 0 or -errno.
+ * Creates the inbox of endpoint |ep| with |rings| rings (the interface's
+ * endpoint indices, at most UET_LCH_RINGS): a memfd (*fd) mapped at
+ * *inbox. 0 or -errno.
  */
-int uet_lch_inbox_create(uint32_t ep, uint64_t nonce, int *fd,
-			 struct uet_lch_inbox **inbox);
+int uet_lch_inbox_create(uint32_t ep, uint32_t rings, uint64_t nonce,
+			 int *fd, struct uet_lch_inbox **inbox);
 /*
  * Maps the inbox of process |pid| whose fd is |fd| there, after checking
- * it is the inbox of endpoint |ep| with |nonce|. 0, or -errno: -EACCES /
- * -EPERM when the kernel refuses (another user), -EPROTO when it is no
- * such inbox.
+ * it is the inbox of endpoint |ep| with |nonce| and |rings| rings. 0, or
+ * -errno: -EACCES / -EPERM when the kernel refuses (another user),
+ * -EPROTO when it is no such inbox.
  */
-int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint64_t nonce,
-		      struct uet_lch_inbox **inbox);
-void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox);
+int uet_lch_inbox_map(pid_t pid, int fd, uint32_t ep, uint32_t rings,
+		      uint64_t nonce, struct uet_lch_inbox **inbox);
+/* |inbox| maps |rings| rings (as it was created or mapped). */
+void uet_lch_inbox_unmap(struct uet_lch_inbox *inbox, uint32_t rings);
+
+/* Ring |i| has had a writer (set by the writer, read by the owner). */
+static inline void uet_lch_active_set(struct uet_lch_inbox *in, uint32_t i)
+{
+	atomic_fetch_or(&in->active[i / 64], 1ull << (i % 64));
+}
 
 /*
- * The writer's side. uet_lch_writer_take() takes ring |r| over for this
- * process with a fresh |key| (non-zero). uet_lch_reserve() returns room
- * for a record of |len| bytes (uet_lch_rec_len), or NULL when the ring is
- * full; the record is written there, all but its stamp, then published
- * with uet_lch_publish().
+ * The writer's side. uet_lch_writer_take() takes ring |r| of |size|
+ * bytes over for this process with a fresh |key| (non-zero).
+ * uet_lch_reserve() returns room for a record of |len| bytes
+ * (uet_lch_rec_len), or NULL when the ring is full; the record is written
+ * there, all but its stamp, then published with uet_lch_publish().
  */
 void uet_lch_writer_take(struct uet_lch_writer *w, struct uet_lch_ring *r,
-			 uint64_t key);
+			 uint32_t size, uint64_t key);
 void *uet_lch_reserve(struct uet_lch_writer *w, uint32_t len);
 void uet_lch_publish(struct uet_lch_writer *w, void *rec, uint32_t len);
 /* Whether uet_lch_reserve(|w|, |len|) would find room now. */
@@ -186,7 +240,7 @@ static inline bool uet_lch_pending(const struct uet_lch_reader *rd,
 				   struct uet_lch_ring *r)
 {
 	const struct uet_lch_rec *next = (const struct uet_lch_rec *)
-		(r->data + rd->tail % UET_LCH_RING_BYTES);
+		(r->data + (rd->tail & (rd->size - 1)));
 
 	return atomic_load_explicit(&next->stamp, memory_order_relaxed) ==
 	       (rd->tail ^ rd->key) ||

@@ -8,13 +8,14 @@
  * - requests (RUD/ROD/UUD with an SES request header): the SES destination,
  *   PIDonFEP (and JobID when relative), looked up in the PIDonFEP table;
  * - everything else of an established PDC (ACK, NACK, CONTROL, requests
- *   carrying responses): the destination PDCID, whose high UET_FEP_EP_BITS
- *   bits are the endpoint index of the PDC's local end (each endpoint's PDC
- *   manager allocates its ids under its own prefix);
+ *   carrying responses): the destination PDCID, whose high bits (the
+ *   interface's width, below) are the endpoint index of the PDC's local
+ *   end (each endpoint's PDC manager allocates its ids under its own
+ *   prefix);
  * - responses with data on a PDC the target opens, while SYN is still set
- *   and there is no DPDCID yet: the echoed message_id, whose high
- *   UET_FEP_EP_BITS bits are the initiator's endpoint index (each
- *   endpoint's SES allocates its message ids under its own prefix).
+ *   and there is no DPDCID yet: the echoed message_id, whose high bits are
+ *   the initiator's endpoint index (each endpoint's SES allocates its
+ *   message ids under its own prefix).
  *
  * Anything else, and anything for an index or PIDonFEP no endpoint holds,
  * goes to the service's own socket (index 0), which answers for absent
@@ -25,13 +26,50 @@
 #ifndef UET_FEP_H
 #define UET_FEP_H
 
-/* Endpoint index bits at the top of PDCIDs and message_ids. */
-#define UET_FEP_EP_BITS		6
-#define UET_FEP_MAX_EPS		(1u << UET_FEP_EP_BITS)	/* 64 */
+/*
+ * Endpoint index bits at the top of PDCIDs and message_ids: a load-time
+ * choice of the interface's service (uetctl load --endpoints N: the
+ * smallest width from UET_FEP_EP_BITS_MIN that holds N + 1 indices, the
+ * service's 0 included), which the XDP program, the service and every
+ * endpoint of the interface use. Each bit halves what an endpoint may
+ * number: at most 2^(15 - bits) PDCs (a PDC manager keeps a generation
+ * bit) and 2^(14 - bits) messages in flight per peer (ses.h). Between
+ * hosts the width must be the same: a target reads its peers' endpoint
+ * index and message sequence with its own (uet_engine_rx.c, SES), so the
+ * minimum is today's 6 bits, and only --endpoints above 63 changes it.
+ */
+#define UET_FEP_EP_BITS_MIN	6
+#define UET_FEP_EP_BITS_MAX	9
+/* The default width. */
+#define UET_FEP_EP_BITS		UET_FEP_EP_BITS_MIN
+/* Indices any interface may have (512): a bound for tables and maps. */
+#define UET_FEP_MAX_EPS		(1u << UET_FEP_EP_BITS_MAX)
+/* Endpoints (the service's index apart): the most (511), the default. */
+#define UET_FEP_EPS_MAX		(UET_FEP_MAX_EPS - 1)
+#define UET_FEP_EPS_DEFAULT	31
 #define UET_FEP_EP_SERVICE	0	/* index 0: the service itself */
-#define UET_FEP_ID_SHIFT	(16 - UET_FEP_EP_BITS)
 
-/* The endpoint index in a PDCID or a message_id. */
+/* The smallest width that holds |indices| endpoint indices. */
+static inline unsigned int uet_fep_ep_bits(unsigned int indices)
+{
+	unsigned int bits = UET_FEP_EP_BITS_MIN;
+
+	while (bits < UET_FEP_EP_BITS_MAX && (1u << bits) < indices)
+		bits++;
+	return bits;
+}
+
+/* The endpoint index in a PDCID or a message_id, under |bits|. */
+static inline unsigned int uet_fep_id_ep(unsigned int id, unsigned int bits)
+{
+	return (id & 0xFFFFu) >> (16 - bits);
+}
+
+/*
+ * The same under the default width: for tests and tools that make
+ * frames for an interface loaded with it.
+ */
+#define UET_FEP_ID_SHIFT	(16 - UET_FEP_EP_BITS)
 #define UET_FEP_ID_EP(id)	(((id) & 0xFFFFu) >> UET_FEP_ID_SHIFT)
 
 /*

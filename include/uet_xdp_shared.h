@@ -11,7 +11,8 @@
 #include "uet_fep.h"
 
 /*
- * XSKMAP entries: one per endpoint index (uet_fep.h); entry 0 is the
+ * XSKMAP entries: one per endpoint index any interface may have
+ * (uet_fep.h: UET_FEP_MAX_EPS, whatever its width); entry 0 is the
  * device service's own socket on its first rx queue, the one that owns the
  * fill and completion rings of the shared UMEM there. A service of several
  * queues (uetd --queues) has a socket of its own on each further queue,
@@ -31,8 +32,8 @@
 /* uet_xdp_pids value: which endpoint holds a PIDonFEP, for which JobID. */
 struct uet_xdp_pid_ent {
 	__u32 job_id;		/* 24 bits */
-	__u8 ep;		/* endpoint index; 0: none holds it */
-	__u8 pad[3];
+	__u16 ep;		/* endpoint index; 0: none holds it */
+	__u16 pad;
 };
 _Static_assert(sizeof(struct uet_xdp_pid_ent) == 8, "uet_xdp_pid_ent layout");
 

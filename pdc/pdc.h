@@ -157,7 +157,7 @@ struct pdc_cfg {
 	 * over the slot, gen << log2(max_pdcs) | slot; the generation keeps at
 	 * least 1 bit: max_pdcs <= 2^(15 - pdcid_prefix_bits). It is never 0
 	 * under prefix 0, where it would make the id 0, so prefix 0 wants 2
-	 * bits or more for it to vary. pdcid_prefix_bits <= 8 and
+	 * bits or more for it to vary. pdcid_prefix_bits <= 9 and
 	 * pdcid_prefix < 2^pdcid_prefix_bits; 0 bits (the default): no prefix.
 	 * An incoming DPDCID under another prefix is an unknown PDC.
 	 */

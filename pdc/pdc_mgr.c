@@ -12,7 +12,8 @@
 #include "pdc/pdc_priv.h"
 
 #define PDC_MAX_PDCS		4096	/* leaves >= 4 random bits in a PDCID */
-#define PDC_MAX_PREFIX_BITS	8
+/* include/uet_fep.h: UET_FEP_EP_BITS_MAX */
+#define PDC_MAX_PREFIX_BITS	9
 #define PDC_MIN_GEN_BITS	1	/* under a prefix, see struct pdc_cfg */
 #define PDC_MAX_WINDOW		4096	/* the SYN psn_offset is 12 bits */
 #define PDC_MIN_WINDOW		64	/* one SACK bitmap */

@@ -274,7 +274,7 @@ struct ses_config {
 	uint32_t max_msg_len;	/* largest send accepted as a target */
 	uint64_t rx_idle_ns;	/* partial message idle time-out */
 	/*
-	 * With msg_id_prefix_bits = n > 0 (at most 8), every message_id this
+	 * With msg_id_prefix_bits = n > 0 (at most 9), every message_id this
 	 * engine allocates as initiator is msg_id_prefix << (16 - n) | seq
 	 * (msg_id_prefix < 2^n), so that a shared interface can steer the
 	 * responses by it (include/uet_fep.h). seq counts per peer from its

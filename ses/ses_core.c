@@ -10,7 +10,8 @@
 #include "ses/ses_priv.h"
 
 #define SES_NS_PER_S		1000000000ull
-#define SES_MAX_PREFIX_BITS	8	/* leaves 2^6 ids in flight per peer */
+/* 9 leaves 2^5 ids in flight per peer (include/uet_fep.h) */
+#define SES_MAX_PREFIX_BITS	9
 
 void ses_config_init(struct ses_config *cfg)
 {

@@ -146,6 +146,9 @@ all: $(B)/fi_fep_check
 # service's clean failures.
 E2E_TESTS	+= test/e2e/e2e_fep.sh
 E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd
+# Hundreds of endpoints on one interface (issue 39): --endpoints 300 and
+# its limits, 300 endpoints a side checked; the default as before.
+E2E_TESTS	+= test/e2e/e2e_eps.sh
 
 # Endpoints of one interface talking to each other (issue 12).
 E2E_TESTS	+= test/e2e/e2e_local.sh

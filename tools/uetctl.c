@@ -18,6 +18,7 @@
 
 #include "tools/uetctl.h"
 #include "dev/uet_dev_opts.h"
+#include "dev/uet_dev_proto.h"
 #include "dev/uet_xdp_ctl.h"
 #include "uet_wire.h"
 
@@ -65,6 +66,7 @@ static const struct option uetctl_opts[] = {
 	{ "duration", required_argument, NULL, 'D' },
 	{ "decode", no_argument, NULL, 'x' },
 	{ "endpoints", required_argument, NULL, 'e' },
+	{ "tx-chunks", required_argument, NULL, 't' },
 	{ "no-service", no_argument, NULL, 'n' },
 	{ "policy", required_argument, NULL, 'P' },
 	{ "tss-keys", required_argument, NULL, 'K' },
@@ -80,7 +82,7 @@ struct uetctl_args {
 	enum uet_xdp_mode mode;
 	long port;
 	bool json, off, has_drop, decode, no_service;
-	long endpoints, queues;
+	long endpoints, tx_chunks, queues;
 	const char *policy;
 	const char *tss_keys, *tss_state;
 	const char *busy_poll;	/* "USEC[,BUDGET]", checked */
@@ -143,10 +145,21 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 		}
 		case 'e':
 			a->endpoints = strtol(optarg, &end, 10);
-			if (*end || a->endpoints < 2 || a->endpoints > 64 ||
-			    (a->endpoints & (a->endpoints - 1)))
+			if (*end || a->endpoints < 1 ||
+			    a->endpoints > UET_FEP_EPS_MAX)
 				return uetctl_usage_error(uetctl_cur,
-					"--endpoints is a power of 2, 2..64");
+					"--endpoints is 1..511: an interface "
+					"has 511 endpoint indices at most (9 "
+					"bits of every PDCID and message_id)");
+			break;
+		case 't':
+			a->tx_chunks = strtol(optarg, &end, 10);
+			if (*end || a->tx_chunks < UET_DEV_TX_CHUNKS_MIN ||
+			    a->tx_chunks > UET_DEV_TX_CHUNKS_MAX ||
+			    (a->tx_chunks & (a->tx_chunks - 1)))
+				return uetctl_usage_error(uetctl_cur,
+					"--tx-chunks is a power of 2, "
+					"32..4096 (4 KiB each)");
 			break;
 		case 'Q':
 			a->queues = strtol(optarg, &end, 10);
@@ -200,13 +213,14 @@ static int uetctl_load(int argc, char **argv)
 	const char *mode;
 	struct uetctl_args a;
 	char why[200] = "";
-	int ret = uetctl_parse(argc, argv, "mpenPBQKS", true, &a);
+	int ret = uetctl_parse(argc, argv, "mpentPBQKS", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	mode = a.mode == UET_XDP_MODE_SKB ? "skb" : "native";
 	if (a.no_service) {
-		ret = uet_xdp_load(a.ifname, a.mode, (uint16_t)a.port);
+		ret = uet_xdp_load(a.ifname, a.mode, (uint16_t)a.port,
+				   UET_FEP_EP_BITS);
 		if (ret < 0)
 			return uetctl_fail("load", a.ifname, ret);
 		printf("uetctl: loaded on %s (%s mode, UDP port %ld, no "
@@ -217,9 +231,9 @@ static int uetctl_load(int argc, char **argv)
 		return uetctl_fail("load", a.ifname, -EPERM);
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("load", a.ifname, -ENODEV);
-	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints, a.queues,
-			       a.policy, a.busy_poll, a.tss_keys, a.tss_state,
-			       why, sizeof(why));
+	ret = uetctl_svc_start(a.ifname, mode, a.port, a.endpoints,
+			       a.tx_chunks, a.queues, a.policy, a.busy_poll,
+			       a.tss_keys, a.tss_state, why, sizeof(why));
 	if (ret == -EEXIST)
 		return uetctl_fail("load", a.ifname, ret);
 	if (ret < 0) {
@@ -393,13 +407,17 @@ static int uetctl_capture_verb(int argc, char **argv)
 
 static const struct uetctl_verb uetctl_verbs[] = {
 	{ "load", "uetctl load IFACE [--mode native|skb] [--port N] "
-		  "[--endpoints N] [--queues N] [--policy FILE]\n"
-		  "  [--tss-keys FILE] [--tss-state FILE] "
+		  "[--endpoints N]\n  [--tx-chunks N] [--queues N] "
+		  "[--policy FILE] [--tss-keys FILE]\n  [--tss-state FILE] "
 		  "[--busy-poll USEC[,BUDGET]] [--no-service]\n"
 		  "  start the interface's device service (uetd), which "
 		  "attaches the UET XDP\n  program (default native mode, "
-		  "port 4793) and serves up to N-1 endpoints\n  (default "
-		  "32); --policy: which users may use which JobIDs (default"
+		  "port 4793) and serves up to N endpoints\n  (1..511, "
+		  "default 31; above 63 every PDCID and message_id gives "
+		  "more\n  bits to the endpoint index: uetctl(8)); "
+		  "--tx-chunks: 4 KiB transmit\n  chunks of UMEM per "
+		  "endpoint (a power of 2, 32..4096, default 512);\n"
+		  "  --policy: which users may use which JobIDs (default"
 		  "\n  /etc/uet/jobs.conf if it exists); --no-service: the "
 		  "bare program, for one\n  AF_XDP socket; --busy-poll: "
 		  "the endpoints' sockets busy-poll the NIC's\n  queue "

@@ -24,7 +24,8 @@ int uetctl_capture(const char *ifname, const char *path, long count,
  * figures (-ENOENT: none runs).
  */
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
-		     long endpoints, long queues, const char *policy,
+		     long endpoints, long tx_chunks, long queues,
+		     const char *policy,
 		     const char *busy_poll, const char *tss_keys,
 		     const char *tss_state, char *why, size_t why_len);
 int uetctl_svc_stop(const char *ifname);

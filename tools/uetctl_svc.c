@@ -36,11 +36,12 @@ static void uetctl_uetd_path(char *buf, size_t len)
 }
 
 int uetctl_svc_start(const char *ifname, const char *mode, long port,
-		     long endpoints, long queues, const char *policy,
+		     long endpoints, long tx_chunks, long queues,
+		     const char *policy,
 		     const char *busy_poll, const char *tss_keys,
 		     const char *tss_state, char *why, size_t why_len)
 {
-	char path[PATH_MAX], rfd[16], sport[16], seps[16], sq[16];
+	char path[PATH_MAX], rfd[16], sport[16], seps[16], sq[16], stx[16];
 	char buf[200] = "";
 	struct pollfd pfd;
 	int p[2], status, err;
@@ -72,6 +73,7 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		snprintf(sport, sizeof(sport), "%ld", port);
 		snprintf(seps, sizeof(seps), "%ld", endpoints);
 		snprintf(sq, sizeof(sq), "%ld", queues);
+		snprintf(stx, sizeof(stx), "%ld", tx_chunks);
 		{
 			const char *args[24];
 			int n = 0;
@@ -87,6 +89,10 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 			if (endpoints) {
 				args[n++] = "--endpoints";
 				args[n++] = seps;
+			}
+			if (tx_chunks) {
+				args[n++] = "--tx-chunks";
+				args[n++] = stx;
 			}
 			if (queues > 1) {
 				args[n++] = "--queues";

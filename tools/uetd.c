@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * uetd IFACE [--mode native|skb] [--port N] [--queue Q] [--queues N]
- *      [--endpoints N]
+ *      [--endpoints N] [--tx-chunks N]
  *            [--policy FILE] [--tss-keys FILE] [--tss-state FILE]
  *            [--foreground] [--ready-fd FD]
  *
@@ -91,7 +91,7 @@ static int uetd_listen(struct uetd *d)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa,
 		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) <
-	    0 || listen(fd, 64) < 0) {
+	    0 || listen(fd, (int)UET_FEP_MAX_EPS) < 0) {
 		int err = errno;
 
 		close(fd);
@@ -149,7 +149,8 @@ static bool uetd_request(struct uetd *d, int conn)
 	}
 }
 
-#define UETD_MAX_CONNS	256
+/* Every endpoint's connection, and as many asking for one or for stats. */
+#define UETD_MAX_CONNS	((int)(2 * UET_FEP_MAX_EPS))
 
 struct uetd_conns {
 	int fd[UETD_MAX_CONNS];
@@ -206,13 +207,16 @@ static void uetd_loop(struct uetd *d)
 		uetd_ep_tick(d);
 		if (ready <= 0)
 			continue;
-		if (pfd[0].revents & POLLIN) {
+		/* A job's ranks start at once: a batch of them a turn. */
+		for (int k = 0; k < 32 && (pfd[0].revents & POLLIN); k++) {
 			int fd = accept4(d->lsock, NULL, NULL,
 					 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-			if (fd >= 0 && c.n < UETD_MAX_CONNS)
+			if (fd < 0)
+				break;
+			if (c.n < UETD_MAX_CONNS)
 				c.fd[c.n++] = fd;
-			else if (fd >= 0)
+			else
 				close(fd);
 		}
 		for (int i = first_conn; i < n; i++) {
@@ -269,7 +273,8 @@ static int uetd_silent_xdp(enum libxdp_print_level l, const char *f,
 static void uetd_usage(void)
 {
 	fprintf(stderr, "usage: uetd IFACE [--mode native|skb] [--port N] "
-		"[--queue Q] [--queues N] [--endpoints N] [--policy FILE] "
+		"[--queue Q] [--queues N] [--endpoints N] [--tx-chunks N] "
+		"[--policy FILE] "
 		"[--tss-keys FILE] [--tss-state FILE] [--busy-poll USEC[,BUDGET]] [--foreground] "
 		"[--ready-fd FD]\n");
 }
@@ -297,6 +302,7 @@ int main(int argc, char **argv)
 		{ "queue", required_argument, NULL, 'q' },
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "endpoints", required_argument, NULL, 'e' },
+		{ "tx-chunks", required_argument, NULL, 't' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, 'r' },
 		{ "policy", required_argument, NULL, 'P' },
@@ -308,6 +314,7 @@ int main(int argc, char **argv)
 	static struct uetd d;
 	const char *policy = NULL, *tss_keys = NULL, *tss_state = NULL;
 	int ready_fd = -1, c, ret;
+	char *end;
 	long v;
 
 	d.mode = UET_XDP_MODE_NATIVE;
@@ -340,11 +347,18 @@ int main(int argc, char **argv)
 			d.queues = (uint32_t)v;
 			break;
 		case 'e':
-			v = strtol(optarg, NULL, 10);
-			/* Indices 1..N-1 for endpoints; a power of two. */
-			if (v < 2 || v > UET_FEP_MAX_EPS || (v & (v - 1)))
+			/* N endpoints: indices 1..N, 0 the service's. */
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > UET_FEP_EPS_MAX)
 				return uetd_usage(), 2;
-			d.layout.max_eps = (uint32_t)v;
+			d.layout.max_eps = (uint32_t)v + 1;
+			break;
+		case 't':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < UET_DEV_TX_CHUNKS_MIN ||
+			    v > UET_DEV_TX_CHUNKS_MAX || (v & (v - 1)))
+				return uetd_usage(), 2;
+			d.layout.tx_chunks = (uint32_t)v;
 			break;
 		case 'f': d.foreground = true; break;
 		case 'r': ready_fd = (int)strtol(optarg, NULL, 10); break;
@@ -413,10 +427,10 @@ int main(int argc, char **argv)
 	signal(SIGINT, uetd_on_signal);
 	signal(SIGHUP, uetd_on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints, "
-		 "%u MiB UMEM", d.ifname, d.queue_id,
+	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints "
+		 "(%u index bits), %u MiB UMEM", d.ifname, d.queue_id,
 		 d.queue_id + d.queues - 1, d.udp_port,
-		 d.layout.max_eps - 1,
+		 d.layout.max_eps - 1, d.layout.ep_bits,
 		 (unsigned)((uint64_t)d.layout.chunks * 4096 >> 20));
 	uetd_ready(ready_fd, 0, "ok");
 	uetd_loop(&d);

@@ -30,7 +30,10 @@
 #include "tools/uetd.h"
 #include "uet_wire.h"
 
-/* Our PDCIDs carry the service's index, 0, in their high bits. */
+/*
+ * Our PDCIDs carry the service's index, 0, in their high bits: at most
+ * 2^(16 - the interface's index bits) of them (128 at 9 bits).
+ */
 #define UETD_ABSENT_PDCS	256
 
 struct uetd_absent_pdc {
@@ -57,14 +60,17 @@ static bool uetd_addr_eq(const struct uet_frame_addr *a,
  * answered, so it runs on while they come in order (the initiator's
  * window moves with it), and stays put across a gap.
  */
-static uint16_t uetd_absent_pdc(const struct uet_frame_addr *peer,
+static uint16_t uetd_absent_pdc(const struct uetd *d,
+				const struct uet_frame_addr *peer,
 				uint16_t spdcid, uint32_t start_psn,
 				bool syn, uint64_t now, uint32_t psn,
 				uint32_t *cack)
 {
-	uint32_t oldest = 1;
+	uint32_t oldest = 1, n = 1u << (16 - d->layout.ep_bits);
 
-	for (uint32_t i = 1; i < UETD_ABSENT_PDCS; i++) {
+	if (n > UETD_ABSENT_PDCS)
+		n = UETD_ABSENT_PDCS;
+	for (uint32_t i = 1; i < n; i++) {
 		struct uetd_absent_pdc *p = &uetd_absent[i];
 
 		if (p->used_ns && p->spdcid == spdcid &&
@@ -230,11 +236,12 @@ static size_t uetd_absent_build(struct uetd *d, const uint8_t *in, size_t len,
 	    ses_std_hdr_decode(&sh, pds + n, info.payload_len - (size_t)n) < 0)
 		return 0;
 	local = req.pro.flags & UET_PDS_F_REQ_SYN ?
-		uetd_absent_pdc(&info.src, req.spdcid,
+		uetd_absent_pdc(d, &info.src, req.spdcid,
 				req.psn - req.psn_offset, true, uetd_now_ns(),
 				req.psn, &cack) :
-		(req.dpdcid >> UET_FEP_ID_SHIFT) == UET_FEP_EP_SERVICE ?
-		uetd_absent_pdc(&info.src, req.spdcid, 0, false,
+		uet_fep_id_ep(req.dpdcid, d->layout.ep_bits) ==
+		UET_FEP_EP_SERVICE ?
+		uetd_absent_pdc(d, &info.src, req.spdcid, 0, false,
 				uetd_now_ns(), req.psn, &cack) : 0;
 	if (local && !(req.pro.flags & UET_PDS_F_REQ_SYN) && local != req.dpdcid)
 		local = 0;

@@ -175,7 +175,7 @@ static int uetd_first_socket(struct uetd *d)
 	const struct uet_dev_layout *l = &d->layout;
 	struct xsk_umem_config ucfg = {
 		.fill_size = l->rx_chunks,
-		.comp_size = l->max_eps * l->tx_chunks,
+		.comp_size = uet_dev_comp_size(l),
 		.frame_size = UET_XSK_CHUNK_LEN,
 	};
 	struct xsk_socket_config scfg = {
@@ -237,8 +237,10 @@ static void uetd_layout_init(struct uetd *d, int mtu)
 
 	l->chunk_len = UET_XSK_CHUNK_LEN;
 	if (!l->max_eps)
-		l->max_eps = 32;
-	l->tx_chunks = 512;
+		l->max_eps = UET_FEP_EPS_DEFAULT + 1;
+	l->ep_bits = uet_fep_ep_bits(l->max_eps);
+	if (!l->tx_chunks)
+		l->tx_chunks = UET_DEV_TX_CHUNKS_DEFAULT;
 	l->rx_chunks = 8192;
 	l->ring_size = 1024;
 	l->chunks = l->rx_chunks + l->max_eps * l->tx_chunks;
@@ -272,12 +274,14 @@ int uetd_dev_setup(struct uetd *d)
 	d->shm_fd = uetd_memfd("uet-ctl", d->shm_len, (void **)&d->shm);
 	if (d->shm_fd < 0)
 		return d->shm_fd;
-	ret = uet_dev_shm_init(d->shm, d->layout.max_eps, d->layout.tx_chunks,
+	ret = uet_dev_shm_init(d->shm, d->layout.max_eps, d->layout.ep_bits,
+			       d->layout.tx_chunks,
 			       d->layout.rx_chunks, uetd_fill_target(d));
 	if (ret < 0)
 		return ret;
 	d->shm->slot[UET_FEP_EP_SERVICE].state = UET_DEV_SLOT_ACTIVE;
-	ret = uet_xdp_load(d->ifname, d->mode, d->udp_port);
+	ret = uet_xdp_load(d->ifname, d->mode, d->udp_port,
+			   d->layout.ep_bits);
 	if (ret == -EEXIST || ret == -EBUSY) {
 		struct uet_xdp_status st;
 
@@ -290,7 +294,8 @@ int uetd_dev_setup(struct uetd *d)
 			uetd_log(d, "removing the uet program left on %s by a "
 				 "service that died", d->ifname);
 			uet_xdp_unload(d->ifname);
-			ret = uet_xdp_load(d->ifname, d->mode, d->udp_port);
+			ret = uet_xdp_load(d->ifname, d->mode,
+					   d->udp_port, d->layout.ep_bits);
 		}
 	}
 	if (ret < 0)

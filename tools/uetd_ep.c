@@ -83,7 +83,7 @@ static int uetd_pid_alloc(struct uetd *d, uint64_t now)
 }
 
 static int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job,
-			  uint8_t ep)
+			  uint16_t ep)
 {
 	struct uet_xdp_pid_ent ent = { .job_id = job, .ep = ep };
 	uint32_t key = pid;
@@ -164,8 +164,9 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 			ep = i;
 	if (!ep)
 		return uetd_refuse(d, conn, ENOSPC, "all %u endpoint indices "
-				   "of %s are in use", d->layout.max_eps - 1,
-				   d->ifname);
+				   "of %s are in use (uetctl load --endpoints "
+				   "N: up to %u)", d->layout.max_eps - 1,
+				   d->ifname, UET_FEP_EPS_MAX);
 	q = uetd_dev_queue_pick(d, req->queue);
 	if (q < 0)
 		return uetd_refuse(d, conn, ERANGE, "rx queue %u is not served "
@@ -175,7 +176,7 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 	if (fd < 0)
 		return uetd_refuse(d, conn, -fd, "endpoint socket: %s",
 				   strerror(-fd));
-	ret = uetd_steer_set(d, (uint16_t)pid, req->job_id, (uint8_t)ep);
+	ret = uetd_steer_set(d, (uint16_t)pid, req->job_id, (uint16_t)ep);
 	if (ret < 0) {
 		close(fd);
 		return uetd_refuse(d, conn, -ret, "steering entry: %s",
@@ -312,9 +313,13 @@ static size_t uetd_stats_text(struct uetd *d, char *buf, size_t len,
 		uetd_cat(buf, len, &off, "; busy poll %d us, budget %d",
 			 d->busy_poll_us, d->busy_poll_budget);
 	uetd_cat(buf, len, &off, "), UDP port "
-		 "%u, %u endpoints at most; opened %llu, refused %llu, closed "
+		 "%u, %u endpoints at most (%u index bits, %u MiB UMEM: %u "
+		 "KiB an endpoint); opened %llu, refused %llu, closed "
 		 "%llu; absent destinations: %llu frames, %llu answered\n",
-		 d->udp_port, d->layout.max_eps - 1,
+		 d->udp_port, d->layout.max_eps - 1, d->layout.ep_bits,
+		 (unsigned)((uint64_t)d->layout.chunks *
+			    d->layout.chunk_len >> 20),
+		 d->layout.tx_chunks * d->layout.chunk_len >> 10,
 		 (unsigned long long)d->opens, (unsigned long long)d->refusals,
 		 (unsigned long long)d->ep_closed,
 		 (unsigned long long)d->absent_rx,
@@ -376,7 +381,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 "\"zero_copy\": %s, \"busy_poll_us\": %d, "
 		 "\"busy_poll_budget\": %d, \"queue\": %u, \"queues\": %u, "
 		 "\"handed_on\": %llu, \"local_dropped\": %llu, "
-		 "\"endpoints_max\": %u, "
+		 "\"endpoints_max\": %u, \"ep_bits\": %u, "
+		 "\"tx_chunks\": %u, \"umem_chunks\": %u, "
 		 "\"opened\": %llu, "
 		 "\"refused\": %llu, \"closed\": %llu, \"absent_rx\": %llu, "
 		 "\"absent_answered\": %llu, \"comp_orphans\": %llu, "
@@ -387,7 +393,8 @@ void uetd_stats_reply(struct uetd *d, int conn, bool text)
 		 d->queue_id, d->queues,
 		 (unsigned long long)uetd_handed_on(d),
 		 (unsigned long long)d->shm->local_dropped,
-		 d->layout.max_eps - 1,
+		 d->layout.max_eps - 1, d->layout.ep_bits,
+		 d->layout.tx_chunks, d->layout.chunks,
 		 (unsigned long long)d->opens,
 		 (unsigned long long)d->refusals,
 		 (unsigned long long)d->ep_closed,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Many peers at once (issue 39), namespaces on one bridge, each with its
-# device service serving up to 63 endpoints (uetctl load --endpoints 64):
+# device service serving up to 63 endpoints (uetctl load --endpoints 63):
 #
 # a) incast: SCALE_CLIENTS namespaces each run one process of
 #    SCALE_PER_NS initiator endpoints, all set up first, then started at
@@ -33,7 +33,7 @@ SCALE_PARTS=${SCALE_PARTS:-abc}	# which of a) b) c) to run
 SCALE_SVC=77			# the target's PIDonFEP
 SCALE_A2A_SVC=300		# the all-to-all's first PIDonFEP
 
-MPI_LOAD_ARGS="--endpoints 64"
+MPI_LOAD_ARGS="--endpoints 63"
 mpi_net_init bridge
 e2e_stage "$B/fi_scale_check" "$B/libuet-fi.so"
 export FI_PROVIDER=uet FI_UET_IFACE=$MPI_IF FI_UET_STATS=1
@@ -63,7 +63,8 @@ scale_wait_ready() {
 
 # scale_settle N: until the services of rank namespaces 0..N-1 have seen
 # every endpoint of the last part closed (they notice a process's exit a
-# moment after it), so the next part finds their slots free; bounded.
+# moment after it), and their indices have rested (2 s: uetd gives a
+# closed index out again only then), so the next part finds them free.
 scale_settle() {
 	local i k st
 	for i in $(seq 0 $(( $1 - 1 ))); do
@@ -76,6 +77,7 @@ scale_settle() {
 			sleep 0.1
 		done
 	done
+	sleep 2.5
 }
 
 # scale_fail_show WHY FILE...: the failure, with what each process said.

@@ -48,6 +48,7 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 	ep->rep.pid_on_fep = pid_on_fep == UET_DEV_PID_ANY ? FAKE_PID : pid_on_fep;
 	ep->rep.udp_port = 4793;
 	ep->rep.job_id = job_id;
+	ep->ep_bits = UET_FEP_EP_BITS;	/* as a default load */
 	return 0;
 }
 

@@ -17,7 +17,7 @@
  *                [-x RC,ERR [-l MS] [-P PID]] [-g RC,ERR]
  *   fi_fep_check -o -a ADDR [-e N] [-S PID] [-j JOB] [-H SEC]
  *
- * -e: endpoints (default 16, at most 64); -S: service (uet: PIDonFEP) of
+ * -e: endpoints (default 16, at most 512); -S: service (uet: PIDonFEP) of
  * endpoint 0, endpoint i gets PID+i (default: the provider's choice);
  * -j: JobID, as a 4-byte auth_key; -C: clients served one after another;
  * -i/-R: rounds, by count or for SEC seconds; -T: the longest any wait may

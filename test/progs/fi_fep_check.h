@@ -20,7 +20,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
-#define FEP_MAX_EPS	64
+#define FEP_MAX_EPS	512
 #define FEP_NAME_MAX	128
 #define FEP_REGIONS	4
 #define FEP_MSG_SLOT	131072		/* a receive buffer */

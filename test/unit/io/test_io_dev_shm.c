@@ -13,6 +13,7 @@
 #include <xdp/xsk.h>
 
 #include "dev/uet_dev_shm.h"
+#include "uet_fep.h"
 
 #define T_RING		64
 #define T_RX		64
@@ -32,7 +33,8 @@ static struct t_fill *t_fill_new(void)
 	cr_assert(t);
 	t->s = calloc(1, uet_dev_shm_len(2, 4, T_RX));
 	cr_assert(t->s);
-	cr_assert_eq(uet_dev_shm_init(t->s, 2, 4, T_RX, T_TARGET), 0);
+	cr_assert_eq(uet_dev_shm_init(t->s, 2, UET_FEP_EP_BITS, 4, T_RX,
+				      T_TARGET), 0);
 	t->ring.mask = T_RING - 1;
 	t->ring.size = T_RING;
 	t->ring.producer = &t->prod;

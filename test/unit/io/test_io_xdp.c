@@ -73,7 +73,7 @@ static void t_xsk_del(struct t_xdp *t, uint32_t ep)
 }
 
 static void t_pid_put(struct t_xdp *t, uint32_t pid, uint32_t job_id,
-		      uint8_t ep)
+		      uint16_t ep)
 {
 	struct uet_xdp_pid_ent ent = { .job_id = job_id, .ep = ep };
 
@@ -113,7 +113,7 @@ static void t_xdp_setup(struct t_xdp *t, uint64_t xsk_eps, uint16_t port)
 	xcfg.ifindex = (int)if_nametoindex("t0");
 	t->xsk = uet_xsk_create(&xcfg);
 	cr_assert_not_null(t->xsk, "xsk: %m");
-	for (uint32_t ep = 0; ep < UET_XDP_MAX_EPS; ep++)
+	for (uint32_t ep = 0; ep < 64; ep++)
 		if (xsk_eps & T_BIT(ep))
 			t_xsk_put(t, ep);
 }
@@ -596,7 +596,7 @@ Test(io_xdp, missing_sockets_fall_back)
 	t_xdp_to(&t, f, n, UET_FEP_EP_SERVICE);
 	t_xdp_to(&t, a, an, UET_FEP_EP_SERVICE);
 	/* An index beyond the XSKMAP in the PIDonFEP table. */
-	t_pid_put(&t, T_PID, T_JOB, UET_XDP_MAX_EPS);
+	t_pid_put(&t, T_PID, T_JOB, UET_XDP_XSK_ENTRIES);
 	t_xdp_to(&t, f, n, UET_FEP_EP_SERVICE);
 	/* The endpoint's socket without the service's. */
 	t_pid_put(&t, T_PID, T_JOB, T_EP);

@@ -295,7 +295,9 @@ Test(pdc_prefix, rejects_bad_prefix_cfg)
 	cr_expect_eq(cfg.pdcid_prefix_bits, 0, "no prefix by default");
 	cr_expect_eq(cfg.pdcid_prefix, 0);
 	t_expect_cfg(1, 0, 256, false);		/* a prefix without bits */
-	t_expect_cfg(0, 9, 64, false);		/* more than 8 bits */
+	t_expect_cfg(0, 10, 32, false);		/* more than 9 bits */
+	t_expect_cfg(511, 9, 64, true);		/* --endpoints 511 */
+	t_expect_cfg(511, 9, 128, false);	/* no generation bit left */
 	t_expect_cfg(64, 6, 256, false);	/* prefix wider than its bits */
 	t_expect_cfg(255, 8, 128, true);
 	t_expect_cfg(255, 8, 256, false);	/* no generation bit left */

@@ -689,9 +689,10 @@ Test(ses_prefix, rejects_bad_prefix_cfg)
 	cr_expect_eq(cfg.msg_id_prefix_bits, 0, "no prefix by default");
 	cr_expect_eq(cfg.msg_id_prefix, 0);
 	t_expect_bad_cfg(1, 0);		/* a prefix without bits */
-	t_expect_bad_cfg(0, 9);		/* more than 8 bits */
+	t_expect_bad_cfg(0, 10);	/* more than 9 bits */
 	t_expect_bad_cfg(64, 6);	/* wider than its bits */
 	t_expect_bad_cfg(256, 8);
+	t_expect_bad_cfg(512, 9);
 }
 
 /*
