@@ -123,7 +123,7 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 	mgr->resp_free_cnt = c->resp_pool_cnt;
 	if (pdc_admit_init(mgr) < 0 ||
 	    pdc_peer_use_init(&mgr->peer_use, c->max_pdcs + PDC_NACKQ_LEN +
-			      c->window) < 0)
+			      3 * c->window) < 0 || pdc_rudi_init(mgr) < 0)
 		return -ENOMEM;
 	while ((1u << mgr->id_bits) < c->max_pdcs)
 		mgr->id_bits++;
@@ -170,6 +170,7 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr)
 	for (i = 0; mgr->tbl && i < mgr->cfg.max_pdcs; i++)
 		free(mgr->tbl[i]);
 	pdc_admit_fini(mgr);
+	pdc_rudi_fini(mgr);
 	pdc_peer_use_fini(&mgr->peer_use);
 	free(mgr->resp);
 	free(mgr->uudq);
