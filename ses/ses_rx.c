@@ -152,7 +152,7 @@ static uint8_t ses_rx_check_dest(const struct ses *s,
 }
 
 /* design section 4, in order. */
-static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
+uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
 	uint32_t job;
@@ -437,7 +437,7 @@ static bool ses_rx_rsp_is_default(const struct ses_rx_ctx *c)
 }
 
 /* Decodes the packet into |c|: header, extension, payload. */
-static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
+int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
 {
 	ssize_t n, e;
 

@@ -294,6 +294,7 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	pkt->pay_off = off;
 	pkt->pay_len = pay;
 	pkt->pay_life = SES_PAY_MSG;
+	pkt->flags = w->flags & SES_WRE_F_RUDI ? SES_PKT_F_RUDI : 0;
 	pkt->msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
 	if (ses_op_is_rdv(m->opcode))
 		ses_rdv_pkt_ext(s, m, pkt);
