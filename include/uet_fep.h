@@ -11,6 +11,8 @@
  *   carrying responses): the destination PDCID, whose high UET_FEP_EP_BITS
  *   bits are the endpoint index of the PDC's local end (each endpoint's PDC
  *   manager allocates its ids under its own prefix);
+ * - RUDI requests (no PDC): the SES destination, as above; RUDI responses
+ *   and NACKs with NT set: the high UET_FEP_EP_BITS bits of the pkt_id;
  * - responses with data on a PDC the target opens, while SYN is still set
  *   and there is no DPDCID yet: the echoed message_id, whose high
  *   UET_FEP_EP_BITS bits are the initiator's endpoint index (each
@@ -33,6 +35,15 @@
 
 /* The endpoint index in a PDCID or a message_id. */
 #define UET_FEP_ID_EP(id)	(((id) & 0xFFFFu) >> UET_FEP_ID_SHIFT)
+
+/*
+ * RUDI has no PDC: the initiator's endpoint index is the top bits of the
+ * 32-bit pkt_id of its requests (pdc_rudi.c), which the RUDI_RESP and a
+ * NACK with NT set (its nack_psn) echo at the same offset.
+ */
+#define UET_FEP_PKT_ID_SHIFT	(32 - UET_FEP_EP_BITS)
+#define UET_FEP_PKT_ID_EP(id)	((uint32_t)(id) >> UET_FEP_PKT_ID_SHIFT)
+#define UET_FEP_PDS_PKT_ID_OFF	4	/* ref 2.4: RUDI req/resp, NACK */
 
 /*
  * Wire offsets the steering reads (ref = ../shared/reference/

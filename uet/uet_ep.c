@@ -168,6 +168,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->tss = p->tss;
 	cfg->crc = p->crc;
 	cfg->local_off = p->local_off;
+	cfg->rudi = p->rudi;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)
