@@ -13,7 +13,7 @@
 #include "ses/ses_priv.h"
 
 #define SES_WRE_F_VALID	(SES_WRE_F_COMPLETION | SES_WRE_F_HDR_DATA | \
-			 SES_WRE_F_DC)
+			 SES_WRE_F_DC | SES_WRE_F_RUDI)
 
 static bool ses_op_is_send(uint8_t op)
 {

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# RUDI (issue 39, fi_uet(7) "RUDI") between two namespaces at MTU 9000:
+# fi_rudi_check reads 1 MiB of a region registered FI_UET_MR_IDEMPOTENT,
+# overwrites it in writes of 1 B to 1 MiB and reads it back, every byte
+# checked, and plays a hostile peer (the idempotent-safe key bit set on a
+# plain region and on a wrong key: RC_OP_VIOLATION, RC_BAD_MKEY, nothing
+# written). The engines' counters (FI_UET_STATS) show that RUDI carried it
+# all and no PDC was opened on either side; again with 5% of the UET
+# frames dropped each way (the initiator's timers resend); and with
+# FI_UET_RUDI=off at the target, which then does not advertise RUDI: the
+# same transfers take PDCs.
+source "$(dirname "$0")/e2e_lib.sh"
+FI_PROVIDER_PATH="$(cd "$B" && pwd)"
+export FI_PROVIDER_PATH
+LIMIT_S=90
+
+# pair NAME SERVER_RUDI ADDR CLIENT_ARGS...: server and client to their
+# end, FI_UET_STATS on both; outputs in $E2E_TMP/{server,client}.out.
+pair() {
+	local name=$1 srudi=$2 addr=$3 rc=0 src=0 spid port
+	shift 3
+	port=$((49000 + RANDOM % 3000))
+	e2e_in B env FI_PROVIDER=uet FI_UET_STATS=1 FI_UET_RUDI="$srudi" \
+		FI_UET_PROGRESS_IDLE_US=0 "$B/fi_rudi_check" -s -a "$addr" \
+		-p "$port" -T "$LIMIT_S" > "$E2E_TMP/server.out" 2>&1 &
+	spid=$!
+	e2e_in A env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_rudi_check" \
+		-c "$addr" -p "$port" -T "$LIMIT_S" -r 8192 "$@" \
+		> "$E2E_TMP/client.out" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
+		e2e_fail "$name: client rc $rc, server rc $src:" \
+			"$(cat "$E2E_TMP/client.out" "$E2E_TMP/server.out")"
+	fi
+	grep -q "read back region I: .* every byte ok" "$E2E_TMP/client.out" &&
+		grep -q "region P untouched ok" "$E2E_TMP/server.out" ||
+		e2e_fail "$name: $(cat "$E2E_TMP/client.out" \
+				    "$E2E_TMP/server.out")"
+	grep -h "^fi_rudi_check: .* ok$" "$E2E_TMP/client.out" \
+		"$E2E_TMP/server.out" | sed -e 's/ ok$//' -e 's/^/  /'
+}
+
+# stat SIDE NAME: an engine counter of the last run (client or server).
+stat() { e2e_engine_stat "$E2E_TMP/$1.out" "$2"; }
+
+# counters: the line that shows what carried the run.
+counters() {
+	echo "  client: rudi_tx_req $(stat client rudi_tx_req)," \
+		"rudi_tx_retx $(stat client rudi_tx_retx)," \
+		"rudi_rx_resp $(stat client rudi_rx_resp)," \
+		"pdc_created $(stat client pdc_created);" \
+		"server: rudi_rx_req $(stat server rudi_rx_req)," \
+		"pdc_created $(stat server pdc_created)"
+}
+
+# no_pdc NAME: RUDI carried it, and neither side opened a PDC.
+no_pdc() {
+	[ "$(stat client rudi_tx_req)" -gt 128 ] &&
+		[ "$(stat client rudi_rx_resp)" -gt 128 ] &&
+		[ "$(stat server rudi_rx_req)" -gt 128 ] &&
+		[ "$(stat client pdc_created)" = 0 ] &&
+		[ "$(stat server pdc_created)" = 0 ] ||
+		e2e_fail "$1: $(counters)"
+}
+
+# fault PERCENT|off: UET frames the XDP programs drop on each side.
+fault() {
+	local side ifc
+	for side in A B; do
+		ifc=IF_$side
+		if [ "$1" = off ]; then
+			e2e_in "$side" "$B/uetctl" fault "${!ifc}" --off
+		else
+			e2e_in "$side" "$B/uetctl" fault "${!ifc}" --drop "$1"
+		fi >/dev/null
+	done
+}
+
+e2e_setup 9000
+for side in A B; do
+	ifc=IF_$side
+	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb >/dev/null
+done
+
+t0=$(now_ms)
+pair "RUDI, IPv4" auto "$IP_B" -H
+for want in "write to a region not idempotent-safe: .* ok" \
+	"read of a region not idempotent-safe: .* ok" \
+	"write with a wrong key: .* ok"; do
+	grep -q "$want" "$E2E_TMP/client.out" ||
+		e2e_fail "hostile: no '$want': $(cat "$E2E_TMP/client.out")"
+done
+no_pdc "RUDI, IPv4"
+counters
+e2e_ok "RUDI over IPv4: 1 MiB read, written and read back, every byte" \
+	"checked; hostile requests refused with their codes, nothing" \
+	"written; no PDC on either side ($(( $(now_ms) - t0 )) ms)"
+
+fault 5
+t0=$(now_ms)
+pair "RUDI, 5% loss" auto "$IP_B"
+fault off
+no_pdc "RUDI, 5% loss"
+[ "$(stat client rudi_tx_retx)" -gt 0 ] ||
+	e2e_fail "5% loss: nothing resent: $(counters)"
+counters
+e2e_ok "RUDI with 5% of the frames dropped each way: recovered by the" \
+	"initiator's timers, every byte checked ($(( $(now_ms) - t0 )) ms)"
+
+t0=$(now_ms)
+pair "FI_UET_RUDI=off at the target" off "$IP_B"
+[ "$(stat client rudi_tx_req)" = 0 ] &&
+	[ "$(stat client pdc_created)" -gt 0 ] ||
+	e2e_fail "FI_UET_RUDI=off: $(counters)"
+counters
+e2e_ok "FI_UET_RUDI=off at the target: not advertised, the same" \
+	"transfers over PDCs ($(( $(now_ms) - t0 )) ms)"
