@@ -83,6 +83,12 @@ for side in A B; do
 	e2e_in "$side" "$B/uetctl" load "${!ifc}" --mode skb >/dev/null
 done
 
+# The first 300 frames at B (requests in, responses out) in a capture, for
+# the dissector (tools/uet.lua) below.
+e2e_in B "$B/uetctl" capture "$IF_B" -w "$E2E_TMP/rudi.pcap" -c 300 \
+	> "$E2E_TMP/cap.out" 2>&1 &
+cap=$!
+sleep 0.3
 t0=$(now_ms)
 pair "RUDI, IPv4" auto "$IP_B" -H
 for want in "write to a region not idempotent-safe: .* ok" \
@@ -96,6 +102,32 @@ counters
 e2e_ok "RUDI over IPv4: 1 MiB read, written and read back, every byte" \
 	"checked; hostile requests refused with their codes, nothing" \
 	"written; no PDC on either side ($(( $(now_ms) - t0 )) ms)"
+
+# The dissector names RUDI_REQ and RUDI_RESP and their pkt_id, and every
+# response answers a request seen, under the initiator's endpoint index
+# (the top 6 bits; the client's endpoint is index 1).
+wait "$cap" || e2e_fail "capture: $(cat "$E2E_TMP/cap.out")"
+if command -v tshark >/dev/null; then
+	tshark -n -r "$E2E_TMP/rudi.pcap" \
+		-X lua_script:"$(dirname "$0")/../../tools/uet.lua" -T fields \
+		-e uet.pds.type -e uet.pds.pkt_id -e uet.ses.opcode \
+		> "$E2E_TMP/rudi.fields" 2> "$E2E_TMP/tshark.err" ||
+		e2e_fail "tshark: $(tail -3 "$E2E_TMP/tshark.err")"
+	awk '$1 == 4 { req[$2] = 1; nreq++; if (rshift(strtonum($2), 26) != 1) bad++ }
+	     $1 == 5 { nrsp++; if (!($2 in req)) stray++ }
+	     END { printf "  %d RUDI_REQ, %d RUDI_RESP decoded, %d answering none\n",
+		   nreq, nrsp, stray
+		   exit !(nreq > 50 && nrsp > 50 && !stray && !bad) }' \
+		"$E2E_TMP/rudi.fields" ||
+		e2e_fail "dissector: $(sort "$E2E_TMP/rudi.fields" | uniq -c |
+				       head -20)"
+	! grep -qi "lua\|error" "$E2E_TMP/tshark.err" ||
+		e2e_fail "tshark: $(cat "$E2E_TMP/tshark.err")"
+	e2e_ok "dissector on a capture: RUDI_REQ and RUDI_RESP by name, each" \
+		"response under a pkt_id seen in a request"
+elif [ "${CI:-}" = true ]; then
+	e2e_fail "tshark not installed (CI=true)"
+fi
 
 fault 5
 t0=$(now_ms)
