@@ -113,7 +113,13 @@ if command -v tshark >/dev/null; then
 		-e uet.pds.type -e uet.pds.pkt_id -e uet.ses.opcode \
 		> "$E2E_TMP/rudi.fields" 2> "$E2E_TMP/tshark.err" ||
 		e2e_fail "tshark: $(tail -3 "$E2E_TMP/tshark.err")"
-	awk '$1 == 4 { req[$2] = 1; nreq++; if (rshift(strtonum($2), 26) != 1) bad++ }
+	# The endpoint index: the top 6 bits, of the first two hex digits.
+	awk 'function ep(id,  h, hi, lo) {
+		h = "0123456789abcdef"
+		hi = index(h, substr(id, 3, 1)) - 1
+		lo = index(h, substr(id, 4, 1)) - 1
+		return int((hi * 16 + lo) / 4) }
+	     $1 == 4 { req[$2] = 1; nreq++; if (ep($2) != 1) bad++ }
 	     $1 == 5 { nrsp++; if (!($2 in req)) stray++ }
 	     END { printf "  %d RUDI_REQ, %d RUDI_RESP decoded, %d answering none\n",
 		   nreq, nrsp, stray
