@@ -22,7 +22,8 @@
 
 #include "pdc/pdc_priv.h"
 
-#define PDC_RUDI_RSPQ_LEN	64	/* responses built, waiting to leave */
+/* Responses built, waiting to leave. */
+#define PDC_RUDI_RSPQ_LEN	64
 
 struct pdc_rudi_req {
 	uint64_t cookie;
@@ -66,7 +67,8 @@ struct pdc_rudi_tbl {
 
 /* ---- the timer heap ------------------------------------------------------ */
 
-static bool pdc_rudi_before(const struct pdc_rudi_tbl *r, uint32_t a, uint32_t b)
+static bool pdc_rudi_before(const struct pdc_rudi_tbl *r, uint32_t a,
+			    uint32_t b)
 {
 	return r->req[a].due_ns < r->req[b].due_ns;
 }
@@ -131,7 +133,7 @@ static void pdc_rudi_harm(struct pdc_rudi_tbl *r, uint32_t slot, uint64_t at_ns)
 	pdc_rudi_hup(r, r->req[slot].hpos);
 }
 
-/* ---- the send queue -------------------------------------------------------- */
+/* ---- the send queue ------------------------------------------------------ */
 
 static void pdc_rudi_qpush(struct pdc_rudi_tbl *r, uint32_t slot)
 {
@@ -166,7 +168,7 @@ static void pdc_rudi_qdel(struct pdc_rudi_tbl *r, uint32_t slot)
 		r->q_tail = q->prev;
 }
 
-/* ---- set-up ------------------------------------------------------------------ */
+/* ---- set-up ------------------------------------------------------------ */
 
 int pdc_rudi_init(struct pdc_mgr *mgr)
 {
@@ -218,7 +220,7 @@ void pdc_rudi_fini(struct pdc_mgr *mgr)
 	mgr->rudi = NULL;
 }
 
-/* ---- initiator ------------------------------------------------------------------ */
+/* ---- initiator ----------------------------------------------------------- */
 
 static struct pdc_rudi_req *pdc_rudi_find(const struct pdc_rudi_tbl *r,
 					  uint32_t id)
@@ -458,7 +460,7 @@ bool pdc_rudi_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	return true;
 }
 
-/* ---- target ------------------------------------------------------------------ */
+/* ---- target -------------------------------------------------------------- */
 
 static void pdc_rudi_nack(struct pdc_mgr *mgr, uint32_t peer, uint32_t id,
 			  uint8_t code)

@@ -28,7 +28,7 @@
 #include "uet_wire.h"
 
 #define RC_I_LEN	(1024 * 1024)	/* region I */
-#define RC_P_LEN	(64 * 1024)	/* region P, and the client's buffer */
+#define RC_P_LEN	(64 * 1024)	/* region P; the client's own */
 #define RC_SEED_I	0x6a09e667f3bcc908ull
 #define RC_SEED_NEW	0x3c6ef372fe94f82bull
 #define RC_SEED_P	0xa54ff53a5f1d36f1ull
@@ -87,7 +87,8 @@ static int rc_op(struct rc_client *cl, bool read, size_t off, size_t len,
 		return 0;
 	if (n == -FI_EAVAIL && fi_cq_readerr(cl->c.fab.cq, err, 0) == 1)
 		return 1;
-	fprintf(stderr, "fi_rudi_check: fi_cq_read: %s\n", fi_strerror((int)-n));
+	fprintf(stderr, "fi_rudi_check: fi_cq_read: %s\n",
+		fi_strerror((int)-n));
 	return -1;
 }
 
@@ -252,7 +253,8 @@ static int rc_server(struct ex_opts *o)
 	if (fi_mr_reg(c.fab.domain, mem, RC_I_LEN, FI_REMOTE_READ |
 		      FI_REMOTE_WRITE, 0, 1, FI_UET_MR_IDEMPOTENT, &mr,
 		      NULL)) {
-		fprintf(stderr, "fi_rudi_check: FI_UET_MR_IDEMPOTENT refused\n");
+		fprintf(stderr,
+			"fi_rudi_check: FI_UET_MR_IDEMPOTENT refused\n");
 		return 1;
 	}
 	if ((c.fab.info->domain_attr->mr_mode & FI_MR_ENDPOINT) &&

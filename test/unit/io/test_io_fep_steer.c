@@ -18,7 +18,8 @@
 #define S_EP		5
 #define S_PID		0x2A5
 #define S_JOB		0x5A5A5A
-#define S_PKT_ID(ep, low)	((uint32_t)(ep) << UET_FEP_PKT_ID_SHIFT | (low))
+#define S_PKT_ID(ep, low)	\
+	((uint32_t)(ep) << UET_FEP_PKT_ID_SHIFT | (low))
 
 static struct uet_dev_shm *shm;
 

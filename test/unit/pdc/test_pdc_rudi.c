@@ -170,18 +170,21 @@ static uint32_t r_pump(r_drop_fn drop, bool dup_resp)
 
 			while ((n = pdc_tx_build(from->mgr, buf, sizeof(buf),
 						 &peer, r_now)) > 0) {
-				uint8_t type = buf[0] >> 3, flags = buf[1] & 0x7F;
+				uint8_t type = buf[0] >> 3;
+				uint8_t flags = buf[1] & 0x7F;
 
 				any = true;
 				cr_assert_eq(peer, side ? R_PEER_A : R_PEER_B);
-				if (drop && drop(type, flags, r_nth[type & 15]++))
+				if (drop &&
+				    drop(type, flags, r_nth[type & 15]++))
 					continue;
 				moved++;
 				cr_assert_eq(pdc_rx_frame(to->mgr, &meta, buf,
 							  (size_t)n, r_now), 0);
 				if (dup_resp && type == UET_PDS_TYPE_RUDI_RESP)
-					cr_assert_eq(pdc_rx_frame(to->mgr,
-						&meta, buf, (size_t)n, r_now), 0);
+					cr_assert_eq(pdc_rx_frame(
+						to->mgr, &meta, buf,
+						(size_t)n, r_now), 0);
 			}
 		}
 		if (!any)
