@@ -56,8 +56,10 @@ struct ses_addr {
 #define SES_WRE_F_DC		0x4	/* complete only after remote placement */
 /*
  * Send each packet as RUDI (no PDC; ses_rx_rudi at the target): only a
- * WRITE or a READ of at most one Payload MTU, without header data or
- * delivery-complete, to a region registered SES_ACCESS_IDEMPOTENT.
+ * WRITE or a READ, without header data or delivery-complete, to a region
+ * registered SES_ACCESS_IDEMPOTENT. A RUDI READ asks for its data a
+ * Payload MTU a packet (message_offset in each but the first), each
+ * answered with its piece.
  */
 #define SES_WRE_F_RUDI		0x8
 
@@ -383,8 +385,9 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
  * a copy is served again, which an idempotent region allows. The answer,
  * into |rsp| (at least UET_SES_RSP_LEN bytes), its type in |*next_hdr|:
  * RESPONSE (DEFAULT_RESPONSE for a WRITE placed, or the return code of a
- * refusal) or, for a READ, RESPONSE_DATA with the bytes (RC_UNSUPPORTED_SIZE
- * when they do not fit |rsp|). Returns its length; -EBADMSG or
+ * refusal) or, for a READ, RESPONSE_DATA with the piece it asks for: from
+ * its message_offset, a Payload MTU or what is left (RC_UNSUPPORTED_SIZE
+ * when that does not fit |rsp|). Returns its length; -EBADMSG or
  * -EPROTONOSUPPORT when the request does not parse (counted, unanswered).
  */
 ssize_t ses_rx_rudi(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,

@@ -209,6 +209,7 @@ struct ses_rx_ctx {
 	uint8_t rsp_opcode;
 	uint8_t rc;
 	uint32_t modified_len;
+	bool rudi;		/* came by RUDI (ses_rudi.c) */
 };
 
 static inline int ses_rx_ok(struct ses_rx_ctx *c, uint8_t rsp_opcode,

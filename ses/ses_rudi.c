@@ -12,9 +12,14 @@
  *
  * Each packet of a WRITE is placed on its own and answered
  * DEFAULT_RESPONSE, so the initiator completes the message when every
- * packet has been answered, as over a PDC (ses_cpl.c). A READ is one
- * packet whose one response carries all its data (RESPONSE_DATA): the
- * initiator sends RUDI only READs that fit one.
+ * packet has been answered, as over a PDC (ses_cpl.c). A READ asks for its
+ * data a piece a packet: the first from offset 0, the others from their
+ * message_offset, each a Payload MTU (the same on every FEP of a fabric,
+ * ref 1.5) or what is left; one RESPONSE_DATA answers each with its piece.
+ * A last piece (eom) longer than our Payload MTU is refused
+ * RC_UNSUPPORTED_SIZE rather than cut, and an initiator whose pieces all
+ * came back short of the whole fails the READ so (ses_cpl.c): a mismatch
+ * of Payload MTUs never hangs it.
  */
 #include <errno.h>
 #include <string.h>
@@ -52,34 +57,36 @@ static ssize_t ses_rudi_rsp(const struct ses_rx_ctx *c, uint8_t opcode,
 	return ses_rsp_hdr_encode(rsp, rsp_len, &r);
 }
 
-static ssize_t ses_rudi_read(const struct ses_rx_ctx *c, uint8_t *rsp,
-			     size_t rsp_len, uint8_t *next_hdr)
+static ssize_t ses_rudi_read(const struct ses *s, const struct ses_rx_ctx *c,
+			     uint8_t *rsp, size_t rsp_len, uint8_t *next_hdr)
 {
 	const struct ses_std_hdr *h = &c->h;
+	uint32_t left = h->request_length - c->off;
+	uint32_t piece = left < s->cfg.payload_mtu ? left : s->cfg.payload_mtu;
 	struct ses_rsp_data_hdr d = {
 		.opcode = UET_SES_RSP_RESPONSE_W_DATA,
 		.return_code = UET_SES_RC_OK, .message_id = h->message_id,
 		.job_id = h->job_id, .read_request_message_id = h->message_id,
-		.payload_length = (uint16_t)h->request_length,
+		.payload_length = (uint16_t)piece,
 		.modified_length = h->request_length,
+		.message_offset = c->off,
 	};
 	ssize_t n;
 
 	if (!h->request_length)		/* an empty READ ends here */
 		return ses_rudi_rsp(c, UET_SES_RSP_RESPONSE, UET_SES_RC_OK, 0,
 				    rsp, rsp_len);
-	if (h->request_length > UET_SES_PAYLOAD_LEN_MAX ||
-	    h->request_length + UET_SES_RSP_DATA_LEN > rsp_len)
+	if ((h->f.eom && piece < left) || piece > UET_SES_PAYLOAD_LEN_MAX ||
+	    piece + UET_SES_RSP_DATA_LEN > rsp_len)
 		return ses_rudi_rsp(c, UET_SES_RSP_RESPONSE,
 				    UET_SES_RC_UNSUPPORTED_SIZE, 0, rsp,
 				    rsp_len);
 	n = ses_rsp_data_hdr_encode(rsp, rsp_len, &d);
 	if (n < 0)
 		return n;
-	memcpy(rsp + n, c->region->base + h->buffer_offset,
-	       h->request_length);
+	memcpy(rsp + n, c->region->base + h->buffer_offset + c->off, piece);
 	*next_hdr = UET_PDS_NEXT_HDR_RESPONSE_DATA;
-	return n + h->request_length;
+	return n + piece;
 }
 
 ssize_t ses_rx_rudi(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
@@ -92,6 +99,7 @@ ssize_t ses_rx_rudi(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	if (rsp_len < UET_SES_RSP_DATA_LEN)
 		return -ENOBUFS;
 	memset(&c, 0, sizeof(c));
+	c.rudi = true;
 	s->st.rx_reqs++;
 	ret = ses_rx_parse(&c, pkt);
 	if (ret < 0) {
@@ -106,7 +114,7 @@ ssize_t ses_rx_rudi(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 				    rsp_len);
 	}
 	if (c.h.opcode == UET_SES_OP_READ)
-		return ses_rudi_read(&c, rsp, rsp_len, next_hdr);
+		return ses_rudi_read(s, &c, rsp, rsp_len, next_hdr);
 	if (c.pay_len)
 		memcpy(c.region->base + c.h.buffer_offset + c.off, c.pay,
 		       c.pay_len);

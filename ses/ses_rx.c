@@ -101,6 +101,11 @@ static bool ses_rx_len_is_valid(const struct ses_rx_ctx *c)
 	const struct ses_std_hdr *h = &c->h;
 	uint64_t end = (uint64_t)c->off + c->pay_len;
 
+	/* A RUDI READ asks for its pieces apart: each from message_offset. */
+	if (h->opcode == UET_SES_OP_READ && c->rudi)
+		return !c->pay_len && !(c->off & (SES_BLK_LEN - 1)) &&
+		       (c->off < h->request_length ||
+			(!h->request_length && h->f.som && h->f.eom));
 	if (h->opcode == UET_SES_OP_READ)
 		return h->f.som && h->f.eom && !c->pay_len;
 	if (h->opcode == UET_SES_OP_RDMO_FLUSH)

@@ -149,9 +149,14 @@ static void ses_msg_fill(struct ses *s, struct ses_msg *m,
 	else
 		m->fetch_len = 0;
 	/* READ and rendezvous requests are one packet; data comes back.
-	 * An atomic is one packet (ses_amo_wre_is_valid). */
-	if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode) ||
-	    ses_op_is_amo(m->opcode))
+	 * An atomic is one packet (ses_amo_wre_is_valid). A RUDI READ asks
+	 * for its data a Payload MTU a packet, each answered by one response
+	 * (ses_rudi.c). */
+	if (m->opcode == UET_SES_OP_READ && (w->flags & SES_WRE_F_RUDI) &&
+	    m->len)
+		m->pkt_cnt = (m->len + mtu - 1) / mtu;
+	else if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode) ||
+		 ses_op_is_amo(m->opcode))
 		m->pkt_cnt = 1;
 	else
 		m->pkt_cnt = m->len ? (m->len + mtu - 1) / mtu : 1;

@@ -181,7 +181,7 @@ void uet_params_dp_get(struct uet_params *p);
 void uet_params_rudi_define(void);
 void uet_params_rudi_get(struct uet_params *p);
 bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
-		     uint8_t opcode, uint64_t len, uint64_t flags);
+		     uint8_t opcode, uint64_t flags);
 
 /*
  * Sends up to 64 KiB go eager: a rendezvous costs a round trip before the

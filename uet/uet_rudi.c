@@ -16,8 +16,8 @@
  * Then a WRITE or READ that RUDI can carry goes so: no FI_REMOTE_CQ_DATA
  * (its completion at the target would be raised once per copy), no
  * FI_DELIVERY_COMPLETE (answered per packet, nothing waits for the
- * message), a READ of at most one Payload MTU (its one response carries
- * all of it). Anything else takes a PDC as before. The target checks all
+ * message). A READ asks for its data a Payload MTU a packet. Anything
+ * else takes a PDC as before. The target checks all
  * again: a key bit set by the initiator on a region registered otherwise
  * is refused (RC_OP_VIOLATION) and changes nothing.
  */
@@ -52,19 +52,15 @@ void uet_params_rudi_get(struct uet_params *p)
 }
 
 bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
-		     uint8_t opcode, uint64_t len, uint64_t flags)
+		     uint8_t opcode, uint64_t flags)
 {
 	const struct uet_av_entry *e;
 
 	if (!ep->dom->params.rudi || !(mkey & UET_MKEY_IDEMPOTENT_SAFE) ||
 	    (flags & (FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE)))
 		return false;
-	if (opcode == UET_SES_OP_READ) {
-		if (len > uet_engine_payload_mtu(ep->eng))
-			return false;
-	} else if (opcode != UET_SES_OP_WRITE) {
+	if (opcode != UET_SES_OP_READ && opcode != UET_SES_OP_WRITE)
 		return false;
-	}
 	e = uet_av_entry_get(ep->av, addr);
 	return e && (e->addr.fep_caps & UET_ADDR_CAP_RUDI);
 }

@@ -26,7 +26,7 @@ pair() {
 		-p "$port" -T "$LIMIT_S" > "$E2E_TMP/server.out" 2>&1 &
 	spid=$!
 	e2e_in A env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_rudi_check" \
-		-c "$addr" -p "$port" -T "$LIMIT_S" -r 8192 "$@" \
+		-c "$addr" -p "$port" -T "$LIMIT_S" -r 65536 "$@" \
 		> "$E2E_TMP/client.out" 2>&1 || rc=$?
 	wait "$spid" || src=$?
 	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then

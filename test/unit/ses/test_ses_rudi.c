@@ -18,7 +18,7 @@
 #define R_RI		0x00a
 #define R_RKEY		0x1de3ull	/* idempotent-safe */
 #define R_RKEY_PLAIN	0x7a1eull	/* not */
-#define R_LEN		4096
+#define R_LEN		16384
 
 static struct t_wire w;
 static struct t_node b;
@@ -135,6 +135,65 @@ Test(ses_rudi, read_answers_with_the_data)
 	/* Longer than the caller's buffer: refused, not cut. */
 	n = r_req(UET_SES_OP_READ, R_RKEY, 0, 2000, 0, rsp, 1000, &nh);
 	cr_expect_eq(r_rc(rsp, n, nh, NULL), UET_SES_RC_UNSUPPORTED_SIZE);
+}
+
+/* A piece of a RUDI READ of |total| bytes at 100: from |off|. */
+static ssize_t r_piece(uint32_t off, bool som, bool eom, uint32_t total,
+		       uint8_t *rsp, size_t rsp_len, uint8_t *next_hdr)
+{
+	uint8_t buf[UET_SES_STD_HDR_LEN];
+	struct ses_std_hdr h = {
+		.opcode = UET_SES_OP_READ,
+		.f = { .som = som, .eom = eom, .rel = 1 },
+		.message_id = 0x1234, .job_id = R_JOB, .pid_on_fep = R_PID,
+		.resource_index = R_RI, .buffer_offset = 100, .initiator = 9,
+		.memory_key = R_RKEY, .request_length = total,
+		.message_offset = som ? 0 : off,
+	};
+	struct ses_rx_pkt pkt = {
+		.peer = 1, .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD,
+		.buf = buf, .len = sizeof(buf),
+	};
+
+	cr_assert_eq(ses_std_hdr_encode(buf, sizeof(buf), &h),
+		     UET_SES_STD_HDR_LEN);
+	return ses_rx_rudi(b.s, &pkt, rsp, rsp_len, next_hdr);
+}
+
+/*
+ * A READ longer than the Payload MTU (4096 here) asks for it a piece a
+ * packet; each is answered with its piece at its message_offset. A last
+ * piece longer than our MTU is refused, not cut; a piece not on a 1 KiB
+ * boundary or past the end is no READ of ours.
+ */
+Test(ses_rudi, read_in_pieces)
+{
+	static uint8_t rsp[UET_SES_RSP_DATA_LEN + R_LEN];
+	static const uint32_t offs[] = { 0, 4096, 8192 };
+	struct ses_rsp_data_hdr d;
+	uint8_t nh;
+	ssize_t n, hl;
+
+	for (int i = 0; i < R_LEN; i++)
+		mem[i] = (uint8_t)(i * 13 + 1);
+	for (int i = 0; i < 3; i++) {
+		n = r_piece(offs[i], i == 0, i == 2, 10000, rsp, sizeof(rsp),
+			    &nh);
+		cr_assert_eq(nh, UET_PDS_NEXT_HDR_RESPONSE_DATA);
+		hl = ses_rsp_data_hdr_decode(&d, rsp, (size_t)n);
+		cr_assert_gt(hl, 0);
+		cr_expect_eq(d.message_offset, offs[i]);
+		cr_expect_eq(d.payload_length, i < 2 ? 4096 : 10000 - 8192);
+		cr_assert_eq(n - hl, d.payload_length);
+		cr_expect(!memcmp(rsp + hl, mem + 100 + offs[i],
+				  d.payload_length));
+	}
+	n = r_piece(4096, false, true, 10000, rsp, sizeof(rsp), &nh);
+	cr_expect_eq(r_rc(rsp, n, nh, NULL), UET_SES_RC_UNSUPPORTED_SIZE);
+	n = r_piece(4000, false, false, 10000, rsp, sizeof(rsp), &nh);
+	cr_expect_eq(r_rc(rsp, n, nh, NULL), UET_SES_RC_OP_VIOLATION);
+	n = r_piece(10240, false, true, 10000, rsp, sizeof(rsp), &nh);
+	cr_expect_eq(r_rc(rsp, n, nh, NULL), UET_SES_RC_OP_VIOLATION);
 }
 
 /* Each refusal: its code, and not one byte of either region changed. */
