@@ -9,7 +9,8 @@
 # all and no PDC was opened on either side; again with 5% of the UET
 # frames dropped each way (the initiator's timers resend); and with
 # FI_UET_RUDI=off at the target, which then does not advertise RUDI: the
-# same transfers take PDCs.
+# same transfers take PDCs; and with every frame dropped, the initiator
+# gives up with FI_ETIMEDOUT.
 source "$(dirname "$0")/e2e_lib.sh"
 FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 export FI_PROVIDER_PATH
@@ -33,6 +34,7 @@ pair() {
 		e2e_fail "$name: client rc $rc, server rc $src:" \
 			"$(cat "$E2E_TMP/client.out" "$E2E_TMP/server.out")"
 	fi
+	[[ " $* " == *" -X "* ]] && return 0
 	grep -q "read back region I: .* every byte ok" "$E2E_TMP/client.out" &&
 		grep -q "region P untouched ok" "$E2E_TMP/server.out" ||
 		e2e_fail "$name: $(cat "$E2E_TMP/client.out" \
@@ -148,6 +150,19 @@ no_pdc "RUDI, 5% loss"
 counters
 e2e_ok "RUDI with 5% of the frames dropped each way: recovered by the" \
 	"initiator's timers, every byte checked ($(( $(now_ms) - t0 )) ms)"
+
+# Every UET frame dropped at B: the client's read fails FI_ETIMEDOUT
+# once its FI_UET_MAX_RETRIES resends are spent (about 1.5 s), never hangs.
+e2e_in B "$B/uetctl" fault "$IF_B" --drop 100 >/dev/null
+pair "RUDI, nothing answered" auto "$IP_B" -X
+e2e_in B "$B/uetctl" fault "$IF_B" --off >/dev/null
+ms=$(sed -n 's/.*unanswered read: .* after \([0-9]*\) ms ok/\1/p' \
+	"$E2E_TMP/client.out")
+[ -n "$ms" ] && [ "$ms" -le 10000 ] &&
+	[ "$(stat client rudi_timeouts)" -ge 1 ] ||
+	e2e_fail "nothing answered: $(cat "$E2E_TMP/client.out")"
+e2e_ok "RUDI with nothing answered: FI_ETIMEDOUT after $ms ms," \
+	"$(stat client rudi_tx_retx) resends"
 
 t0=$(now_ms)
 pair "FI_UET_RUDI=off at the target" off "$IP_B"

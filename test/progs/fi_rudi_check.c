@@ -11,6 +11,9 @@
  * write under a key no region has; each must end in an error completion
  * carrying the UET return code (RC_OP_VIOLATION, RC_BAD_MKEY). At the end
  * the server checks that I holds the new pattern and P its own, untouched.
+ * With -X the server's frames are being dropped: the client's first read
+ * must fail with FI_ETIMEDOUT once the retries run out (it says when), and
+ * nothing else is tried.
  * Whether RUDI carried it all is for the caller to see in the counters
  * (FI_UET_STATS=1).
  */
@@ -203,7 +206,30 @@ static int rc_hostile(struct rc_client *cl)
 			  UET_SES_RC_BAD_MKEY, "write with a wrong key");
 }
 
-static int rc_client(struct ex_opts *o, size_t read_max, bool hostile)
+/* -X: a read nobody answers fails with FI_ETIMEDOUT. */
+static int rc_timeout(struct rc_client *cl)
+{
+	struct fi_cq_err_entry err = { 0 };
+	struct timespec t0, t1;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = rc_op(cl, true, 0, 4096, cl->i.addr, cl->i.key, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret != 1 || err.err != FI_ETIMEDOUT) {
+		printf("fi_rudi_check: unanswered read: %s\n",
+		       ret ? fi_strerror(err.err) : "completed");
+		return -1;
+	}
+	printf("fi_rudi_check: unanswered read: error completion %s after "
+	       "%ld ms ok\n", fi_strerror(err.err),
+	       (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+		      (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	return 0;
+}
+
+static int rc_client(struct ex_opts *o, size_t read_max, bool hostile,
+		     bool timeout)
 {
 	struct rc_client cl = { .read_max = read_max };
 	void *buf;
@@ -218,6 +244,12 @@ static int rc_client(struct ex_opts *o, size_t read_max, bool hostile)
 	cl.buf = buf;
 	printf("fi_rudi_check: region I %" PRIu64 " B key %#" PRIx64
 	       ", region P key %#" PRIx64 "\n", cl.i.len, cl.i.key, cl.p.key);
+	if (timeout) {
+		ret = rc_timeout(&cl);
+		verdict = 't';
+		ex_oob_send(&cl.c, &verdict, 1);
+		goto out;
+	}
 	ret = rc_read_all(&cl, RC_SEED_I, "read region I") ||
 	      rc_write_all(&cl) ||
 	      rc_read_all(&cl, RC_SEED_NEW, "read back region I") ||
@@ -225,10 +257,11 @@ static int rc_client(struct ex_opts *o, size_t read_max, bool hostile)
 	if (ex_oob_send(&cl.c, &verdict, 1) ||
 	    ex_oob_recv(&cl.c, &verdict, 1))
 		ret = -1;
+out:
 	fi_close(&cl.mr->fid);
 	free(buf);
 	ex_teardown(&cl.c);
-	return ret || verdict != 'y';
+	return ret || (verdict != 'y' && verdict != 't');
 }
 
 static int rc_server(struct ex_opts *o)
@@ -239,7 +272,7 @@ static int rc_server(struct ex_opts *o)
 	struct fid_mr *mr;
 	uint8_t *mem, *want;
 	char verdict;
-	bool good;
+	bool good = false;
 
 	/* c.buf is region P; region I is registered idempotent-safe. */
 	if (ex_setup(&c, o, RC_P_LEN) || posix_memalign((void **)&mem, 4096,
@@ -268,6 +301,10 @@ static int rc_server(struct ex_opts *o)
 	if (ex_exchange(&c, o, &peer) || ex_oob_send(&c, &i, sizeof(i)) ||
 	    ex_oob_recv(&c, &verdict, 1))
 		return 1;
+	if (verdict == 't') {	/* -X: nothing reached us */
+		printf("fi_rudi_check: server: client timed out\n");
+		goto out;
+	}
 	rc_pattern(want, RC_I_LEN, RC_SEED_NEW);
 	good = !memcmp(mem, want, RC_I_LEN);
 	rc_pattern(want, RC_P_LEN, RC_SEED_P);
@@ -276,11 +313,12 @@ static int rc_server(struct ex_opts *o)
 	printf("fi_rudi_check: server: region I holds what was written, "
 	       "region P untouched%s\n", good ? " ok" : ": NO");
 	ex_oob_send(&c, &verdict, 1);
+out:
 	fi_close(&mr->fid);
 	free(mem);
 	free(want);
 	ex_teardown(&c);
-	return !good;
+	return verdict == 't' ? 0 : !good;
 }
 
 int main(int argc, char **argv)
@@ -288,10 +326,10 @@ int main(int argc, char **argv)
 	struct ex_opts o = { .service = "42", .oob_port = 47932, .size = 1,
 			     .iters = 1 };
 	size_t read_max = 1024;
-	bool hostile = false;
+	bool hostile = false, timeout = false;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "sc:a:S:p:r:HT:")) != -1) {
+	while ((ch = getopt(argc, argv, "sc:a:S:p:r:HXT:")) != -1) {
 		switch (ch) {
 		case 's': o.server = true; break;
 		case 'c': o.dst = optarg; break;
@@ -300,10 +338,11 @@ int main(int argc, char **argv)
 		case 'p': o.oob_port = atoi(optarg); break;
 		case 'r': read_max = strtoul(optarg, NULL, 0); break;
 		case 'H': hostile = true; break;
+		case 'X': timeout = true; break;
 		case 'T': ex_time_limit("fi_rudi_check", atoi(optarg)); break;
 		default:
 			fprintf(stderr, "usage: fi_rudi_check -s [-a ADDR] | "
-				"-c SERVER [-r READ_MAX] [-H]  [-S SERVICE] "
+				"-c SERVER [-r READ_MAX] [-H] [-X] [-S SERVICE] "
 				"[-p PORT] [-T SEC]\n");
 			return 2;
 		}
@@ -311,5 +350,6 @@ int main(int argc, char **argv)
 	if (o.server == (o.dst != NULL) || !read_max)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return o.server ? rc_server(&o) : rc_client(&o, read_max, hostile);
+	return o.server ? rc_server(&o) :
+			  rc_client(&o, read_max, hostile, timeout);
 }
