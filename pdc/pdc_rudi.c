@@ -41,13 +41,23 @@ struct pdc_rudi_req {
 	bool live, queued;
 };
 
+/*
+ * A response waiting to leave. Most are short (a WRITE's is a RESPONSE
+ * header) and are kept in |small|; a long one (READ data) keeps the
+ * buffer it was written in, which the entry then holds for next time, so
+ * that only entries that carried a long response ever hold rsp_cap bytes.
+ */
+#define PDC_RUDI_RSP_SMALL	64
+
 struct pdc_rudi_rsp {
 	uint32_t peer;
 	uint32_t id;
 	uint32_t len;
 	uint16_t ev;
 	uint8_t next_hdr;
-	uint8_t *buf;		/* rsp_cap bytes, taken on first use */
+	uint8_t *buf;		/* small, or big */
+	uint8_t *big;		/* rsp_cap bytes, once a long one came */
+	uint8_t small[PDC_RUDI_RSP_SMALL];
 };
 
 struct pdc_rudi_tbl {
@@ -63,6 +73,8 @@ struct pdc_rudi_tbl {
 	struct pdc_rudi_rsp rsp[PDC_RUDI_RSPQ_LEN];
 	uint32_t rsp_head, rsp_cnt;
 	size_t rsp_cap;
+	uint8_t *scratch;		/* rsp_cap bytes: where ops->rudi
+					 * writes unless the entry has big */
 };
 
 /* ---- the timer heap ------------------------------------------------------ */
@@ -212,7 +224,8 @@ void pdc_rudi_fini(struct pdc_mgr *mgr)
 	if (!r)
 		return;
 	for (uint32_t i = 0; i < PDC_RUDI_RSPQ_LEN; i++)
-		free(r->rsp[i].buf);
+		free(r->rsp[i].big);
+	free(r->scratch);
 	free(r->req);
 	free(r->free);
 	free(r->heap);
@@ -488,6 +501,7 @@ static void pdc_rudi_rx_req(struct pdc_mgr *mgr,
 	};
 	struct pdc_rudi_rsp *e;
 	uint8_t next_hdr = UET_PDS_NEXT_HDR_NONE;
+	uint8_t *out;
 	ssize_t n;
 
 	mgr->stats.rudi_rx_req++;
@@ -497,14 +511,16 @@ static void pdc_rudi_rx_req(struct pdc_mgr *mgr,
 		return;
 	}
 	e = &r->rsp[(r->rsp_head + r->rsp_cnt) % PDC_RUDI_RSPQ_LEN];
-	if (r->rsp_cnt == PDC_RUDI_RSPQ_LEN ||
-	    (!e->buf && !(e->buf = malloc(r->rsp_cap)))) {
+	if (!e->big && !r->scratch)
+		r->scratch = malloc(r->rsp_cap);
+	out = e->big ? e->big : r->scratch;
+	if (r->rsp_cnt == PDC_RUDI_RSPQ_LEN || !out) {
 		mgr->stats.rudi_busy++;
 		pdc_rudi_nack(mgr, meta->peer, h->pkt_id,
 			      UET_PDS_NACK_NO_PKT_BUFFER);
 		return;
 	}
-	n = mgr->ops.rudi(mgr->ctx, &pkt, e->buf, r->rsp_cap, &next_hdr);
+	n = mgr->ops.rudi(mgr->ctx, &pkt, out, r->rsp_cap, &next_hdr);
 	if (n == -EAGAIN) {
 		mgr->stats.rudi_busy++;
 		pdc_rudi_nack(mgr, meta->peer, h->pkt_id,
@@ -521,6 +537,15 @@ static void pdc_rudi_rx_req(struct pdc_mgr *mgr,
 		return;
 	}
 	mgr->stats.rx_delivered++;
+	if (out == e->big) {
+		e->buf = e->big;
+	} else if (n <= PDC_RUDI_RSP_SMALL) {
+		memcpy(e->small, out, (size_t)n);
+		e->buf = e->small;
+	} else {		/* the entry keeps the scratch buffer */
+		e->big = e->buf = r->scratch;
+		r->scratch = NULL;
+	}
 	e->peer = meta->peer;
 	e->id = h->pkt_id;
 	e->ev = meta->ev;

@@ -36,7 +36,11 @@ struct r_end {
 	uint8_t seen[R_MAX];	/* executions per cookie byte */
 	int busy_left;		/* answer -EAGAIN this many times */
 	int refuse;		/* ops->rudi returns this when non-zero */
+	bool long_odd;		/* odd cookies answered with R_LONG bytes */
+	uint32_t rsp_bad;	/* initiator: responses not as served */
 };
+
+#define R_LONG		300	/* longer than a response kept inline */
 
 static int r_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 		     struct pdc_resp *resp)
@@ -59,6 +63,9 @@ static void r_done(void *ctx, const struct pdc_tx_done *d)
 {
 	struct r_end *e = ctx;
 
+	/* Every byte of a long response is its request's cookie. */
+	for (size_t i = 3; i < d->resp_len; i++)
+		e->rsp_bad += d->resp[i] != (uint8_t)d->cookie;
 	e->done_cookie[e->done_cnt % R_MAX] = d->cookie;
 	e->done_cnt++;
 	e->last_status = d->status;
@@ -99,6 +106,10 @@ static ssize_t r_rudi(void *ctx, const struct pdc_rx_pkt *pkt, uint8_t *rsp,
 	rsp[1] = 'K';
 	rsp[2] = pkt->buf[0];
 	*next_hdr = UET_PDS_NEXT_HDR_RESPONSE;
+	if (e->long_odd && (pkt->buf[0] & 1)) {
+		memset(rsp + 3, pkt->buf[0], R_LONG - 3);
+		return R_LONG;
+	}
 	return 3;
 }
 
@@ -442,6 +453,34 @@ Test(pdc_rudi_xfer, forged_and_stale_responses_ignored)
 	cr_assert_eq(pdc_rx_frame(ra.mgr, &right, rsp, (size_t)n, r_now), 0);
 	cr_expect_eq(ra.done_ok, 1);
 	cr_expect_eq(pdc_rudi_local_peer(ra.mgr, got.pkt_id, &peer), -ENOENT);
+	r_teardown();
+}
+
+/*
+ * Long responses (READ data) and short ones mixed, more than the target's
+ * queue of built responses over a few rounds: each arrives whole and its
+ * own, whichever buffer the target built it in.
+ */
+Test(pdc_rudi_xfer, long_and_short_responses_each_its_own)
+{
+	struct pdc_pkt p = {
+		.peer = R_PEER_B, .len = R_LEN, .mode = PDC_MODE_RUDI,
+		.next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD,
+	};
+
+	r_setup(true);
+	rb.long_odd = true;
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t i = 0; i < ra.cfg.window; i++) {
+			p.cookie = (uint64_t)(round * 64 + i) & 0xFF;
+			cr_assert_eq(pdc_send(ra.mgr, &p, r_now), 0);
+		}
+		memset(r_nth, 0, sizeof(r_nth));
+		r_pump(NULL, false);
+	}
+	cr_expect_eq(ra.done_ok, 3 * ra.cfg.window);
+	cr_expect_eq(ra.rsp_bad, 0);
+	r_no_pdcs();
 	r_teardown();
 }
 
