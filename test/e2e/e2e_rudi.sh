@@ -107,7 +107,7 @@ e2e_ok "RUDI over IPv4: 1 MiB read, written and read back, every byte" \
 
 # The dissector names RUDI_REQ and RUDI_RESP and their pkt_id, and every
 # response answers a request seen, under the initiator's endpoint index
-# (the top 6 bits; the client's endpoint is index 1).
+# (the pkt_id's top bits; the client's endpoint is index 1).
 wait "$cap" || e2e_fail "capture: $(cat "$E2E_TMP/cap.out")"
 if command -v tshark >/dev/null; then
 	tshark -n -r "$E2E_TMP/rudi.pcap" \
@@ -115,14 +115,17 @@ if command -v tshark >/dev/null; then
 		-e uet.pds.type -e uet.pds.pkt_id -e uet.ses.opcode \
 		> "$E2E_TMP/rudi.fields" 2> "$E2E_TMP/tshark.err" ||
 		e2e_fail "tshark: $(tail -3 "$E2E_TMP/tshark.err")"
-	# The endpoint index: the top 6 bits, of the first two hex digits.
-	# The tap may lose a frame under load (its ring is bounded): a few
-	# responses whose request it missed are allowed, no wrong index.
-	sum=$(awk 'function ep(id,  h, hi, lo) {
+	# The endpoint index: the top UET_FEP_EP_BITS bits, of the first two
+	# hex digits. The tap may lose a frame under load (its ring is
+	# bounded): a few responses whose request it missed are allowed, no
+	# wrong index.
+	bits=$(sed -n 's/^#define UET_FEP_EP_BITS[[:space:]]*\([0-9]*\).*/\1/p' \
+		"$(dirname "$0")/../../include/uet_fep.h")
+	sum=$(awk -v bits="$bits" 'function ep(id,  h, hi, lo) {
 		h = "0123456789abcdef"
 		hi = index(h, substr(id, 3, 1)) - 1
 		lo = index(h, substr(id, 4, 1)) - 1
-		return int((hi * 16 + lo) / 4) }
+		return int((hi * 16 + lo) / 2 ^ (8 - bits)) }
 	     $1 == 4 { req[$2] = 1; nreq++; if (ep($2) != 1) bad++ }
 	     $1 == 5 { nrsp++; if (!($2 in req)) stray++ }
 	     END { printf "%d RUDI_REQ, %d RUDI_RESP decoded, %d answering " \
