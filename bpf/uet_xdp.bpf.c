@@ -197,6 +197,20 @@ static __always_inline __u32 uet_xdp_id_ep(__u32 id)
 	return id >> uet_ep_shift;
 }
 
+/*
+ * A RUDI response's endpoint, or a NACK's with NT set: the index bits of
+ * the pkt_id our request carried (include/uet_fep.h), the same width.
+ */
+static __always_inline __u32 uet_xdp_ep_of_pkt_id(__u8 *pds, void *end)
+{
+	__u8 *p = pds + UET_FEP_PDS_PKT_ID_OFF;
+
+	if ((void *)(p + 4) > end)
+		return UET_FEP_EP_SERVICE;
+	return ((__u32)p[0] << 24 | (__u32)p[1] << 16 | (__u32)p[2] << 8 |
+		p[3]) >> (16 + uet_ep_shift);
+}
+
 /* An established PDC's endpoint: the index bits of the DPDCID. */
 static __always_inline __u32 uet_xdp_ep_of_dpdcid(__u8 *pds, void *end)
 {
@@ -275,8 +289,8 @@ static __always_inline __u32 uet_xdp_ep_of_req(__u8 *pds, void *end,
 
 /*
  * The endpoint index a sane UET frame is for (include/uet_fep.h);
- * UET_FEP_EP_SERVICE for anything no endpoint can be named for: RUDI, UUD
- * without a standard request, CONTROL with SYN.
+ * UET_FEP_EP_SERVICE for anything no endpoint can be named for: RUDI or
+ * UUD without a standard request, CONTROL with SYN.
  */
 static __always_inline __u32 uet_xdp_steer(__u8 *pds, void *end)
 {
@@ -301,11 +315,20 @@ static __always_inline __u32 uet_xdp_steer(__u8 *pds, void *end)
 		if (next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD)
 			return UET_FEP_EP_SERVICE;
 		return uet_xdp_ep_of_std(pds + UET_PDS_UUD_LEN, end);
+	case UET_PDS_TYPE_RUDI_REQ:
+		if (next_hdr != UET_PDS_NEXT_HDR_REQUEST_STD)
+			return UET_FEP_EP_SERVICE;
+		return uet_xdp_ep_of_std(pds + UET_PDS_RUDI_LEN, end);
+	case UET_PDS_TYPE_RUDI_RESP:
+		return uet_xdp_ep_of_pkt_id(pds, end);
+	case UET_PDS_TYPE_NACK:
+	case UET_PDS_TYPE_NACK_CCX:
+		if (flags & UET_PDS_F_NACK_NT)
+			return uet_xdp_ep_of_pkt_id(pds, end);
+		return uet_xdp_ep_of_dpdcid(pds, end);
 	case UET_PDS_TYPE_ACK:
 	case UET_PDS_TYPE_ACK_CC:
 	case UET_PDS_TYPE_ACK_CCX:
-	case UET_PDS_TYPE_NACK:
-	case UET_PDS_TYPE_NACK_CCX:
 		return uet_xdp_ep_of_dpdcid(pds, end);
 	case UET_PDS_TYPE_CONTROL:
 		if (flags & UET_PDS_F_CTL_SYN)

@@ -17,6 +17,16 @@ static int steer_id_ep(const struct uet_dev_shm *shm, const uint8_t *p)
 	return (int)uet_fep_id_ep(steer_be16(p), shm->ep_bits);
 }
 
+/* A RUDI response's endpoint, or a NACK's with NT: its pkt_id's top. */
+static int steer_pkt_id(const struct uet_dev_shm *shm, const uint8_t *pds)
+{
+	const uint8_t *p = pds + UET_FEP_PDS_PKT_ID_OFF;
+
+	return (int)uet_fep_pkt_id_ep((uint32_t)p[0] << 24 |
+				      (uint32_t)p[1] << 16 |
+				      (uint32_t)p[2] << 8 | p[3], shm->ep_bits);
+}
+
 /* A request's SES destination: the endpoint holding it, or 0. */
 static int steer_request(const struct uet_dev_shm *shm, const uint8_t *ses,
 			 size_t len)
@@ -93,11 +103,21 @@ int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
 			return UET_FEP_EP_SERVICE;
 		return steer_request(shm, pds + UET_PDS_UUD_LEN,
 				     plen - UET_PDS_UUD_LEN);
+	case UET_PDS_TYPE_RUDI_REQ:
+		if (next != UET_PDS_NEXT_HDR_REQUEST_STD)
+			return UET_FEP_EP_SERVICE;
+		return steer_request(shm, pds + UET_PDS_RUDI_LEN,
+				     plen - UET_PDS_RUDI_LEN);
+	case UET_PDS_TYPE_RUDI_RESP:
+		return steer_pkt_id(shm, pds);
+	case UET_PDS_TYPE_NACK:
+	case UET_PDS_TYPE_NACK_CCX:
+		if (flags & UET_PDS_F_NACK_NT)
+			return steer_pkt_id(shm, pds);
+		return steer_id_ep(shm, pds + UET_FEP_PDS_DPDCID_OFF);
 	case UET_PDS_TYPE_ACK:
 	case UET_PDS_TYPE_ACK_CC:
 	case UET_PDS_TYPE_ACK_CCX:
-	case UET_PDS_TYPE_NACK:
-	case UET_PDS_TYPE_NACK_CCX:
 		return steer_id_ep(shm, pds + UET_FEP_PDS_DPDCID_OFF);
 	case UET_PDS_TYPE_CONTROL:
 		if (flags & UET_PDS_F_CTL_SYN)

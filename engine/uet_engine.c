@@ -215,6 +215,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 		.fill = uet_engine_pdc_fill,
 		.tx_done = uet_engine_pdc_tx_done,
 		.event = uet_engine_pdc_event,
+		.rudi = uet_engine_pdc_rudi,
 		.log = getenv("UET_ENGINE_DEBUG") ? uet_engine_pdc_log : NULL,
 	};
 	struct pdc_cfg cfg;

@@ -129,6 +129,13 @@ struct uet_engine_cfg {
 	uint8_t tss;
 	bool crc;
 	/*
+	 * RUDI (UE 1.0 3.5, engine/uet_engine_rudi.c): serve RUDI requests
+	 * to idempotent-safe regions. Off: they are refused (NACK
+	 * UNEXP_EVENT). Sending RUDI is the caller's choice per WRE
+	 * (SES_WRE_F_RUDI).
+	 */
+	bool rudi;
+	/*
 	 * Endpoints of our interface and namespace run by our user are
 	 * reached through shared memory (uet_engine_local.c) unless this
 	 * is set: then by frames through the UMEM, as others are.

@@ -98,7 +98,8 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	struct pdc_pkt p = {
 		.peer = pkt->peer,
 		.len = pkt->hdr_len + pkt->pay_len,
-		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
+		.mode = pkt->flags & SES_PKT_F_RUDI ? PDC_MODE_RUDI :
+			e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
 		.next_hdr = pkt->next_hdr,
 		/*
 		 * A request's answer may be the ACK alone (ses_rx_default).
@@ -116,6 +117,7 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 	if (i < 0)
 		return i;
 	p.cookie = (uint32_t)i;
+	e->slots[i].rudi = p.mode == PDC_MODE_RUDI;
 	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
 		uet_engine_slot_put(e, (uint32_t)i);
@@ -238,9 +240,12 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 
 	s->busy = false;
 	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
-	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len)
-		ses_rx_rsp(e->ses, &rsp);
-	else if (done->status < 0 && done->status != -ECANCELED)
+	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len) {
+		if (s->rudi)
+			uet_engine_rudi_rsp(e, s, &rsp);
+		else
+			ses_rx_rsp(e->ses, &rsp);
+	} else if (done->status < 0 && done->status != -ECANCELED)
 		uet_engine_peer_fail(e, done->peer, done->status);
 	else if (!done->status && uet_next_hdr_is_request(s->next_hdr) &&
 		 s->epoch == e->peers[s->peer].epoch)

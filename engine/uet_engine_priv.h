@@ -185,6 +185,7 @@ struct uet_engine_slot {
 	uint8_t *own;		/* copied payload */
 	uint32_t own_cap;
 	uint32_t lch_seq;	/* a local channel's request: its number */
+	bool rudi;		/* sent as RUDI (PDC_MODE_RUDI) */
 };
 
 enum uet_engine_neigh_state {
@@ -383,6 +384,16 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 int uet_engine_resp_id(const struct pdc_rx_pkt *pkt);
 uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 			      uint16_t id);
+
+/* RUDI (uet_engine_rudi.c). */
+bool uet_engine_rudi_is(const uint8_t *pds, size_t len);
+int uet_engine_rudi_rx_peer(struct uet_engine *e, const struct uet_fa *src,
+			    uint16_t sport, const uint8_t *pds, size_t len);
+ssize_t uet_engine_pdc_rudi(void *ctx, const struct pdc_rx_pkt *pkt,
+			    uint8_t *rsp, size_t cap, uint8_t *next_hdr);
+void uet_engine_rudi_rsp(struct uet_engine *e,
+			 const struct uet_engine_slot *s,
+			 const struct ses_rx_pkt *rsp);
 
 /* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len);

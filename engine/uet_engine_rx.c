@@ -145,6 +145,8 @@ static int uet_engine_rx_peer(struct uet_engine *e, const struct uet_fa *src,
 	uint16_t spdcid, dpdcid;
 	uint32_t peer, tag;
 
+	if (uet_engine_rudi_is(pds, len))
+		return uet_engine_rudi_rx_peer(e, src, sport, pds, len);
 	if (len < UET_FEP_PDS_DPDCID_OFF + 2)
 		return -EBADMSG;
 	uet_get_be16(&spdcid, pds + UET_FEP_PDS_SPDCID_OFF);

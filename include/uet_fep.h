@@ -12,6 +12,8 @@
  *   interface's width, below) are the endpoint index of the PDC's local
  *   end (each endpoint's PDC manager allocates its ids under its own
  *   prefix);
+ * - RUDI requests (no PDC): the SES destination, as above; RUDI responses
+ *   and NACKs with NT set: the high bits (the same width) of the pkt_id;
  * - responses with data on a PDC the target opens, while SYN is still set
  *   and there is no DPDCID yet: the echoed message_id, whose high bits are
  *   the initiator's endpoint index (each endpoint's SES allocates its
@@ -71,6 +73,17 @@ static inline unsigned int uet_fep_id_ep(unsigned int id, unsigned int bits)
  */
 #define UET_FEP_ID_SHIFT	(16 - UET_FEP_EP_BITS)
 #define UET_FEP_ID_EP(id)	(((id) & 0xFFFFu) >> UET_FEP_ID_SHIFT)
+
+/*
+ * RUDI has no PDC: the initiator's endpoint index is the top bits of the
+ * 32-bit pkt_id of its requests (pdc_rudi.c), which the RUDI_RESP and a
+ * NACK with NT set (its nack_psn) echo at the same offset.
+ */
+static inline unsigned int uet_fep_pkt_id_ep(unsigned int id, unsigned int bits)
+{
+	return id >> (32 - bits);
+}
+#define UET_FEP_PDS_PKT_ID_OFF	4	/* ref 2.4: RUDI req/resp, NACK */
 
 /*
  * Wire offsets the steering reads (ref = ../shared/reference/

@@ -55,6 +55,10 @@ enum pdc_mode {
 	PDC_MODE_RUD,		/* reliable, unordered */
 	PDC_MODE_ROD,		/* reliable, ordered */
 	PDC_MODE_UUD,		/* unreliable, unordered; no PDC state */
+	PDC_MODE_RUDI,		/* reliable, unordered, idempotent; no PDC:
+				 * each packet its own pkt_id, answered by
+				 * one RUDI_RESP, resent on its own timer
+				 * (pdc_rudi.c) */
 	PDC_MODE_CNT
 };
 
@@ -252,6 +256,20 @@ typedef int (*pdc_fill_fn)(void *ctx, uint64_t cookie, uint8_t *buf,
 typedef void (*pdc_tx_done_fn)(void *ctx, const struct pdc_tx_done *done);
 typedef void (*pdc_event_fn)(void *ctx, const struct pdc_event *ev);
 typedef void (*pdc_log_fn)(void *ctx, const char *msg);
+/*
+ * rudi: a RUDI request arrived (|pkt| as for deliver, mode PDC_MODE_RUDI,
+ *   pdcid and open_seq 0, psn its pkt_id). The manager keeps nothing of
+ *   it: a copy is offered again, and must be safe to execute again (the
+ *   caller serves only idempotent operations). Write the SES response into
+ *   |rsp| (at most |cap| bytes: cfg.max_payload_len plus
+ *   PDC_RUDI_RSP_HDR_MAX) and its header type into |*next_hdr|; return its
+ *   length, which one RUDI_RESP carries back; -EAGAIN to have the
+ *   initiator retry later (NACK NO_RESOURCE); -EPROTONOSUPPORT when RUDI
+ *   is not served (NACK UNEXP_EVENT); another negative errno to drop it
+ *   unanswered. NULL: RUDI is not served.
+ */
+typedef ssize_t (*pdc_rudi_fn)(void *ctx, const struct pdc_rx_pkt *pkt,
+			       uint8_t *rsp, size_t cap, uint8_t *next_hdr);
 
 struct pdc_ops {
 	pdc_admit_fn admit;
@@ -260,7 +278,11 @@ struct pdc_ops {
 	pdc_tx_done_fn tx_done;
 	pdc_event_fn event;
 	pdc_log_fn log;
+	pdc_rudi_fn rudi;
 };
+
+/* SES header bytes a RUDI response may add to a packet's payload. */
+#define PDC_RUDI_RSP_HDR_MAX	64
 
 /* One packet for pdc_send(). */
 struct pdc_pkt {
@@ -333,6 +355,15 @@ struct pdc_stats {
 	uint64_t rccc_reqs;	/* CREDIT_REQs sent */
 	uint64_t rccc_starved;	/* allowances after an RTO without credit */
 	uint64_t rccc_off;	/* PDCs whose peer grants none: RCCC off */
+	/* RUDI (pdc_rudi.c). */
+	uint64_t rudi_tx_req, rudi_tx_retx, rudi_tx_resp;
+	uint64_t rudi_rx_req, rudi_rx_resp;
+	uint64_t rudi_rx_stale;	/* responses and NACKs naming no request of
+				 * ours (late, duplicated or forged) */
+	uint64_t rudi_timeouts;	/* requests failed after max_retries */
+	uint64_t rudi_nacked;	/* requests the target asked us to retry */
+	uint64_t rudi_busy;	/* requests we asked an initiator to retry */
+	uint64_t rudi_inflight;	/* now: requests awaiting their response */
 };
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */
@@ -377,6 +408,16 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr);
  * target lost the PDC: it restarted); -ECONNABORTED (the target closed it);
  * -EPROTO (the target rejected the PDC); -EBUSY (the target had no PDC for
  * us until retries ran out); a fill error.
+ *
+ * PDC_MODE_RUDI opens no PDC: the packet gets a pkt_id of its own (under
+ * cfg.pdcid_prefix in its top bits, so that a shared interface steers the
+ * response back by it), waits in a table of cfg.window requests (-EAGAIN
+ * when full) until its RUDI_RESP comes, and is resent with RETX set each
+ * time its own RTO runs out (rto_init_ns doubling to rto_max_ns). Its
+ * tx_done carries the response (resp_next_hdr, resp: the SES response the
+ * target wrote). Status: 0; -ETIMEDOUT after max_retries resends;
+ * -EPROTONOSUPPORT (the target does not serve RUDI: NACK UNEXP_EVENT);
+ * -EPROTO (another NACK code); a fill error.
  */
 int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns);
 
@@ -400,8 +441,8 @@ ssize_t pdc_tx_build_ev(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
  * pdc_rx_frame() takes one received PDS frame (from the PDS prologue to the
  * end of the UDP payload). Returns 0 when it was handled (delivered,
  * acknowledged, recognised as a duplicate or a stray, or answered with a
- * NACK); -EBADMSG when it does not decode; -EPROTONOSUPPORT for RUDI and
- * TSS, which we do not implement.
+ * NACK); -EBADMSG when it does not decode; -EPROTONOSUPPORT for TSS,
+ * which is opened before PDS.
  */
 int pdc_rx_frame(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		 const uint8_t *buf, size_t len, uint64_t now_ns);
@@ -443,6 +484,14 @@ void pdc_ack_flush(struct pdc_mgr *mgr);
  * caller may reuse a peer id only once it is not.
  */
 bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer);
+
+/*
+ * pdc_rudi_local_peer() tells the peer of our outstanding RUDI request
+ * |pkt_id| (a RUDI response, or a NACK with NT set, names it): 0 or
+ * -ENOENT.
+ */
+int pdc_rudi_local_peer(const struct pdc_mgr *mgr, uint32_t pkt_id,
+			uint32_t *peer);
 
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);

@@ -124,9 +124,10 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 	mgr->resp_free_cnt = c->resp_pool_cnt;
 	if (pdc_admit_init(mgr) < 0 ||
 	    pdc_counts_init(&mgr->peer_use, c->max_pdcs + PDC_NACKQ_LEN +
-			    c->window) < 0 ||
+			    3 * c->window) < 0 ||
 	    pdc_counts_init(&mgr->tgt_live, c->max_pdcs) < 0 ||
-	    pdc_counts_init(&mgr->tgt_src, c->max_pdcs) < 0)
+	    pdc_counts_init(&mgr->tgt_src, c->max_pdcs) < 0 ||
+	    pdc_rudi_init(mgr) < 0)
 		return -ENOMEM;
 	while ((1u << mgr->id_bits) < c->max_pdcs)
 		mgr->id_bits++;
@@ -176,6 +177,7 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr)
 		free(mgr->tbl[i]);
 	}
 	pdc_admit_fini(mgr);
+	pdc_rudi_fini(mgr);
 	pdc_counts_fini(&mgr->peer_use);
 	pdc_counts_fini(&mgr->tgt_live);
 	pdc_counts_fini(&mgr->tgt_src);

@@ -364,6 +364,7 @@ struct pdc_mgr {
 	struct pdc_counts tgt_live;	/* target PDCs not in TIME_WAIT, by peer */
 	struct pdc_counts tgt_src;	/* target PDCs, by pdc->src */
 	struct pdc_rccc rccc;
+	struct pdc_rudi_tbl *rudi;	/* RUDI requests and responses (pdc_rudi.c) */
 	struct pdc_stats stats;
 };
 
@@ -470,6 +471,18 @@ void pdc_timer_del(struct pdc_mgr *mgr, struct pdc *pdc);
 void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns);
 
 /* pdc_tx.c */
+/* pdc_rudi.c: RUDI, no PDC (see there) */
+int pdc_rudi_init(struct pdc_mgr *mgr);
+void pdc_rudi_fini(struct pdc_mgr *mgr);
+int pdc_rudi_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt);
+ssize_t pdc_rudi_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
+		       uint32_t *peer, uint64_t now_ns);
+uint64_t pdc_rudi_next(const struct pdc_mgr *mgr);
+int pdc_rudi_rx(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		const uint8_t *buf, size_t len);
+bool pdc_rudi_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
+		      const struct pdc_nack *nack, uint64_t now_ns);
+
 void pdc_ready(struct pdc_mgr *mgr, struct pdc *pdc);
 void pdc_ready_del(struct pdc_mgr *mgr, struct pdc *pdc);
 void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,

@@ -2,7 +2,7 @@
 /*
  * pdc_rx_frame(): decode the PDS header and hand the frame to the end it is
  * for. Requests and CLOSE go to target PDCs, ACKs, NACKs and CLOSE_REQ to
- * initiator PDCs; UUD needs no PDC at all.
+ * initiator PDCs; UUD and RUDI need no PDC at all.
  */
 #include <errno.h>
 
@@ -76,6 +76,8 @@ static int pdc_rx_reply(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		mgr->stats.rx_nack++;
 		if (nack.nack_code < 32)
 			mgr->stats.nack_rx_code[nack.nack_code]++;
+		if (pdc_rudi_rx_nack(mgr, meta, &nack, now_ns))
+			return 0;
 		pdc_ini_rx_nack(mgr, meta, &nack, now_ns);
 		return 0;
 	}
@@ -121,9 +123,10 @@ static int pdc_rx_dispatch(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	case UET_PDS_TYPE_NACK:
 	case UET_PDS_TYPE_NACK_CCX:
 		return pdc_rx_reply(mgr, meta, type, buf, len, now_ns);
-	case UET_PDS_TYPE_TSS:
 	case UET_PDS_TYPE_RUDI_REQ:
 	case UET_PDS_TYPE_RUDI_RESP:
+		return pdc_rudi_rx(mgr, meta, buf, len);
+	case UET_PDS_TYPE_TSS:
 		return -EPROTONOSUPPORT;
 	default:
 		return -EBADMSG;

@@ -105,5 +105,7 @@ uint64_t pdc_next_timeout(const struct pdc_mgr *mgr)
 		return 0;
 	if (mgr->heap_cnt && mgr->heap[0]->wake_ns < at)
 		at = mgr->heap[0]->wake_ns;
+	if (pdc_rudi_next(mgr) < at)
+		at = pdc_rudi_next(mgr);
 	return at;
 }

@@ -177,6 +177,8 @@ int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns)
 		return -EMSGSIZE;
 	if (pkt->mode == PDC_MODE_UUD)
 		return pdc_uud_queue(mgr, pkt);
+	if (pkt->mode == PDC_MODE_RUDI)
+		return pdc_rudi_send(mgr, pkt);
 	/* Streams go to one peer at a time: try the last PDC first. */
 	pdc = mgr->send_cache;
 	if (!pdc || pdc->peer != pkt->peer || pdc->mode != pkt->mode) {
@@ -265,6 +267,9 @@ ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 		pdc_rccc_run(mgr, now_ns);
 	if (mgr->nackq_cnt)
 		return pdc_nack_build(mgr, buf, len, peer);
+	n = pdc_rudi_build(mgr, buf, len, peer, now_ns);
+	if (n)
+		return n;
 	while (mgr->uudq_cnt) {
 		n = pdc_uud_build(mgr, buf, len, peer);
 		if (n)

@@ -54,6 +54,14 @@ struct ses_addr {
 #define SES_WRE_F_COMPLETION	0x1	/* caller wants a CQ entry (passed back) */
 #define SES_WRE_F_HDR_DATA	0x2	/* hd=1, header_data on the som packet */
 #define SES_WRE_F_DC		0x4	/* complete only after remote placement */
+/*
+ * Send each packet as RUDI (no PDC; ses_rx_rudi at the target): only a
+ * WRITE or a READ, without header data or delivery-complete, to a region
+ * registered SES_ACCESS_IDEMPOTENT. A RUDI READ asks for its data a
+ * Payload MTU a packet (message_offset in each but the first), each
+ * answered with its piece.
+ */
+#define SES_WRE_F_RUDI		0x8
 
 /*
  * Work Request Entity: one operation. The caller owns it, and it (with its
@@ -151,7 +159,10 @@ struct ses_pkt {
 	uint64_t pay_off;
 	uint32_t pay_len;
 	uint64_t msg_ref;	/* SES_PAY_MSG: for ses_pkt_payload_live */
+	uint8_t flags;		/* SES_PKT_F_* */
 };
+
+#define SES_PKT_F_RUDI		0x1	/* its WRE asked for SES_WRE_F_RUDI */
 
 /*
  * A received SES packet: next_hdr + SES header + payload, from |peer|.
@@ -365,6 +376,22 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre);
  */
 ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		   size_t rsp_len);
+
+/*
+ * Serves one RUDI request (ses_rudi.c): a WRITE placed or a READ read at
+ * once, with the checks of ses_rx_req and one more: the region must be
+ * registered SES_ACCESS_IDEMPOTENT (else RC_OP_VIOLATION). Nothing of the
+ * peer is looked at or kept (no message id history, no target message):
+ * a copy is served again, which an idempotent region allows. The answer,
+ * into |rsp| (at least UET_SES_RSP_LEN bytes), its type in |*next_hdr|:
+ * RESPONSE (DEFAULT_RESPONSE for a WRITE placed, or the return code of a
+ * refusal) or, for a READ, RESPONSE_DATA with the piece it asks for: from
+ * its message_offset, a Payload MTU or what is left (RC_UNSUPPORTED_SIZE
+ * when that does not fit |rsp|). Returns its length; -EBADMSG or
+ * -EPROTONOSUPPORT when the request does not parse (counted, unanswered).
+ */
+ssize_t ses_rx_rudi(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
+		    size_t rsp_len, uint8_t *next_hdr);
 
 /*
  * Handles one response (next_hdr RESPONSE or RESPONSE_DATA) as the

@@ -4,7 +4,7 @@ SES_SRCS	+= ses/ses_hdr_req.c ses/ses_hdr_ext.c ses/ses_hdr_rsp.c \
 		   ses/ses_names.c ses/ses_util.c ses/ses_core.c ses/ses_ri.c \
 		   ses/ses_tx.c ses/ses_cpl.c ses/ses_rx.c ses/ses_rxm.c \
 		   ses/ses_match.c ses/ses_rdv.c ses/ses_amo.c \
-		   ses/ses_hdr_rdmo.c ses/ses_rdmo.c
+		   ses/ses_hdr_rdmo.c ses/ses_rdmo.c ses/ses_rudi.c
 
 # Benchmark: initiator + target over an in-memory wire.
 BENCH_BINS	+= $(B)/bench_ses

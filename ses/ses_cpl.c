@@ -97,6 +97,16 @@ static void ses_msg_on_default(struct ses *s, struct ses_msg *m)
 	    m->rsp_cnt >= m->pkt_cnt &&
 	    ses_op_ends_on_defaults(m->opcode, m->wre->flags & SES_WRE_F_DC))
 		ses_msg_complete(s, m, 0, UET_SES_RC_OK, m->len);
+	/*
+	 * Each piece of a RUDI READ is counted answered after its data
+	 * (uet_engine_rudi.c): all answered and still short, the target
+	 * served smaller pieces than asked (another Payload MTU).
+	 */
+	else if (!(m->flags & SES_MSG_F_DONE) && m->pkt_sent == m->pkt_cnt &&
+		 m->rsp_cnt >= m->pkt_cnt && m->opcode == UET_SES_OP_READ &&
+		 (m->wre->flags & SES_WRE_F_RUDI) && m->placed < m->fetch_len)
+		ses_msg_complete(s, m, -EREMOTEIO, UET_SES_RC_UNSUPPORTED_SIZE,
+				 m->placed);
 	ses_msg_try_free(s, m);
 }
 

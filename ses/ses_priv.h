@@ -209,6 +209,7 @@ struct ses_rx_ctx {
 	uint8_t rsp_opcode;
 	uint8_t rc;
 	uint32_t modified_len;
+	bool rudi;		/* came by RUDI (ses_rudi.c) */
 };
 
 static inline int ses_rx_ok(struct ses_rx_ctx *c, uint8_t rsp_opcode,
@@ -482,6 +483,10 @@ void ses_rdmo_fini(struct ses *s);
  * of |mkey| in |t|, granting |need| (SES_ACCESS_*), [off, off + len)
  * inside it. Returns UET_SES_RC_OK with *|out| set, or the code why not.
  */
+/* ses_rx.c, for ses_rudi.c: a request decoded into |c|, then checked. */
+int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt);
+uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c);
+
 uint8_t ses_rx_region_check(const struct ses *s, const struct ses_ri_tbl *t,
 			    uint64_t mkey, uint32_t need, uint64_t off,
 			    uint64_t len, struct ses_region **out);

@@ -10,7 +10,8 @@
 #include "ses/ses_priv.h"
 
 #define SES_RI_F_VALID	(SES_RI_F_MSG | SES_RI_F_NO_GEN | SES_RI_F_DISABLED)
-#define SES_ACCESS_VALID (SES_ACCESS_REMOTE_WRITE | SES_ACCESS_REMOTE_READ)
+#define SES_ACCESS_VALID (SES_ACCESS_REMOTE_WRITE | SES_ACCESS_REMOTE_READ | \
+			  SES_ACCESS_IDEMPOTENT)
 
 static uint64_t ses_pid_key(uint32_t job, uint16_t pid)
 {

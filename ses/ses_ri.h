@@ -25,6 +25,8 @@ struct ses_ri_id {
 /* Region access rights (ses_mr_add). */
 #define SES_ACCESS_REMOTE_WRITE	0x1
 #define SES_ACCESS_REMOTE_READ	0x2
+/* Idempotent-safe (UET_MKEY_IDEMPOTENT_SAFE): RUDI may write or read it. */
+#define SES_ACCESS_IDEMPOTENT	0x4
 
 /*
  * Creates the RI table |id| (the endpoint exists while it has tables).

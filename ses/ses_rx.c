@@ -101,6 +101,11 @@ static bool ses_rx_len_is_valid(const struct ses_rx_ctx *c)
 	const struct ses_std_hdr *h = &c->h;
 	uint64_t end = (uint64_t)c->off + c->pay_len;
 
+	/* A RUDI READ asks for its pieces apart: each from message_offset. */
+	if (h->opcode == UET_SES_OP_READ && c->rudi)
+		return !c->pay_len && !(c->off & (SES_BLK_LEN - 1)) &&
+		       (c->off < h->request_length ||
+			(!h->request_length && h->f.som && h->f.eom));
 	if (h->opcode == UET_SES_OP_READ)
 		return h->f.som && h->f.eom && !c->pay_len;
 	if (h->opcode == UET_SES_OP_RDMO_FLUSH)
@@ -152,7 +157,7 @@ static uint8_t ses_rx_check_dest(const struct ses *s,
 }
 
 /* design section 4, in order. */
-static uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
+uint8_t ses_rx_check(struct ses *s, struct ses_rx_ctx *c)
 {
 	const struct ses_std_hdr *h = &c->h;
 	uint32_t job;
@@ -437,7 +442,7 @@ static bool ses_rx_rsp_is_default(const struct ses_rx_ctx *c)
 }
 
 /* Decodes the packet into |c|: header, extension, payload. */
-static int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
+int ses_rx_parse(struct ses_rx_ctx *c, const struct ses_rx_pkt *pkt)
 {
 	ssize_t n, e;
 

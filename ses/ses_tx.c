@@ -13,7 +13,7 @@
 #include "ses/ses_priv.h"
 
 #define SES_WRE_F_VALID	(SES_WRE_F_COMPLETION | SES_WRE_F_HDR_DATA | \
-			 SES_WRE_F_DC)
+			 SES_WRE_F_DC | SES_WRE_F_RUDI)
 
 static bool ses_op_is_send(uint8_t op)
 {
@@ -149,9 +149,14 @@ static void ses_msg_fill(struct ses *s, struct ses_msg *m,
 	else
 		m->fetch_len = 0;
 	/* READ and rendezvous requests are one packet; data comes back.
-	 * An atomic is one packet (ses_amo_wre_is_valid). */
-	if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode) ||
-	    ses_op_is_amo(m->opcode))
+	 * An atomic is one packet (ses_amo_wre_is_valid). A RUDI READ asks
+	 * for its data a Payload MTU a packet, each answered by one response
+	 * (ses_rudi.c). */
+	if (m->opcode == UET_SES_OP_READ && (w->flags & SES_WRE_F_RUDI) &&
+	    m->len)
+		m->pkt_cnt = (m->len + mtu - 1) / mtu;
+	else if (m->opcode == UET_SES_OP_READ || ses_op_is_rdv(m->opcode) ||
+		 ses_op_is_amo(m->opcode))
 		m->pkt_cnt = 1;
 	else
 		m->pkt_cnt = m->len ? (m->len + mtu - 1) / mtu : 1;
@@ -294,6 +299,7 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	pkt->pay_off = off;
 	pkt->pay_len = pay;
 	pkt->pay_life = SES_PAY_MSG;
+	pkt->flags = w->flags & SES_WRE_F_RUDI ? SES_PKT_F_RUDI : 0;
 	pkt->msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
 	if (ses_op_is_rdv(m->opcode))
 		ses_rdv_pkt_ext(s, m, pkt);

@@ -61,6 +61,16 @@ all: $(B)/fi_rma_check
 E2E_TESTS	+= test/e2e/e2e_fi_rma.sh test/e2e/e2e_cc.sh
 E2E_DEPS	+= $(B)/fi_rma_check $(B)/libuet-fi.so
 
+# RUDI (issue 39): fi_rudi_check writes and reads an idempotent-safe region
+# without a PDC, and misbehaves as a hostile peer; e2e_rudi.sh runs it.
+$(B)/fi_rudi_check: $(B)/test/progs/fi_rudi_check.o $(B)/examples/ex_common.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_rudi_check
+E2E_TESTS	+= test/e2e/e2e_rudi.sh
+E2E_DEPS	+= $(B)/fi_rudi_check $(B)/libuet-fi.so
+
 # Messaging of issue 7 (plain libfabric, so it runs over tcp too):
 # fi_msg_check's harness and cases, and the script that runs them between
 # two namespaces over uet (ordered and not) and tcp.

@@ -128,10 +128,15 @@ struct uet_domain_attr_ext {
  */
 #define UET_MAX_RETRIES		25
 #define UET_MR_HASH_SIZE	256
-/* FI_MR_VIRT_ADDR keys: region base in bits 63:16, rkey in 15:0. */
+/*
+ * FI_MR_VIRT_ADDR keys: region base in bits 62:16, rkey in 15:0; bit 63
+ * in both kinds of key is UET_MKEY_IDEMPOTENT_SAFE (FI_UET_MR_IDEMPOTENT,
+ * uet_rudi.c). User addresses below 2^47 (x86-64 and arm64 with 4-level
+ * tables) fit.
+ */
 #define UET_MR_VA_SHIFT		16
 #define UET_MR_VA_RKEY_MAX	0xFFFFull
-#define UET_MR_VA_BASE_MAX	((1ull << 48) - 1)
+#define UET_MR_VA_BASE_MAX	((1ull << 47) - 1)
 
 extern struct fi_provider uet_prov;
 
@@ -164,6 +169,7 @@ struct uet_params {
 	uint8_t tss;			/* FI_UET_TSS: enum uet_engine_tss */
 	bool crc;			/* FI_UET_CRC */
 	bool local_off;			/* FI_UET_LOCAL=off */
+	bool rudi;			/* FI_UET_RUDI=auto (uet_rudi.c) */
 };
 
 void uet_params_get(struct uet_params *p);
@@ -172,6 +178,10 @@ void uet_params_cc_define(void);
 void uet_params_cc_get(struct uet_params *p);
 void uet_params_dp_define(void);
 void uet_params_dp_get(struct uet_params *p);
+void uet_params_rudi_define(void);
+void uet_params_rudi_get(struct uet_params *p);
+bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
+		     uint8_t opcode, uint64_t flags);
 
 /*
  * Sends up to 64 KiB go eager: a rendezvous costs a round trip before the
@@ -435,6 +445,7 @@ struct uet_mr {
 	/* fi_mr_bind: FI_REMOTE_WRITE and FI_REMOTE_READ events. */
 	struct uet_cntr *write_cntr, *read_cntr;
 	bool enabled;
+	bool idempotent;		/* FI_UET_MR_IDEMPOTENT */
 };
 
 /* ---- calls between files ---------------------------------------------------- */

@@ -34,6 +34,8 @@
 #define UET_ADDR_CAP_RMA	0x0001	/* WRITE and READ targets */
 #define UET_ADDR_CAP_MSG	0x0002	/* SEND (issue 7) */
 #define UET_ADDR_CAP_TAGGED	0x0004	/* TAGGED_SEND (issue 7) */
+#define UET_ADDR_CAP_RUDI	0x0008	/* serves RUDI (the HPC profile of
+					 * ref 5.2; uet/uet_rudi.c) */
 /* What our endpoints serve. */
 #define UET_ADDR_CAPS		(UET_ADDR_CAP_RMA | UET_ADDR_CAP_MSG | \
 				 UET_ADDR_CAP_TAGGED)

@@ -183,7 +183,8 @@ static int uet_domain_where(struct uet_domain *dom, const struct fi_info *info)
 		   uet_iface_fa(name, true, &a->fa)) {
 		return -FI_ENODEV;
 	}
-	a->fep_caps = UET_ADDR_CAPS;
+	a->fep_caps = UET_ADDR_CAPS |
+		      (dom->params.rudi ? UET_ADDR_CAP_RUDI : 0);
 	a->initiator = uet_addr_initiator(&a->fa, a->pid_on_fep);
 	return 0;
 }

@@ -168,6 +168,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->tss = p->tss;
 	cfg->crc = p->crc;
 	cfg->local_off = p->local_off;
+	cfg->rudi = p->rudi;
 }
 
 static int uet_ep_enable_locked(struct uet_ep *ep)
@@ -553,6 +554,8 @@ static int uet_ep_init(struct uet_ep *ep, const struct fi_info *info)
 	    (uet_addr_decode(&ep->src, info->src_addr, info->src_addrlen) < 0 ||
 	     !uet_fa_is_equal(&ep->src.fa, &ep->dom->src.fa)))
 		return -FI_EINVAL;
+	/* What it serves is the domain's to say (FI_UET_RUDI), not the blob's. */
+	ep->src.fep_caps = ep->dom->src.fep_caps;
 	ep->tx_size = tx && tx->size ? tx->size : UET_TX_SIZE;
 	ep->ops = calloc(ep->tx_size, sizeof(*ep->ops));
 	if (!ep->ops)

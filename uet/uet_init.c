@@ -110,6 +110,7 @@ static void uet_params_define(void)
 			"ev_recycled, ev_retired), SES (default 0)");
 	uet_params_cc_define();
 	uet_params_dp_define();
+	uet_params_rudi_define();
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");
@@ -207,6 +208,7 @@ void uet_params_get(struct uet_params *p)
 	p->ri_base = (uint16_t)ri;
 	uet_params_cc_get(p);
 	uet_params_dp_get(p);
+	uet_params_rudi_get(p);
 }
 
 /*

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rdma/fi_ext_uet.h>
+
 #include "uet_codec.h"
 #include "uet/uet.h"
 
@@ -78,6 +80,8 @@ static int uet_mr_add_ep(const struct uet_mr *mr, const struct uet_ep *ep)
 		access |= SES_ACCESS_REMOTE_WRITE;
 	if (mr->access & FI_REMOTE_READ)
 		access |= SES_ACCESS_REMOTE_READ;
+	if (mr->idempotent)
+		access |= SES_ACCESS_IDEMPOTENT;
 	ret = ses_mr_add(uet_engine_ses(ep->eng), &id, mr->rkey, mr->base,
 			 mr->len, access);
 	if (ret == -EEXIST)
@@ -174,15 +178,18 @@ void uet_mr_detach_cntr(struct uet_cntr *c)
 int uet_mr_key_to_wire(const struct uet_domain *dom, uint64_t key,
 		       uint64_t addr, uint64_t *mkey, uint64_t *offset)
 {
+	uint64_t idem = key & UET_MKEY_IDEMPOTENT_SAFE;
+
+	key &= ~UET_MKEY_IDEMPOTENT_SAFE;
 	if (dom->mr_mode & FI_MR_VIRT_ADDR) {
 		/* Below the base wraps to a huge offset: RC_BAD_ADDR. */
-		*mkey = key & UET_MR_VA_RKEY_MAX;
+		*mkey = (key & UET_MR_VA_RKEY_MAX) | idem;
 		*offset = addr - (key >> UET_MR_VA_SHIFT);
 		return 0;
 	}
 	if (key > UET_MKEY_RKEY_MASK)
 		return -FI_EINVAL;	/* no region ever had such a key */
-	*mkey = key;
+	*mkey = key | idem;
 	*offset = addr;
 	return 0;
 }
@@ -437,7 +444,7 @@ static int uet_mr_attr_check(const struct uet_domain *dom,
 	const struct iovec *iov = attr->mr_iov;
 	uint32_t job;
 
-	if (flags & ~FI_RMA_EVENT)
+	if (flags & ~(FI_RMA_EVENT | FI_UET_MR_IDEMPOTENT))
 		return -FI_EBADFLAGS;
 	if (attr->iov_count != 1 || !iov || !iov->iov_base || !iov->iov_len ||
 	    attr->offset || (attr->access & ~UET_MR_ACCESS))
@@ -458,7 +465,7 @@ static int uet_mr_attr_check(const struct uet_domain *dom,
 }
 
 static int uet_mr_new(struct uet_domain *dom, const struct fi_mr_attr *attr,
-		      uint64_t rkey, struct uet_mr **out)
+		      uint64_t rkey, bool idempotent, struct uet_mr **out)
 {
 	struct uet_mr *mr = calloc(1, sizeof(*mr));
 	size_t b;
@@ -471,6 +478,7 @@ static int uet_mr_new(struct uet_domain *dom, const struct fi_mr_attr *attr,
 	mr->len = attr->mr_iov->iov_len;
 	mr->access = attr->access;
 	mr->rkey = rkey;
+	mr->idempotent = idempotent;
 	mr->enabled = !(dom->mr_mode & FI_MR_ENDPOINT);
 	ret = uet_mr_install(mr);
 	if (ret) {
@@ -501,7 +509,8 @@ static int uet_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	if (!ret)
 		ret = uet_mr_key_pick(dom, attr->requested_key, &rkey);
 	if (!ret)
-		ret = uet_mr_new(dom, attr, rkey, &mr);
+		ret = uet_mr_new(dom, attr, rkey,
+				 flags & FI_UET_MR_IDEMPOTENT, &mr);
 	uet_domain_unlock(dom);
 	if (ret)
 		return ret;
@@ -513,6 +522,8 @@ static int uet_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	mr->mr_fid.key = dom->mr_mode & FI_MR_VIRT_ADDR ?
 			 (uint64_t)(uintptr_t)mr->base << UET_MR_VA_SHIFT | rkey :
 			 rkey;
+	if (mr->idempotent)
+		mr->mr_fid.key |= UET_MKEY_IDEMPOTENT_SAFE;
 	*mr_fid = &mr->mr_fid;
 	return 0;
 }

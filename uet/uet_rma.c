@@ -80,6 +80,8 @@ static void uet_rma_wre(struct uet_op *op, const struct uet_rma_req *r,
 		w->flags |= SES_WRE_F_HDR_DATA;
 		w->header_data = r->data;
 	}
+	if (uet_rudi_wanted(op->ep, r->addr, mkey, r->opcode, r->flags))
+		w->flags |= SES_WRE_F_RUDI;
 }
 
 /* Starts |op|; on failure it is still ours. */

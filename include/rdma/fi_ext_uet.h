@@ -51,6 +51,15 @@ extern "C" {
 
 #define FI_UET_RDMO_OPS "uet rdmo ops"
 
+/*
+ * fi_mr_reg / fi_mr_regattr flag: the region is idempotent-safe (UE 1.0
+ * memory key bit 63): writing or reading it twice does no harm, so
+ * fi_write and fi_read to it may go as RUDI, without a PDC, to a peer
+ * that serves RUDI (FI_UET_RUDI, fi_uet(7) "RUDI"). Its key has bit 63
+ * set. Such writes raise no FI_RMA_EVENT at the target.
+ */
+#define FI_UET_MR_IDEMPOTENT	(1ULL << 15)
+
 /* Pieces of one scatter: their descriptors fit the smallest packet. */
 #define FI_UET_RDMO_SCATTER_MAX	51
 

@@ -606,10 +606,13 @@ static int b_rate(uint32_t npeers, uint64_t nmsg, double cap_s, int runs,
 			 * here. The pool's items live in pages SES
 			 * reserved (not malloc's): counted apart.
 			 */
-			for (uint32_t p = 1; p <= npeers; p++) {
+			b_acct = B_INI_SES;
+			for (uint32_t p = 1; p <= npeers; p++)
 				ses_peer_trim(b->ini_ses, p);
+			b_acct = B_TGT_SES;
+			for (uint32_t p = 1; p <= npeers; p++)
 				ses_peer_trim(b->tgt_ses, p);
-			}
+			b_acct = B_NONE;
 			idle->npeers = npeers;
 			idle->ini = b_side(b, B_INI_SES, B_INI_PDC) +
 				(int64_t)ses_state_peer_pool_len(b->ini_ses);

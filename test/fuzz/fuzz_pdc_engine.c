@@ -14,8 +14,11 @@
  * reach both ends as the real peers: PDS has no authentication, so a forged
  * NACK may legitimately cause a resend, and only the first checks apply.
  * The first byte also puts A and B under PDCID prefixes of 0 to 7 bits;
- * every SPDCID either sends is then checked to carry its own.
+ * every SPDCID either sends, and every RUDI pkt_id, is then checked to
+ * carry its own. RUDI requests (no PDC) may be delivered more than once
+ * (idempotent), but one completes without error only once delivered.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,6 +106,10 @@ static void f_check_genuine(struct f_state *f, const struct pdc_rx_pkt *pkt)
 		abort();	/* delivered something A never sent */
 	if (mode == PDC_MODE_UUD)
 		return;		/* unreliable: the wire may duplicate it */
+	if (mode == PDC_MODE_RUDI) {
+		f->delivered[idx] = 1;	/* idempotent: copies run again */
+		return;
+	}
 	if (f->delivered[idx]++ && !f->chaos)
 		abort();	/* delivered twice */
 }
@@ -125,6 +132,25 @@ static int f_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 	return 0;
 }
 
+/* RUDI: no PDC, nothing kept; answered with the first 4 bytes. */
+static ssize_t f_rudi(void *ctx, const struct pdc_rx_pkt *pkt, uint8_t *rsp,
+		      size_t cap, uint8_t *next_hdr)
+{
+	struct f_state *f = ctx;
+
+	if (!f->cur || pkt->buf < f->cur ||
+	    pkt->buf + pkt->len > f->cur + f->cur_len ||
+	    pkt->mode != PDC_MODE_RUDI || cap < 4)
+		abort();
+	if (f->cur_genuine && pkt->peer == F_PEER_A)
+		f_check_genuine(f, pkt);
+	if (pkt->len < 4)
+		return -EBADMSG;
+	memcpy(rsp, pkt->buf, 4);
+	*next_hdr = UET_PDS_NEXT_HDR_RESPONSE;
+	return 4;
+}
+
 static void f_tx_done(void *ctx, const struct pdc_tx_done *d)
 {
 	struct f_state *f = ctx;
@@ -145,7 +171,7 @@ static void f_event(void *ctx, const struct pdc_event *ev)
 
 static const struct pdc_ops f_ops = {
 	.deliver = f_deliver, .fill = f_fill,
-	.tx_done = f_tx_done, .event = f_event,
+	.tx_done = f_tx_done, .event = f_event, .rudi = f_rudi,
 };
 
 static void f_rx(struct f_state *f, int to, int from, const uint8_t *buf,
@@ -187,6 +213,9 @@ static void f_check_prefix(const struct f_state *f, int from,
 		break;
 	case UET_PDS_TYPE_CONTROL:
 		spdcid = h.ctl.spdcid;
+		break;
+	case UET_PDS_TYPE_RUDI_REQ:	/* the pkt_id's top, as a PDCID's */
+		spdcid = (uint16_t)(h.rudi.pkt_id >> 16);
 		break;
 	default:
 		return;
@@ -248,7 +277,8 @@ static void f_send(struct f_state *f, uint8_t arg)
 {
 	struct pdc_pkt pkt = {
 		.cookie = f->sent, .peer = F_PEER_B, .len = F_PAYLOAD_LEN,
-		.mode = arg % 3 == 2 ? PDC_MODE_UUD : arg % 3,
+		.mode = arg % 4 == 2 ? PDC_MODE_UUD :
+			arg % 4 == 3 ? PDC_MODE_RUDI : arg % 4,
 		.next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD,
 		.flags = (arg & 0x10 ? PDC_PKT_F_AR : 0) |
 			 (arg & 0x20 ? PDC_PKT_F_WANT_RESP : 0),

@@ -89,8 +89,9 @@ Test(uet_ep, names)
 	cr_assert_eq(len, UET_ADDR_LEN);
 	cr_assert_eq(uet_addr_decode(&a, name, len), UET_ADDR_LEN);
 	cr_assert_eq(a.pid_on_fep, 3);		/* the service */
+	/* FI_UET_RUDI is auto unless set: RUDI served and advertised. */
 	cr_assert_eq(a.fep_caps, UET_ADDR_CAP_RMA | UET_ADDR_CAP_MSG |
-				 UET_ADDR_CAP_TAGGED);
+				 UET_ADDR_CAP_TAGGED | UET_ADDR_CAP_RUDI);
 	len = sizeof(small);
 	cr_assert_eq(fi_getname(&ep->fid, small, &len), -FI_ETOOSMALL);
 	cr_assert_eq(len, UET_ADDR_LEN);

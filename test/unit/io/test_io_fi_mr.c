@@ -5,6 +5,8 @@
  * and the offsets they turn into, raw attributes and their mapping,
  * refresh, counter bindings, and bad input that registers nothing.
  */
+#include <rdma/fi_ext_uet.h>
+
 #include "t_fi.h"
 
 static struct t_fi t;
@@ -165,6 +167,43 @@ Test(uet_mr, virt_addr_keys_carry_the_base)
 	cr_assert_eq(off, UINT64_MAX);
 	cr_assert_eq(fi_close(&mr->fid), 0);
 	t_fi_close(&t);
+}
+
+/*
+ * FI_UET_MR_IDEMPOTENT (RUDI): the key carries IDEMPOTENT_SAFE (bit 63) in
+ * both kinds of key, and the wire's memory key keeps it; a plain region's
+ * key has no such bit.
+ */
+Test(uet_mr, idempotent_regions_carry_bit_63)
+{
+	int modes[] = { FI_MR_PROV_KEY, FI_MR_PROV_KEY | FI_MR_VIRT_ADDR };
+	struct fid_mr *mr, *plain, *bad;
+	uint64_t mkey, off, key;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		t_open(modes[i]);
+		cr_assert_eq(fi_mr_reg(t.domain, t_buf, sizeof(t_buf),
+				       FI_REMOTE_WRITE | FI_REMOTE_READ, 0, 0,
+				       FI_UET_MR_IDEMPOTENT, &mr, NULL), 0);
+		plain = t_reg(FI_REMOTE_WRITE, 0);
+		key = fi_mr_key(mr);
+		cr_assert(key & UET_MKEY_IDEMPOTENT_SAFE);
+		cr_assert(t_umr(mr)->idempotent);
+		cr_assert(!(fi_mr_key(plain) & UET_MKEY_IDEMPOTENT_SAFE));
+		cr_assert_eq(uet_mr_key_to_wire(t_dom(t.domain), key,
+						(modes[i] & FI_MR_VIRT_ADDR ?
+						 (uintptr_t)t_buf : 0) + 100,
+						&mkey, &off), 0);
+		cr_assert_eq(mkey, t_umr(mr)->rkey | UET_MKEY_IDEMPOTENT_SAFE);
+		cr_assert_eq(off, 100);
+		/* Any other flag is still refused. */
+		cr_assert_eq(fi_mr_reg(t.domain, t_buf, 8, FI_REMOTE_READ, 0,
+				       0, FI_UET_MR_IDEMPOTENT << 1, &bad,
+				       NULL), -FI_EBADFLAGS);
+		cr_assert_eq(fi_close(&mr->fid), 0);
+		cr_assert_eq(fi_close(&plain->fid), 0);
+		t_fi_close(&t);
+	}
 }
 
 Test(uet_mr, offsets_without_virt_addr)

@@ -711,12 +711,52 @@ Test(io_xdp, responses_by_dpdcid_or_echoed_id)
 	t_xdp_teardown(&t);
 }
 
-/* RUDI, small request headers, UUD without a request: the service. */
+/*
+ * RUDI has no PDC: a request goes by its SES destination (whatever its
+ * pkt_id says), a response and a NACK with NT set by the endpoint bits at
+ * the top of the pkt_id they echo (a NACK's DPDCID slot is then unused).
+ */
+#define T_PKT_ID(ep, low)	((uint32_t)(ep) << (32 - UET_FEP_EP_BITS) | (low))
+
+Test(io_xdp, rudi_by_destination_and_pkt_id)
+{
+	struct pdc_hdr req = { .rudi = { .pro = { UET_PDS_TYPE_RUDI_REQ,
+					 UET_PDS_NEXT_HDR_REQUEST_STD, 0 },
+					 .pkt_id = T_PKT_ID(3, 1) } };
+	struct pdc_hdr rsp = { .rudi = { .pro = { UET_PDS_TYPE_RUDI_RESP,
+					 UET_PDS_NEXT_HDR_RESPONSE, 0 },
+					 .pkt_id = T_PKT_ID(T_EP, 0x3FFFFFF) } };
+	struct pdc_hdr nack = { .nack = {
+		.pro = { UET_PDS_TYPE_NACK, UET_PDS_NEXT_HDR_NONE,
+			 UET_PDS_F_NACK_NT },
+		.nack_code = UET_PDS_NACK_NO_RESOURCE,
+		.nack_psn = T_PKT_ID(3, 5), .dpdcid = T_ID(T_EP, 1) } };
+	uint8_t f[T_FRAME_CAP];
+	struct t_xdp t;
+
+	t_xdp_setup(&t, T_SVC | T_BIT(3) | T_BIT(T_EP), UET_UDP_PORT);
+	t_xdp_to(&t, f, t_std_frame(f, &req, T_PID, T_JOB, true), T_EP);
+	t_xdp_to(&t, f, t_std_frame(f, &req, T_PID + 1, T_JOB, true),
+		 UET_FEP_EP_SERVICE);
+	t_xdp_to(&t, f, t_rsp_frame(f, &rsp, 0, 0), T_EP);
+	rsp.rudi.pkt_id = T_PKT_ID(3, 0);
+	t_xdp_to(&t, f, t_rsp_frame(f, &rsp, 0, 0), 3);
+	rsp.rudi.pkt_id = T_PKT_ID(62, 0);		/* no socket there */
+	t_xdp_to(&t, f, t_rsp_frame(f, &rsp, 0, 0), UET_FEP_EP_SERVICE);
+	t_xdp_to(&t, f, t_pds_frame(f, &nack), 3);
+	nack.nack.pro.type = UET_PDS_TYPE_NACK_CCX;
+	nack.nack.nack_psn = T_PKT_ID(T_EP, 5);
+	nack.nack.dpdcid = T_ID(3, 1);
+	t_xdp_to(&t, f, t_pds_frame(f, &nack), T_EP);
+	t_xdp_teardown(&t);
+}
+
+/* RUDI or UUD without a request, small request headers: the service. */
 Test(io_xdp, unsteerable_forms_to_service)
 {
 	struct pdc_hdr rudi = { .rudi = { .pro = { UET_PDS_TYPE_RUDI_REQ,
-					  UET_PDS_NEXT_HDR_REQUEST_STD, 0 },
-					  .pkt_id = T_ID(T_EP, 1) } };
+					  UET_PDS_NEXT_HDR_RESPONSE, 0 },
+					  .pkt_id = T_PKT_ID(T_EP, 1) } };
 	struct pdc_hdr uud = { .uud = { .pro = { UET_PDS_TYPE_UUD_REQ,
 					UET_PDS_NEXT_HDR_RESPONSE, 0 } } };
 	struct ses_small_hdr small = {
@@ -730,7 +770,7 @@ Test(io_xdp, unsteerable_forms_to_service)
 	size_t n;
 
 	t_xdp_setup(&t, T_SVC | T_BIT(T_EP), UET_UDP_PORT);
-	n = t_std_frame(f, &rudi, T_PID, T_JOB, true);
+	n = t_rsp_frame(f, &rudi, T_ID(T_EP, 1), 0);
 	t_xdp_to(&t, f, n, UET_FEP_EP_SERVICE);
 	n = t_rsp_frame(f, &uud, T_ID(T_EP, 1), 0);
 	t_xdp_to(&t, f, n, UET_FEP_EP_SERVICE);

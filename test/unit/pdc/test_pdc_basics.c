@@ -137,9 +137,13 @@ Test(pdc_api, rx_rejects_what_it_cannot_decode)
 	static const uint8_t reserved[16] = { 0x78, 0x00 };	/* type 15 */
 	static const uint8_t short_req[8] = { 0x11, 0x80 };	/* RUD, 8 B */
 	struct pdc_rx_meta meta = { .peer = 1 };
+	struct pdc_nack nack;
 	struct pdc_stats st;
 	struct pdc_mgr *mgr;
 	struct pdc_cfg cfg;
+	uint8_t out[64];
+	uint32_t peer;
+	ssize_t n;
 
 	pdc_cfg_init(&cfg);
 	mgr = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
@@ -147,8 +151,8 @@ Test(pdc_api, rx_rejects_what_it_cannot_decode)
 	cr_expect_eq(pdc_rx_frame(mgr, &meta, trunc, sizeof(trunc), 0), -EBADMSG);
 	cr_expect_eq(pdc_rx_frame(mgr, &meta, tss, sizeof(tss), 0),
 		     -EPROTONOSUPPORT);
-	cr_expect_eq(pdc_rx_frame(mgr, &meta, rudi, sizeof(rudi), 0),
-		     -EPROTONOSUPPORT);
+	/* No ops->rudi: RUDI is not served, and the initiator is told so. */
+	cr_expect_eq(pdc_rx_frame(mgr, &meta, rudi, sizeof(rudi), 0), 0);
 	cr_expect_eq(pdc_rx_frame(mgr, &meta, reserved, sizeof(reserved), 0),
 		     -EBADMSG);
 	cr_expect_eq(pdc_rx_frame(mgr, &meta, short_req, sizeof(short_req), 0),
@@ -156,6 +160,13 @@ Test(pdc_api, rx_rejects_what_it_cannot_decode)
 	pdc_mgr_stats(mgr, &st);
 	cr_expect_eq(st.rx_bad, 3);
 	cr_expect_eq(st.pdcs, 0);
+	cr_expect_eq(pdc_next_timeout(mgr), 0);
+	n = pdc_tx_build(mgr, out, sizeof(out), &peer, 0);
+	cr_assert_eq(n, UET_PDS_NACK_LEN);
+	cr_assert_eq(pdc_nack_decode(&nack, out, (size_t)n), n);
+	cr_expect(nack.pro.flags & UET_PDS_F_NACK_NT);
+	cr_expect_eq(nack.nack_code, UET_PDS_NACK_UNEXP_EVENT);
+	cr_expect_eq(peer, 1);
 	cr_expect_eq(pdc_next_timeout(mgr), UINT64_MAX);
 	pdc_mgr_destroy(mgr);
 }
