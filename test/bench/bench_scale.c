@@ -101,6 +101,13 @@ struct b_bench {
 	int64_t mark[B_ACCTS];	/* the accounts before b_create */
 };
 
+/*
+ * RUDI (no PDC: each write its own request, answered once, resent on its
+ * own timer) instead of RUD, for the runs that say so: the idempotent
+ * writes of a large job need no PDC per peer.
+ */
+static bool b_rudi;
+
 static void b_die(const char *what, long long v)
 {
 	fprintf(stderr, "bench_scale: %s: %lld\n", what, v);
@@ -112,7 +119,9 @@ static int b_ini_tx(void *ctx, const struct ses_pkt *pkt)
 	struct b_bench *b = ctx;
 	struct pdc_pkt p = {
 		.peer = pkt->peer, .len = pkt->hdr_len + pkt->pay_len,
-		.mode = PDC_MODE_RUD, .next_hdr = pkt->next_hdr,
+		.mode = pkt->flags & SES_PKT_F_RUDI ? PDC_MODE_RUDI :
+						      PDC_MODE_RUD,
+		.next_hdr = pkt->next_hdr,
 	};
 	enum b_acct old;
 	struct b_pkt *s;
@@ -229,6 +238,25 @@ static int b_tgt_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 	return 0;
 }
 
+/* A RUDI write: placed at once, answered by its RUDI_RESP, nothing kept. */
+static ssize_t b_tgt_rudi(void *ctx, const struct pdc_rx_pkt *pkt,
+			  uint8_t *rsp, size_t cap, uint8_t *next_hdr)
+{
+	struct b_bench *b = ctx;
+	struct ses_rx_pkt in = {
+		.peer = pkt->peer, .next_hdr = pkt->next_hdr, .buf = pkt->buf,
+		.len = pkt->len, .now_ns = b->now,
+	};
+	enum b_acct old = b_enter(B_TGT_SES);
+	ssize_t n = ses_rx_rudi(b->tgt_ses, &in, rsp, cap, next_hdr);
+
+	b_acct = old;
+	if (n < 0)
+		b_die("ses_rx_rudi", n);
+	b->placed++;	/* RUDI writes raise no rma_done */
+	return n;
+}
+
 static int b_ini_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 			 struct pdc_resp *resp)
 {
@@ -268,7 +296,7 @@ static const struct pdc_ops b_ini_pdc_ops = {
 
 static const struct pdc_ops b_tgt_pdc_ops = {
 	.deliver = b_tgt_deliver, .fill = b_tgt_fill,
-	.tx_done = b_tgt_pdc_done, .event = b_event,
+	.tx_done = b_tgt_pdc_done, .event = b_event, .rudi = b_tgt_rudi,
 };
 
 static const struct ses_ops b_ini_ses_ops = {
@@ -375,6 +403,7 @@ static struct b_bench *b_create(uint32_t npeers, uint32_t depth,
 			.opcode = UET_SES_OP_WRITE, .dst = &b->dst[i],
 			.ri = B_RI, .iov = &b->iov, .iov_cnt = 1,
 			.mkey = B_RKEY, .user_ctx = (void *)(uintptr_t)i,
+			.flags = b_rudi ? SES_WRE_F_RUDI : 0,
 		};
 		b->wre_free[b->nwre_free++] = depth - 1 - i;
 		b->pkt_free[b->npkt_free++] = depth - 1 - i;
@@ -389,7 +418,8 @@ static struct b_bench *b_create(uint32_t npeers, uint32_t depth,
 	if (b->tgt_ses && (ses_ri_add(b->tgt_ses, &id, 0) ||
 			   ses_mr_add(b->tgt_ses, &id, B_RKEY, b->region,
 				      sizeof(b->region),
-				      SES_ACCESS_REMOTE_WRITE)))
+				      SES_ACCESS_REMOTE_WRITE |
+				      SES_ACCESS_IDEMPOTENT)))
 		b_die("target RI or region", 0);
 	b_cfg_pdc(&pc, max_pdcs, 0x5eed + npeers);
 	b_acct = B_INI_PDC;
@@ -741,5 +771,25 @@ int main(void)
 	printf("bench: scale_bytes_per_active_pdc %.0f B\n", b_max(ini, tgt));
 	printf("bench: scale_bytes_per_active_pdc_ini %.0f B\n", ini);
 	printf("bench: scale_bytes_per_active_pdc_tgt %.0f B\n", tgt);
+	/*
+	 * The same writes as RUDI (the region idempotent-safe): no PDC to
+	 * open per peer, one request and one response per write. The ratio
+	 * is to the same RUDI traffic on one peer.
+	 */
+	b_rudi = true;
+	ret = b_rate(1, nmsg, cap_s, runs, max_pdcs, &one, &pdcs, &idle);
+	if (ret)
+		b_die("RUDI set-up for 1 peer", ret);
+	printf("bench: scale_rudi_rate_1peer_mmsg_s %.4f Mmsg/s\n", one / 1e6);
+	for (size_t i = 0; i < sizeof(npeers) / sizeof(npeers[0]); i++) {
+		uint32_t n = npeers[i];
+
+		if (b_rate(n, nmsg, cap_s, runs, max_pdcs, &rate, &pdcs,
+			   &idle))
+			continue;
+		printf("bench: scale_rudi_rate_%upeers_mmsg_s %.4f Mmsg/s\n", n,
+		       rate / 1e6);
+		printf("bench: scale_rudi_rate_ratio_%u %.4f x\n", n, rate / one);
+	}
 	return 0;
 }
