@@ -108,9 +108,11 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 	mgr->free_slot = calloc(c->max_pdcs, sizeof(*mgr->free_slot));
 	mgr->hash = calloc(c->max_pdcs * 2, sizeof(*mgr->hash));
 	mgr->heap = calloc(c->max_pdcs, sizeof(*mgr->heap));
+	mgr->ack_due = calloc(2 * c->max_pdcs, sizeof(*mgr->ack_due));
 	mgr->uudq = calloc(c->window, sizeof(*mgr->uudq));
 	mgr->resp = calloc(c->resp_pool_cnt, sizeof(*mgr->resp));
 	if (!mgr->tbl || !mgr->free_slot || !mgr->hash || !mgr->heap ||
+	    !mgr->ack_due ||
 	    !mgr->uudq || !mgr->resp)
 		return -ENOMEM;
 	/* Lowest slot first, so PDCIDs are easy to read in a capture. */
@@ -184,6 +186,7 @@ void pdc_mgr_destroy(struct pdc_mgr *mgr)
 	free(mgr->resp);
 	free(mgr->uudq);
 	free(mgr->heap);
+	free(mgr->ack_due);
 	free(mgr->hash);
 	free(mgr->free_slot);
 	free(mgr->tbl);

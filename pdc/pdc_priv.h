@@ -217,6 +217,7 @@ struct pdc_tgt {
 	bool cr_listed, cr_due;
 	struct pdc *cr_next;	/* the manager's list of PDCs owed credit */
 	uint64_t ack_at;	/* coalescing timer; 0: off */
+	bool ack_listed;	/* in mgr->ack_due */
 	uint64_t last_rx_ns;
 	uint64_t expire_at;	/* TIME_WAIT end */
 	uint32_t resp_head, resp_tail;	/* stored responses, arrival order */
@@ -360,6 +361,13 @@ struct pdc_mgr {
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
 	uint16_t tx_ev;		/* EV of the frame built last */
+	/*
+	 * Ids of target PDCs that armed a delayed ACK, for pdc_ack_flush:
+	 * an id may stay after its ACK went or its PDC closed (checked
+	 * then), never twice while tgt.ack_listed; 2 x max_pdcs of them.
+	 */
+	uint16_t *ack_due;
+	uint32_t ack_due_cnt;
 	struct pdc_counts peer_use;	/* PDCs, NACKs and UUDs by peer */
 	struct pdc_counts tgt_live;	/* target PDCs not in TIME_WAIT, by peer */
 	struct pdc_counts tgt_src;	/* target PDCs, by pdc->src */

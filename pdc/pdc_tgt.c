@@ -366,6 +366,11 @@ static void pdc_tgt_note_arrival(struct pdc_mgr *mgr, struct pdc *pdc,
 	} else if (!tgt->ack_at) {
 		tgt->ack_at = now_ns + mgr->cfg.ack_delay_ns;
 		pdc_timer_arm(mgr, pdc, tgt->ack_at);
+		if (!tgt->ack_listed &&
+		    mgr->ack_due_cnt < 2 * mgr->cfg.max_pdcs) {
+			tgt->ack_listed = true;
+			mgr->ack_due[mgr->ack_due_cnt++] = pdc->id;
+		}
 	}
 	if (tgt->close_seen && tgt->cack_psn == tgt->close_psn)
 		pdc_tgt_close(mgr, pdc, 0, now_ns);
@@ -578,16 +583,37 @@ void pdc_tgt_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		pdc_timer_arm(mgr, pdc, tgt->ack_at);
 }
 
-/* A delayed ACK is armed in the timer heap: those PDCs are all there. */
+/*
+ * Every delayed ACK now: the PDCs that armed one since the last flush
+ * (mgr->ack_due), not every PDC with a timer. Should the list have run
+ * full (each PDC is on it once, so only through ids of closed PDCs
+ * piling up between flushes), the timer heap holds them all.
+ */
+static void pdc_ack_now(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	pdc->tgt.ack_listed = false;
+	if (!pdc->tgt.ack_at)
+		return;
+	pdc->tgt.ack_at = 0;
+	pdc->tgt.ack_now = true;
+	pdc_ready(mgr, pdc);
+}
+
 void pdc_ack_flush(struct pdc_mgr *mgr)
 {
-	for (uint32_t i = 0; i < mgr->heap_cnt; i++) {
+	bool full = mgr->ack_due_cnt == 2 * mgr->cfg.max_pdcs;
+
+	for (uint32_t i = 0; i < mgr->ack_due_cnt; i++) {
+		struct pdc *pdc = pdc_by_id(mgr, mgr->ack_due[i]);
+
+		if (pdc && pdc->role == PDC_ROLE_TGT)
+			pdc_ack_now(mgr, pdc);
+	}
+	mgr->ack_due_cnt = 0;
+	for (uint32_t i = 0; full && i < mgr->heap_cnt; i++) {
 		struct pdc *pdc = mgr->heap[i];
 
-		if (pdc->role != PDC_ROLE_TGT || !pdc->tgt.ack_at)
-			continue;
-		pdc->tgt.ack_at = 0;
-		pdc->tgt.ack_now = true;
-		pdc_ready(mgr, pdc);
+		if (pdc->role == PDC_ROLE_TGT)
+			pdc_ack_now(mgr, pdc);
 	}
 }

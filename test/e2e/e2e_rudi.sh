@@ -115,12 +115,13 @@ if command -v tshark >/dev/null; then
 		-e uet.pds.type -e uet.pds.pkt_id -e uet.ses.opcode \
 		> "$E2E_TMP/rudi.fields" 2> "$E2E_TMP/tshark.err" ||
 		e2e_fail "tshark: $(tail -3 "$E2E_TMP/tshark.err")"
-	# The endpoint index: the top UET_FEP_EP_BITS bits, of the first two
-	# hex digits. The tap may lose a frame under load (its ring is
-	# bounded): a few responses whose request it missed are allowed, no
-	# wrong index.
-	bits=$(sed -n 's/^#define UET_FEP_EP_BITS[[:space:]]*\([0-9]*\).*/\1/p' \
+	# The endpoint index: the top bits of the first two hex digits, as
+	# many as the interface's width (the default load's: the minimum).
+	# The tap may lose a frame under load (its ring is bounded): a few
+	# responses whose request it missed are allowed, no wrong index.
+	bits=$(sed -n 's/^#define UET_FEP_EP_BITS_MIN[[:space:]]*\([0-9]*\).*/\1/p' \
 		"$(dirname "$0")/../../include/uet_fep.h")
+	[ -n "$bits" ] || e2e_fail "no UET_FEP_EP_BITS_MIN in uet_fep.h"
 	sum=$(awk -v bits="$bits" 'function ep(id,  h, hi, lo) {
 		h = "0123456789abcdef"
 		hi = index(h, substr(id, 3, 1)) - 1

@@ -128,3 +128,69 @@ Test(pdc_ring, grows_keeping_packets_and_resend_order)
 	cr_expect_eq(pdc->ini.ring_mask + 1, cfg.window);
 	pdc_mgr_destroy(mgr);
 }
+
+/*
+ * pdc_ack_flush: a delayed ACK the target armed goes at once; only the
+ * PDCs that armed one are looked at (mgr->ack_due), and the list empties.
+ */
+Test(pdc_ring, ack_flush_sends_delayed_acks)
+{
+	struct pdc_cfg cfg;
+	struct pdc_mgr *ini, *tgt;
+	struct pdc_rx_meta meta = { .peer = 1, .src = 1 };
+	uint8_t frame[512];
+	uint32_t peer;
+	ssize_t n;
+	int delayed = 0;
+
+	pdc_cfg_init(&cfg);
+	cfg.ack_coalesce_cnt = 64;	/* nothing forces an ACK early */
+	cfg.ack_coalesce_len = 1 << 20;
+	ini = pdc_mgr_create(&cfg, &t_ops, NULL);
+	cfg.seed++;
+	tgt = pdc_mgr_create(&cfg, &t_ops, NULL);
+	cr_assert(ini && tgt);
+	/*
+	 * Packets queued behind others carry no ACK request: the target
+	 * delays their ACK. A round: queue 4, deliver the first 2.
+	 */
+	for (uint64_t i = 0; i < 32; i++) {
+		struct pdc_pkt pkt = { .peer = 1, .mode = PDC_MODE_RUD,
+				       .cookie = i, .len = 64,
+				       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+
+		cr_assert_eq(pdc_send(ini, &pkt, 10), 0);
+		if (i % 4 != 3)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			n = pdc_tx_build(ini, frame, sizeof(frame), &peer, 10);
+			cr_assert_gt(n, 0);
+			cr_assert_geq(pdc_rx_frame(tgt, &meta, frame,
+						   (size_t)n, 10), 0);
+		}
+		n = pdc_tx_build(tgt, frame, sizeof(frame), &peer, 11);
+		if (n <= 0) {
+			delayed++;
+			cr_assert_gt(tgt->ack_due_cnt, 0, "round %u: listed",
+				     (unsigned)i / 4);
+			pdc_ack_flush(tgt);
+			cr_expect_eq(tgt->ack_due_cnt, 0);
+			n = pdc_tx_build(tgt, frame, sizeof(frame), &peer, 11);
+			cr_assert_gt(n, 0, "round %u: the flush sent its ACK",
+				     (unsigned)i / 4);
+		}
+		/* Back to the initiator, and what it holds goes too. */
+		cr_assert_geq(pdc_rx_frame(ini, &meta, frame, (size_t)n, 12), 0);
+		while ((n = pdc_tx_build(ini, frame, sizeof(frame), &peer,
+					 12)) > 0)
+			cr_assert_geq(pdc_rx_frame(tgt, &meta, frame,
+						   (size_t)n, 12), 0);
+		while ((n = pdc_tx_build(tgt, frame, sizeof(frame), &peer,
+					 13)) > 0)
+			cr_assert_geq(pdc_rx_frame(ini, &meta, frame,
+						   (size_t)n, 13), 0);
+	}
+	cr_expect_gt(delayed, 0, "some ACKs were delayed");
+	pdc_mgr_destroy(ini);
+	pdc_mgr_destroy(tgt);
+}
