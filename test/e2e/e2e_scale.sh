@@ -38,6 +38,10 @@ mpi_net_init bridge
 e2e_stage "$B/fi_scale_check" "$B/libuet-fi.so"
 export FI_PROVIDER=uet FI_UET_IFACE=$MPI_IF FI_UET_STATS=1
 export FI_PROVIDER_PATH=$E2E_STAGE
+# 20 processes on 2 shared cores: a target may not run for seconds while
+# a thousand initiators resend (backing off to 64 ms). The retry budget
+# is what this test must not measure: 200 retransmissions wait some 12 s.
+export FI_UET_MAX_RETRIES=200
 
 # scale_run I ARGS...: fi_scale_check in rank namespace I, as nobody.
 scale_run() {
