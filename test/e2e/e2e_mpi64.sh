@@ -19,6 +19,13 @@
 # lines give the wall time of each job, the Pss of the namespaces'
 # processes before and during it, the largest alltoall's time and the
 # 8 B half round trip.
+# uet runs with FI_UET_MAX_RETRIES=100 (MPI64_RETRIES), not the default 25:
+# with the RTO backed off to its cap of 64 ms, 25 retransmissions give a
+# silent peer about 1.4 s, and on this oversubscribed host (64 ranks and
+# the other tests' load on 2 cores) a rank that waits for a message was
+# seen silent for 1.44 s (a capture on the bridge: 25 retransmissions of one
+# packet 64 ms apart, its ACK 80 ms after the sender gave up). At 25, 7
+# jobs of 30 failed (ETIMEDOUT, MPI_ERR_INTERN); at 100 (6 s) none of 10.
 # MPI64_NS and MPI64_PPN change the shape (8 and 8).
 # A job takes 30 to 90 s; Open MPI's start of 64 ranks about 20 s of that
 # (mpi_lib.sh keeps these when set).
@@ -30,7 +37,8 @@ source "$(dirname "$0")/mpi_lib.sh"
 
 MPI64_NS=${MPI64_NS:-8}
 MPI_PPN=${MPI64_PPN:-8}
-MPI_OPTS=(--mca mpi_yield_when_idle 1)
+MPI64_RETRIES=${MPI64_RETRIES:-100}
+MPI_OPTS=(--mca mpi_yield_when_idle 1 -x FI_UET_MAX_RETRIES="$MPI64_RETRIES")
 MPI_MEM=1
 np=$(( MPI64_NS * MPI_PPN ))
 [ "$MPI64_NS" -ge 2 ] && [ "$MPI_PPN" -ge 1 ] && [ "$np" -le 256 ] ||
@@ -44,5 +52,6 @@ done
 mpi_user_init nobody
 UET_MISSING=$(mpi_prov_missing uet)
 args=(-m 262144 -r 50000 -a 2000 -l "$MPI_PPN" 1000)
+e2e_log "mpirun ${MPI_OPTS[*]}; mpi_check ${args[*]}"
 mpi_job tcp "$np" "${args[@]}"
 mpi_job_uet "$np" "${args[@]}"
