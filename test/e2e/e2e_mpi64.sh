@@ -15,7 +15,7 @@
 # sets by itself for a node it knows to be oversubscribed; here every
 # namespace is a host of 8 slots, which it is not told). The sizes are
 # those of e2e_mpi.sh cut down (256 KiB, 50000 long longs, 24000 B blocks,
-# 1000 latency rounds) for the whole to take about 3 minutes here. The ok
+# 1000 latency rounds): the whole takes about 100 s here (2 cores). The ok
 # lines give the wall time of each job, the Pss of the namespaces'
 # processes before and during it, the largest alltoall's time and the
 # 8 B half round trip.

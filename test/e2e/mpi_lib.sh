@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Shared by e2e_mpi.sh and bench_mpi.sh: rank namespaces for Open MPI, the
+# Shared by the MPI tests and benchmarks: rank namespaces for Open MPI, the
 # device service (uetctl load) on each, and mpirun launching into them
 # through tools/uet-netns-agent (host name = namespace name). Source after
 # e2e_lib.sh, then mpi_net_init bridge|pair and mpi_rank_add per namespace.
