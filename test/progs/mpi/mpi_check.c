@@ -364,7 +364,7 @@ static long arg_in(const char *arg, long lo, long hi)
 int main(int argc, char **argv)
 {
 	long iters = 5000, uid = -1, ar_max = 200000, a2a_max = 5000;
-	long pp = MPI_CHECK_MAX_LEN, lp = 1, *val;
+	long pp = MPI_CHECK_MAX_LEN, lp = 1, ar_mid, *val;
 	int opt, ok = 1;
 	double lat, a2a_us;
 
@@ -423,12 +423,13 @@ int main(int argc, char **argv)
 	if (rank == 0)
 		printf("mpi_check: %d ranks: ping-pong 0 B to %zu B with rank "
 		       "0, data verified ok\n", nranks, pp_max);
+	ar_mid = ar_max < 1000 ? ar_max : 1000;
 	check_allreduce(1);
-	check_allreduce(ar_max < 1000 ? (int)ar_max : 1000);
+	check_allreduce((int)ar_mid);
 	check_allreduce((int)ar_max);
 	if (rank == 0)
-		printf("mpi_check: allreduce sum of 1, 1000 and %ld long longs "
-		       "ok\n", ar_max);
+		printf("mpi_check: allreduce sum of 1, %ld and %ld long longs "
+		       "ok\n", ar_mid, ar_max);
 	check_alltoall(1);
 	a2a_us = check_alltoall((int)a2a_max);
 	if (rank == 0)
