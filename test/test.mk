@@ -115,6 +115,8 @@ $(B)/mpi_rate: test/progs/mpi/mpi_rate.c
 
 E2E_TESTS	+= test/e2e/e2e_mpi.sh
 E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
+# A job of 64 ranks, 8 namespaces of 8, oversubscribed (issue 39).
+E2E_TESTS	+= test/e2e/e2e_mpi64.sh
 BENCH_SCRIPTS	+= test/bench/bench_mpi.sh
 BENCH_DEPS	+= $(B)/mpi_check $(B)/mpi_rate $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Shared by e2e_mpi.sh and bench_mpi.sh: rank namespaces for Open MPI, the
+# Shared by the MPI tests and benchmarks: rank namespaces for Open MPI, the
 # device service (uetctl load) on each, and mpirun launching into them
 # through tools/uet-netns-agent (host name = namespace name). Source after
 # e2e_lib.sh, then mpi_net_init bridge|pair and mpi_rank_add per namespace.
@@ -19,6 +19,8 @@ MPI_TRIES=${MPI_TRIES:-3}
 MPI_PPN=${MPI_PPN:-1}	# ranks per namespace in mpi_run
 MPI_UDIR=""		# set by mpi_user_init: the unprivileged user's files
 MPI_BIN=$B		# where mpi_check is; mpi_user_init makes it a copy's
+MPI_MEM=${MPI_MEM:-}	# set: mpi_job reports the jobs' memory
+MPI_MEM_PID=""		# mpi_mem_watch's sampler
 # What Open MPI 4.1's OFI MTL asks fi_getinfo for (seen in its hints).
 MPI_MTL_CAPS="FI_TAGGED FI_LOCAL_COMM FI_REMOTE_COMM FI_DIRECTED_RECV"
 
@@ -32,6 +34,7 @@ mpi_cleanup() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -z "$MPI_UDIR" ] || rm -rf "$MPI_UDIR"
+	[ -z "$MPI_MEM_PID" ] || kill "$MPI_MEM_PID" 2>/dev/null
 	e2e_cleanup
 }
 
@@ -135,7 +138,8 @@ mpi_as_user() {
 	MPI_AS=(setpriv --reuid="$MPI_UID" --regid="$MPI_GID" --clear-groups
 		-- "$MPI_NSENTER" --net="/run/netns/$1" --
 		env -u UET_BPFFS -u LIBXDP_BPFFS HOME="$MPI_UDIR/home"
-		TMPDIR="$MPI_UDIR/home" UET_NETNS_NSENTER="$MPI_NSENTER")
+		TMPDIR="$MPI_UDIR/home" UET_NETNS_NSENTER="$MPI_NSENTER"
+		UET_NETNS_TMPDIR="$MPI_UDIR/home/hosts")
 }
 
 # mpi_prov_missing PROVIDER: the caps of MPI_MTL_CAPS that fi_info, in the
@@ -158,15 +162,22 @@ mpi_prov_missing() {
 # unprivileged user; output in OUT. Each start is bounded by MPI_TIMEOUT,
 # and a start that timed out is tried again, MPI_TRIES in all: libfabric
 # 1.17's tcp provider hangs about one start in four at connection set-up,
-# and about one uet start in 40 hung before any rank ran (no rank or orted
-# process in the first namespace: the launcher, not the provider). The ok
+# and about one uet start in 40 hung before any rank ran: Open MPI's
+# daemons shared a session directory (they all see one host name) and one
+# crashed, which UET_NETNS_TMPDIR (tools/uet-netns-agent) now prevents. The ok
 # lines report the retries (MPI_RETRIES), so a hang that grows more common
 # shows. MPI_PROG names another program than mpi_check. PROVIDER vader is
 # no libfabric provider but Open MPI's own shared memory (pml ob1, btl
 # vader): the yardstick for ranks of one namespace (bench_local.sh).
-# MPI_BIND is mpirun's --bind-to (none unless set).
+# MPI_BIND is mpirun's --bind-to (none unless set); MPI_OPTS (an array)
+# holds more mpirun options. With MPI_START_TIMEOUT set, a start that
+# printed no line matching MPI_START_LINE (mpi_check's first, after
+# MPI_Init) in that many seconds counts as hung at once, so that a big job
+# need not wait out its MPI_TIMEOUT to be tried again.
+MPI_OPTS=()
+MPI_START_LINE='^mpi_check: [0-9]* ranks in'
 mpi_run() {
-	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i
+	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i pid
 	local -a launch transport
 	shift 3
 	if [ "$prov" = vader ]; then
@@ -184,7 +195,8 @@ mpi_run() {
 		launch=("${MPI_AS[@]}" mpirun)
 	else
 		launch=(ip netns exec "${MPI_NS[0]}" env -u UET_BPFFS
-			-u LIBXDP_BPFFS mpirun --allow-run-as-root)
+			-u LIBXDP_BPFFS UET_NETNS_TMPDIR="$E2E_TMP/hosts"
+			mpirun --allow-run-as-root)
 	fi
 	MPI_RETRIES=0
 	for try in $(seq "$tries"); do
@@ -195,14 +207,46 @@ mpi_run() {
 			--mca plm_rsh_no_tree_spawn 1 \
 			--mca oob_tcp_if_include "$MPI_NET.0/24" \
 			--bind-to "${MPI_BIND:-none}" "${transport[@]}" \
+			"${MPI_OPTS[@]}" \
 			-x FI_PROVIDER="$prov" -x FI_PROVIDER_PATH \
 			-x FI_UET_IFACE="$MPI_IF" -x FI_TCP_IFACE="$MPI_IF" \
-			"${MPI_PROG:-$MPI_BIN/mpi_check}" "$@" > "$out" 2>&1 || rc=$?
-		[ $rc = 124 ] || [ $rc = 137 ] || break
+			"${MPI_PROG:-$MPI_BIN/mpi_check}" "$@" > "$out" 2>&1 &
+		pid=$!
+		[ -z "${MPI_START_TIMEOUT:-}" ] || mpi_started "$pid" "$out" ||
+			kill "$pid" 2>/dev/null || true
+		wait "$pid" || rc=$?
+		# 143: timeout(1) killed by mpi_started's verdict
+		[ $rc = 124 ] || [ $rc = 137 ] || [ $rc = 143 ] || break
 		MPI_RETRIES=$try
 		mpi_kill_jobs
 	done
 	return $rc
+}
+
+# mpi_started PID OUT: whether the job PID printed MPI_START_LINE into OUT
+# within MPI_START_TIMEOUT seconds, or ended before (its status tells).
+# Counted in seconds, not rounds: under the load of a big job each round
+# takes longer than its sleep. A start that hung says what ran then.
+mpi_started() {
+	local i t0=$SECONDS
+	for (( i = 0; i < MPI_START_TIMEOUT * 10; i++ )); do
+		grep -q "$MPI_START_LINE" "$2" && return 0
+		kill -0 "$1" 2>/dev/null || return 0
+		(( SECONDS - t0 < MPI_START_TIMEOUT )) || break
+		sleep 0.2
+	done
+	e2e_log "no rank started in $MPI_START_TIMEOUT s; in the" \
+		"namespaces then: $(mpi_procs)"
+	return 1
+}
+
+# mpi_procs: how many processes of each name run in the rank namespaces.
+mpi_procs() {
+	local ns
+	for ns in "${MPI_NS[@]}"; do
+		ip netns pids "$ns"
+	done | xargs -r -I{} cat /proc/{}/comm 2>/dev/null | sort | uniq -c |
+		awk '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $1 }'
 }
 
 # mpi_kill_jobs: whatever a killed job left behind in the namespaces goes,
@@ -217,8 +261,112 @@ mpi_kill_jobs() {
 	done
 }
 
+# mpi_job PROVIDER NP [ARGS...]: one mpi_check job of NP ranks, MPI_PPN per
+# namespace, with ARGS (sizes, latency partner, iterations) and, after
+# mpi_user_init, -u: it must end "mpi_check: ok", having found the ranks
+# spread so, and unprivileged if they should be. The ok line says what
+# mpi_check checked and measured, the job's wall time and, with MPI_MEM
+# set, the memory of the namespaces' processes.
+mpi_job() {
+	local prov=$1 np=$2 out="$E2E_TMP/mpi.$1.$2" rc=0 note="" who=""
+	local nns spread t0=$SECONDS
+	local -a args=()
+	shift 2
+	nns=$(( np / MPI_PPN ))
+	spread="$np ranks in $nns network namespaces ($(printf "$MPI_PPN %.0s" \
+		$(seq "$nns") | sed 's/ $//'))"
+	if [ -n "$MPI_UDIR" ]; then
+		args=(-u "$MPI_UID")
+		who=", as uid $MPI_UID with no capability"
+	fi
+	[ -z "$MPI_MEM" ] || mpi_mem_watch "$out.mem"
+	mpi_run "$prov" "$np" "$out" "${args[@]}" "$@" || rc=$?
+	[ -z "$MPI_MEM" ] || mpi_mem_stop "$out.mem"
+	if [ $rc != 0 ] || ! grep -q '^mpi_check: ok$' "$out" ||
+	   ! grep -qF "mpi_check: $spread" "$out" ||
+	   { [ -n "$MPI_UDIR" ] && ! grep -q "run as uid $MPI_UID with no" \
+		"$out"; }; then
+		sed 's/^/  mpirun: /' "$out"
+		e2e_fail "$prov, $np ranks: mpirun exited $rc" \
+			"after $MPI_RETRIES timed-out starts"
+	fi
+	[ "$MPI_RETRIES" = 0 ] ||
+		note=" ($MPI_RETRIES start(s) hung and were retried)"
+	e2e_ok "$prov, $spread$who: $(mpi_checked "$out"), $(( SECONDS - t0 ))" \
+		"s${MPI_MEM:+; $MPI_MEM_SAID}$note"
+}
+
+# mpi_job_uet NP [ARGS...]: mpi_job uet, or say why it cannot run yet
+# (UET_MISSING: mpi_prov_missing uet).
+mpi_job_uet() {
+	if [ -n "$UET_MISSING" ]; then
+		local word=SKIP
+		[ "${CI:-}" = true ] && word=NOTE
+		echo "e2e: $E2E_NAME: $word: provider lacks ${UET_MISSING% }" \
+			"(Open MPI's OFI MTL asks for $MPI_MTL_CAPS); uet," \
+			"$1 ranks not run"
+		return 0
+	fi
+	mpi_job uet "$@"
+}
+
+# mpi_checked OUT: what mpi_check said it checked and measured, in short.
+mpi_checked() {
+	echo "ping-pong 0 B to $(mpi_said "$1" '.* 0 B to \([0-9]*\) B ') B," \
+		"allreduce of up to $(mpi_said "$1" \
+		'allreduce .* and \([0-9]*\) long') long longs, alltoall of" \
+		"up to $(mpi_said "$1" 'alltoall .* and \([0-9]*\) B blocks')" \
+		"B blocks checked; that alltoall $(mpi_said "$1" \
+		'alltoall .* took \([0-9.]*\) ms') ms; 8 B half round trip" \
+		"of ranks 0 and $(mpi_said "$1" '8 B .*ranks 0 and \([0-9]*\)')" \
+		"$(mpi_lat "$1") us"
+}
+
+# mpi_said OUT REGEX: \1 of REGEX in the line of mpi_check's it matches.
+mpi_said() {
+	sed -n "s/^mpi_check: $2.*/\1/p" "$1"
+}
+
+# mpi_mem_watch OUT: the proportional set sizes (Pss) of every process in
+# the rank namespaces (ranks, orted, mpirun, device services) summed, in
+# MiB, now and then in the background once a second, a line each into
+# OUT, until mpi_mem_stop (at most MPI_TIMEOUT x MPI_TRIES seconds). Pss
+# shares each shared page (libraries, UMEM, shared memory) among the
+# processes that map it, so the sum counts every page once.
+mpi_mem_watch() {
+	mpi_mem_pss > "$1"
+	( for (( i = 0; i < MPI_TIMEOUT * MPI_TRIES; i++ )); do
+		sleep 1
+		mpi_mem_pss
+	done ) >> "$1" &
+	MPI_MEM_PID=$!
+}
+
+mpi_mem_pss() {
+	local ns pid
+	local -a files=(/dev/null)
+	for ns in "${MPI_NS[@]}"; do
+		for pid in $(ip netns pids "$ns"); do
+			files+=("/proc/$pid/smaps_rollup")
+		done
+	done
+	# A process that went meanwhile is no error.
+	{ cat "${files[@]}" 2>/dev/null || true; } |
+		awk '/^Pss:/ { kib += $2 } END { printf "%d\n", kib / 1024 }'
+}
+
+# mpi_mem_stop OUT: stops mpi_mem_watch; MPI_MEM_SAID says what OUT holds.
+mpi_mem_stop() {
+	kill "$MPI_MEM_PID" 2>/dev/null || true
+	wait "$MPI_MEM_PID" 2>/dev/null || true
+	MPI_MEM_PID=""
+	MPI_MEM_SAID="Pss of the namespaces' processes $(head -1 "$1") MiB"
+	MPI_MEM_SAID+=" before, at most $(sort -n "$1" | tail -1) MiB during"
+	MPI_MEM_SAID+=" the job"
+}
+
 # mpi_lat OUT [BYTES]: the half round trip (us) mpi_check printed for
 # BYTES-byte messages (8 unless given).
 mpi_lat() {
-	sed -n "s/^mpi_check: ${2:-8} B ping-pong half round trip \([0-9.]*\) us.*/\1/p" "$1"
+	mpi_said "$1" "${2:-8} B ping-pong half round trip \([0-9.]*\) us"
 }

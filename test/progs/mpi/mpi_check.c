@@ -2,13 +2,20 @@
 // The MPI check of issue 7: a ping-pong of 0 B to 1 MiB between rank 0 and
 // every other rank with the data verified, an MPI_Allreduce and an
 // MPI_Alltoall with every element checked, then the ping-pong half round
-// trip of 8 B, 8 KiB and 16 KiB between ranks 0 and 1 (median of many).
+// trip of 8 B, 8 KiB and 16 KiB between ranks 0 and 1 (median of many;
+// -l names another partner of rank 0, in another namespace, say).
 // Rank 0 prints "mpi_check: ok" when everything matched; any mismatch
 // aborts the job.
 // It also says how the ranks spread over network namespaces, and with -u
 // checks that every rank and the process that started it (mpirun or orted)
 // run as user UID with no capability (issue 12: unprivileged jobs).
-// Usage: mpirun ... mpi_check [-u UID] [LATENCY_ITERATIONS]
+// -m, -r and -a shrink the ping-pong's largest message (bytes, default
+// 1 MiB), the allreduce's largest count (long longs, default 200000) and
+// the alltoall's largest block (12-byte elements, default 5000), so that a
+// job of many ranks on few cores stays short (issue 39: 64 ranks). The
+// largest alltoall is timed: the slowest rank's time is printed.
+// Usage: mpirun ... mpi_check [-u UID] [-m BYTES] [-r COUNT] [-a COUNT]
+//	  [-l RANK] [LATENCY_ITERATIONS]
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +33,8 @@
 #define MPI_CHECK_LAT_WARMUP	200
 
 static int rank, nranks;
+static size_t pp_max = MPI_CHECK_MAX_LEN;
+static int lat_peer = 1;	// rank 0's partner in the latency test
 static const size_t lat_sizes[] = { 8, 8192, 16384 };
 
 static void check_fail(const char *what, size_t len, size_t at)
@@ -55,6 +64,14 @@ static void verify(const uint8_t *buf, size_t len, int peer, int round,
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] != pattern(i, peer, len, round, dir))
 			check_fail(what, len, i);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 // A barrier that sleeps while it waits. Ranks left out of a ping-pong
@@ -107,18 +124,18 @@ static void pingpong_one(uint8_t *sbuf, uint8_t *rbuf, size_t len, int peer,
 	}
 }
 
-// 0 B, then every power of two up to 1 MiB, with rank 0 against each peer.
+// 0 B, then every power of two up to pp_max, with rank 0 against each peer.
 static void check_pingpong(void)
 {
-	uint8_t *sbuf = malloc(MPI_CHECK_MAX_LEN + 1);
-	uint8_t *rbuf = malloc(MPI_CHECK_MAX_LEN + 1);
+	uint8_t *sbuf = malloc(pp_max + 1);
+	uint8_t *rbuf = malloc(pp_max + 1);
 
 	if (!sbuf || !rbuf)
-		check_fail("malloc", MPI_CHECK_MAX_LEN, 0);
+		check_fail("malloc", pp_max, 0);
 	for (int peer = 1; peer < nranks; peer++) {
 		if (rank != 0 && rank != peer)
 			continue;
-		for (size_t len = 0; len <= MPI_CHECK_MAX_LEN;
+		for (size_t len = 0; len <= pp_max;
 		     len = len ? len * 2 : 1)
 			for (int r = 0; r < MPI_CHECK_PP_ROUNDS; r++)
 				pingpong_one(sbuf, rbuf, len, peer, r);
@@ -150,12 +167,15 @@ static void check_allreduce(int count)
 }
 
 // Block j of rank r carries (r, j, k) in each element k, so each received
-// block names its sender and that it was meant for this rank.
-static void check_alltoall(int count)
+// block names its sender and that it was meant for this rank. Returns the
+// slowest rank's time in the MPI_Alltoall (us; on rank 0, which prints
+// it), the ranks having left a barrier together.
+static double check_alltoall(int count)
 {
 	size_t total = (size_t)count * (size_t)nranks;
 	int32_t *sbuf = malloc(sizeof(*sbuf) * total * 3);
 	int32_t *rbuf = malloc(sizeof(*rbuf) * total * 3);
+	double t, slowest = 0;
 
 	if (!sbuf || !rbuf)
 		check_fail("malloc", total, 0);
@@ -167,8 +187,11 @@ static void check_alltoall(int count)
 			e[2] = k;
 		}
 	memset(rbuf, 0xff, sizeof(*rbuf) * total * 3);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = now_us();
 	MPI_Alltoall(sbuf, count * 3, MPI_INT32_T, rbuf, count * 3, MPI_INT32_T,
 		     MPI_COMM_WORLD);
+	t = now_us() - t;
 	for (int j = 0; j < nranks; j++)
 		for (int k = 0; k < count; k++) {
 			const int32_t *e = &rbuf[((size_t)j * count + k) * 3];
@@ -179,6 +202,8 @@ static void check_alltoall(int count)
 		}
 	free(sbuf);
 	free(rbuf);
+	MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	return slowest;
 }
 
 // Whether process |pid| runs as |uid| (real, effective, saved and file
@@ -277,14 +302,6 @@ static void report_netns(void)
 	free(count);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -299,18 +316,20 @@ static double latency_us(size_t len, int iters)
 {
 	double *rt = malloc(sizeof(*rt) * (size_t)iters), med = 0;
 	uint64_t *buf = calloc(1, len < 8 ? 8 : len);
+	bool in = rank == 0 || rank == lat_peer;
 
 	if (!rt || !buf)
 		check_fail("malloc", len, 0);
-	for (int i = -MPI_CHECK_LAT_WARMUP; i < iters && rank < 2; i++) {
+	for (int i = -MPI_CHECK_LAT_WARMUP; i < iters && in; i++) {
 		double t0 = now_us();
 
 		if (rank == 0) {
 			buf[0] = (uint64_t)i;
-			MPI_Send(buf, (int)len, MPI_BYTE, 1, MPI_CHECK_TAG_PING,
-				 MPI_COMM_WORLD);
-			MPI_Recv(buf, (int)len, MPI_BYTE, 1, MPI_CHECK_TAG_PONG,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(buf, (int)len, MPI_BYTE, lat_peer,
+				 MPI_CHECK_TAG_PING, MPI_COMM_WORLD);
+			MPI_Recv(buf, (int)len, MPI_BYTE, lat_peer,
+				 MPI_CHECK_TAG_PONG, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 			if (buf[0] != (uint64_t)i + 1)
 				check_fail("latency pong", len, 0);
 		} else {
@@ -333,53 +352,98 @@ static double latency_us(size_t len, int iters)
 	return med;
 }
 
+// strtol of a whole argument within [lo, hi]; -1 when it is not one.
+static long arg_in(const char *arg, long lo, long hi)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	return *arg && !*end && v >= lo && v <= hi ? v : -1;
+}
+
 int main(int argc, char **argv)
 {
-	int iters = 5000, opt;
-	long uid = -1;
-	double lat;
+	long iters = 5000, uid = -1, ar_max = 200000, a2a_max = 5000;
+	long pp = MPI_CHECK_MAX_LEN, lp = 1, ar_mid, *val;
+	int opt, ok = 1;
+	double lat, a2a_us;
 
+	// A line as soon as each step passes: a job killed for hanging shows
+	// which step it hung in.
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "u:")) != -1)
-		if (opt == 'u')
-			uid = strtol(optarg, NULL, 10);
-		else
-			iters = -1;
+	while ((opt = getopt(argc, argv, "u:m:r:a:l:")) != -1) {
+		long lo = 1, hi;
+
+		switch (opt) {
+		case 'u':
+			val = &uid, lo = 0, hi = 1L << 31;
+			break;
+		case 'm':
+			val = &pp, lo = 0, hi = MPI_CHECK_MAX_LEN;
+			break;
+		case 'r':
+			val = &ar_max, hi = 1L << 24;
+			break;
+		case 'a':
+			val = &a2a_max, hi = (1L << 20) / nranks;
+			break;
+		case 'l':
+			val = &lp, hi = nranks - 1;
+			break;
+		default:
+			ok = 0;
+			continue;
+		}
+		*val = arg_in(optarg, lo, hi);
+		ok &= *val >= 0;
+	}
 	if (optind < argc)
-		iters = atoi(argv[optind]);
-	if (nranks < 2 || iters < 1 || optind + 1 < argc || uid < -1) {
+		iters = arg_in(argv[optind], 1, 1L << 24);
+	if (nranks < 2 || iters < 1 || !ok || optind + 1 < argc) {
 		if (rank == 0)
-			fprintf(stderr, "mpi_check: needs 2 or more ranks and "
-				"a positive iteration count (usage: mpi_check "
-				"[-u UID] [LATENCY_ITERATIONS])\n");
+			fprintf(stderr, "mpi_check: needs 2 or more ranks, "
+				"-m BYTES at most %u, -r COUNT at most %ld, "
+				"-a COUNT at most %d, -l RANK 1 to %d, a "
+				"positive iteration count (usage: mpi_check "
+				"[-u UID] [-m BYTES] [-r COUNT] [-a COUNT] "
+				"[-l RANK] [LATENCY_ITERATIONS])\n",
+				MPI_CHECK_MAX_LEN, 1L << 24,
+				(1 << 20) / nranks, nranks - 1);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
+	pp_max = (size_t)pp;
+	lat_peer = (int)lp;
 	report_netns();
 	if (uid >= 0)
 		check_unprivileged((unsigned)uid);
 	check_pingpong();
 	if (rank == 0)
-		printf("mpi_check: %d ranks: ping-pong 0 B to 1 MiB with rank 0, "
-		       "data verified ok\n", nranks);
+		printf("mpi_check: %d ranks: ping-pong 0 B to %zu B with rank "
+		       "0, data verified ok\n", nranks, pp_max);
+	ar_mid = ar_max < 1000 ? ar_max : 1000;
 	check_allreduce(1);
-	check_allreduce(1000);
-	check_allreduce(200000);
+	check_allreduce((int)ar_mid);
+	check_allreduce((int)ar_max);
 	if (rank == 0)
-		printf("mpi_check: allreduce sum of 1, 1000 and 200000 long longs ok\n");
+		printf("mpi_check: allreduce sum of 1, %ld and %ld long longs "
+		       "ok\n", ar_mid, ar_max);
 	check_alltoall(1);
-	check_alltoall(5000);
+	a2a_us = check_alltoall((int)a2a_max);
 	if (rank == 0)
-		printf("mpi_check: alltoall of 12 B and 60000 B blocks ok\n");
+		printf("mpi_check: alltoall of 12 B and %ld B blocks ok; the "
+		       "second took %.3f ms (slowest rank)\n", a2a_max * 12,
+		       a2a_us / 1e3);
 	// 8 B, and either side of the eager limit's usual place (the
 	// benchmark's rendezvous step is 16 KiB over 8 KiB).
 	for (size_t k = 0; k < sizeof(lat_sizes) / sizeof(lat_sizes[0]); k++) {
-		lat = latency_us(lat_sizes[k], iters);
+		lat = latency_us(lat_sizes[k], (int)iters);
 		if (rank == 0)
 			printf("mpi_check: %zu B ping-pong half round trip "
-			       "%.2f us (median of %d)\n", lat_sizes[k], lat,
-			       iters);
+			       "%.2f us (median of %ld, ranks 0 and %d)\n",
+			       lat_sizes[k], lat, iters, lat_peer);
 	}
 	if (rank == 0)
 		printf("mpi_check: ok\n");

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# A job of 64 ranks (issue 39, part 5): Open MPI's OFI MTL runs
+# test/progs/mpi/mpi_check over 8 network namespaces of 8 ranks each (each
+# namespace with its own interface on the bridge and its own device
+# service), mpirun and every rank as the unprivileged user nobody, launched
+# through tools/uet-netns-agent: rank 0's ping-pong with each of the 63
+# others (0 B to 256 KiB, past uet's rendezvous threshold of 64 KiB), an
+# MPI_Allreduce and an MPI_Alltoall with every element checked, then the
+# 8 B, 8 KiB and 16 KiB half round trip of rank 0 and rank 8 (the second
+# namespace's first). Over FI_PROVIDER=uet and, as the reference that
+# proves the harness, over tcp.
+# 64 ranks on a machine of 2 cores: the job is oversubscribed, so its ranks
+# yield the processor while they wait (mpi_yield_when_idle, as Open MPI
+# sets by itself for a node it knows to be oversubscribed; here every
+# namespace is a host of 8 slots, which it is not told). The sizes are
+# those of e2e_mpi.sh cut down (256 KiB, 50000 long longs, 24000 B blocks,
+# 1000 latency rounds): the whole takes about 100 s here (2 cores). The ok
+# lines give the wall time of each job, the Pss of the namespaces'
+# processes before and during it, the largest alltoall's time and the
+# 8 B half round trip.
+# uet runs with FI_UET_MAX_RETRIES=100 (MPI64_RETRIES), not the default 25:
+# with the RTO backed off to its cap of 64 ms, 25 retransmissions give a
+# silent peer about 1.4 s, and on this oversubscribed host (64 ranks and
+# the other tests' load on 2 cores) a rank that waits for a message was
+# seen silent for 1.44 s (a capture on the bridge: 25 retransmissions of one
+# packet 64 ms apart, its ACK 80 ms after the sender gave up). At 25, 7
+# jobs of 30 failed (ETIMEDOUT, MPI_ERR_INTERN); at 100 (6 s) none of 10.
+# MPI64_NS and MPI64_PPN change the shape (8 and 8).
+# A job takes 30 to 90 s; Open MPI's start of 64 ranks about 20 s of that
+# (mpi_lib.sh keeps these when set).
+MPI_TIMEOUT=${MPI_TIMEOUT:-200}
+MPI_START_TIMEOUT=${MPI_START_TIMEOUT:-90}
+MPI_TRIES=${MPI_TRIES:-2}
+source "$(dirname "$0")/e2e_lib.sh"
+source "$(dirname "$0")/mpi_lib.sh"
+
+MPI64_NS=${MPI64_NS:-8}
+MPI_PPN=${MPI64_PPN:-8}
+MPI64_RETRIES=${MPI64_RETRIES:-100}
+MPI_OPTS=(--mca mpi_yield_when_idle 1 -x FI_UET_MAX_RETRIES="$MPI64_RETRIES")
+MPI_MEM=1
+np=$(( MPI64_NS * MPI_PPN ))
+[ "$MPI64_NS" -ge 2 ] && [ "$MPI_PPN" -ge 1 ] && [ "$np" -le 256 ] ||
+	e2e_fail "MPI64_NS ($MPI64_NS) must be 2 or more and" \
+		"MPI64_NS x MPI64_PPN ($np) at most 256"
+
+mpi_net_init bridge
+for (( i = 0; i < MPI64_NS; i++ )); do
+	mpi_rank_add
+done
+mpi_user_init nobody
+UET_MISSING=$(mpi_prov_missing uet)
+args=(-m 262144 -r 50000 -a 2000 -l "$MPI_PPN" 1000)
+e2e_log "mpirun ${MPI_OPTS[*]}; mpi_check ${args[*]}"
+mpi_job tcp "$np" "${args[@]}"
+mpi_job_uet "$np" "${args[@]}"
