@@ -39,7 +39,7 @@ peers=$(sed -n 's/.*incast: \([0-9]*\) initiator endpoints.*/\1/p' <<<"$a")
 total=$(( a2a_ns * a2a_per ))
 secs=$(sed -n 's/.*verified, in \([0-9.]*\) s;.*/\1/p' <<<"$b")
 echo "bench: scale_e2e_peers_served $peers peers"
-echo "bench: scale_e2e_setup_s $(sed -n 's/.* set up in \([0-9]*\) s.*/\1/p' \
+echo "bench: scale_e2e_setup_s $(sed -n 's/.* set up in \([0-9.]*\) s.*/\1/p' \
 	<<<"$a") s"
 echo "bench: scale_e2e_incast_s $(sed -n \
 	's/.*every slot verified (\([0-9.]*\) s).*/\1/p' <<<"$a") s"

@@ -104,7 +104,7 @@ done
 scale_incast() {
 	go=$E2E_STAGE/go.a
 	peers=$(( SCALE_CLIENTS * SCALE_PER_NS ))
-	t0=$SECONDS
+	t0=$(now_ms)
 	scale_run 0 -s "$peers" \
 		-p "$SCALE_SVC" -g "$go" -t "$SCALE_TIMEOUT" >"$E2E_TMP/a.s" 2>&1 &
 	spid=$!
@@ -117,7 +117,8 @@ scale_incast() {
 	done
 	scale_wait_ready $(( SCALE_CLIENTS + 1 )) "$E2E_TMP/a.*" ||
 		scale_fail_show "incast: not every process set up" "$E2E_TMP"/a.*
-	setup_s=$(( SECONDS - t0 ))
+	setup_s=$(awk -v ms=$(( $(now_ms) - t0 )) \
+		'BEGIN { printf "%.2f", ms / 1000 }')
 	touch "$go"
 	rc=0
 	for p in "${cpids[@]}"; do wait "$p" || rc=1; done

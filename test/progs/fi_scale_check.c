@@ -265,7 +265,7 @@ static int fsc_server(void)
 	fi_cntr_wait(eps[0].cntr, (uint64_t)o.slots, o.timeout_s * 1000);
 	good = fsc_verify(&eps[0], 0, o.slots, -1);
 	printf("fi_scale_check: s: %d of %d slots verified, %llu writes "
-	       "counted, in %.2f s%s\n", good, o.slots,
+	       "counted, in %.3f s%s\n", good, o.slots,
 	       (unsigned long long)fi_cntr_read(eps[0].cntr),
 	       fsc_now() - t_start, good == o.slots ? " ok" : "");
 	return good == o.slots ? 0 : 1;
@@ -292,7 +292,7 @@ static int fsc_client(void)
 		fsc_write(&eps[i], eps[i].src, to,
 			  (uint64_t)(o.first + i) * o.len, FSC_KEY, &posted);
 	ret = fsc_reap(posted);
-	printf("fi_scale_check: c: %d endpoints wrote slots %d..%d in %.2f "
+	printf("fi_scale_check: c: %d endpoints wrote slots %d..%d in %.3f "
 	       "s%s\n", o.n, o.first, o.first + o.n - 1, fsc_now() - t_start,
 	       ret ? "" : " ok");
 	return ret ? 1 : 0;
@@ -348,7 +348,7 @@ static int fsc_all(void)
 		good += fsc_verify(&eps[i], me0 + i, total, me0 + i);
 	}
 	printf("fi_scale_check: a: %d endpoints of %d, %d of %d slots "
-	       "verified, %d writes of %zu B each way, in %.2f s%s\n", o.n,
+	       "verified, %d writes of %zu B each way, in %.3f s%s\n", o.n,
 	       total, good, o.n * (total - 1), posted, o.len,
 	       fsc_now() - t_start,
 	       !ret && good == o.n * (total - 1) ? " ok" : "");
