@@ -11,7 +11,7 @@
 #   while initiators still resent, answered INV_DPDCID (ECONNRESET) or
 #   NO_PDC_AVAIL until the retries ran out (FI_EBUSY): SCALE_CLIENTS=66
 #   shows it.
-# - the all-to-all of 256 endpoints (16 namespaces x 16), 4 KiB each way,
+# - the all-to-all of 128 endpoints (8 namespaces x 16), 4 KiB each way,
 #   verified: scale_e2e_a2a_s, its time; scale_e2e_a2a_line_ratio, that time
 #   over the time the bytes a namespace sends take at its link's rate (the
 #   veth's nominal speed, as ethtool reports it: 10 Gbit/s; the slowest
@@ -19,7 +19,10 @@
 #   per ordered pair of endpoints in different namespaces (1: none reopened).
 #   At 512 (32 x 16) each endpoint needs 496 PDCs of each role, past its
 #   512: target tables full of live PDCs answered NO_PDC_AVAIL and half
-#   the writes failed FI_EBUSY (SCALE_A2A_NS=32 shows it).
+#   the writes failed FI_EBUSY (SCALE_A2A_NS=32 shows it). At 256 (16 x
+#   16) every slot landed, but on a loaded machine a few writes of 65280
+#   failed FI_ETIMEDOUT: PDC resends nothing older than half its
+#   TIME_WAIT (5 s), and a process may not run that long.
 # BENCH_SMOKE=1: 4 x 62 peers and 4 x 8 endpoints, to check it runs.
 set -euo pipefail
 B=${B:-build}
@@ -27,7 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${BENCH_SMOKE:-}" ] && [ "$BENCH_SMOKE" != 0 ]; then
 	clients=4 a2a_ns=4 a2a_per=8
 else
-	clients=${SCALE_CLIENTS:-33} a2a_ns=${SCALE_A2A_NS:-16}
+	clients=${SCALE_CLIENTS:-33} a2a_ns=${SCALE_A2A_NS:-8}
 	a2a_per=${SCALE_A2A_PER_NS:-16}
 fi
 len=4096 link_bps=10000000000
