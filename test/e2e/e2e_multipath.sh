@@ -132,11 +132,7 @@ mpi_ok() {
 	local agent
 	agent="$(cd "$(dirname "$0")/../../tools" && pwd)/uet-netns-agent"
 	command -v mpirun > /dev/null || { why="mpirun not found"; return 1; }
-	# Each host's Open MPI daemon a session directory of its own (the
-	# hosts share a host name; one hwloc.sm written by two crashed a
-	# daemon in about one job in 8: tools/uet-netns-agent).
-	fab_host_in 1 env -u UET_BPFFS -u LIBXDP_BPFFS \
-		UET_NETNS_TMPDIR="$E2E_TMP/hosts" timeout -k 5 60 \
+	fab_host_in 1 env -u UET_BPFFS -u LIBXDP_BPFFS timeout -k 5 60 \
 		mpirun --allow-run-as-root \
 		--host "${FAB_HOSTS[1]}:1,${FAB_HOSTS[2]}:1" -np 2 \
 		--mca plm_rsh_agent "$agent" --mca plm_rsh_no_tree_spawn 1 \
