@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "test/unit/pdc/t_pdc_nop.h"
 #include "test/unit/pdc/test_pdc_sim.h"
 
 TestSuite(pdc_psn, .timeout = 10);
@@ -31,40 +32,6 @@ Test(pdc_psn, compares_across_wrap)
 	cr_expect(pdc_psn_before(0, 0x7FFFFFFFu));
 	cr_expect(pdc_psn_after(0, 0x80000001u));
 }
-
-static int t_nop_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
-			 struct pdc_resp *resp)
-{
-	(void)ctx;
-	(void)pkt;
-	(void)resp;
-	return 0;
-}
-
-static int t_nop_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
-{
-	(void)ctx;
-	(void)cookie;
-	memset(buf, 0, len);
-	return 0;
-}
-
-static void t_nop_done(void *ctx, const struct pdc_tx_done *d)
-{
-	(void)ctx;
-	(void)d;
-}
-
-static void t_nop_event(void *ctx, const struct pdc_event *ev)
-{
-	(void)ctx;
-	(void)ev;
-}
-
-static const struct pdc_ops t_nop_ops = {
-	.deliver = t_nop_deliver, .fill = t_nop_fill,
-	.tx_done = t_nop_done, .event = t_nop_event,
-};
 
 static void t_expect_bad_cfg(const struct pdc_cfg *cfg, const char *what)
 {

@@ -9,40 +9,7 @@
 #include <string.h>
 
 #include "pdc/pdc_priv.h"
-
-static int t_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
-		     struct pdc_resp *resp)
-{
-	(void)ctx;
-	(void)pkt;
-	(void)resp;
-	return 0;
-}
-
-static int t_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
-{
-	(void)ctx;
-	(void)cookie;
-	memset(buf, 0, len);
-	return 0;
-}
-
-static void t_done(void *ctx, const struct pdc_tx_done *d)
-{
-	(void)ctx;
-	(void)d;
-}
-
-static void t_event(void *ctx, const struct pdc_event *ev)
-{
-	(void)ctx;
-	(void)ev;
-}
-
-static const struct pdc_ops t_ops = {
-	.deliver = t_deliver, .fill = t_fill,
-	.tx_done = t_done, .event = t_event,
-};
+#include "test/unit/pdc/t_pdc_nop.h"
 
 /* The PSNs the resend queue names, in order, into |psn|; their count. */
 static int t_retx_psns(const struct pdc *pdc, uint32_t *psn, int max)
@@ -68,7 +35,7 @@ Test(pdc_ring, grows_keeping_packets_and_resend_order)
 	int n;
 
 	pdc_cfg_init(&cfg);
-	mgr = pdc_mgr_create(&cfg, &t_ops, NULL);
+	mgr = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
 	cr_assert_not_null(mgr);
 	for (uint64_t i = 0; i < PDC_RING_MIN; i++) {
 		struct pdc_pkt pkt = { .peer = 1, .mode = PDC_MODE_RUD,
@@ -146,9 +113,9 @@ Test(pdc_ring, ack_flush_sends_delayed_acks)
 	pdc_cfg_init(&cfg);
 	cfg.ack_coalesce_cnt = 64;	/* nothing forces an ACK early */
 	cfg.ack_coalesce_len = 1 << 20;
-	ini = pdc_mgr_create(&cfg, &t_ops, NULL);
+	ini = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
 	cfg.seed++;
-	tgt = pdc_mgr_create(&cfg, &t_ops, NULL);
+	tgt = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
 	cr_assert(ini && tgt);
 	/*
 	 * Packets queued behind others carry no ACK request: the target
