@@ -331,6 +331,10 @@ struct pdc_stats {
 	uint64_t tgt_evicted;	/* live target PDCs freed to make room */
 	uint64_t close_req_crossed;	/* a target's CLOSE_REQs ignored: our
 					 * unacknowledged packets crossed them */
+	uint64_t close_req_pressure;	/* CLOSE_REQs to quiet initiators
+					 * while our table was short */
+	uint64_t ini_closed_pressure;	/* our idle PDCs closed for a slot */
+	uint64_t no_room_waits;	/* NO_PDC_AVAIL refusals waited out */
 	/* Retransmissions queued, by cause (pdc_ini_*.c). */
 	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;
 	uint64_t retx_spurious;	/* the original's ACK came back after a

@@ -154,6 +154,61 @@ static void pdc_ini_resp_lost(struct pdc_mgr *mgr, struct pdc *pdc,
 }
 
 /*
+ * NO_PDC_AVAIL: a target whose table is full refused our SYN. It holds no
+ * PDC of this key and start PSN and no record of one (either would have
+ * drawn another answer), so nothing of ours was delivered: the refusal
+ * costs time, not tries, and the copies sent so far start the duplicate
+ * clock (pdc_ini_put) again. The next try waits a growing, jittered spell
+ * (from the RTO to PDC_NO_ROOM_WAIT_MAX_NS: a thousand initiators of an
+ * incast must not come back in step), and the PDC fails -EBUSY once
+ * refusals have lasted PDC_NO_ROOM_BUDGET_NS, about the time the target
+ * needs to turn its slots over (its eviction records live one TIME_WAIT).
+ */
+static void pdc_ini_no_room(struct pdc_mgr *mgr, struct pdc *pdc,
+			    uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t wait, max = mgr->cfg.time_wait_ns / 4;
+	uint32_t psn;
+
+	if (pdc->state != PDC_ST_SYN || pdc->rid)
+		return;
+	if (!ini->no_room_since)
+		ini->no_room_since = now_ns;
+	else if (now_ns - ini->no_room_since >= mgr->cfg.time_wait_ns *
+						 PDC_NO_ROOM_BUDGET_TW) {
+		pdc_ini_fail(mgr, pdc, -EBUSY);
+		return;
+	}
+	mgr->stats.no_room_waits++;
+	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+		slot->tx_cnt = slot->tx_cnt ? 1 : 0;
+		slot->trims = 0;
+		slot->first_ns = slot->sent_ns;
+	}
+	/* One wait per round: the packets of a window are refused together. */
+	if (now_ns < ini->no_room_until)
+		return;
+	/* pdc_ini_put's clock: every copy within time_wait / 2 of the first. */
+	if (max > PDC_NO_ROOM_WAIT_MAX_NS)
+		max = PDC_NO_ROOM_WAIT_MAX_NS;
+	ini->no_room_wait = ini->no_room_wait ? ini->no_room_wait * 2 :
+						ini->rto_ns;
+	if (ini->no_room_wait > max)
+		ini->no_room_wait = max;
+	/* Between half and all of the spell. */
+	wait = ini->no_room_wait / 2 +
+	       pdc_splitmix(&mgr->rng) % (ini->no_room_wait / 2 + 1);
+	ini->no_room_until = now_ns + wait;
+	if (ini->rto_at < ini->no_room_until) {
+		ini->rto_at = ini->no_room_until;
+		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	}
+}
+
+/*
  * The target says |psn| did not arrive whole: send it again at once. A
  * trimmed one (3.6.17) tells of a full queue but no loss of the path: its
  * EV stays, NSCC adapts as to a trim, not a loss, and the resend is no
@@ -233,6 +288,9 @@ void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		break;
 	case UET_PDS_NACK_GTD_RESP_UNAVAIL:
 		pdc_ini_resp_lost(mgr, pdc, psn, now_ns);
+		break;
+	case UET_PDS_NACK_NO_PDC_AVAIL:
+		pdc_ini_no_room(mgr, pdc, now_ns);
 		break;
 	default:
 		/* Resource shortages: the retransmit timer retries. */

@@ -18,6 +18,10 @@
 #define PDC_RING_MIN	16		/* an initiator ring's first slots */
 #define PDC_NACKQ_LEN	64		/* queued NACKs; more are dropped */
 #define PDC_CLOSE_REQ_TRIES	3	/* CLOSE_REQs before giving up */
+/* NO_PDC_AVAIL: longest wait before a SYN goes again, and for how many
+ * TIME_WAITs a target may keep refusing before the PDC fails -EBUSY. */
+#define PDC_NO_ROOM_WAIT_MAX_NS	256000000ull
+#define PDC_NO_ROOM_BUDGET_TW	3
 #define PDC_PROBE_MAX		2	/* tail-loss probes per quiet spell */
 #define PDC_RACK_SAMPLES	32	/* path RTTs before loss by reordering:
 					 * enough to have seen every path */
@@ -196,6 +200,9 @@ struct pdc_ini {
 	uint64_t last_active_ns;
 	uint16_t retx_head, retx_tail;
 	uint8_t last_nack;	/* code of the latest NACK, for the error */
+	uint64_t no_room_since;	/* first NO_PDC_AVAIL of this SYN, or 0 */
+	uint64_t no_room_wait;	/* the last wait it drew (pdc_ini_nack.c) */
+	uint64_t no_room_until;	/* and its end */
 	bool close_queued;	/* the CLOSE packet has its PSN */
 };
 
@@ -360,6 +367,8 @@ struct pdc_mgr {
 	struct pdc_tombs tombs;	/* records of evicted PDCs */
 	uint64_t *scratch_src;	/* 2 * max_pdcs: counts by src */
 	uint32_t *scratch_cnt;
+	uint64_t room_ask_ns;	/* last scans of pdc_room.c */
+	uint64_t room_close_ns;
 	uint16_t tx_ev;		/* EV of the frame built last */
 	/*
 	 * Ids of target PDCs that armed a delayed ACK, for pdc_ack_flush:
@@ -626,6 +635,8 @@ enum pdc_gate pdc_tgt_gate(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 			   uint64_t now_ns);
 bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns);
 bool pdc_make_room(struct pdc_mgr *mgr, uint64_t now_ns);
+void pdc_room_ask(struct pdc_mgr *mgr, uint64_t now_ns);
+bool pdc_room_close_own(struct pdc_mgr *mgr, uint64_t now_ns);
 
 /* pdc_tgt_ack.c */
 bool pdc_tgt_bit_test(const struct pdc *pdc, uint32_t psn);

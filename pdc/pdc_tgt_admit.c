@@ -26,7 +26,6 @@
 
 #include "pdc/pdc_priv.h"
 
-#define PDC_EVICT_IDLE_NS	10000000ull	/* 10 ms without an arrival */
 #define PDC_EPOCH_SHIFT		32		/* cookie epoch: ~4.3 s */
 /*
  * Eviction records per slot: an incast of many more initiators than slots
@@ -124,10 +123,18 @@ static uint64_t pdc_evict_age(const struct pdc *p)
 					      p->tgt.last_rx_ns;
 }
 
-/* Nothing to lose but the PDC itself: quiet for a while, nothing stored. */
-static bool pdc_is_idle(const struct pdc *p, uint64_t now_ns)
+/*
+ * Nothing to lose but the PDC itself: nothing stored, and quiet for two of
+ * the initiator's longest RTOs, so that an initiator still waiting for an
+ * ACK (lost, or late behind a busy host) would have resent by now: its
+ * resend, finding the PDC gone, would get INV_DPDCID and fail (ECONNRESET)
+ * though the data was placed. A quiet initiator has meanwhile been asked
+ * to close (pdc_room.c) and usually has.
+ */
+static bool pdc_is_idle(const struct pdc_mgr *mgr, const struct pdc *p,
+			uint64_t now_ns)
 {
-	return now_ns - p->tgt.last_rx_ns >= PDC_EVICT_IDLE_NS &&
+	return now_ns - p->tgt.last_rx_ns >= 2 * mgr->cfg.rto_max_ns &&
 	       p->tgt.resp_head == PDC_NIL && !pdc_tgt_has_ack(p);
 }
 
@@ -171,7 +178,7 @@ static struct pdc *pdc_evict_pick(const struct pdc_mgr *mgr, bool by_src,
 		if (time_wait_only && p->state != PDC_ST_TIME_WAIT)
 			continue;
 		if (idle_only && (p->state == PDC_ST_TIME_WAIT ||
-				  !pdc_is_idle(p, now_ns)))
+				  !pdc_is_idle(mgr, p, now_ns)))
 			continue;
 		if (!best || pdc_evict_age(p) < pdc_evict_age(best))
 			best = p;
@@ -205,7 +212,7 @@ static bool pdc_biggest_src(const struct pdc_mgr *mgr, uint64_t now_ns,
 		const struct pdc *p = mgr->tbl[i];
 
 		if (!p || p->role != PDC_ROLE_TGT ||
-		    p->state == PDC_ST_TIME_WAIT || !pdc_is_idle(p, now_ns))
+		    p->state == PDC_ST_TIME_WAIT || !pdc_is_idle(mgr, p, now_ns))
 			continue;
 		j = (uint32_t)((p->src * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 		while (cnt_src[j] != p->src)
@@ -226,7 +233,7 @@ static bool pdc_biggest_src(const struct pdc_mgr *mgr, uint64_t now_ns,
  *    holds fewer eviction records than its share (else it is refused);
  *  - with no free slot: the TIME_WAIT PDC that expires first, else the
  *    least recently used idle PDC of the src holding the most.
- * Initiator PDCs are never evicted. A flood from one src thus costs that
+ * Initiator PDCs are never evicted (only closed). A flood from one src thus costs that
  * src (its share) and idle state only.
  *
  * Evicting a TIME_WAIT PDC before its time would let a late SYN copy of it
@@ -259,20 +266,27 @@ bool pdc_tgt_make_room(struct pdc_mgr *mgr, uint64_t src, uint64_t now_ns)
 /*
  * A free slot, evicting when there is none: the TIME_WAIT PDC that expires
  * first, else the least recently used idle target PDC of the src holding
- * the most. Also for our own initiator PDCs: a table that hosts filled
- * with PDCs to us must not stop us from reaching anyone.
+ * the most, else (a slot later) an idle initiator PDC of ours closed
+ * (pdc_room.c). Also for our own initiator PDCs: a table that hosts filled
+ * with PDCs to us must not stop us from reaching anyone. Short of the
+ * reserve, quiet targets are asked to close first, so that evictions of
+ * live PDCs stay rare.
  */
 bool pdc_make_room(struct pdc_mgr *mgr, uint64_t now_ns)
 {
 	struct pdc *p;
 	uint64_t big;
 
+	if (mgr->free_cnt < mgr->tgt_reserve)
+		pdc_room_ask(mgr, now_ns);
 	if (mgr->free_cnt)
 		return true;
 	p = pdc_evict_pick(mgr, false, 0, true, false, now_ns);
 	if (!p && pdc_biggest_src(mgr, now_ns, &big))
 		p = pdc_evict_pick(mgr, true, big, false, true, now_ns);
-	return p && pdc_evict(mgr, p, now_ns);
+	if (p && pdc_evict(mgr, p, now_ns))
+		return true;
+	return pdc_room_close_own(mgr, now_ns);
 }
 
 /*

@@ -11,6 +11,8 @@
 #include "test/unit/pdc/test_pdc_sim.h"
 
 #define T_SEC	1000000000ull
+#define T_MS	1000000ull
+#define T_US	1000ull
 
 TestSuite(pdc_fail, .timeout = 60);
 
@@ -228,9 +230,12 @@ Test(pdc_fail, initiator_restart_reusing_its_pdcid)
 
 /*
  * B can hold two PDCs: its own to A and A's to it. C's SYN is refused with
- * NO_PDC_AVAIL until B's own PDC closes when idle; C's retries then get in.
+ * NO_PDC_AVAIL until B's own PDC closes (idle, or to make room once it has
+ * nothing outstanding); C's retries then get in. C's TIME_WAIT sets how
+ * long it waits out refusals (PDC_NO_ROOM_BUDGET_TW of them).
  */
-static struct t_sim *t_full_target(uint64_t b_idle_ns, uint32_t retries)
+static struct t_sim *t_full_target(uint64_t b_idle_ns, uint32_t b_msgs,
+				   uint64_t c_time_wait_ns)
 {
 	struct t_wire w = { .delay_ns = 5000 };
 	struct t_sim *s = t_sim_new(&w, 35, 3);
@@ -239,13 +244,14 @@ static struct t_sim *t_full_target(uint64_t b_idle_ns, uint32_t retries)
 	t_cfg_lossy(&cfg, 35);
 	t_end_start(s, 0, &cfg);
 	cfg.seed = 36;
-	cfg.max_retries = retries;
+	cfg.time_wait_ns = c_time_wait_ns;
 	t_end_start(s, 1, &cfg);
 	cfg.seed = 37;
+	cfg.time_wait_ns = 100 * T_MS;
 	cfg.max_pdcs = 2;
 	cfg.idle_ns = b_idle_ns;
 	t_end_start(s, 2, &cfg);
-	t_end_plan(s, 2, 0, PDC_MODE_RUD, 1, 0);	/* B's own PDC */
+	t_end_plan(s, 2, 0, PDC_MODE_RUD, b_msgs, 0);	/* B's own PDC */
 	t_end_plan(s, 0, 2, PDC_MODE_RUD, 3000, 0);
 	/* Let B's two PDCs exist before C asks. */
 	cr_assert(t_sim_run(s, 100000 + s->now, NULL) || true);
@@ -256,7 +262,7 @@ static struct t_sim *t_full_target(uint64_t b_idle_ns, uint32_t retries)
 
 Test(pdc_fail, no_pdc_avail_until_room)
 {
-	struct t_sim *s = t_full_target(200000, 40);
+	struct t_sim *s = t_full_target(200000, 1, 100 * T_MS);
 	struct pdc_stats st_b, st_c;
 	uint32_t seq;
 
@@ -273,10 +279,56 @@ Test(pdc_fail, no_pdc_avail_until_room)
 
 Test(pdc_fail, no_pdc_avail_gives_up_with_ebusy)
 {
-	struct t_sim *s = t_full_target(0, 4);
+	/* B's PDCs stay busy longer than C waits (3 x 100 us). */
+	struct t_sim *s = t_full_target(0, 3000, 100 * T_US);
+	struct pdc_stats st;
 
+	pdc_mgr_stats(s->end[1]->mgr, &st);
 	cr_expect_eq(s->end[1]->err_cnt, 200);
 	cr_expect_eq(s->end[1]->first_err, -EBUSY);
 	cr_expect_eq(s->end[0]->ok_cnt, 3000);
+	cr_expect_eq(s->end[2]->ok_cnt, 3000);
+	cr_expect_gt(st.no_room_waits, 1, "C waited before giving up");
+	t_sim_free(s);
+}
+
+/*
+ * Ephemeral PDCs under pressure: B's table (two slots) holds its own busy
+ * PDC and A's, quiet after one message (A never closes on its own). C's
+ * SYN finds it full: B asks A to close at once (not after idle_ns), A's
+ * empty PDC closes, and C gets the slot it leaves. Nobody's live PDC is
+ * evicted and nothing fails.
+ */
+Test(pdc_fail, a_full_target_asks_a_quiet_initiator_to_close)
+{
+	struct t_wire w = { .delay_ns = 5000 };
+	struct t_sim *s = t_sim_new(&w, 38, 3);
+	struct pdc_info info;
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+
+	t_cfg_lossy(&cfg, 38);
+	t_end_start(s, 0, &cfg);
+	cfg.seed = 39;
+	t_end_start(s, 1, &cfg);
+	cfg.seed = 40;
+	cfg.max_pdcs = 2;
+	cfg.tgt_reserve = 1;
+	t_end_start(s, 2, &cfg);
+	t_end_plan(s, 0, 2, PDC_MODE_RUD, 1, 0);
+	t_end_plan(s, 2, 0, PDC_MODE_RUD, 3000, 0);
+	cr_assert(t_sim_run(s, 2 * T_MS, NULL) || true);
+	cr_assert_eq(s->end[0]->ok_cnt, 1);
+	t_end_plan(s, 1, 2, PDC_MODE_RUD, 200, 0);
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	cr_expect_eq(s->end[1]->ok_cnt, 200, "C: %u ok, err %d",
+		     s->end[1]->ok_cnt, s->end[1]->first_err);
+	cr_expect_eq(s->end[2]->ok_cnt, 3000);
+	cr_expect_eq(pdc_info_get(s->end[0]->mgr, 2, PDC_MODE_RUD, &info),
+		     -ENOENT, "A's PDC closed, asked to");
+	cr_expect_eq(s->end[0]->ev_err[PDC_EV_CLOSED], 0);
+	pdc_mgr_stats(s->end[2]->mgr, &st);
+	cr_expect_geq(st.close_req_pressure, 1);
+	cr_expect_eq(st.tgt_evicted, 0);
 	t_sim_free(s);
 }

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "test/unit/pdc/test_pdc_sim.h"
@@ -187,6 +188,8 @@ static void t_log(void *ctx, const char *msg)
 
 	cr_assert(msg && msg[0]);
 	e->log_cnt++;
+	if (getenv("T_LOG"))	/* T_LOG=1: the PDC log on stderr */
+		fprintf(stderr, "[%p] %s\n", ctx, msg);
 }
 
 static const struct pdc_ops t_ops = {
