@@ -335,6 +335,7 @@ struct pdc_stats {
 					 * while our table was short */
 	uint64_t ini_closed_pressure;	/* our idle PDCs closed for a slot */
 	uint64_t no_room_waits;	/* NO_PDC_AVAIL refusals waited out */
+	uint64_t tx_tomb_ack;	/* ACKs from records of evicted PDCs */
 	/* Retransmissions queued, by cause (pdc_ini_*.c). */
 	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;
 	uint64_t retx_spurious;	/* the original's ACK came back after a

@@ -269,6 +269,11 @@ struct pdc_resp_ent {
 	uint8_t buf[PDC_RESP_MAX_LEN];
 };
 
+/*
+ * A NACK, or (nack.pro.type UET_PDS_TYPE_ACK) the ACK an eviction record
+ * answers for its PDC: nack_psn the PSN acknowledged, payload the
+ * cumulative PSN (pdc_tgt_tomb_ack()).
+ */
 struct pdc_nackq_ent {
 	uint32_t peer;
 	struct pdc_nack nack;
@@ -280,7 +285,9 @@ struct pdc_tomb {
 	uint64_t until;		/* when its TIME_WAIT would have ended */
 	uint64_t src;
 	uint32_t start_psn;
+	uint32_t cack_psn;	/* every PSN up to this one was delivered */
 	uint32_t next;		/* its hash chain */
+	uint16_t id;		/* its PDCID */
 	bool syn_done;		/* its initiator had left the SYN phase */
 };
 
@@ -332,6 +339,8 @@ void pdc_tomb_put(struct pdc_tombs *ts, const struct pdc *pdc,
 		  uint64_t until);
 bool pdc_tomb_find(struct pdc_tombs *ts, uint64_t key, uint32_t start,
 		   uint64_t now_ns);
+const struct pdc_tomb *pdc_tomb_of(struct pdc_tombs *ts, uint64_t key,
+				   uint16_t id, uint64_t now_ns);
 uint32_t pdc_tomb_src_cnt(struct pdc_tombs *ts, uint64_t src,
 			  uint64_t now_ns);
 

@@ -226,14 +226,46 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 			       now_ns);
 }
 
+/*
+ * A packet of a PDC we evicted (pdc_tgt_admit.c), found by its record: a
+ * copy of one it had delivered (its ACK was lost, or late) is answered
+ * with an ACK that also asks the initiator to close, not with INV_DPDCID,
+ * which would fail data that was placed. Returns false for any other
+ * packet, which gets INV_DPDCID.
+ */
+static bool pdc_tgt_tomb_ack(struct pdc_mgr *mgr, uint32_t peer,
+			     uint16_t dpdcid, uint16_t spdcid, uint32_t psn,
+			     uint64_t now_ns)
+{
+	const struct pdc_tomb *t = pdc_tomb_of(&mgr->tombs,
+					       pdc_key_tgt(peer, spdcid),
+					       dpdcid, now_ns);
+	struct pdc_nack a = {
+		.pro.type = UET_PDS_TYPE_ACK,
+		.nack_psn = psn,
+		.spdcid = dpdcid,
+		.dpdcid = spdcid,
+	};
+
+	if (!t || pdc_psn_after(psn, t->cack_psn) ||
+	    pdc_psn_diff(t->cack_psn, psn) > INT16_MAX)
+		return false;
+	a.payload = t->cack_psn;
+	pdc_nack_queue(mgr, peer, &a);
+	return true;
+}
+
 /* A non-SYN packet: its DPDCID must be ours and its SPDCID the owner's. */
 static struct pdc *pdc_tgt_by_dpdcid(struct pdc_mgr *mgr, uint32_t peer,
 				     uint16_t dpdcid, uint16_t spdcid,
-				     uint32_t psn)
+				     uint32_t psn, uint64_t now_ns)
 {
 	struct pdc *pdc = pdc_by_id(mgr, dpdcid);
 
 	if (!pdc || pdc->role != PDC_ROLE_TGT) {
+		if (!pdc && pdc_tgt_tomb_ack(mgr, peer, dpdcid, spdcid, psn,
+					     now_ns))
+			return NULL;
 		pdc_tgt_nack(mgr, peer, NULL, spdcid, psn,
 			     UET_PDS_NACK_INV_DPDCID, 0);
 		return NULL;
@@ -471,7 +503,7 @@ void pdc_tgt_rx_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		pdc = pdc_tgt_syn(mgr, meta, req, &in, mode, now_ns);
 	else
 		pdc = pdc_tgt_by_dpdcid(mgr, meta->peer, req->dpdcid,
-					req->spdcid, req->psn);
+					req->spdcid, req->psn, now_ns);
 	if (!pdc)
 		return;
 	if (pdc->mode != mode) {
@@ -502,7 +534,7 @@ void pdc_tgt_rx_ctl(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		return;
 	}
 	pdc = pdc_tgt_by_dpdcid(mgr, meta->peer, ctl->dpdcid, ctl->spdcid,
-				ctl->psn);
+				ctl->psn, now_ns);
 	if (!pdc)
 		return;
 	if (ctl->pro.next_hdr == UET_PDS_CTL_CLOSE) {

@@ -88,6 +88,8 @@ void pdc_tomb_put(struct pdc_tombs *ts, const struct pdc *pdc,
 	t->key = pdc->key;
 	t->src = pdc->src;
 	t->start_psn = pdc->tgt.start_psn;
+	t->cack_psn = pdc->tgt.cack_psn;
+	t->id = pdc->id;
 	t->syn_done = pdc->tgt.syn_done;
 	t->until = until;
 	head = &ts->bucket[pdc_tomb_bucket(ts, t->key)];
@@ -116,6 +118,21 @@ bool pdc_tomb_find(struct pdc_tombs *ts, uint64_t key, uint32_t start,
 			return true;
 	}
 	return false;
+}
+
+/* The record of evicted PDC |id| under |key|, or NULL. */
+const struct pdc_tomb *pdc_tomb_of(struct pdc_tombs *ts, uint64_t key,
+				   uint16_t id, uint64_t now_ns)
+{
+	pdc_tomb_expire(ts, now_ns);
+	for (uint32_t i = ts->bucket[pdc_tomb_bucket(ts, key)];
+	     i != PDC_TOMB_NIL; i = ts->rec[i].next) {
+		const struct pdc_tomb *t = &ts->rec[i];
+
+		if (t->key == key && t->id == id && t->until > now_ns)
+			return t;
+	}
+	return NULL;
 }
 
 uint32_t pdc_tomb_src_cnt(struct pdc_tombs *ts, uint64_t src, uint64_t now_ns)

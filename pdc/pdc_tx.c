@@ -77,18 +77,44 @@ void pdc_nack_queue(struct pdc_mgr *mgr, uint32_t peer,
 	pdc_counts_inc(&mgr->peer_use, peer);
 }
 
+/*
+ * The ACK an eviction record gives for its PDC: what was delivered, and a
+ * request to close (the PDC is gone; what the initiator sends next must
+ * go on a new one).
+ */
+static ssize_t pdc_tomb_ack_build(const struct pdc_nack *e, uint8_t *buf,
+				  size_t len)
+{
+	struct pdc_ack a = {
+		.pro.type = UET_PDS_TYPE_ACK,
+		.pro.next_hdr = UET_PDS_NEXT_HDR_NONE,
+		.pro.flags = UET_PDS_ACK_REQ_CLOSE << UET_PDS_F_ACK_REQ_SHIFT,
+		.ack_psn_offset = (int16_t)pdc_psn_diff(e->nack_psn,
+							e->payload),
+		.cack_psn = e->payload,
+		.spdcid = e->spdcid,
+		.dpdcid = e->dpdcid,
+	};
+
+	return pdc_ack_encode(buf, len, &a);
+}
+
 static ssize_t pdc_nack_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 			      uint32_t *peer)
 {
 	struct pdc_nackq_ent *e = &mgr->nackq[mgr->nackq_head];
-	ssize_t n = pdc_nack_encode(buf, len, &e->nack);
+	bool ack = e->nack.pro.type == UET_PDS_TYPE_ACK;
+	ssize_t n = ack ? pdc_tomb_ack_build(&e->nack, buf, len) :
+			  pdc_nack_encode(buf, len, &e->nack);
 
 	if (n < 0)
 		return n;
 	*peer = e->peer;
-	if (e->nack.nack_code < 32)
+	if (ack)
+		mgr->stats.tx_tomb_ack++;
+	else if (e->nack.nack_code < 32)
 		mgr->stats.nack_tx_code[e->nack.nack_code]++;
-	mgr->stats.tx_nack++;
+	mgr->stats.tx_nack += !ack;
 	mgr->nackq_head = (mgr->nackq_head + 1) % PDC_NACKQ_LEN;
 	mgr->nackq_cnt--;
 	pdc_counts_dec(&mgr->peer_use, e->peer);
