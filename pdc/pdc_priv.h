@@ -340,7 +340,8 @@ void pdc_tomb_put(struct pdc_tombs *ts, const struct pdc *pdc,
 bool pdc_tomb_find(struct pdc_tombs *ts, uint64_t key, uint32_t start,
 		   uint64_t now_ns);
 const struct pdc_tomb *pdc_tomb_of(struct pdc_tombs *ts, uint64_t key,
-				   uint16_t id, uint64_t now_ns);
+				   uint16_t id, uint32_t start,
+				   uint64_t now_ns);
 uint32_t pdc_tomb_src_cnt(struct pdc_tombs *ts, uint64_t src,
 			  uint64_t now_ns);
 

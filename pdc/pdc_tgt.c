@@ -131,6 +131,36 @@ static bool pdc_tgt_admit(struct pdc_mgr *mgr, uint32_t peer,
 }
 
 /*
+ * A packet of a PDC we evicted (pdc_tgt_admit.c), found by its record (by
+ * the PDCID it names, or for a SYN, dpdcid 0, by its start PSN): a copy
+ * of one the PDC had delivered (its ACK was lost, or late) is answered
+ * with an ACK that also asks the initiator to close, not with INV_DPDCID,
+ * which would fail data that was placed. Returns false for any other
+ * packet, which gets INV_DPDCID.
+ */
+static bool pdc_tgt_tomb_ack(struct pdc_mgr *mgr, uint32_t peer,
+			     uint16_t dpdcid, uint16_t spdcid, uint32_t psn,
+			     uint32_t start, uint64_t now_ns)
+{
+	const struct pdc_tomb *t = pdc_tomb_of(&mgr->tombs,
+					       pdc_key_tgt(peer, spdcid),
+					       dpdcid, start, now_ns);
+	struct pdc_nack a = {
+		.pro.type = UET_PDS_TYPE_ACK,
+		.nack_psn = psn,
+		.dpdcid = spdcid,
+	};
+
+	if (!t || pdc_psn_after(psn, t->cack_psn) ||
+	    pdc_psn_diff(t->cack_psn, psn) > INT16_MAX)
+		return false;
+	a.spdcid = t->id;
+	a.payload = t->cack_psn;
+	pdc_nack_queue(mgr, peer, &a);
+	return true;
+}
+
+/*
  * A SYN that names no PDC of ours: it opens one, is challenged with a
  * cookie, or is refused (pdc_tgt_gate, pdc_tgt_make_room). Returns NULL
  * when the packet was answered with a NACK.
@@ -151,8 +181,10 @@ static struct pdc *pdc_tgt_syn_new(struct pdc_mgr *mgr,
 		return NULL;
 	case PDC_GATE_STALE:
 		mgr->stats.rx_stale++;
-		pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
-			     UET_PDS_NACK_INV_DPDCID, 0);
+		if (!pdc_tgt_tomb_ack(mgr, peer, 0, req->spdcid, req->psn,
+				      start, now_ns))
+			pdc_tgt_nack(mgr, peer, NULL, req->spdcid, req->psn,
+				     UET_PDS_NACK_INV_DPDCID, 0);
 		return NULL;
 	case PDC_GATE_OPEN:
 		break;
@@ -226,35 +258,6 @@ static struct pdc *pdc_tgt_syn(struct pdc_mgr *mgr,
 			       now_ns);
 }
 
-/*
- * A packet of a PDC we evicted (pdc_tgt_admit.c), found by its record: a
- * copy of one it had delivered (its ACK was lost, or late) is answered
- * with an ACK that also asks the initiator to close, not with INV_DPDCID,
- * which would fail data that was placed. Returns false for any other
- * packet, which gets INV_DPDCID.
- */
-static bool pdc_tgt_tomb_ack(struct pdc_mgr *mgr, uint32_t peer,
-			     uint16_t dpdcid, uint16_t spdcid, uint32_t psn,
-			     uint64_t now_ns)
-{
-	const struct pdc_tomb *t = pdc_tomb_of(&mgr->tombs,
-					       pdc_key_tgt(peer, spdcid),
-					       dpdcid, now_ns);
-	struct pdc_nack a = {
-		.pro.type = UET_PDS_TYPE_ACK,
-		.nack_psn = psn,
-		.spdcid = dpdcid,
-		.dpdcid = spdcid,
-	};
-
-	if (!t || pdc_psn_after(psn, t->cack_psn) ||
-	    pdc_psn_diff(t->cack_psn, psn) > INT16_MAX)
-		return false;
-	a.payload = t->cack_psn;
-	pdc_nack_queue(mgr, peer, &a);
-	return true;
-}
-
 /* A non-SYN packet: its DPDCID must be ours and its SPDCID the owner's. */
 static struct pdc *pdc_tgt_by_dpdcid(struct pdc_mgr *mgr, uint32_t peer,
 				     uint16_t dpdcid, uint16_t spdcid,
@@ -264,7 +267,7 @@ static struct pdc *pdc_tgt_by_dpdcid(struct pdc_mgr *mgr, uint32_t peer,
 
 	if (!pdc || pdc->role != PDC_ROLE_TGT) {
 		if (!pdc && pdc_tgt_tomb_ack(mgr, peer, dpdcid, spdcid, psn,
-					     now_ns))
+					     0, now_ns))
 			return NULL;
 		pdc_tgt_nack(mgr, peer, NULL, spdcid, psn,
 			     UET_PDS_NACK_INV_DPDCID, 0);

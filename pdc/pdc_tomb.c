@@ -120,16 +120,22 @@ bool pdc_tomb_find(struct pdc_tombs *ts, uint64_t key, uint32_t start,
 	return false;
 }
 
-/* The record of evicted PDC |id| under |key|, or NULL. */
+/*
+ * The record of an evicted PDC under |key|, or NULL: the one of PDCID |id|
+ * (a packet naming it), or with |id| 0 the one of start PSN |start| (a
+ * SYN: its initiator never learnt our PDCID).
+ */
 const struct pdc_tomb *pdc_tomb_of(struct pdc_tombs *ts, uint64_t key,
-				   uint16_t id, uint64_t now_ns)
+				   uint16_t id, uint32_t start,
+				   uint64_t now_ns)
 {
 	pdc_tomb_expire(ts, now_ns);
 	for (uint32_t i = ts->bucket[pdc_tomb_bucket(ts, key)];
 	     i != PDC_TOMB_NIL; i = ts->rec[i].next) {
 		const struct pdc_tomb *t = &ts->rec[i];
 
-		if (t->key == key && t->id == id && t->until > now_ns)
+		if (t->key == key && t->until > now_ns &&
+		    (id ? t->id == id : t->start_psn == start))
 			return t;
 	}
 	return NULL;

@@ -238,11 +238,8 @@ static bool t_cut_a(struct t_sim *s, int from, int to, const uint8_t *buf,
 		    size_t len)
 {
 	(void)buf, (void)len;
-	if (s->now < t_cut_at || s->now >= t_heal_at)
-		return true;
-	if (from == 1 && to == 0)
-		return false;
-	return !(from == 0 && to == 1 && s->now >= t_cut_at + 50000);
+	return s->now < t_cut_at || s->now >= t_heal_at || from + to != 1 ||
+	       (from == 0 && s->now < t_cut_at + 50000);
 }
 
 /*
@@ -250,37 +247,44 @@ static bool t_cut_a(struct t_sim *s, int from, int to, const uint8_t *buf,
  * longer than two maximal RTOs: B, flooded, evicts A's quiet PDC. When
  * the path heals, A's resend finds B's record of the PDC: an ACK (asking
  * A to close), not INV_DPDCID, so the message completes, delivered once,
- * and A's next messages go on a new PDC.
+ * and A's next messages go on a new PDC. With |before| 0 the message is
+ * the PDC's first: its resends are SYNs, found by their start PSN.
  */
-Test(pdc_admit, a_late_resend_to_an_evicted_pdc_is_acked)
+static void t_late_resend(uint32_t before)
 {
 	struct t_sim *s = t_pair(63, 2, 64);
 	struct t_end *a = s->end[0];
-	struct pdc_stats st;
 
-	t_end_plan(s, 0, 1, PDC_MODE_RUD, 100, 0);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, before, 0);
 	cr_assert(t_sim_run(s, T_SEC, t_sim_senders_done));
 	t_cut_at = s->now;
 	t_heal_at = s->now + 20 * T_MS;
 	s->tap = t_cut_a;
-	t_end_plan(s, 0, 1, PDC_MODE_RUD, 101, 0);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, before + 1, 0);
 	t_sim_run(s, s->now + 10 * T_MS, NULL);
-	cr_assert_eq(a->ok_cnt, 100, "the 101st waits for its ACK");
+	cr_assert_eq(a->ok_cnt, before, "the last waits for its ACK");
 	t_confirmed_flood(s, 8, 2000);
-	st = t_stats(s, 1);
-	cr_assert_gt(st.tgt_evicted, 0, "A's PDC evicted");
+	cr_assert_gt(t_stats(s, 1).tgt_evicted, 0, "A's PDC evicted");
 	cr_assert(t_sim_run(s, s->now + T_SEC, t_sim_senders_done));
-	t_end_plan(s, 0, 1, PDC_MODE_RUD, 110, 0);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, before + 10, 0);
 	cr_assert(t_sim_run(s, s->now + 10 * T_SEC, t_sim_senders_done));
-	cr_expect_eq(a->ok_cnt, 110, "A: %u ok, first err %d", a->ok_cnt,
-		     a->first_err);
+	cr_expect_eq(a->ok_cnt, before + 10, "A: %u ok, first err %d",
+		     a->ok_cnt, a->first_err);
 	cr_expect_eq(a->err_cnt, 0);
-	t_expect_all_once(s, 0, 110);
-	st = t_stats(s, 1);
-	cr_expect_gt(st.tx_tomb_ack, 0);
-	st = t_stats(s, 0);
-	cr_expect_eq(st.peer_restarts, 0);
+	t_expect_all_once(s, 0, before + 10);
+	cr_expect_gt(t_stats(s, 1).tx_tomb_ack, 0);
+	cr_expect_eq(t_stats(s, 0).peer_restarts, 0);
 	t_sim_free(s);
+}
+
+Test(pdc_admit, a_late_resend_to_an_evicted_pdc_is_acked)
+{
+	t_late_resend(100);
+}
+
+Test(pdc_admit, a_late_syn_to_an_evicted_pdc_is_acked)
+{
+	t_late_resend(0);
 }
 
 /* ---- forged and genuine restarts --------------------------------------- */
