@@ -125,7 +125,8 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 	mgr->resp_free = 0;
 	mgr->resp_free_cnt = c->resp_pool_cnt;
 	if (pdc_admit_init(mgr) < 0 ||
-	    pdc_counts_init(&mgr->peer_use, c->max_pdcs + PDC_NACKQ_LEN +
+	    pdc_counts_init(&mgr->peer_use, c->max_pdcs *
+			    (1 + PDC_TOMBS_PER_PDC) + PDC_NACKQ_LEN +
 			    3 * c->window) < 0 ||
 	    pdc_counts_init(&mgr->tgt_live, c->max_pdcs) < 0 ||
 	    pdc_counts_init(&mgr->tgt_src, c->max_pdcs) < 0 ||

@@ -330,7 +330,20 @@ struct pdc_tombs {
 	uint32_t *bucket;	/* chain heads; mask + 1 of them */
 	uint32_t mask;
 	struct pdc_counts by_src;
+	/*
+	 * The manager's count of what each peer holds here: a record keeps
+	 * its peer, so that the caller does not retire the peer (and give
+	 * its index to another) while a late packet of it may still come.
+	 */
+	struct pdc_counts *peer_use;
 };
+
+/*
+ * Eviction records per slot: an incast of many more initiators than slots
+ * evicts one PDC each within a TIME_WAIT (e2e_scale: 4092 initiators, 512
+ * slots); 40 bytes a record.
+ */
+#define PDC_TOMBS_PER_PDC	16
 
 int pdc_tombs_init(struct pdc_tombs *ts, uint32_t cnt);
 void pdc_tombs_fini(struct pdc_tombs *ts);

@@ -274,6 +274,10 @@ static struct pdc *pdc_tgt_by_dpdcid(struct pdc_mgr *mgr, uint32_t peer,
 		return NULL;
 	}
 	if (pdc->peer != peer || pdc->rid != spdcid) {
+		/* Our PDCID came round again: the slot's PDC of old? */
+		if (pdc_tgt_tomb_ack(mgr, peer, dpdcid, spdcid, psn, 0,
+				     now_ns))
+			return NULL;
 		pdc_tgt_nack(mgr, peer, NULL, spdcid, psn,
 			     UET_PDS_NACK_PDC_HDR_MISMATCH, 0);
 		return NULL;

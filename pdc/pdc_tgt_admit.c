@@ -27,12 +27,6 @@
 #include "pdc/pdc_priv.h"
 
 #define PDC_EPOCH_SHIFT		32		/* cookie epoch: ~4.3 s */
-/*
- * Eviction records per slot: an incast of many more initiators than slots
- * evicts one PDC each within a TIME_WAIT (e2e_scale: 4092 initiators, 512
- * slots); 40 bytes a record.
- */
-#define PDC_TOMBS_PER_PDC	16
 
 static uint64_t pdc_rotl(uint64_t v, int n)
 {
@@ -344,6 +338,7 @@ int pdc_admit_init(struct pdc_mgr *mgr)
 
 	mgr->scratch_src = calloc(2 * n, sizeof(*mgr->scratch_src));
 	mgr->scratch_cnt = calloc(2 * n, sizeof(*mgr->scratch_cnt));
+	mgr->tombs.peer_use = &mgr->peer_use;
 	if (pdc_tombs_init(&mgr->tombs, n * PDC_TOMBS_PER_PDC) < 0 ||
 	    !mgr->scratch_src || !mgr->scratch_cnt)
 		return -ENOMEM;

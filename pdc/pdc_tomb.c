@@ -62,6 +62,7 @@ static void pdc_tomb_pop(struct pdc_tombs *ts)
 		link = &ts->rec[*link].next;
 	*link = t->next;
 	pdc_counts_dec(&ts->by_src, t->src);
+	pdc_counts_dec(ts->peer_use, t->key >> 32);
 	ts->head = (ts->head + 1) % ts->cap;
 	ts->cnt--;
 }
@@ -96,6 +97,7 @@ void pdc_tomb_put(struct pdc_tombs *ts, const struct pdc *pdc,
 	t->next = *head;
 	*head = i;
 	pdc_counts_inc(&ts->by_src, t->src);
+	pdc_counts_inc(ts->peer_use, t->key >> 32);
 	ts->cnt++;
 }
 
