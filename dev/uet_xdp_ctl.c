@@ -271,6 +271,12 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 	}
 	skel->rodata->uet_udp_port = udp_port;
 	skel->rodata->uet_ep_shift = 16 - ep_bits;
+	ret = uet_xdp_kptr_fix(skel->obj);
+	if (ret < 0) {
+		uet_xdp__destroy(skel);
+		uet_xdp_unpin(ifname);
+		return ret;
+	}
 	/* Every map of the program, so that tools and the service reach it. */
 	bpf_object__for_each_map(map, skel->obj) {
 		if (bpf_map__is_internal(map))
