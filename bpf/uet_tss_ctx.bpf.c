@@ -62,8 +62,11 @@ int uet_tss_ctx_add(struct uet_xdp_tss_ctx_args *a)
 	};
 	struct uet_xdp_tss_ctx_val val = { 0 }, *v;
 	struct bpf_crypto_ctx *cc, *old;
+	struct uet_xdp_tss_key k;
 	int err = 0;
 
+	/* Map calls take keys from the stack, not the context. */
+	__builtin_memcpy(&k, &a->k, sizeof(k));
 	__builtin_memcpy(params.key, a->key, sizeof(a->key));
 	cc = bpf_crypto_ctx_create(&params, sizeof(params), &err);
 	__builtin_memset(params.key, 0, sizeof(params.key));
@@ -72,8 +75,8 @@ int uet_tss_ctx_add(struct uet_xdp_tss_ctx_args *a)
 		return 0;
 	}
 	__builtin_memcpy(val.iv_mask, a->iv_mask, sizeof(val.iv_mask));
-	err = bpf_map_update_elem(&uet_xdp_tss_ctx, &a->k, &val, BPF_ANY);
-	v = err ? NULL : bpf_map_lookup_elem(&uet_xdp_tss_ctx, &a->k);
+	err = bpf_map_update_elem(&uet_xdp_tss_ctx, &k, &val, BPF_ANY);
+	v = err ? NULL : bpf_map_lookup_elem(&uet_xdp_tss_ctx, &k);
 	if (!v) {
 		bpf_crypto_ctx_release(cc);
 		a->err = err ? err : -ENOENT;

@@ -40,6 +40,8 @@ static const char *const uet_xdp_counter_names[UET_XDP_CNT_MAX] = {
 	[UET_XDP_CNT_WRONG_QUEUE] = "wrong_queue",
 	[UET_XDP_CNT_TSS_STEERED] = "tss_steered",
 	[UET_XDP_CNT_TSS_TO_SERVICE] = "tss_to_service",
+	[UET_XDP_CNT_TSS_READ] = "tss_read",
+	[UET_XDP_CNT_TSS_NO_CTX] = "tss_no_ctx",
 };
 
 const char *uet_xdp_counter_name(unsigned int id)
