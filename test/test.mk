@@ -472,3 +472,7 @@ E2E_TESTS	+= test/e2e/e2e_scale.sh
 E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so
 BENCH_SCRIPTS	+= test/bench/bench_scale_e2e.sh
 BENCH_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# The XDP program reading sealed headers: its unit test runs the context
+# maker's skeleton too (bpf/uet_tss_ctx.bpf.c).
+$(B)/test/unit/io/test_io_xdp_tss_read.o: $(B)/uet_tss_ctx.skel.h
