@@ -6,9 +6,9 @@
  *
  * AES-256-GCM encrypts plaintext block i with E_K(J0 + 1 + i), where J0 is
  * the 96-bit IV then the 32-bit counter 1 (NIST SP 800-38D 7.1). So the
- * ECB encryption of the counter blocks IV|2 .. IV|5 is the keystream of
- * the first 64 plaintext bytes: the PDS header and the SES fields that
- * name the endpoint. This kernel's BPF crypto kfuncs give ECB (an
+ * ECB encryption of the counter blocks IV|2 and IV|3 is the keystream of
+ * the first 32 plaintext bytes: the PDS header and the SES fields that
+ * name the endpoint (one block for a frame of 16 bytes or less). This kernel's BPF crypto kfuncs give ECB (an
  * lskcipher) to XDP; a context per key is made by a sleepable program
  * (uet_tss_ctx.bpf.c, run by the service) and kept here as a kptr.
  *
@@ -53,6 +53,9 @@ struct {
 	__type(key, struct uet_xdp_tss_key);
 	__type(value, struct uet_xdp_tss_ctx_val);
 } uet_xdp_tss_ctx SEC(".maps");
+
+/* Keystream bytes made: two AES blocks (see uet_xdp_tss_read()). */
+#define UET_XDP_TSS_KS_LEN	32
 
 /* Per CPU: counter blocks in, keystream out, ciphertext read. */
 struct uet_xdp_tss_scratch {
@@ -160,9 +163,8 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 	__builtin_memcpy(s->ctr + 4, p + hl - 8, 8);
 	for (i = 0; i < 12; i++)
 		s->ctr[i] ^= cv->iv_mask[i];
-	for (i = 1; i < 4; i++)
-		__builtin_memcpy(s->ctr + 16 * i, s->ctr, 12);
-	for (i = 0; i < 4; i++) {
+	__builtin_memcpy(s->ctr + 16, s->ctr, 12);
+	for (i = 0; i < 2; i++) {
 		s->ctr[16 * i + 12] = 0;
 		s->ctr[16 * i + 13] = 0;
 		s->ctr[16 * i + 14] = 0;
@@ -172,18 +174,24 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 	barrier_var(n);
 	if (n < UET_PDS_PROLOGUE_LEN || n > UET_XDP_TSS_READ_LEN)
 		return UET_FEP_EP_SERVICE;
-	/* Only the blocks the ciphertext reaches. */
-	bpf_dynptr_from_mem(s->ctr, n > 48 ? 64 : n > 32 ? 48 : n > 16 ? 32 : 16,
-			    0, &src);
-	bpf_dynptr_from_mem(s->pt, sizeof(s->pt), 0, &dst);
+	/*
+	 * Only the first UET_XDP_TSS_KS_LEN bytes are decrypted: what
+	 * uet_xdp_steer() reads lies there (byte 25 at most: a CC request's
+	 * SES PIDonFEP). The rest of the buffer only lets its length checks
+	 * see the frame's real length.
+	 */
+	bpf_dynptr_from_mem(s->ctr, n > 16 ? 32 : 16, 0, &src);
+	bpf_dynptr_from_mem(s->pt, UET_XDP_TSS_KS_LEN, 0, &dst);
 	bpf_dynptr_from_mem(s->ct, 0, 0, &iv);
 	if (bpf_crypto_encrypt(cc, &src, &dst, &iv) < 0)
 		return UET_FEP_EP_SERVICE;
-	if (bpf_xdp_load_bytes(ctx, off + hl, s->ct, n) < 0)
+	if (bpf_xdp_load_bytes(ctx, off + hl, s->ct,
+			       n < UET_XDP_TSS_KS_LEN ? n :
+			       UET_XDP_TSS_KS_LEN) < 0)
 		return UET_FEP_EP_SERVICE;
 	pt = (__u64 *)s->pt;
 	ct = (__u64 *)s->ct;
-	for (i = 0; i < UET_XDP_TSS_READ_LEN / 8; i++)
+	for (i = 0; i < UET_XDP_TSS_KS_LEN / 8; i++)
 		pt[i] ^= ct[i];
 	uet_xdp_count(UET_XDP_CNT_TSS_READ);
 	return uet_xdp_steer(s->pt, s->pt + n);

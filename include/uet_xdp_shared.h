@@ -141,7 +141,7 @@ _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
  * uet_xdp_sdi value: the endpoint index in the low 16 bits; with one of
  * these bits set (and UET_FEP_EP_SERVICE below, several endpoints), the
  * program reads the frame's PDS and SES headers itself (issue 40): it
- * encrypts GCM's counter blocks 2.. (AES-CTR keystream, ECB through the
+ * encrypts GCM's counter blocks 2 and 3 (AES-CTR keystream, ECB through the
  * BPF crypto kfuncs) with the context uet_xdp_tss_ctx holds for the
  * frame's key, XORs the ciphertext's first bytes and steers by the
  * plaintext as for a clear frame, verifying nothing (the endpoint
@@ -156,7 +156,10 @@ _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
 
 /* uet_xdp_tss_ctx: LRU hash, this many contexts at most. */
 #define UET_XDP_TSS_CTXS		8192
-/* Plaintext bytes the program reads: 4 AES blocks (PDS 16 + SES 44). */
+/*
+ * Bytes of a sealed frame the program steers by: its length checks see up
+ * to PDS 16 + SES 44; the fields it reads are decrypted (uet_xdp_tss.h).
+ */
 #define UET_XDP_TSS_READ_LEN		64
 
 /*

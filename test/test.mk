@@ -476,3 +476,13 @@ BENCH_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 # The XDP program reading sealed headers: its unit test runs the context
 # maker's skeleton too (bpf/uet_tss_ctx.bpf.c).
 $(B)/test/unit/io/test_io_xdp_tss_read.o: $(B)/uet_tss_ctx.skel.h
+
+# What reading sealed headers costs the XDP program (bench: lines; root).
+BENCH_BINS	+= $(B)/bench_tss_xdp
+$(B)/test/bench/bench_tss_xdp.o: $(B)/uet_xdp.skel.h $(B)/uet_tss_ctx.skel.h
+$(B)/test/bench/bench_tss_xdp.o: CPPFLAGS += -I$(B)
+$(B)/bench_tss_xdp: $(B)/test/bench/bench_tss_xdp.o $(B)/libuet_io.a \
+		    $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+all: $(B)/bench_tss_xdp

@@ -422,6 +422,18 @@ static void uetd_tss_stream_add(struct uetd *d, const struct uetd_tss_sd *sd,
 	OPENSSL_cleanse(&km, sizeof(km));
 }
 
+bool uetd_tss_wants_whole(const struct uetd *d)
+{
+	const struct uetd_tss *t = d->tss;
+
+	if (!t || !uetd_tss_xdp_on(t->xdp))
+		return false;
+	for (uint32_t s = 0; s < t->conf.nsd; s++)
+		if (t->conf.sd[s].mode == UET_TSS_CLUSTER)
+			return true;
+	return false;
+}
+
 /*
  * A secured frame that reached the service (several endpoints share its
  * SD, or its endpoint is on another queue): its SD's keys decrypt the

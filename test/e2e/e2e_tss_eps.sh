@@ -137,7 +137,7 @@ for side in A B; do
 	eval "h_$side=$handed; s_$side=$streams; read_$side=$read_"
 done
 e2e_ok "c. JobID 60 (cluster, SSI), all to all sealed: $read_A + $read_B" \
-	"read in XDP, $h_A + $h_B handed on (first frames of $s_A + $s_B streams)"
+	"read in XDP, $h_A + $h_B handed on (a stream's frames before its context; $s_A + $s_B contexts made)"
 
 # ---- d. the fallback ----------------------------------------------------------
 unload
