@@ -99,7 +99,8 @@ static void uet_engine_tss_publish(struct uet_engine *e,
 
 	if (t)
 		n += t->rx_bad_icv + t->rx_replay + t->rx_stale +
-		     t->rx_other_sd + t->rx_no_key + t->rx_malformed;
+		     t->rx_other_sd + t->rx_no_key + t->rx_malformed +
+		     t->rx_no_room;
 	if (n != __atomic_load_n(&shm->slot[e->ep_index].rx_refused,
 				 __ATOMIC_RELAXED))
 		__atomic_store_n(&shm->slot[e->ep_index].rx_refused, n,

@@ -196,4 +196,49 @@ struct uet_tss_replay {
 int uet_tss_replay_check(const struct uet_tss_replay *w, uint64_t tsc);
 void uet_tss_replay_commit(struct uet_tss_replay *w, uint64_t tsc);
 
+/*
+ * A window that starts at |floor|: every TSC at or below it counts as
+ * seen (a stream whose window was dropped, then came back: nothing it sent
+ * before may be accepted again).
+ */
+void uet_tss_replay_from_floor(struct uet_tss_replay *w, uint64_t floor);
+
+/*
+ * The floors of streams whose windows were dropped for room (evicted):
+ * their highest TSC, by a stream id of UET_TSS_FLOOR_ID bytes. Open
+ * addressing, doubled when 3/4 full: it holds one entry per evicted
+ * stream that has not come back, however many (a stream is a sender
+ * with the key, so only members of the SD make entries).
+ */
+#define UET_TSS_FLOOR_ID	24
+
+struct uet_tss_floor_ent {
+	uint8_t id[UET_TSS_FLOOR_ID];
+	uint64_t floor;
+	bool used;
+};
+
+struct uet_tss_floors {
+	struct uet_tss_floor_ent *ent;
+	size_t cap;		/* a power of two, or 0 */
+	size_t n;
+};
+
+/* Records |floor| for |id| (the higher of it and one there). 0, -ENOMEM. */
+int uet_tss_floor_put(struct uet_tss_floors *f, const uint8_t *id,
+		      uint64_t floor);
+
+/* Takes |id|'s floor out: true with |*floor| set, false when none. */
+bool uet_tss_floor_take(struct uet_tss_floors *f, const uint8_t *id,
+			uint64_t *floor);
+
+/* The floor of |id| without taking it: true when there is one. */
+bool uet_tss_floor_get(const struct uet_tss_floors *f, const uint8_t *id,
+		       uint64_t *floor);
+
+/* Drops the entries whose id byte |at| is |val| (a key that changed). */
+void uet_tss_floor_drop(struct uet_tss_floors *f, size_t at, uint8_t val);
+
+void uet_tss_floor_free(struct uet_tss_floors *f);
+
 #endif /* UET_TSS_H */

@@ -9,12 +9,16 @@
  * Receive: a fixed table, scanned linearly (the last hit first: bursts
  * come from one peer) with least-recently-used eviction. A stream enters
  * it only once a packet of it authenticated: a forged header costs a key
- * derivation in the scratch slot, never a victim's replay state.
+ * derivation in the scratch slot, never a victim's replay state. An
+ * evicted stream leaves its highest TSC as a floor (uet_tss_floor.c): when
+ * it comes back its window starts there, and nothing at or below it is
+ * accepted, so any number of senders never reopens a window (issue 40).
  *
  * The KDF's rekey input is 0: the header carries no rekey count for both
  * ends to agree on; a rotation brings a new SD key instead.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +37,8 @@ struct rx_id {
 	uint8_t an;
 	uint8_t flags;		/* bit 0 IPv6, bit 1 SP */
 };
+
+_Static_assert(sizeof(struct rx_id) == UET_TSS_FLOOR_ID, "rx_id: a floor id");
 
 struct rx_stream {
 	bool used;
@@ -57,6 +63,7 @@ struct uet_tss_ep {
 	struct tx_stream tx[2];
 	struct rx_stream rx[RX_STREAMS];
 	struct rx_stream scratch;
+	struct uet_tss_floors floors;	/* of the streams evicted */
 	unsigned int hint;
 	uint64_t clock;
 	struct uet_tss_ep_stats st;
@@ -106,6 +113,7 @@ void uet_tss_ep_free(struct uet_tss_ep *ep)
 	for (i = 0; i < 2; i++)
 		DROP(&ep->tx[i]);
 	DROP(&ep->scratch);
+	uet_tss_floor_free(&ep->floors);
 	OPENSSL_cleanse(ep, sizeof(*ep));
 	free(ep);
 }
@@ -127,6 +135,11 @@ int uet_tss_ep_set_keys(struct uet_tss_ep *ep,
 	for (i = 0; i < RX_STREAMS; i++)
 		if (ep->rx[i].used && !same[ep->rx[i].id.an])
 			DROP(&ep->rx[i]);
+	/* A new key restarts every TSC under it: its old floors go too. */
+	for (an = 0; an < 2; an++)
+		if (!same[an])
+			uet_tss_floor_drop(&ep->floors,
+					   offsetof(struct rx_id, an), an);
 	for (an = 0; an < 2; an++) {
 		struct tx_stream *t = &ep->tx[an];
 
@@ -315,10 +328,15 @@ static struct rx_stream *rx_scratch(struct uet_tss_ep *ep,
 	return s;
 }
 
-/* The scratch stream authenticated a packet: give it a slot. */
+/*
+ * The scratch stream authenticated a packet: give it a slot, its window
+ * from its floor if it was evicted before. NULL when the victim's floor
+ * finds no memory (the victim then stays: no window is ever lost).
+ */
 static struct rx_stream *rx_insert(struct uet_tss_ep *ep)
 {
 	struct rx_stream *v = &ep->rx[0];
+	uint64_t floor;
 	unsigned int i;
 
 	/* A free slot has stamp 0: the oldest of all, so taken first. */
@@ -326,10 +344,15 @@ static struct rx_stream *rx_insert(struct uet_tss_ep *ep)
 		if (ep->rx[i].stamp < v->stamp)
 			v = &ep->rx[i];
 	if (v->used) {
+		if (uet_tss_floor_put(&ep->floors, (const uint8_t *)&v->id,
+				      v->win.top) < 0)
+			return NULL;
 		ep->st.rx_evicted++;
 		DROP(v);
 	}
 	*v = ep->scratch;
+	if (uet_tss_floor_take(&ep->floors, (const uint8_t *)&v->id, &floor))
+		uet_tss_replay_from_floor(&v->win, floor);
 	v->used = true;
 	memset(&ep->scratch, 0, sizeof(ep->scratch));
 	ep->st.rx_streams++;
@@ -361,6 +384,7 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 	struct uet_tss_hdr h;
 	struct rx_stream *s;
 	struct rx_id id;
+	uint64_t floor;
 	size_t pl;
 	int hl, rc;
 
@@ -378,6 +402,12 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 				ep->st.rx_stale++;
 			return rc;
 		}
+	} else if (uet_tss_floor_get(&ep->floors, (const uint8_t *)&id,
+				     &floor) && h.tsc <= floor) {
+		/* Evicted: what it sent up to then may be a replay. */
+		ep->st.rx_stale++;
+		ep->st.rx_floored++;
+		return -ESTALE;
 	} else {
 		s = rx_scratch(ep, p, &h, &id);
 		if (!s) {
@@ -397,8 +427,14 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 		ep->st.rx_bad_icv++;
 		return -EBADMSG;
 	}
-	if (s == &ep->scratch)
+	if (s == &ep->scratch) {
 		s = rx_insert(ep);
+		if (!s) {
+			OPENSSL_cleanse(out, pl);
+			ep->st.rx_no_room++;
+			return -ENOMEM;
+		}
+	}
 	uet_tss_replay_commit(&s->win, h.tsc);
 	s->stamp = ++ep->clock;
 	ep->st.rx_opened++;

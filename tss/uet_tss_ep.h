@@ -36,7 +36,12 @@ struct uet_tss_ep_stats {
 	uint64_t rx_no_key;		/* an AN we hold no key for */
 	uint64_t rx_malformed;		/* cut short, bad header */
 	uint64_t rx_streams;		/* streams set up */
-	uint64_t rx_evicted;		/* streams dropped for room */
+	uint64_t rx_evicted;		/* streams dropped for room (their
+					 * highest TSC kept as a floor) */
+	uint64_t rx_floored;		/* of rx_stale: at or below an evicted
+					 * stream's floor */
+	uint64_t rx_no_room;		/* a new stream refused: no memory for
+					 * a floor */
 };
 
 /* The outer addresses of a packet, as on the wire (ports host order). */
@@ -98,8 +103,10 @@ int uet_tss_ep_seal_end(struct uet_tss_ep *ep, struct uet_tss_aead *a,
  * |len| bytes into |out| (room for |len| bytes; not |in|, which stays as
  * it came). Returns the plaintext's length (PDS header onwards), or
  * -EBADMSG (malformed, bad ICV), -EXDEV (another SD), -ENOKEY (no key for
- * its AN), -EALREADY (replayed), -ESTALE (older than the window), each
- * counted; |out| then holds nothing of use.
+ * its AN), -EALREADY (replayed), -ESTALE (older than the window, or at or
+ * below the floor of its evicted stream), -ENOMEM (a new stream and no
+ * memory to keep the floor of the one it would evict), each counted;
+ * |out| then holds nothing of use.
  */
 ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			const uint8_t *in, size_t len, uint8_t *out);

@@ -382,3 +382,86 @@ Test(tss_ep, eviction)
 		uet_tss_ep_free(a[i].ep);
 	uet_tss_ep_free(b.ep);
 }
+
+/*
+ * Replay with many more senders than the table holds (issue 40): 1200
+ * streams to one receiver, each sending 3 packets, kept; every kept packet
+ * sent again, the oldest streams' first: none accepted (the evicted ones
+ * meet their floor, the others their window), and each stream's next
+ * packet still opens.
+ */
+#define MANY	1200
+
+Test(tss_ep, replay_with_1200_streams, .timeout = 60)
+{
+	static struct side a[MANY];
+	static struct wire w[MANY][3];
+	struct side b;
+	struct wire next;
+	uint64_t accepted = 0;
+	const struct uet_tss_ep_stats *st;
+
+	mk_side(&b, UET_TSS_CLUSTER, false, true, 250);
+	for (int i = 0; i < MANY; i++) {
+		/* A sender each: its own SSI, epoch and address. */
+		mk_keys(&a[i].keys, UET_TSS_CLUSTER, true, 0x20000u + i,
+			(uint16_t)i);
+		memset(&a[i].src, 0, sizeof(a[i].src));
+		a[i].src.addr[0] = 10;
+		a[i].src.addr[2] = (uint8_t)(i >> 8);
+		a[i].src.addr[3] = (uint8_t)i;
+		a[i].ep = uet_tss_ep_new(&a[i].keys, &a[i].src);
+		cr_assert_not_null(a[i].ep);
+		for (int k = 0; k < 3; k++) {
+			seal(&a[i], &b, &w[i][k], (uint8_t)(i + k));
+			cr_assert_eq(open_w(&b, &w[i][k]), PL, "%d/%d", i, k);
+		}
+	}
+	st = uet_tss_ep_stats(b.ep);
+	cr_assert_eq(st->rx_streams, MANY);
+	cr_assert_eq(st->rx_evicted, MANY - 64);
+	for (int i = 0; i < MANY; i++)
+		for (int k = 0; k < 3; k++)
+			accepted += open_w(&b, &w[i][k]) >= 0;
+	cr_assert_eq(accepted, 0, "%llu replayed packets accepted",
+		     (unsigned long long)accepted);
+	cr_assert_geq(st->rx_floored, 1);
+	cr_assert_eq(st->rx_replay + st->rx_stale, 3 * MANY);
+	/* Senders go on: a fresh packet of every stream opens. */
+	for (int i = 0; i < MANY; i++) {
+		seal(&a[i], &b, &next, (uint8_t)(i + 9));
+		cr_assert_eq(open_w(&b, &next), PL, "stream %d goes on", i);
+		cr_assert_eq(open_w(&b, &next), -EALREADY);
+	}
+	cr_assert_eq(st->rx_no_room, 0);
+	for (int i = 0; i < MANY; i++)
+		uet_tss_ep_free(a[i].ep);
+	uet_tss_ep_free(b.ep);
+}
+
+/* A key rotation forgets the floors under the key that changed. */
+Test(tss_ep, floors_go_with_their_key)
+{
+	struct side a[70], b;
+	struct wire w;
+
+	mk_side(&b, UET_TSS_CLUSTER, false, false, 200);
+	for (int i = 0; i < 70; i++) {
+		mk_side(&a[i], UET_TSS_CLUSTER, false, false, (uint8_t)i);
+		seal(&a[i], &b, &w, (uint8_t)i);
+		cr_assert_eq(open_w(&b, &w), PL);
+	}
+	/* a[0] evicted: its first packet again meets its floor. */
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_evicted, 6);
+	memset(b.keys.key[0], 0x33, UET_TSS_KEY_LEN);
+	cr_assert_eq(uet_tss_ep_set_keys(b.ep, &b.keys), 0);
+	memset(a[0].keys.key[0], 0x33, UET_TSS_KEY_LEN);
+	cr_assert_eq(uet_tss_ep_set_keys(a[0].ep, &a[0].keys), 0);
+	/* New key, TSC from 0 again: no old floor refuses it. */
+	seal(&a[0], &b, &w, 1);
+	cr_assert_eq(open_w(&b, &w), PL);
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_floored, 0);
+	for (int i = 0; i < 70; i++)
+		uet_tss_ep_free(a[i].ep);
+	uet_tss_ep_free(b.ep);
+}
