@@ -207,6 +207,14 @@ ssize_t uet_engine_tss_seal_to(struct uet_engine *e, const uint8_t *frame,
 	if (!a)
 		return -errno;
 	uet_xsk_frame_write(f, 0, frame, off);
+	/* All of it in the first chunk (short packets): at once. */
+	if (f->nsegs && end <= f->seg_len[0]) {
+		if (uet_tss_ep_seal_rest(e->tss, a, f->seg[0] + off,
+					 frame + off, pds_len, icv))
+			return -EIO;
+		uet_xsk_frame_write(f, end, icv, UET_TSS_ICV_LEN);
+		return (ssize_t)end + UET_TSS_ICV_LEN;
+	}
 	for (uint32_t i = 0, base = 0; i < f->nsegs && off < end; i++) {
 		uint32_t in, n;
 

@@ -141,7 +141,10 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 		   const uint8_t *daddr, uint16_t sport, uint16_t dport,
 		   const uint8_t *hdr, size_t hdr_len);
 
-/* ---- AES-256-GCM (libcrypto's EVP, with AES-NI and PCLMULQDQ) -------------- */
+/* ---- AES-256-GCM (libsodium short, libcrypto's EVP long: uet_tss_gcm.c) ---- */
+
+/* Texts given whole up to this length go to libsodium (when AES-NI). */
+#define UET_TSS_GCM_SMALL	256
 
 struct uet_tss_aead;
 
@@ -164,6 +167,16 @@ int uet_tss_update(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
 int uet_tss_seal_final(struct uet_tss_aead *a, uint8_t icv[UET_TSS_ICV_LEN]);
 int uet_tss_open_final(struct uet_tss_aead *a,
 		       const uint8_t icv[UET_TSS_ICV_LEN]);
+
+/*
+ * After a begin, the rest of a packet at once: its whole text, then the
+ * ICV written (seal) or checked (open: -EBADMSG on a mismatch), as update
+ * and final would; a short text takes the lighter call.
+ */
+int uet_tss_seal_rest(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
+		      size_t len, uint8_t icv[UET_TSS_ICV_LEN]);
+int uet_tss_open_rest(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
+		      size_t len, const uint8_t icv[UET_TSS_ICV_LEN]);
 
 /* One-shot forms over contiguous text. */
 int uet_tss_seal(struct uet_tss_aead *a, const uint8_t iv[UET_TSS_IV_LEN],

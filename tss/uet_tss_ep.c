@@ -246,12 +246,21 @@ ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 
 	if (!a)
 		return -errno;
-	if (uet_tss_update(a, buf + hl, buf + hl, len)) {
+	rc = uet_tss_ep_seal_rest(ep, a, buf + hl, buf + hl, len,
+				  buf + hl + len);
+	return rc ? rc : (ssize_t)(hl + len + UET_TSS_ICV_LEN);
+}
+
+int uet_tss_ep_seal_rest(struct uet_tss_ep *ep, struct uet_tss_aead *a,
+			 uint8_t *out, const uint8_t *in, size_t len,
+			 uint8_t icv[UET_TSS_ICV_LEN])
+{
+	if (uet_tss_seal_rest(a, out, in, len, icv)) {
 		ep->st.tx_fail++;
 		return -EIO;
 	}
-	rc = uet_tss_ep_seal_end(ep, a, buf + hl + len);
-	return rc ? rc : (ssize_t)(hl + len + UET_TSS_ICV_LEN);
+	ep->st.tx_sealed++;
+	return 0;
 }
 
 /* ---- receive ---------------------------------------------------------- */
@@ -418,9 +427,8 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 	}
 	rc = rx_begin(s, p, in, hl, &h);
 	if (!rc)
-		rc = uet_tss_update(s->aead, out, in + hl, pl);
-	if (!rc)
-		rc = uet_tss_open_final(s->aead, in + hl + pl);
+		rc = uet_tss_open_rest(s->aead, out, in + hl, pl,
+				       in + hl + pl);
 	if (rc) {
 		/* The plaintext of a forgery must not leave here. */
 		OPENSSL_cleanse(out, pl);

@@ -99,6 +99,15 @@ int uet_tss_ep_seal_end(struct uet_tss_ep *ep, struct uet_tss_aead *a,
 			uint8_t icv[UET_TSS_ICV_LEN]);
 
 /*
+ * Or, after begin, the whole plaintext |in| at once into |out| (may be
+ * |in|), then the ICV: a short packet takes the lighter AEAD call
+ * (uet_tss_gcm.c). 0 or -EIO.
+ */
+int uet_tss_ep_seal_rest(struct uet_tss_ep *ep, struct uet_tss_aead *a,
+			 uint8_t *out, const uint8_t *in, size_t len,
+			 uint8_t icv[UET_TSS_ICV_LEN]);
+
+/*
  * uet_tss_ep_open() checks and decrypts the secured UDP payload |in| of
  * |len| bytes into |out| (room for |len| bytes; not |in|, which stays as
  * it came). Returns the plaintext's length (PDS header onwards), or
