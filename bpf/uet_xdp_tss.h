@@ -124,6 +124,82 @@ static __always_inline int uet_xdp_tss_iv_src(__u8 *iv, __u8 *p, void *l3,
 }
 
 /*
+ * Plaintext block |b| (0 or 1) of the frame whose ciphertext starts at
+ * |off|, into s->pt: AES of counter block 2 + b (s->ctr holds the IV),
+ * XORed with the ciphertext (up to |n| bytes of it). 0 or -1.
+ */
+static __always_inline int uet_xdp_tss_keystream(struct xdp_md *ctx,
+						 struct bpf_crypto_ctx *cc,
+						 struct uet_xdp_tss_scratch *s,
+						 __u32 off, __u32 b, __u64 n)
+{
+	struct bpf_dynptr src, dst, iv;
+	__u64 *pt, *ct, len;
+	__u8 *blk;
+
+	b &= 1;
+	blk = s->ctr + 16 * b;
+	if (b)
+		__builtin_memcpy(blk, s->ctr, 12);
+	blk[12] = 0;
+	blk[13] = 0;
+	blk[14] = 0;
+	blk[15] = (__u8)(2 + b);
+	bpf_dynptr_from_mem(blk, 16, 0, &src);
+	bpf_dynptr_from_mem(s->pt + 16 * b, 16, 0, &dst);
+	bpf_dynptr_from_mem(s->ct, 0, 0, &iv);
+	if (bpf_crypto_encrypt(cc, &src, &dst, &iv) < 0)
+		return -1;
+	len = n > 16 * b + 16 ? 16 : n - 16 * b;
+	len &= 0x1F;
+	if (!len || len > 16)
+		return -1;
+	if (bpf_xdp_load_bytes(ctx, off + 16 * b, s->ct + 16 * b, len) < 0)
+		return -1;
+	pt = (__u64 *)(s->pt + 16 * b);
+	ct = (__u64 *)(s->ct + 16 * b);
+	pt[0] ^= ct[0];
+	pt[1] ^= ct[1];
+	return 0;
+}
+
+/* Whether the first plaintext block at |pt| cannot name the endpoint. */
+static __always_inline int uet_xdp_tss_needs_ses(__u8 *pt)
+{
+	__u32 pro = uet_xdp_be16(pt);
+	__u32 type = pro >> UET_PDS_TYPE_SHIFT & UET_PDS_TYPE_MASK;
+
+	switch (type) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+	case UET_PDS_TYPE_RUD_CC_REQ:
+	case UET_PDS_TYPE_ROD_CC_REQ:
+		return !!(pro & UET_PDS_F_REQ_SYN);
+	case UET_PDS_TYPE_UUD_REQ:
+	case UET_PDS_TYPE_RUDI_REQ:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A frame named by its first block: requests by DPDCID, others as clear. */
+static __always_inline __u32 uet_xdp_tss_first_block(__u8 *pt, void *end)
+{
+	__u32 type = uet_xdp_be16(pt) >> UET_PDS_TYPE_SHIFT & UET_PDS_TYPE_MASK;
+
+	switch (type) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+	case UET_PDS_TYPE_RUD_CC_REQ:
+	case UET_PDS_TYPE_ROD_CC_REQ:
+		return uet_xdp_ep_of_dpdcid(pt, end);
+	default:
+		return uet_xdp_steer(pt, end);
+	}
+}
+
+/*
  * The endpoint of the secured frame whose TSS header is at |p| (bounds of
  * its header and ICV checked by the caller), under SDI map value |v|:
  * UET_FEP_EP_SERVICE when it cannot be read (no context: counted). |ct_len|
@@ -137,12 +213,10 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 {
 	struct uet_xdp_tss_ctx_val *cv;
 	struct uet_xdp_tss_scratch *s;
-	struct bpf_dynptr src, dst, iv;
 	struct uet_xdp_tss_key k;
 	struct bpf_crypto_ctx *cc;
 	__u32 zero = 0, hl, i;
 	__u64 n;	/* 64 bits: a helper's length must be bounded in all */
-	__u64 *pt, *ct;
 
 	if (!uet_xdp_ksym_exists(bpf_crypto_encrypt))
 		return UET_FEP_EP_SERVICE;
@@ -163,37 +237,26 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 	__builtin_memcpy(s->ctr + 4, p + hl - 8, 8);
 	for (i = 0; i < 12; i++)
 		s->ctr[i] ^= cv->iv_mask[i];
-	__builtin_memcpy(s->ctr + 16, s->ctr, 12);
-	for (i = 0; i < 2; i++) {
-		s->ctr[16 * i + 12] = 0;
-		s->ctr[16 * i + 13] = 0;
-		s->ctr[16 * i + 14] = 0;
-		s->ctr[16 * i + 15] = (__u8)(2 + i);
-	}
 	n = ct_len < UET_XDP_TSS_READ_LEN ? ct_len : UET_XDP_TSS_READ_LEN;
 	barrier_var(n);
 	if (n < UET_PDS_PROLOGUE_LEN || n > UET_XDP_TSS_READ_LEN)
 		return UET_FEP_EP_SERVICE;
-	/*
-	 * Only the first UET_XDP_TSS_KS_LEN bytes are decrypted: what
-	 * uet_xdp_steer() reads lies there (byte 25 at most: a CC request's
-	 * SES PIDonFEP). The rest of the buffer only lets its length checks
-	 * see the frame's real length.
-	 */
-	bpf_dynptr_from_mem(s->ctr, n > 16 ? 32 : 16, 0, &src);
-	bpf_dynptr_from_mem(s->pt, UET_XDP_TSS_KS_LEN, 0, &dst);
-	bpf_dynptr_from_mem(s->ct, 0, 0, &iv);
-	if (bpf_crypto_encrypt(cc, &src, &dst, &iv) < 0)
+	if (uet_xdp_tss_keystream(ctx, cc, s, off + hl, 0, n) < 0)
 		return UET_FEP_EP_SERVICE;
-	if (bpf_xdp_load_bytes(ctx, off + hl, s->ct,
-			       n < UET_XDP_TSS_KS_LEN ? n :
-			       UET_XDP_TSS_KS_LEN) < 0)
-		return UET_FEP_EP_SERVICE;
-	pt = (__u64 *)s->pt;
-	ct = (__u64 *)s->ct;
-	for (i = 0; i < UET_XDP_TSS_KS_LEN / 8; i++)
-		pt[i] ^= ct[i];
 	uet_xdp_count(UET_XDP_CNT_TSS_READ);
+	/*
+	 * Most frames are named by their first block: an established PDC's
+	 * DPDCID (bytes 10-11; a request's too, whose SES header a clear
+	 * frame is steered by: the endpoint authenticates a sealed one, so
+	 * its job is checked there). The others need the second block: what
+	 * uet_xdp_steer() reads ends at byte 25 (a CC request's PIDonFEP).
+	 * The rest of the buffer is not decrypted; its length checks see
+	 * the frame's real length.
+	 */
+	if (!uet_xdp_tss_needs_ses(s->pt))
+		return uet_xdp_tss_first_block(s->pt, s->pt + n);
+	if (n > 16 && uet_xdp_tss_keystream(ctx, cc, s, off + hl, 1, n) < 0)
+		return UET_FEP_EP_SERVICE;
 	return uet_xdp_steer(s->pt, s->pt + n);
 }
 

@@ -2,17 +2,19 @@
 /*
  * What reading a sealed frame's headers costs the XDP program (issue 40,
  * bpf/uet_xdp_tss.h), in ns a frame, from bpf_prog_test_run's own timing
- * over many runs: a clear request (steered by its SES header), then the
- * same sealed (2 AES blocks of keystream: PDS and SES headers), a clear
- * and a sealed ACK (1 block, steered by DPDCID); the differences are the cost
- * of the keystream and the context lookup. The AES is the kernel's
- * ecb(aes) through the BPF crypto kfuncs (here aes-fixed-time: AES-NI is
- * not built into this kernel). Nothing is sent: the frames go nowhere
- * (no socket: XDP_PASS after steering). Needs root.
+ * over many runs, clear against sealed: a request opening a PDC (SYN:
+ * sealed, two AES blocks in two calls, to reach its SES header), a
+ * request on an established PDC and an ACK (sealed, one block: their
+ * DPDCID). The differences are the cost of the keystream and the context
+ * lookup. The AES is the kernel's ecb(aes) through the BPF crypto kfuncs
+ * (here aes-fixed-time: AES-NI is not built into this kernel). Nothing is
+ * sent: the frames go nowhere (no socket: XDP_PASS after steering). Needs
+ * root.
  *
- *   bench: tss_xdp_clear_ns, tss_xdp_clear_ack_ns, tss_xdp_req_ns,
- *	    tss_xdp_ack_ns NS ns
- *   bench: tss_xdp_req_cost_ns, tss_xdp_ack_cost_ns NS ns
+ *   bench: tss_xdp_clear_ns, tss_xdp_clear_est_ns, tss_xdp_clear_ack_ns,
+ *	    tss_xdp_req_ns, tss_xdp_est_ns, tss_xdp_ack_ns NS ns
+ *   bench: tss_xdp_req_cost_ns, tss_xdp_est_cost_ns, tss_xdp_ack_cost_ns
+ *	    (sealed minus clear) NS ns
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -147,6 +149,19 @@ static size_t b_req(uint8_t *h)
 	return (size_t)n + UET_SES_STD_HDR_LEN + 8;
 }
 
+/* The same on an established PDC (no SYN): the common request. */
+static size_t b_est(uint8_t *h)
+{
+	size_t n = b_req(h);
+	struct pdc_hdr pds = { .req = {
+		.pro = { UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_HDR_REQUEST_STD,
+			 0 }, .psn = 2, .spdcid = 0x0101,
+		.dpdcid = (uint16_t)(5 << UET_FEP_ID_SHIFT | 2) } };
+
+	pdc_hdr_encode(h, UET_PDS_HDR_MAX_LEN, &pds);
+	return n;
+}
+
 static size_t b_ack(uint8_t *h)
 {
 	struct pdc_hdr pds = { .ack = {
@@ -181,34 +196,43 @@ static double b_time(const uint8_t *f, size_t len, uint32_t runs)
 
 int main(void)
 {
-	uint8_t clear[B_CAP], cack[B_CAP], req[B_CAP], ack[B_CAP], p[128];
-	size_t nc, nca, nr, na;
+	uint8_t clear[B_CAP], cack[B_CAP], cest[B_CAP], req[B_CAP];
+	uint8_t est[B_CAP], ack[B_CAP], p[128];
+	size_t nc, nca, nce, nr, ne, na;
 	uint32_t runs = getenv("BENCH_SMOKE") ? 2000 : 200000;
-	double tc, tca, tr, ta;
+	double tc, tca, tce, tr, te, ta;
 
 	if (b_setup())
 		return 1;
 	nc = b_frame(clear, p, b_req(p), false);
 	nca = b_frame(cack, p, b_ack(p), false);
+	nce = b_frame(cest, p, b_est(p), false);
 	nr = b_frame(req, p, b_req(p), true);
+	ne = b_frame(est, p, b_est(p), true);
 	na = b_frame(ack, p, b_ack(p), true);
-	if (!nc || !nca || !nr || !na)
+	if (!nc || !nca || !nce || !nr || !ne || !na)
 		return b_fail("frames");
 	tc = b_time(clear, nc, runs);
 	tca = b_time(cack, nca, runs);
+	tce = b_time(cest, nce, runs);
 	tr = b_time(req, nr, runs);
+	te = b_time(est, ne, runs);
 	ta = b_time(ack, na, runs);
-	if (tc < 0 || tca < 0 || tr < 0 || ta < 0)
+	if (tc < 0 || tca < 0 || tce < 0 || tr < 0 || te < 0 || ta < 0)
 		return b_fail("test run");
 	printf("bench_tss_xdp: XDP program per frame, median of %d x %u "
 	       "runs (bpf_prog_test_run; kernel ecb(aes) %s)\n", B_REPS, runs,
 	       "aes-fixed-time here");
 	printf("bench: tss_xdp_clear_ns %.0f ns\n", tc);
 	printf("bench: tss_xdp_clear_ack_ns %.0f ns\n", tca);
+	printf("bench: tss_xdp_clear_est_ns %.0f ns\n", tce);
 	printf("bench: tss_xdp_req_ns %.0f ns\n", tr);
+	printf("bench: tss_xdp_est_ns %.0f ns\n", te);
 	printf("bench: tss_xdp_ack_ns %.0f ns\n", ta);
 	printf("bench: tss_xdp_req_cost_ns %.0f ns\n",
 	       tr > tc ? tr - tc : 1);
+	printf("bench: tss_xdp_est_cost_ns %.0f ns\n",
+	       te > tce ? te - tce : 1);
 	printf("bench: tss_xdp_ack_cost_ns %.0f ns\n",
 	       ta > tca ? ta - tca : 1);
 	uet_tss_ctx__destroy(mk);

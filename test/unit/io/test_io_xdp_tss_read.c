@@ -6,7 +6,9 @@
  * endpoint their encrypted PDS and SES headers name, once the context
  * maker (bpf/uet_tss_ctx.bpf.c) has given the program a context for their
  * key: the SD's in direct mode, the stream's in cluster mode. Without one
- * they go to the service. Byte vectors in a private network namespace, one
+ * they go to the service. A request that opens a PDC goes by its SES
+ * header (two AES blocks), one on an established PDC and other packets by
+ * the first block (its DPDCID). Byte vectors in a private network namespace, one
  * socket at several XSKMAP indices, as test_io_xdp_tss.c. Needs root.
  */
 #define _GNU_SOURCE
@@ -189,6 +191,24 @@ static size_t t_req_plain(uint8_t *h, uint16_t pid)
 	return (size_t)n + UET_SES_STD_HDR_LEN + 8;
 }
 
+/*
+ * A request on an established PDC (no SYN) whose DPDCID names endpoint
+ * |ep|, its SES header naming T_PID_A's (5): sealed, the DPDCID in the
+ * first block steers it.
+ */
+static size_t t_est_plain(uint8_t *h, uint32_t ep)
+{
+	size_t n = t_req_plain(h, T_PID_A);
+	struct pdc_hdr pds = { .req = {
+		.pro = { UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_HDR_REQUEST_STD,
+			 0 },
+		.psn = 2, .spdcid = T_ID(9, 1), .dpdcid = T_ID(ep, 4) } };
+
+	cr_assert_eq(pdc_hdr_encode(h, UET_PDS_HDR_MAX_LEN, &pds),
+		     UET_PDS_RUD_REQ_LEN);
+	return n;
+}
+
 /* An ACK on the PDC whose DPDCID names endpoint |ep|. */
 static size_t t_ack_plain(uint8_t *h, uint32_t ep)
 {
@@ -264,6 +284,9 @@ Test(io_xdp_tss_read, direct_mode_by_the_sds_context)
 	n = t_sealed(&t, f, UET_TSS_DIRECT, true, p, t_req_plain(p, T_PID_A));
 	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
 	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_ack_plain(p, 3));
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	/* Established: by its DPDCID (first block), not its SES header. */
+	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_est_plain(p, 3));
 	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
 	/* A context of another key: noise, which names no endpoint here. */
 	t_ctx_add(&t, &k, other, NULL);
