@@ -3,11 +3,12 @@
 # MPI over uet with TSS (issue [T]): Open MPI's OFI MTL runs
 # test/progs/mpi/mpi_check (ping-pong 0 B to 1 MiB verified, allreduce,
 # alltoall) with 4 ranks, 2 per network namespace, every frame sealed: the
-# services' key file puts JobID 0 (the ranks') in a secure domain. Two
-# endpoints of one domain on each interface: the XDP program cannot tell
-# them apart by the domain, so the service opens the headers of each
-# frame from the other namespace and hands it on (uetd(8)); ranks of one
-# namespace seal for each other too.
+# services' key file puts JobID 0 (the ranks') in a secure domain (cluster
+# mode). Two endpoints of one domain on each interface: the XDP program
+# tells them apart by the sealed headers, read with the AES keystream
+# (issue 40, uetd(8) Steering); only each sender stream's first frames
+# reach a service, which hands them on. Ranks of one namespace seal for
+# each other too.
 source "$(dirname "$0")/e2e_lib.sh"
 source "$(dirname "$0")/mpi_lib.sh"
 
@@ -45,12 +46,16 @@ grep -qF "mpi_check: 4 ranks in 2 network namespaces (2 2)" "$out" ||
 	e2e_fail "ranks not spread 2 and 2: $(grep spread "$out")"
 for i in 1 2; do
 	handed=$(svc_stat "$i" tss_handed_on)
-	[ "${handed:-0}" -gt 0 ] ||
-		e2e_fail "namespace $i: no sealed frame handed on by its service"
+	read_=$(svc_stat "$i" tss_read)
+	[ "${read_:-0}" -gt 0 ] ||
+		e2e_fail "namespace $i: no sealed header read in XDP"
+	[ "${handed:-0}" -lt "$read_" ] ||
+		e2e_fail "namespace $i: $handed frames handed on, $read_ read in XDP"
 	[ "$(svc_stat "$i" tss_unsteerable)" = 0 ] ||
 		e2e_fail "namespace $i: sealed frames its service could not steer"
 done
 e2e_ok "uet with TSS, 4 ranks in 2 namespaces (2 2): ping-pong, allreduce," \
 	"alltoall checked; 8 B half round trip $(mpi_lat "$out") us;" \
-	"$(svc_stat 1 tss_handed_on) and $(svc_stat 2 tss_handed_on) frames" \
+	"$(svc_stat 1 tss_read) and $(svc_stat 2 tss_read) frames steered" \
+	"in XDP, $(svc_stat 1 tss_handed_on) and $(svc_stat 2 tss_handed_on)" \
 	"handed on by the services"
