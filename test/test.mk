@@ -457,7 +457,8 @@ $(B)/tss_send: $(B)/test/progs/tss_send.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 all: $(B)/tss_keys $(B)/tss_send
-E2E_TESTS	+= test/e2e/e2e_tss_keys.sh test/e2e/e2e_tss_eps.sh
+E2E_TESTS	+= test/e2e/e2e_tss_keys.sh test/e2e/e2e_tss_eps.sh \
+		   test/e2e/e2e_tss_trim.sh
 E2E_DEPS	+= $(B)/tss_keys $(B)/tss_send $(B)/uetd
 
 # Many peers at once (issue 39): fi_scale_check (plain libfabric), one

@@ -477,3 +477,51 @@ ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 		return -EIO;
 	return (ssize_t)want;
 }
+
+ssize_t uet_tss_ep_open_trimmed(struct uet_tss_ep *ep,
+				const struct uet_tss_pkt *p, const uint8_t *in,
+				size_t len, uint8_t *out, size_t want)
+{
+	struct uet_tss_hdr h;
+	struct rx_stream *s;
+	struct rx_id id;
+	ssize_t hl = uet_tss_hdr_decode(&h, in, len);
+	int rc;
+
+	if (hl < 0 || (size_t)hl >= len) {
+		ep->st.rx_malformed++;
+		return -EBADMSG;
+	}
+	if (h.sdi != ep->keys.sdi) {
+		ep->st.rx_other_sd++;
+		return -EXDEV;
+	}
+	memset(&id, 0, sizeof(id));
+	memcpy(id.addr, p->saddr, p->is_v6 ? 16 : 4);
+	id.ssi = h.ssi;
+	id.epoch = h.epoch;
+	id.an = h.an;
+	id.flags = (p->is_v6 ? 1 : 0) | (h.sp ? 2 : 0);
+	/* Only a stream an authentic packet set up; never a new key made. */
+	s = (ep->keys.have >> h.an & 1) ? rx_find(ep, &id) : NULL;
+	if (!s) {
+		ep->st.rx_trim_unknown++;
+		return -ENOKEY;
+	}
+	/* A TSC seen (or below the window) is a replay: nothing to ask for. */
+	rc = uet_tss_replay_check(&s->win, h.tsc);
+	if (rc) {
+		if (rc == -EALREADY)
+			ep->st.rx_replay++;
+		else
+			ep->st.rx_stale++;
+		return rc;
+	}
+	if (want > len - (size_t)hl)
+		want = len - (size_t)hl;
+	if (rx_begin(s, p, in, (int)hl, &h) ||
+	    uet_tss_update(s->aead, out, in + hl, want))
+		return -EIO;
+	ep->st.rx_trimmed++;
+	return (ssize_t)want;
+}

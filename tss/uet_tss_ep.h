@@ -42,6 +42,8 @@ struct uet_tss_ep_stats {
 					 * stream's floor */
 	uint64_t rx_no_room;		/* a new stream refused: no memory for
 					 * a floor */
+	uint64_t rx_trimmed;		/* trimmed packets' headers read */
+	uint64_t rx_trim_unknown;	/* trimmed, of no stream set up */
 };
 
 /* The outer addresses of a packet, as on the wire (ports host order). */
@@ -129,6 +131,22 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			const uint8_t *in, size_t len, uint8_t *out,
 			size_t want);
+
+/*
+ * uet_tss_ep_open_trimmed() reads the headers of a packet a switch
+ * trimmed (UE 1.0 3.6.17: its DSCP says so): the ICV went with the cut,
+ * so nothing authenticates it. Only for a stream an authentic packet set
+ * up, and a TSC it has not seen (checked, not recorded: the whole packet
+ * may still come), it decrypts the first |want| bytes of what is left
+ * into |out|: the PDS header the NACK TRIMMED answers. The caller must use
+ * it for that and nothing else (GCM without its tag is malleable: a bit
+ * flipped in the ciphertext flips it in the plaintext). Returns the bytes
+ * written, or -EBADMSG, -EXDEV, -ENOKEY (no such stream: rx_trim_unknown),
+ * -EALREADY, -ESTALE, -EIO.
+ */
+ssize_t uet_tss_ep_open_trimmed(struct uet_tss_ep *ep,
+				const struct uet_tss_pkt *p, const uint8_t *in,
+				size_t len, uint8_t *out, size_t want);
 
 const struct uet_tss_ep_stats *uet_tss_ep_stats(const struct uet_tss_ep *ep);
 

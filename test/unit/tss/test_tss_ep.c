@@ -465,3 +465,51 @@ Test(tss_ep, floors_go_with_their_key)
 		uet_tss_ep_free(a[i].ep);
 	uet_tss_ep_free(b.ep);
 }
+
+/*
+ * A trimmed packet (ICV and payload cut): its first bytes are read for a
+ * known stream and a TSC not seen, without recording it (the whole packet
+ * still opens); a replayed TSC, an unknown stream, another SD refused.
+ */
+Test(tss_ep, trimmed_headers)
+{
+	struct side a, b, c;
+	struct wire w, w2;
+	uint8_t out[64];
+	size_t hl, cut;
+
+	mk_side(&a, UET_TSS_CLUSTER, false, true, 1);
+	mk_side(&b, UET_TSS_CLUSTER, false, true, 2);
+	mk_side(&c, UET_TSS_CLUSTER, false, true, 3);
+	hl = uet_tss_ep_hdr_len(a.ep);
+	cut = hl + 48;		/* 64 bytes of UDP payload kept */
+	seal(&a, &b, &w, 1);
+	/* No stream yet: nothing read (no key derived for it either). */
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, cut, out,
+					     40), -ENOKEY);
+	cr_assert_eq(open_w(&b, &w), PL);
+	seal(&a, &b, &w2, 2);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w2.pkt, w2.buf, cut, out,
+					     40), 40);
+	cr_assert_arr_eq(out, w2.plain, 40);
+	/* Less left than asked: what there is. */
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w2.pkt, w2.buf, hl + 10,
+					     out, 40), 10);
+	/* Not recorded: the whole packet still opens, then is a replay. */
+	cr_assert_eq(open_w(&b, &w2), PL);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w2.pkt, w2.buf, cut, out,
+					     40), -EALREADY);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, cut, out,
+					     40), -EALREADY);
+	/* Another sender's stream: unknown. */
+	seal(&c, &b, &w, 3);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, cut, out,
+					     40), -ENOKEY);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, hl, out,
+					     40), -EBADMSG);
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_trimmed, 2);
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_trim_unknown, 2);
+	uet_tss_ep_free(a.ep);
+	uet_tss_ep_free(b.ep);
+	uet_tss_ep_free(c.ep);
+}
