@@ -8,8 +8,9 @@
  * the 96-bit IV then the 32-bit counter 1 (NIST SP 800-38D 7.1). So the
  * ECB encryption of the counter blocks IV|2 and IV|3 is the keystream of
  * the first 32 plaintext bytes: the PDS header and the SES fields that
- * name the endpoint (one block for a frame of 16 bytes or less). This kernel's BPF crypto kfuncs give ECB (an
- * lskcipher) to XDP; a context per key is made by a sleepable program
+ * name the endpoint; most frames need only the first block (their
+ * DPDCID). This kernel's BPF crypto kfuncs give ECB (an lskcipher) to
+ * XDP; a context per key is made by a sleepable program
  * (uet_tss_ctx.bpf.c, run by the service) and kept here as a kptr.
  *
  * Nothing is verified here: a forger who knows no key makes a frame go to

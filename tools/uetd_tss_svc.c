@@ -220,8 +220,8 @@ int uetd_tss_start(struct uetd *d)
 	char how[256];
 
 	if (xdp && strcmp(xdp, "auto") && strcmp(xdp, "off")) {
-		snprintf(d->why, sizeof(d->why), "UET_TSS_XDP=%s: must be auto or off",
-			 xdp);
+		snprintf(d->why, sizeof(d->why),
+			 "UET_TSS_XDP=%s: must be auto or off", xdp);
 		return -EINVAL;
 	}
 	t->sdi_map = uet_xdp_map_open(d->ifname, "uet_xdp_sdi");
@@ -522,9 +522,10 @@ size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len, bool text)
 			     "generation %u, %llu reloads (%llu failed), "
 			     "%llu key requests refused; secured frames at the "
 			     "service: %llu handed on, %llu of no SD here, "
-			     "%llu unsteerable\ntss: frames of SDs with several "
-			     "endpoints here are steered %s; %llu cluster "
-			     "streams given a context\n", t->conf.nsd, t->path,
+			     "%llu unsteerable\ntss: frames of SDs with "
+			     "several endpoints here are steered %s; %llu "
+			     "cluster streams given a context\n", t->conf.nsd,
+			     t->path,
 			     d->shm->tss_gen, (unsigned long long)t->reloads,
 			     (unsigned long long)t->reload_failed,
 			     (unsigned long long)t->refused,

@@ -141,10 +141,12 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 		   const uint8_t *daddr, uint16_t sport, uint16_t dport,
 		   const uint8_t *hdr, size_t hdr_len);
 
-/* ---- AES-256-GCM (libsodium short, libcrypto's EVP long: uet_tss_gcm.c) ---- */
+/* ---- AES-256-GCM (libsodium short, libcrypto long: uet_tss_gcm.c) ------- */
 
 /* Texts given whole up to this length go to libsodium (when AES-NI). */
+#ifndef UET_TSS_GCM_SMALL
 #define UET_TSS_GCM_SMALL	256
+#endif
 
 struct uet_tss_aead;
 

@@ -8,8 +8,9 @@
  * key: the SD's in direct mode, the stream's in cluster mode. Without one
  * they go to the service. A request that opens a PDC goes by its SES
  * header (two AES blocks), one on an established PDC and other packets by
- * the first block (its DPDCID). Byte vectors in a private network namespace, one
- * socket at several XSKMAP indices, as test_io_xdp_tss.c. Needs root.
+ * the first block (its DPDCID). Byte vectors in a private network
+ * namespace, one socket at several XSKMAP indices, as test_io_xdp_tss.c.
+ * Needs root.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
