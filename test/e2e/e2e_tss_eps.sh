@@ -16,6 +16,12 @@
 #     (which authenticates one whole in a chunk, an ACK, and makes the
 #     stream's context; the first burst of writes is handed on), under a
 #     quarter of what XDP reads;
+#  e. replay with more sender streams than an endpoint keeps windows for
+#     (64): 1200 streams under SD 6's key (tss_send, crafted frames), 2
+#     frames each, to one endpoint of JobID 60, then all 2400 again, the
+#     oldest streams' first: the endpoint opened the 2400 and refused the
+#     2400 replays (rx_replay + rx_stale), and a real client's write after
+#     them completes: its frames are all it opened besides;
 #  d. with UET_TSS_XDP=off the service steers them (the fallback): the
 #     same traffic checks out, handed on by the services.
 E2E_NAME=e2e_tss_eps
@@ -29,11 +35,13 @@ MIN_READ=$(( TSS_EPS * TSS_EPS * (TSS_LEN + 8191) / 8192 ))
 
 e2e_setup 9000
 KEYS="$E2E_TMP/tss.conf"
+KEY5=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+KEY6=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 (
 	umask 077
 	exec > "$KEYS"
-	echo "sd 5 jobs 50 mode direct active 0 key0 $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-	echo "sd 6 jobs 60 mode cluster ssi active 0 key0 $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	echo "sd 5 jobs 50 mode direct active 0 key0 $KEY5"
+	echo "sd 6 jobs 60 mode cluster ssi active 0 key0 $KEY6"
 )
 
 load() {	# load [ENV...]: the program and services of both hosts
@@ -138,6 +146,32 @@ for side in A B; do
 done
 e2e_ok "c. JobID 60 (cluster, SSI), all to all sealed: $read_A + $read_B" \
 	"read in XDP, $h_A + $h_B handed on (a stream's frames before its context; $s_A + $s_B contexts made)"
+
+# ---- e. replay with 1200 sender streams ----------------------------------------
+port=$((45000 + RANDOM % 3000))
+e2e_in A env FI_PROVIDER=uet FI_UET_JOB_ID=60 FI_UET_TSS=on FI_UET_STATS=1 \
+	timeout "$LIMIT_S" "$B/uet_write" -s -a "$IP_A" -S 700 -p "$port" \
+	-n 65536 > "$E2E_TMP/replay.s" 2>&1 &
+srv=$!
+sleep 0.5
+# (The SD has one endpoint on A: the program steers by SDI, whatever the
+# ACKs' DPDCID says.)
+e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 6 "$KEY6" 1 2 1200 replay \
+	> "$E2E_TMP/replay.send" 2>&1 || e2e_fail "e: tss_send: $(cat "$E2E_TMP/replay.send")"
+sleep 0.5
+e2e_in B env FI_PROVIDER=uet FI_UET_JOB_ID=60 FI_UET_TSS=on FI_UET_STATS=1 \
+	timeout "$LIMIT_S" "$B/uet_write" -c "$IP_A" -S 700 -p "$port" \
+	-n 65536 > "$E2E_TMP/replay.c" 2>&1 || e2e_fail "e: client: $(cat "$E2E_TMP/replay.c")"
+wait "$srv" || e2e_fail "e: server: $(cat "$E2E_TMP/replay.s")"
+opened=$(e2e_engine_stat "$E2E_TMP/replay.s" rx_opened)
+refused=$(( $(e2e_engine_stat "$E2E_TMP/replay.s" rx_replay) +
+	    $(e2e_engine_stat "$E2E_TMP/replay.s" rx_stale) ))
+client=$(e2e_engine_stat "$E2E_TMP/replay.c" tx_sealed)
+[ "$refused" = 2400 ] && [ "$opened" = $(( 2400 + client )) ] ||
+	e2e_fail "e: opened $opened (2400 + the client's $client), refused" \
+		"$refused of 2400 replays"
+e2e_ok "e. 1200 sender streams, 2400 frames opened, 2400 replays refused" \
+	"(0 accepted), then a client's write completes"
 
 # ---- d. the fallback ----------------------------------------------------------
 unload
