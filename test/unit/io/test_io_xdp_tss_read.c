@@ -133,24 +133,41 @@ static void t_ctx_add(struct t_rd *t, const struct uet_xdp_tss_key *k,
  * A frame from 10.99.0.1 sealed by an endpoint of |mode| (with an SSI when
  * |ssi|, epoch 3) around |plain| (|n| bytes: PDS header onwards).
  */
+static size_t t_sealed6(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
+			bool ssi, bool v6, const uint8_t *plain, size_t n);
+
 static size_t t_sealed(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
 		       bool ssi, const uint8_t *plain, size_t n)
 {
-	struct uet_frame_addr src = { .port = 0x5151 }, dst = {
-		.port = UET_UDP_PORT };
+	return t_sealed6(t, f, mode, ssi, false, plain, n);
+}
+
+/* The same over IPv6 (fd00::1 to fd00::2) when |v6|. */
+static size_t t_sealed6(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
+			bool ssi, bool v6, const uint8_t *plain, size_t n)
+{
+	struct uet_frame_addr src = { .port = 0x5151, .is_v6 = v6 }, dst = {
+		.port = UET_UDP_PORT, .is_v6 = v6 };
 	struct uet_tss_sd_keys k = {
 		.sdi = T_SDI, .mode = mode, .tx_an = 0, .have = 1,
 		.use_ssi = ssi, .ssi = 0x0A0B0004, .epoch = { 3, 0 },
 	};
-	struct uet_tss_src local = { .is_v6 = false };
-	struct uet_tss_pkt pkt = { .sport = 0x5151, .dport = UET_UDP_PORT };
+	struct uet_tss_src local = { .is_v6 = v6 };
+	struct uet_tss_pkt pkt = { .sport = 0x5151, .dport = UET_UDP_PORT,
+				   .is_v6 = v6 };
 	struct uet_tss_ep *ep;
 	ssize_t hl, len;
 	size_t thl;
 
-	inet_pton(AF_INET, "10.99.0.1", &src.v4);
-	inet_pton(AF_INET, "10.99.0.2", &dst.v4);
-	memcpy(local.addr, &src.v4, 4);
+	if (v6) {
+		inet_pton(AF_INET6, "fd00::1", &src.v6);
+		inet_pton(AF_INET6, "fd00::2", &dst.v6);
+		memcpy(local.addr, &src.v6, 16);
+	} else {
+		inet_pton(AF_INET, "10.99.0.1", &src.v4);
+		inet_pton(AF_INET, "10.99.0.2", &dst.v4);
+		memcpy(local.addr, &src.v4, 4);
+	}
 	memcpy(k.key[0], t->key, sizeof(t->key));
 	ep = uet_tss_ep_new(&k, &local);
 	cr_assert_not_null(ep);
@@ -160,8 +177,8 @@ static size_t t_sealed(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
 			      thl + n + UET_TSS_ICV_LEN);
 	cr_assert_gt(hl, 0);
 	memcpy(f + hl + thl, plain, n);
-	pkt.saddr = (const uint8_t *)&src.v4;
-	pkt.daddr = (const uint8_t *)&dst.v4;
+	pkt.saddr = v6 ? (const uint8_t *)&src.v6 : (const uint8_t *)&src.v4;
+	pkt.daddr = v6 ? (const uint8_t *)&dst.v6 : (const uint8_t *)&dst.v4;
 	len = uet_tss_ep_seal(ep, &pkt, f + hl, n);
 	cr_assert_eq(len, (ssize_t)(thl + n + UET_TSS_ICV_LEN));
 	uet_tss_ep_free(ep);
@@ -329,6 +346,42 @@ Test(io_xdp_tss_read, cluster_mode_by_the_streams_context)
 		     0);
 	k = (struct uet_xdp_tss_key){ .sdi_an = T_SDI, .epoch = 3,
 				      .src = { 10, 99, 0, 1 } };
+	t_ctx_add(&t, &k, km.key, km.iv_mask);
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	t_teardown(&t);
+}
+
+/* IPv6: the IV takes the SDI (no SSI), the stream its 16-byte source. */
+Test(io_xdp_tss_read, ipv6_both_modes)
+{
+	struct uet_xdp_tss_key k = { .sdi_an = T_SDI, .epoch = 3,
+				     .is_v6 = 1 };
+	struct uet_tss_src src = { .is_v6 = true };
+	struct uet_tss_keymat km;
+	struct uet_tss_hdr h;
+	uint8_t f[T_CAP], p[128];
+	struct t_rd t;
+	size_t n, hl = 14 + 40 + 8;
+
+	t_setup(&t);
+	t_sdi_put(&t, UET_XDP_SDI_READ_SD);
+	t_ctx_add(&t, &(struct uet_xdp_tss_key){ .sdi_an = T_SDI }, t.key,
+		  NULL);
+	n = t_sealed6(&t, f, UET_TSS_DIRECT, false, true, p,
+		      t_req_plain(p, T_PID_B));
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	n = t_sealed6(&t, f, UET_TSS_DIRECT, true, true, p,
+		      t_est_plain(p, 5));
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	t_sdi_put(&t, UET_XDP_SDI_READ_STREAM);
+	n = t_sealed6(&t, f, UET_TSS_CLUSTER, false, true, p,
+		      t_req_plain(p, T_PID_A));
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_NO_CTX);
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	inet_pton(AF_INET6, "fd00::1", src.addr);
+	memcpy(k.src, src.addr, 16);
+	cr_assert_eq(uet_tss_derive(&km, UET_TSS_CLUSTER, t.key, &h, &src, 0),
+		     0);
 	t_ctx_add(&t, &k, km.key, km.iv_mask);
 	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
 	t_teardown(&t);
