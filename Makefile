@@ -270,7 +270,7 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   linux-libc-dev iproute2 xdp-tools tshark libpcap-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
-		   debhelper dpkg-dev man-db libssl-dev \
+		   debhelper dpkg-dev man-db libssl-dev libsodium-dev \
 		   autoconf automake libtool xz-utils
 
 deps:

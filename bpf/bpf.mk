@@ -33,3 +33,15 @@ $(B)/uet_port.skel.h: $(B)/uet_port.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name uet_port > $@
 
 all: $(B)/uet_port.skel.h
+
+# The service's maker of the XDP program's AES contexts (uet_xdp_tss.h).
+$(B)/uet_tss_ctx.bpf.o: bpf/uet_tss_ctx.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(B)/uet_tss_ctx.skel.h: $(B)/uet_tss_ctx.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name uet_tss_ctx > $@
+
+all: $(B)/uet_tss_ctx.skel.h

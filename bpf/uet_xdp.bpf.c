@@ -345,9 +345,12 @@ static __always_inline int uet_xdp_is_tss(__u8 *p, void *end)
 	return (void *)(p + 1) <= end && (p[0] >> 3) == UET_XDP_TSS_TYPE;
 }
 
+#include "uet_xdp_tss.h"
+
 /*
- * A secured frame's endpoint, by its SDI (uet_xdp_shared.h): -1 when it
- * is too short to hold its TSS header and ICV.
+ * A secured frame's uet_xdp_sdi value (uet_xdp_shared.h), the service's
+ * index when there is none: -1 when it is too short to hold its TSS
+ * header and ICV.
  */
 static __always_inline int uet_xdp_steer_tss(__u8 *p, void *end, __u32 *ep)
 {
@@ -362,6 +365,32 @@ static __always_inline int uet_xdp_steer_tss(__u8 *p, void *end, __u32 *ep)
 	v = bpf_map_lookup_elem(&uet_xdp_sdi, &sdi);
 	*ep = v ? *v : UET_FEP_EP_SERVICE;
 	return 0;
+}
+
+/*
+ * The endpoint of a secured frame at |udp| whose SDI map value is |v|:
+ * the one named there, or the one its headers name when XDP may read
+ * them (uet_xdp_tss.h).
+ */
+static __always_inline __u32 uet_xdp_tss_ep(struct xdp_md *ctx,
+					     struct udphdr *udp, void *end,
+					     __u32 v, void *l3, __u16 proto)
+{
+	__u8 *p = (__u8 *)(udp + 1);
+	__u32 hl, len, off;
+
+	if (!(v & (UET_XDP_SDI_READ_SD | UET_XDP_SDI_READ_STREAM)) ||
+	    (v & UET_XDP_SDI_EP_MASK) != UET_FEP_EP_SERVICE)
+		return v & UET_XDP_SDI_EP_MASK;
+	hl = (p[0] & UET_XDP_TSS_SP) ? UET_XDP_TSS_HDR_SSI_LEN :
+				       UET_XDP_TSS_HDR_LEN;
+	len = bpf_ntohs(udp->len);
+	if (len < sizeof(*udp) + hl + UET_XDP_TSS_ICV_LEN)
+		return UET_FEP_EP_SERVICE;
+	off = (__u32)((void *)p - (void *)(long)ctx->data);
+	return uet_xdp_tss_read(ctx, p, end, v, l3,
+				proto == bpf_htons(ETH_P_IPV6), off,
+				len - sizeof(*udp) - hl - UET_XDP_TSS_ICV_LEN);
 }
 
 static __always_inline void uet_xdp_capture_frame(struct xdp_md *ctx)
@@ -402,6 +431,7 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	void *end = (void *)(long)ctx->data_end;
 	void *pos = (void *)(long)ctx->data;
 	struct uet_xdp_cfg *cfg;
+	void *l3;
 	struct udphdr *udp;
 	__u32 key = 0, ep = UET_FEP_EP_SERVICE, qoff;
 	__u16 proto;
@@ -409,6 +439,7 @@ int uet_xdp_prog(struct xdp_md *ctx)
 
 	uet_xdp_count(UET_XDP_CNT_SEEN);
 	proto = uet_xdp_parse_eth(&pos, end);
+	l3 = pos;
 	udp = proto ? uet_xdp_parse_ip(pos, end, proto) : NULL;
 	if (!udp || udp->dest != bpf_htons(uet_udp_port)) {
 		uet_xdp_count(UET_XDP_CNT_PASSED);
@@ -434,6 +465,8 @@ int uet_xdp_prog(struct xdp_md *ctx)
 	}
 	if (!tss)
 		ep = uet_xdp_steer((__u8 *)(udp + 1), end);
+	else
+		ep = uet_xdp_tss_ep(ctx, udp, end, ep, l3, proto);
 	if (ep != UET_FEP_EP_SERVICE &&
 	    !bpf_map_lookup_elem(&uet_xdp_xsks, &ep))
 		ep = UET_FEP_EP_SERVICE;

@@ -13,4 +13,5 @@ $(B)/dev/uet_xdp_ctl.o: CPPFLAGS += -I$(B)
 DEV_SRCS	+= dev/uet_dev_shm.c
 DEV_SRCS	+= dev/uet_dev_client.c
 DEV_SRCS	+= dev/uet_fep_steer.c
+DEV_SRCS	+= dev/uet_xdp_kptr.c	# the kptr tag clang 14 leaves out
 DEV_SRCS	+= dev/uet_dev_opts.c	# settings uetctl and uetd both parse

@@ -40,6 +40,8 @@ static const char *const uet_xdp_counter_names[UET_XDP_CNT_MAX] = {
 	[UET_XDP_CNT_WRONG_QUEUE] = "wrong_queue",
 	[UET_XDP_CNT_TSS_STEERED] = "tss_steered",
 	[UET_XDP_CNT_TSS_TO_SERVICE] = "tss_to_service",
+	[UET_XDP_CNT_TSS_READ] = "tss_read",
+	[UET_XDP_CNT_TSS_NO_CTX] = "tss_no_ctx",
 };
 
 const char *uet_xdp_counter_name(unsigned int id)
@@ -271,6 +273,12 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
 	}
 	skel->rodata->uet_udp_port = udp_port;
 	skel->rodata->uet_ep_shift = 16 - ep_bits;
+	ret = uet_xdp_kptr_fix(skel->obj);
+	if (ret < 0) {
+		uet_xdp__destroy(skel);
+		uet_xdp_unpin(ifname);
+		return ret;
+	}
 	/* Every map of the program, so that tools and the service reach it. */
 	bpf_object__for_each_map(map, skel->obj) {
 		if (bpf_map__is_internal(map))

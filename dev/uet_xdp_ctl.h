@@ -88,4 +88,13 @@ int uet_xdp_cfg_write(const struct uet_xdp_maps *m,
 /* Names of the counters, for output ("seen", "redirected", ...). */
 const char *uet_xdp_counter_name(unsigned int id);
 
+struct bpf_object;
+
+/*
+ * uet_xdp_kptr_fix() tags the XDP program's AES context field as a kptr
+ * in |obj|'s BTF (opened, not loaded: dev/uet_xdp_kptr.c says why). Call
+ * it on any object that holds uet_xdp_tss_ctx. 0 or -errno.
+ */
+int uet_xdp_kptr_fix(struct bpf_object *obj);
+
 #endif /* UET_XDP_CTL_H */

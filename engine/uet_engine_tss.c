@@ -99,7 +99,8 @@ static void uet_engine_tss_publish(struct uet_engine *e,
 
 	if (t)
 		n += t->rx_bad_icv + t->rx_replay + t->rx_stale +
-		     t->rx_other_sd + t->rx_no_key + t->rx_malformed;
+		     t->rx_other_sd + t->rx_no_key + t->rx_malformed +
+		     t->rx_no_room;
 	if (n != __atomic_load_n(&shm->slot[e->ep_index].rx_refused,
 				 __ATOMIC_RELAXED))
 		__atomic_store_n(&shm->slot[e->ep_index].rx_refused, n,
@@ -206,6 +207,14 @@ ssize_t uet_engine_tss_seal_to(struct uet_engine *e, const uint8_t *frame,
 	if (!a)
 		return -errno;
 	uet_xsk_frame_write(f, 0, frame, off);
+	/* All of it in the first chunk (short packets): at once. */
+	if (f->nsegs && end <= f->seg_len[0]) {
+		if (uet_tss_ep_seal_rest(e->tss, a, f->seg[0] + off,
+					 frame + off, pds_len, icv))
+			return -EIO;
+		uet_xsk_frame_write(f, end, icv, UET_TSS_ICV_LEN);
+		return (ssize_t)end + UET_TSS_ICV_LEN;
+	}
 	for (uint32_t i = 0, base = 0; i < f->nsegs && off < end; i++) {
 		uint32_t in, n;
 
@@ -239,6 +248,35 @@ int uet_engine_tss_local_ep(struct uet_engine *e, const uint8_t *frame,
 	return ep > 0 ? ep : -1;
 }
 
+/*
+ * A sealed request a switch trimmed lost its ICV with its payload: its
+ * PDS header, decrypted but not authenticated (uet_tss_ep_open_trimmed:
+ * a stream we know, a TSC not seen), goes to PDC only if it is a request,
+ * which PDC answers with NACK TRIMMED and nothing else (pdc_tgt.c), so
+ * that the initiator resends at once instead of at its timer. Anything
+ * else marked trimmed is dropped: an ACK's fields could be flipped by
+ * whoever flips ciphertext bits (GCM without its tag is malleable), a
+ * request's only make its sender resend, as a forged clear one does.
+ */
+static const uint8_t *uet_engine_tss_trimmed(struct uet_engine *e,
+					     const struct uet_tss_pkt *p,
+					     const uint8_t *pay, size_t len,
+					     size_t *pds_len)
+{
+	ssize_t n = uet_tss_ep_open_trimmed(e->tss, p, pay, len, e->opened,
+					    UET_PDS_HDR_MAX_LEN);
+	uint8_t type;
+
+	if (n < UET_PDS_PROLOGUE_LEN)
+		return NULL;
+	type = e->opened[0] >> (UET_PDS_TYPE_SHIFT - 8);
+	if (type != UET_PDS_TYPE_RUD_REQ && type != UET_PDS_TYPE_ROD_REQ &&
+	    type != UET_PDS_TYPE_RUD_CC_REQ && type != UET_PDS_TYPE_ROD_CC_REQ)
+		return NULL;
+	*pds_len = (size_t)n;
+	return e->opened;
+}
+
 const uint8_t *uet_engine_tss_open(struct uet_engine *e, const uint8_t *frame,
 				   const struct uet_frame_info *info,
 				   bool trimmed, size_t *pds_len)
@@ -261,8 +299,8 @@ const uint8_t *uet_engine_tss_open(struct uet_engine *e, const uint8_t *frame,
 		p.daddr = p.saddr + (p.is_v6 ? 16 : 4);
 		p.sport = info->src.port;
 		p.dport = info->dst.port;
-		/* A trimmed one lost its ICV: it cannot be told from a
-		 * forgery, and is counted as one. The sender's timer resends. */
+		if (trimmed)
+			return uet_engine_tss_trimmed(e, &p, pay, len, pds_len);
 		n = uet_tss_ep_open(e->tss, &p, pay, len, e->opened);
 		if (n < 0)
 			return NULL;

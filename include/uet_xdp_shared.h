@@ -59,7 +59,16 @@ _Static_assert(sizeof(struct uet_xdp_pid_ent) == 8, "uet_xdp_pid_ent layout");
 						 * service: SD with several
 						 * endpoints, or none (also
 						 * TO_SERVICE) */
-#define UET_XDP_CNT_MAX			12
+#define UET_XDP_CNT_TSS_READ		12	/* secured frames whose PDS
+						 * and SES headers the program
+						 * read with its keystream
+						 * (uet_xdp_tss_ctx) and
+						 * steered as clear ones */
+#define UET_XDP_CNT_TSS_NO_CTX		13	/* secured frames of an SD
+						 * read in XDP whose stream
+						 * has no context yet: to the
+						 * service, which adds it */
+#define UET_XDP_CNT_MAX			14
 
 /*
  * Run-time settings (one array entry, key 0). Both debug features are off
@@ -128,6 +137,60 @@ _Static_assert(sizeof(struct uet_xdp_capture_hdr) == 24,
  * secured frame shorter than its TSS header and ICV is malformed.
  */
 #define UET_XDP_MAX_SDS			1024
+/*
+ * uet_xdp_sdi value: the endpoint index in the low 16 bits; with one of
+ * these bits set (and UET_FEP_EP_SERVICE below, several endpoints), the
+ * program reads the frame's PDS and SES headers itself (issue 40): it
+ * encrypts GCM's counter blocks 2 and 3 (AES-CTR keystream, ECB through the
+ * BPF crypto kfuncs) with the context uet_xdp_tss_ctx holds for the
+ * frame's key, XORs the ciphertext's first bytes and steers by the
+ * plaintext as for a clear frame, verifying nothing (the endpoint
+ * authenticates the whole frame, as before). READ_SD: one context per
+ * (SDI, AN) (direct mode); READ_STREAM: one per sender stream (cluster
+ * mode: SDI, AN, epoch and source), which the service adds when a
+ * stream's first frame reaches it.
+ */
+#define UET_XDP_SDI_EP_MASK		0xFFFFu
+#define UET_XDP_SDI_READ_SD		(1u << 30)
+#define UET_XDP_SDI_READ_STREAM		(1u << 31)
+
+/* uet_xdp_tss_ctx: LRU hash, this many contexts at most. */
+#define UET_XDP_TSS_CTXS		8192
+/*
+ * Bytes of a sealed frame the program steers by: its length checks see up
+ * to PDS 16 + SES 44; the fields it reads are decrypted (uet_xdp_tss.h).
+ */
+#define UET_XDP_TSS_READ_LEN		64
+
+/*
+ * uet_xdp_tss_ctx key. READ_SD: sdi_an and zeros. READ_STREAM: the
+ * stream's epoch and source as the IV and KDF take it: the SSI (4 bytes,
+ * big endian) when the header has one (sp = 1), else the IPv4 (4) or
+ * IPv6 (16) source address.
+ */
+struct uet_xdp_tss_key {
+	__u32 sdi_an;		/* SDI | AN << 24 */
+	__u16 epoch;
+	__u8 sp;
+	__u8 is_v6;
+	__u8 src[16];
+};
+_Static_assert(sizeof(struct uet_xdp_tss_key) == 24, "uet_xdp_tss_key layout");
+
+/*
+ * What user space hands the context-making program (bpf/uet_tss_ctx.bpf.c,
+ * a BPF_PROG_TYPE_SYSCALL run with this as its context): the key and IV
+ * mask of |k|'s stream. The value kept in uet_xdp_tss_ctx is the IV mask
+ * and the context as a kptr (defined on the BPF side only).
+ */
+struct uet_xdp_tss_ctx_args {
+	struct uet_xdp_tss_key k;
+	__u8 key[32];
+	__u8 iv_mask[12];
+	__s32 err;		/* out: 0 or -errno */
+};
+_Static_assert(sizeof(struct uet_xdp_tss_ctx_args) == 72,
+	       "uet_xdp_tss_ctx_args layout");
 #define UET_XDP_TSS_TYPE		1
 #define UET_XDP_TSS_SP			0x04	/* first byte: an SSI follows */
 #define UET_XDP_TSS_HDR_LEN		12

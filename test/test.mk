@@ -234,7 +234,7 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
-		-lcrypto
+		-lcrypto -lsodium
 
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the
@@ -457,7 +457,8 @@ $(B)/tss_send: $(B)/test/progs/tss_send.o $(B)/libuet_io.a $(B)/libuet_core.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 all: $(B)/tss_keys $(B)/tss_send
-E2E_TESTS	+= test/e2e/e2e_tss_keys.sh
+E2E_TESTS	+= test/e2e/e2e_tss_keys.sh test/e2e/e2e_tss_eps.sh \
+		   test/e2e/e2e_tss_trim.sh
 E2E_DEPS	+= $(B)/tss_keys $(B)/tss_send $(B)/uetd
 
 # Many peers at once (issue 39): fi_scale_check (plain libfabric), one
@@ -472,3 +473,17 @@ E2E_TESTS	+= test/e2e/e2e_scale.sh
 E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so
 BENCH_SCRIPTS	+= test/bench/bench_scale_e2e.sh
 BENCH_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# The XDP program reading sealed headers: its unit test runs the context
+# maker's skeleton too (bpf/uet_tss_ctx.bpf.c).
+$(B)/test/unit/io/test_io_xdp_tss_read.o: $(B)/uet_tss_ctx.skel.h
+
+# What reading sealed headers costs the XDP program (bench: lines; root).
+BENCH_BINS	+= $(B)/bench_tss_xdp
+$(B)/test/bench/bench_tss_xdp.o: $(B)/uet_xdp.skel.h $(B)/uet_tss_ctx.skel.h
+$(B)/test/bench/bench_tss_xdp.o: CPPFLAGS += -I$(B)
+$(B)/bench_tss_xdp: $(B)/test/bench/bench_tss_xdp.o $(B)/libuet_io.a \
+		    $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
+all: $(B)/bench_tss_xdp

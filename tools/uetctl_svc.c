@@ -223,6 +223,7 @@ void uetctl_svc_status(const char *ifname)
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, "service:", 8) ||
+		    !strncmp(line, "tss: frames", 11) ||
 		    !strncmp(line, "endpoint ", 9))
 			printf("  %s\n", line);
 }

@@ -175,6 +175,8 @@ void uetd_tss_sdi_sync(struct uetd *d);
  * -1 when it is not secured; else the endpoint to hand it on to, or 0
  * when it goes nowhere (counted: no SD of ours, unsteerable).
  */
+/* Whether uetd_tss_rx_owner() would use a frame whole (one piece). */
+bool uetd_tss_wants_whole(const struct uetd *d);
 int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
 		      size_t frame_len);
 /* The TSS figures for stats: a line of text, or a JSON member. */

@@ -613,6 +613,7 @@ static uint32_t uetd_dev_rx_owner(struct uetd *d, uint32_t q,
 				  const struct xdp_desc *descs, uint32_t nd,
 				  bool *secured)
 {
+	static uint8_t whole[UET_XSK_FRAME_MAX];
 	const uint8_t *head = xsk_umem__get_data(d->area, descs[0].addr);
 	size_t len = 0;
 	int ep;
@@ -622,7 +623,23 @@ static uint32_t uetd_dev_rx_owner(struct uetd *d, uint32_t q,
 		return 0;
 	for (uint32_t i = 0; i < nd; i++)
 		len += descs[i].len;
-	ep = uetd_tss_rx_owner(d, head, descs[0].len, len);
+	/*
+	 * A frame of several chunks in one piece, when TSS may authenticate
+	 * it whole (a cluster stream's first frame: uetd_tss_svc.c).
+	 */
+	if (nd > 1 && uetd_tss_wants_whole(d)) {
+		size_t off = 0;
+
+		for (uint32_t i = 0; i < nd; i++) {
+			memcpy(whole + off,
+			       xsk_umem__get_data(d->area, descs[i].addr),
+			       descs[i].len);
+			off += descs[i].len;
+		}
+		ep = uetd_tss_rx_owner(d, whole, len, len);
+	} else {
+		ep = uetd_tss_rx_owner(d, head, descs[0].len, len);
+	}
 	if (ep >= 0) {
 		*secured = true;
 		return (uint32_t)ep;

@@ -24,6 +24,7 @@
 #include "dev/uet_frame.h"
 #include "tools/uetd.h"
 #include "tools/uetd_tss.h"
+#include "tools/uetd_tss_xdp.h"
 #include "uet_xdp_shared.h"
 
 /* What the service gave endpoint index i: kept while its keys stay. */
@@ -44,6 +45,9 @@ struct uetd_tss {
 	struct uet_tss_ep **peek;
 	struct uetd_tss_given given[UET_FEP_MAX_EPS];
 	int sdi_map;
+	/* Contexts for XDP to read headers with (NULL before start). */
+	struct uetd_tss_xdp *xdp;
+	uint64_t xdp_streams;	/* cluster streams given a context */
 	uint64_t handed_on, no_sd, unsteerable, reloads, reload_failed;
 	uint64_t refused;
 };
@@ -122,6 +126,7 @@ void uetd_tss_fini(struct uetd *d)
 	uetd_tss_peek_free(t, t->conf.nsd);
 	uetd_tss_conf_free(&t->conf);
 	uetd_tss_state_free(&t->state);
+	uetd_tss_xdp_free(t->xdp);
 	if (t->sdi_map >= 0)
 		close(t->sdi_map);
 	OPENSSL_cleanse(t, sizeof(*t));
@@ -138,9 +143,37 @@ static bool uetd_tss_sd_has(const struct uetd_tss_sd *sd, uint32_t job)
 }
 
 /*
+ * The value for an SD with several endpoints here: XDP reads the headers
+ * when the kernel lets it (a direct-mode SD's contexts made now, a
+ * cluster-mode SD's as its streams come), else the service does.
+ */
+static uint32_t uetd_tss_sdi_shared(struct uetd *d,
+				    const struct uetd_tss_sd *sd)
+{
+	static const uint8_t no_mask[UET_TSS_IV_LEN];
+	struct uetd_tss *t = d->tss;
+
+	if (!uetd_tss_xdp_on(t->xdp))
+		return UET_FEP_EP_SERVICE;
+	if (sd->mode != UET_TSS_DIRECT)
+		return UET_FEP_EP_SERVICE | UET_XDP_SDI_READ_STREAM;
+	for (uint8_t an = 0; an < 2; an++) {
+		if (!(sd->have & (1u << an)))
+			continue;
+		if (uetd_tss_xdp_add(t->xdp, sd->sdi, an, NULL, NULL,
+				     sd->key[an], no_mask) < 0) {
+			uetd_log(d, "TSS: SD %u: no XDP context for AN %u: "
+				 "the service steers its frames", sd->sdi, an);
+			return UET_FEP_EP_SERVICE;
+		}
+	}
+	return UET_FEP_EP_SERVICE | UET_XDP_SDI_READ_SD;
+}
+
+/*
  * uet_xdp_sdi as the endpoints open now need it: an SD with one endpoint
- * goes to it, one with several to the service, one with none (or gone
- * from the file) nowhere.
+ * goes to it, one with several to whoever reads its headers (above), one
+ * with none (or gone from the file) nowhere.
  */
 void uetd_tss_sdi_sync(struct uetd *d)
 {
@@ -172,7 +205,7 @@ void uetd_tss_sdi_sync(struct uetd *d)
 			continue;
 		}
 		if (eps > 1)
-			ep = UET_FEP_EP_SERVICE;
+			ep = uetd_tss_sdi_shared(d, sd);
 		if (bpf_map_update_elem(t->sdi_map, &sd->sdi, &ep, BPF_ANY))
 			uetd_log(d, "TSS: SD %u: steering entry: %s", sd->sdi,
 				 strerror(errno));
@@ -183,9 +216,23 @@ int uetd_tss_start(struct uetd *d)
 {
 	struct uetd_tss *t = d->tss;
 
+	const char *xdp = getenv("UET_TSS_XDP");
+	char how[256];
+
+	if (xdp && strcmp(xdp, "auto") && strcmp(xdp, "off")) {
+		snprintf(d->why, sizeof(d->why),
+			 "UET_TSS_XDP=%s: must be auto or off", xdp);
+		return -EINVAL;
+	}
 	t->sdi_map = uet_xdp_map_open(d->ifname, "uet_xdp_sdi");
 	if (t->sdi_map < 0)
 		return t->sdi_map;
+	t->xdp = uetd_tss_xdp_new(d->ifname, xdp);
+	if (!t->xdp)
+		return -ENOMEM;
+	uetd_tss_xdp_describe(t->xdp, how, sizeof(how));
+	uetd_log(d, "TSS: frames of SDs with several endpoints here are "
+		 "steered %s", how);
 	uetd_tss_sdi_sync(d);
 	return 0;
 }
@@ -227,6 +274,8 @@ void uetd_tss_reload(struct uetd *d)
 	uetd_tss_peek_free(t, old_nsd);
 	uetd_tss_conf_free(&t->conf);
 	t->conf = c;
+	/* Contexts of old keys go; sync and new streams make the new. */
+	uetd_tss_xdp_flush(t->xdp);
 	uetd_tss_peek_build(d);
 	t->reloads++;
 	/* Endpoints ask again for their keys when they see it move. */
@@ -336,6 +385,55 @@ out:
 	OPENSSL_cleanse(&rep, sizeof(rep));
 }
 
+/* The longest secured UDP payload the service opens (jumbo frames). */
+#define UETD_TSS_OPEN_MAX	16384
+
+/*
+ * The stream of a cluster-mode frame that reached the service gets a
+ * context, so that XDP reads its next frames' headers. Only an authentic
+ * frame's: a forger could otherwise fill the contexts' map with streams
+ * of its making and push the real ones out.
+ */
+static void uetd_tss_stream_add(struct uetd *d, const struct uetd_tss_sd *sd,
+				struct uet_tss_ep *peek,
+				const struct uet_tss_pkt *pkt,
+				const uint8_t *p, size_t plen)
+{
+	static uint8_t out[UETD_TSS_OPEN_MAX];
+	struct uet_tss_keymat km;
+	struct uet_tss_src src = { .is_v6 = pkt->is_v6 };
+	struct uet_tss_hdr h;
+	ssize_t n;
+
+	if (plen > sizeof(out) || uet_tss_hdr_decode(&h, p, plen) < 0 ||
+	    !(sd->have & (1u << h.an)))
+		return;
+	n = uet_tss_ep_open(peek, pkt, p, plen, out);
+	OPENSSL_cleanse(out, n > 0 ? (size_t)n : 0);
+	if (n < 0)
+		return;
+	memcpy(src.addr, pkt->saddr, pkt->is_v6 ? 16 : 4);
+	if (uet_tss_derive(&km, UET_TSS_CLUSTER, sd->key[h.an], &h, &src,
+			   0) < 0)
+		return;
+	if (uetd_tss_xdp_add(d->tss->xdp, sd->sdi, h.an, &h, &src, km.key,
+			     km.iv_mask) == 0)
+		d->tss->xdp_streams++;
+	OPENSSL_cleanse(&km, sizeof(km));
+}
+
+bool uetd_tss_wants_whole(const struct uetd *d)
+{
+	const struct uetd_tss *t = d->tss;
+
+	if (!t || !uetd_tss_xdp_on(t->xdp))
+		return false;
+	for (uint32_t s = 0; s < t->conf.nsd; s++)
+		if (t->conf.sd[s].mode == UET_TSS_CLUSTER)
+			return true;
+	return false;
+}
+
 /*
  * A secured frame that reached the service (several endpoints share its
  * SD, or its endpoint is on another queue): its SD's keys decrypt the
@@ -403,39 +501,52 @@ int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
 		return 0;
 	}
 	t->handed_on++;
+	if (t->conf.sd[s].mode == UET_TSS_CLUSTER &&
+	    uetd_tss_xdp_on(t->xdp) && info.payload_len == plen)
+		uetd_tss_stream_add(d, &t->conf.sd[s], t->peek[s], &pkt, p,
+				    plen);
 	return ep;
 }
 
 size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len, bool text)
 {
 	const struct uetd_tss *t = d->tss;
+	char how[256];
 	int n;
 
 	if (!t)
 		return 0;
+	uetd_tss_xdp_describe(t->xdp, how, sizeof(how));
 	if (text)
 		n = snprintf(buf, len, "tss: %u secure domains (%s), "
 			     "generation %u, %llu reloads (%llu failed), "
 			     "%llu key requests refused; secured frames at the "
 			     "service: %llu handed on, %llu of no SD here, "
-			     "%llu unsteerable\n", t->conf.nsd, t->path,
+			     "%llu unsteerable\ntss: frames of SDs with "
+			     "several endpoints here are steered %s; %llu "
+			     "cluster streams given a context\n", t->conf.nsd,
+			     t->path,
 			     d->shm->tss_gen, (unsigned long long)t->reloads,
 			     (unsigned long long)t->reload_failed,
 			     (unsigned long long)t->refused,
 			     (unsigned long long)t->handed_on,
 			     (unsigned long long)t->no_sd,
-			     (unsigned long long)t->unsteerable);
+			     (unsigned long long)t->unsteerable, how,
+			     (unsigned long long)t->xdp_streams);
 	else
 		n = snprintf(buf, len, ", \"tss\": {\"sds\": %u, \"gen\": %u, "
 			     "\"reloads\": %llu, \"reload_failed\": %llu, "
 			     "\"refused\": %llu, \"tss_handed_on\": %llu, "
-			     "\"tss_no_sd\": %llu, \"tss_unsteerable\": %llu}",
+			     "\"tss_no_sd\": %llu, \"tss_unsteerable\": %llu, "
+			     "\"tss_xdp_read\": %s, \"tss_xdp_streams\": %llu}",
 			     t->conf.nsd, d->shm->tss_gen,
 			     (unsigned long long)t->reloads,
 			     (unsigned long long)t->reload_failed,
 			     (unsigned long long)t->refused,
 			     (unsigned long long)t->handed_on,
 			     (unsigned long long)t->no_sd,
-			     (unsigned long long)t->unsteerable);
+			     (unsigned long long)t->unsteerable,
+			     uetd_tss_xdp_on(t->xdp) ? "true" : "false",
+			     (unsigned long long)t->xdp_streams);
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }

@@ -2,9 +2,10 @@
 # tss/: the Transport Security Sublayer (AES-256-GCM on libcrypto) and
 # CRC32C, included by the Makefile; linked into libuet_io.a (uet/uet.mk).
 TSS_SRCS	:= tss/uet_tss_hdr.c tss/uet_tss_crypto.c tss/uet_tss_replay.c \
-		   tss/uet_tss_ep.c tss/uet_crc32c.c
+		   tss/uet_tss_ep.c tss/uet_tss_floor.c tss/uet_tss_gcm.c \
+		   tss/uet_crc32c.c
 TSS_OBJS	:= $(TSS_SRCS:%.c=$(B)/%.o)
-TSS_LIBS	:= -lcrypto
+TSS_LIBS	:= -lcrypto -lsodium
 
 # Benchmark: seal and open against raw EVP AES-256-GCM (bench: lines).
 BENCH_BINS	+= $(B)/bench_tss

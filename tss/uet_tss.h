@@ -141,7 +141,12 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 		   const uint8_t *daddr, uint16_t sport, uint16_t dport,
 		   const uint8_t *hdr, size_t hdr_len);
 
-/* ---- AES-256-GCM (libcrypto's EVP, with AES-NI and PCLMULQDQ) -------------- */
+/* ---- AES-256-GCM (libsodium short, libcrypto long: uet_tss_gcm.c) ------- */
+
+/* Texts given whole up to this length go to libsodium (when AES-NI). */
+#ifndef UET_TSS_GCM_SMALL
+#define UET_TSS_GCM_SMALL	256
+#endif
 
 struct uet_tss_aead;
 
@@ -164,6 +169,16 @@ int uet_tss_update(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
 int uet_tss_seal_final(struct uet_tss_aead *a, uint8_t icv[UET_TSS_ICV_LEN]);
 int uet_tss_open_final(struct uet_tss_aead *a,
 		       const uint8_t icv[UET_TSS_ICV_LEN]);
+
+/*
+ * After a begin, the rest of a packet at once: its whole text, then the
+ * ICV written (seal) or checked (open: -EBADMSG on a mismatch), as update
+ * and final would; a short text takes the lighter call.
+ */
+int uet_tss_seal_rest(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
+		      size_t len, uint8_t icv[UET_TSS_ICV_LEN]);
+int uet_tss_open_rest(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
+		      size_t len, const uint8_t icv[UET_TSS_ICV_LEN]);
 
 /* One-shot forms over contiguous text. */
 int uet_tss_seal(struct uet_tss_aead *a, const uint8_t iv[UET_TSS_IV_LEN],
@@ -195,5 +210,50 @@ struct uet_tss_replay {
  */
 int uet_tss_replay_check(const struct uet_tss_replay *w, uint64_t tsc);
 void uet_tss_replay_commit(struct uet_tss_replay *w, uint64_t tsc);
+
+/*
+ * A window that starts at |floor|: every TSC at or below it counts as
+ * seen (a stream whose window was dropped, then came back: nothing it sent
+ * before may be accepted again).
+ */
+void uet_tss_replay_from_floor(struct uet_tss_replay *w, uint64_t floor);
+
+/*
+ * The floors of streams whose windows were dropped for room (evicted):
+ * their highest TSC, by a stream id of UET_TSS_FLOOR_ID bytes. Open
+ * addressing, doubled when 3/4 full: it holds one entry per evicted
+ * stream that has not come back, however many (a stream is a sender
+ * with the key, so only members of the SD make entries).
+ */
+#define UET_TSS_FLOOR_ID	24
+
+struct uet_tss_floor_ent {
+	uint8_t id[UET_TSS_FLOOR_ID];
+	uint64_t floor;
+	bool used;
+};
+
+struct uet_tss_floors {
+	struct uet_tss_floor_ent *ent;
+	size_t cap;		/* a power of two, or 0 */
+	size_t n;
+};
+
+/* Records |floor| for |id| (the higher of it and one there). 0, -ENOMEM. */
+int uet_tss_floor_put(struct uet_tss_floors *f, const uint8_t *id,
+		      uint64_t floor);
+
+/* Takes |id|'s floor out: true with |*floor| set, false when none. */
+bool uet_tss_floor_take(struct uet_tss_floors *f, const uint8_t *id,
+			uint64_t *floor);
+
+/* The floor of |id| without taking it: true when there is one. */
+bool uet_tss_floor_get(const struct uet_tss_floors *f, const uint8_t *id,
+		       uint64_t *floor);
+
+/* Drops the entries whose id byte |at| is |val| (a key that changed). */
+void uet_tss_floor_drop(struct uet_tss_floors *f, size_t at, uint8_t val);
+
+void uet_tss_floor_free(struct uet_tss_floors *f);
 
 #endif /* UET_TSS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * TSS key derivation, IV, AAD and AES-256-GCM, all on libcrypto: nothing
- * here computes a cipher by hand.
+ * TSS key derivation, IV and AAD, on libcrypto: nothing here computes a
+ * cipher by hand. AES-256-GCM itself is in uet_tss_gcm.c.
  *
  * The KDF is SP 800-108 in counter mode with an 8-bit counter. OpenSSL
  * 3.0's "KBKDF" always writes a 32-bit counter (its "r" parameter came in
@@ -10,7 +10,6 @@
  * EVP_MAC CMAC per 16-byte block.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
@@ -172,141 +171,4 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 	n += 4;
 	memcpy(aad + n, hdr, hdr_len);
 	return n + hdr_len;
-}
-
-/* ---- AES-256-GCM ------------------------------------------------------ */
-
-struct uet_tss_aead {
-	EVP_CIPHER_CTX *ctx;
-};
-
-struct uet_tss_aead *uet_tss_aead_new(const uint8_t key[UET_TSS_KEY_LEN])
-{
-	struct uet_tss_aead *a = OPENSSL_zalloc(sizeof(*a));
-
-	if (!a)
-		return NULL;
-	a->ctx = EVP_CIPHER_CTX_new();
-	/*
-	 * The key schedule (and GHASH's table) is made here once; a packet
-	 * then only sets its IV. The IV length is fixed before the key, as
-	 * the 96-bit IV is GCM's fast path.
-	 */
-	if (!a->ctx ||
-	    !EVP_CipherInit_ex(a->ctx, EVP_aes_256_gcm(), NULL, NULL, NULL,
-			       1) ||
-	    !EVP_CIPHER_CTX_ctrl(a->ctx, EVP_CTRL_GCM_SET_IVLEN,
-				 UET_TSS_IV_LEN, NULL) ||
-	    !EVP_CipherInit_ex(a->ctx, NULL, NULL, key, NULL, -1)) {
-		uet_tss_aead_free(a);
-		return NULL;
-	}
-	return a;
-}
-
-void uet_tss_aead_free(struct uet_tss_aead *a)
-{
-	if (!a)
-		return;
-	EVP_CIPHER_CTX_free(a->ctx);	/* it cleanses the key schedule */
-	OPENSSL_free(a);
-}
-
-static int aead_begin(struct uet_tss_aead *a, const uint8_t *iv,
-		      const uint8_t *aad, size_t aad_len, int enc)
-{
-	int outl;
-
-	if (aad_len > INT_MAX)
-		return -EIO;
-	if (!EVP_CipherInit_ex(a->ctx, NULL, NULL, NULL, iv, enc))
-		return -EIO;
-	if (aad_len &&
-	    !EVP_CipherUpdate(a->ctx, NULL, &outl, aad, (int)aad_len))
-		return -EIO;
-	return 0;
-}
-
-int uet_tss_seal_begin(struct uet_tss_aead *a, const uint8_t iv[UET_TSS_IV_LEN],
-		       const uint8_t *aad, size_t aad_len)
-{
-	return aead_begin(a, iv, aad, aad_len, 1);
-}
-
-int uet_tss_open_begin(struct uet_tss_aead *a, const uint8_t iv[UET_TSS_IV_LEN],
-		       const uint8_t *aad, size_t aad_len)
-{
-	return aead_begin(a, iv, aad, aad_len, 0);
-}
-
-int uet_tss_update(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
-		   size_t len)
-{
-	int outl, n;
-
-	/* GCM is a stream mode: every byte in gives one byte out, now. */
-	while (len) {
-		n = len > INT_MAX ? INT_MAX & ~15 : (int)len;
-		if (!EVP_CipherUpdate(a->ctx, out, &outl, in, n) || outl != n)
-			return -EIO;
-		out += n;
-		in += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int uet_tss_seal_final(struct uet_tss_aead *a, uint8_t icv[UET_TSS_ICV_LEN])
-{
-	uint8_t none[16];
-	int outl;
-
-	if (!EVP_CipherFinal_ex(a->ctx, none, &outl) ||
-	    !EVP_CIPHER_CTX_ctrl(a->ctx, EVP_CTRL_GCM_GET_TAG,
-				 UET_TSS_ICV_LEN, icv))
-		return -EIO;
-	return 0;
-}
-
-int uet_tss_open_final(struct uet_tss_aead *a,
-		       const uint8_t icv[UET_TSS_ICV_LEN])
-{
-	uint8_t none[16];
-	int outl;
-
-	if (!EVP_CIPHER_CTX_ctrl(a->ctx, EVP_CTRL_GCM_SET_TAG,
-				 UET_TSS_ICV_LEN, (void *)icv))
-		return -EIO;
-	/* Final compares the tags in constant time; a mismatch is all it
-	 * can fail on once the context is set up. */
-	if (EVP_CipherFinal_ex(a->ctx, none, &outl) <= 0)
-		return -EBADMSG;
-	return 0;
-}
-
-int uet_tss_seal(struct uet_tss_aead *a, const uint8_t iv[UET_TSS_IV_LEN],
-		 const uint8_t *aad, size_t aad_len, uint8_t *out,
-		 const uint8_t *in, size_t len, uint8_t icv[UET_TSS_ICV_LEN])
-{
-	int rc = uet_tss_seal_begin(a, iv, aad, aad_len);
-
-	if (!rc)
-		rc = uet_tss_update(a, out, in, len);
-	if (!rc)
-		rc = uet_tss_seal_final(a, icv);
-	return rc;
-}
-
-int uet_tss_open(struct uet_tss_aead *a, const uint8_t iv[UET_TSS_IV_LEN],
-		 const uint8_t *aad, size_t aad_len, uint8_t *out,
-		 const uint8_t *in, size_t len,
-		 const uint8_t icv[UET_TSS_ICV_LEN])
-{
-	int rc = uet_tss_open_begin(a, iv, aad, aad_len);
-
-	if (!rc)
-		rc = uet_tss_update(a, out, in, len);
-	if (!rc)
-		rc = uet_tss_open_final(a, icv);
-	return rc;
 }

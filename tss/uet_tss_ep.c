@@ -9,12 +9,16 @@
  * Receive: a fixed table, scanned linearly (the last hit first: bursts
  * come from one peer) with least-recently-used eviction. A stream enters
  * it only once a packet of it authenticated: a forged header costs a key
- * derivation in the scratch slot, never a victim's replay state.
+ * derivation in the scratch slot, never a victim's replay state. An
+ * evicted stream leaves its highest TSC as a floor (uet_tss_floor.c): when
+ * it comes back its window starts there, and nothing at or below it is
+ * accepted, so any number of senders never reopens a window (issue 40).
  *
  * The KDF's rekey input is 0: the header carries no rekey count for both
  * ends to agree on; a rotation brings a new SD key instead.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +37,8 @@ struct rx_id {
 	uint8_t an;
 	uint8_t flags;		/* bit 0 IPv6, bit 1 SP */
 };
+
+_Static_assert(sizeof(struct rx_id) == UET_TSS_FLOOR_ID, "rx_id: a floor id");
 
 struct rx_stream {
 	bool used;
@@ -57,6 +63,7 @@ struct uet_tss_ep {
 	struct tx_stream tx[2];
 	struct rx_stream rx[RX_STREAMS];
 	struct rx_stream scratch;
+	struct uet_tss_floors floors;	/* of the streams evicted */
 	unsigned int hint;
 	uint64_t clock;
 	struct uet_tss_ep_stats st;
@@ -106,6 +113,7 @@ void uet_tss_ep_free(struct uet_tss_ep *ep)
 	for (i = 0; i < 2; i++)
 		DROP(&ep->tx[i]);
 	DROP(&ep->scratch);
+	uet_tss_floor_free(&ep->floors);
 	OPENSSL_cleanse(ep, sizeof(*ep));
 	free(ep);
 }
@@ -127,6 +135,11 @@ int uet_tss_ep_set_keys(struct uet_tss_ep *ep,
 	for (i = 0; i < RX_STREAMS; i++)
 		if (ep->rx[i].used && !same[ep->rx[i].id.an])
 			DROP(&ep->rx[i]);
+	/* A new key restarts every TSC under it: its old floors go too. */
+	for (an = 0; an < 2; an++)
+		if (!same[an])
+			uet_tss_floor_drop(&ep->floors,
+					   offsetof(struct rx_id, an), an);
 	for (an = 0; an < 2; an++) {
 		struct tx_stream *t = &ep->tx[an];
 
@@ -233,12 +246,21 @@ ssize_t uet_tss_ep_seal(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 
 	if (!a)
 		return -errno;
-	if (uet_tss_update(a, buf + hl, buf + hl, len)) {
+	rc = uet_tss_ep_seal_rest(ep, a, buf + hl, buf + hl, len,
+				  buf + hl + len);
+	return rc ? rc : (ssize_t)(hl + len + UET_TSS_ICV_LEN);
+}
+
+int uet_tss_ep_seal_rest(struct uet_tss_ep *ep, struct uet_tss_aead *a,
+			 uint8_t *out, const uint8_t *in, size_t len,
+			 uint8_t icv[UET_TSS_ICV_LEN])
+{
+	if (uet_tss_seal_rest(a, out, in, len, icv)) {
 		ep->st.tx_fail++;
 		return -EIO;
 	}
-	rc = uet_tss_ep_seal_end(ep, a, buf + hl + len);
-	return rc ? rc : (ssize_t)(hl + len + UET_TSS_ICV_LEN);
+	ep->st.tx_sealed++;
+	return 0;
 }
 
 /* ---- receive ---------------------------------------------------------- */
@@ -315,10 +337,15 @@ static struct rx_stream *rx_scratch(struct uet_tss_ep *ep,
 	return s;
 }
 
-/* The scratch stream authenticated a packet: give it a slot. */
+/*
+ * The scratch stream authenticated a packet: give it a slot, its window
+ * from its floor if it was evicted before. NULL when the victim's floor
+ * finds no memory (the victim then stays: no window is ever lost).
+ */
 static struct rx_stream *rx_insert(struct uet_tss_ep *ep)
 {
 	struct rx_stream *v = &ep->rx[0];
+	uint64_t floor;
 	unsigned int i;
 
 	/* A free slot has stamp 0: the oldest of all, so taken first. */
@@ -326,10 +353,15 @@ static struct rx_stream *rx_insert(struct uet_tss_ep *ep)
 		if (ep->rx[i].stamp < v->stamp)
 			v = &ep->rx[i];
 	if (v->used) {
+		if (uet_tss_floor_put(&ep->floors, (const uint8_t *)&v->id,
+				      v->win.top) < 0)
+			return NULL;
 		ep->st.rx_evicted++;
 		DROP(v);
 	}
 	*v = ep->scratch;
+	if (uet_tss_floor_take(&ep->floors, (const uint8_t *)&v->id, &floor))
+		uet_tss_replay_from_floor(&v->win, floor);
 	v->used = true;
 	memset(&ep->scratch, 0, sizeof(ep->scratch));
 	ep->st.rx_streams++;
@@ -361,6 +393,7 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 	struct uet_tss_hdr h;
 	struct rx_stream *s;
 	struct rx_id id;
+	uint64_t floor;
 	size_t pl;
 	int hl, rc;
 
@@ -378,6 +411,12 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 				ep->st.rx_stale++;
 			return rc;
 		}
+	} else if (uet_tss_floor_get(&ep->floors, (const uint8_t *)&id,
+				     &floor) && h.tsc <= floor) {
+		/* Evicted: what it sent up to then may be a replay. */
+		ep->st.rx_stale++;
+		ep->st.rx_floored++;
+		return -ESTALE;
 	} else {
 		s = rx_scratch(ep, p, &h, &id);
 		if (!s) {
@@ -388,17 +427,22 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 	}
 	rc = rx_begin(s, p, in, hl, &h);
 	if (!rc)
-		rc = uet_tss_update(s->aead, out, in + hl, pl);
-	if (!rc)
-		rc = uet_tss_open_final(s->aead, in + hl + pl);
+		rc = uet_tss_open_rest(s->aead, out, in + hl, pl,
+				       in + hl + pl);
 	if (rc) {
 		/* The plaintext of a forgery must not leave here. */
 		OPENSSL_cleanse(out, pl);
 		ep->st.rx_bad_icv++;
 		return -EBADMSG;
 	}
-	if (s == &ep->scratch)
+	if (s == &ep->scratch) {
 		s = rx_insert(ep);
+		if (!s) {
+			OPENSSL_cleanse(out, pl);
+			ep->st.rx_no_room++;
+			return -ENOMEM;
+		}
+	}
 	uet_tss_replay_commit(&s->win, h.tsc);
 	s->stamp = ++ep->clock;
 	ep->st.rx_opened++;
@@ -431,5 +475,53 @@ ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 	if (rx_begin(s, p, in, hl, &h) ||
 	    uet_tss_update(s->aead, out, in + hl, want))
 		return -EIO;
+	return (ssize_t)want;
+}
+
+ssize_t uet_tss_ep_open_trimmed(struct uet_tss_ep *ep,
+				const struct uet_tss_pkt *p, const uint8_t *in,
+				size_t len, uint8_t *out, size_t want)
+{
+	struct uet_tss_hdr h;
+	struct rx_stream *s;
+	struct rx_id id;
+	ssize_t hl = uet_tss_hdr_decode(&h, in, len);
+	int rc;
+
+	if (hl < 0 || (size_t)hl >= len) {
+		ep->st.rx_malformed++;
+		return -EBADMSG;
+	}
+	if (h.sdi != ep->keys.sdi) {
+		ep->st.rx_other_sd++;
+		return -EXDEV;
+	}
+	memset(&id, 0, sizeof(id));
+	memcpy(id.addr, p->saddr, p->is_v6 ? 16 : 4);
+	id.ssi = h.ssi;
+	id.epoch = h.epoch;
+	id.an = h.an;
+	id.flags = (p->is_v6 ? 1 : 0) | (h.sp ? 2 : 0);
+	/* Only a stream an authentic packet set up; never a new key made. */
+	s = (ep->keys.have >> h.an & 1) ? rx_find(ep, &id) : NULL;
+	if (!s) {
+		ep->st.rx_trim_unknown++;
+		return -ENOKEY;
+	}
+	/* A TSC seen (or below the window) is a replay: nothing to ask for. */
+	rc = uet_tss_replay_check(&s->win, h.tsc);
+	if (rc) {
+		if (rc == -EALREADY)
+			ep->st.rx_replay++;
+		else
+			ep->st.rx_stale++;
+		return rc;
+	}
+	if (want > len - (size_t)hl)
+		want = len - (size_t)hl;
+	if (rx_begin(s, p, in, (int)hl, &h) ||
+	    uet_tss_update(s->aead, out, in + hl, want))
+		return -EIO;
+	ep->st.rx_trimmed++;
 	return (ssize_t)want;
 }

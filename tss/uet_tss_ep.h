@@ -36,7 +36,14 @@ struct uet_tss_ep_stats {
 	uint64_t rx_no_key;		/* an AN we hold no key for */
 	uint64_t rx_malformed;		/* cut short, bad header */
 	uint64_t rx_streams;		/* streams set up */
-	uint64_t rx_evicted;		/* streams dropped for room */
+	uint64_t rx_evicted;		/* streams dropped for room (their
+					 * highest TSC kept as a floor) */
+	uint64_t rx_floored;		/* of rx_stale: at or below an evicted
+					 * stream's floor */
+	uint64_t rx_no_room;		/* a new stream refused: no memory for
+					 * a floor */
+	uint64_t rx_trimmed;		/* trimmed packets' headers read */
+	uint64_t rx_trim_unknown;	/* trimmed, of no stream set up */
 };
 
 /* The outer addresses of a packet, as on the wire (ports host order). */
@@ -94,12 +101,23 @@ int uet_tss_ep_seal_end(struct uet_tss_ep *ep, struct uet_tss_aead *a,
 			uint8_t icv[UET_TSS_ICV_LEN]);
 
 /*
+ * Or, after begin, the whole plaintext |in| at once into |out| (may be
+ * |in|), then the ICV: a short packet takes the lighter AEAD call
+ * (uet_tss_gcm.c). 0 or -EIO.
+ */
+int uet_tss_ep_seal_rest(struct uet_tss_ep *ep, struct uet_tss_aead *a,
+			 uint8_t *out, const uint8_t *in, size_t len,
+			 uint8_t icv[UET_TSS_ICV_LEN]);
+
+/*
  * uet_tss_ep_open() checks and decrypts the secured UDP payload |in| of
  * |len| bytes into |out| (room for |len| bytes; not |in|, which stays as
  * it came). Returns the plaintext's length (PDS header onwards), or
  * -EBADMSG (malformed, bad ICV), -EXDEV (another SD), -ENOKEY (no key for
- * its AN), -EALREADY (replayed), -ESTALE (older than the window), each
- * counted; |out| then holds nothing of use.
+ * its AN), -EALREADY (replayed), -ESTALE (older than the window, or at or
+ * below the floor of its evicted stream), -ENOMEM (a new stream and no
+ * memory to keep the floor of the one it would evict), each counted;
+ * |out| then holds nothing of use.
  */
 ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			const uint8_t *in, size_t len, uint8_t *out);
@@ -113,6 +131,22 @@ ssize_t uet_tss_ep_open(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 ssize_t uet_tss_ep_peek(struct uet_tss_ep *ep, const struct uet_tss_pkt *p,
 			const uint8_t *in, size_t len, uint8_t *out,
 			size_t want);
+
+/*
+ * uet_tss_ep_open_trimmed() reads the headers of a packet a switch
+ * trimmed (UE 1.0 3.6.17: its DSCP says so): the ICV went with the cut,
+ * so nothing authenticates it. Only for a stream an authentic packet set
+ * up, and a TSC it has not seen (checked, not recorded: the whole packet
+ * may still come), it decrypts the first |want| bytes of what is left
+ * into |out|: the PDS header the NACK TRIMMED answers. The caller must use
+ * it for that and nothing else (GCM without its tag is malleable: a bit
+ * flipped in the ciphertext flips it in the plaintext). Returns the bytes
+ * written, or -EBADMSG, -EXDEV, -ENOKEY (no such stream: rx_trim_unknown),
+ * -EALREADY, -ESTALE, -EIO.
+ */
+ssize_t uet_tss_ep_open_trimmed(struct uet_tss_ep *ep,
+				const struct uet_tss_pkt *p, const uint8_t *in,
+				size_t len, uint8_t *out, size_t want);
 
 const struct uet_tss_ep_stats *uet_tss_ep_stats(const struct uet_tss_ep *ep);
 

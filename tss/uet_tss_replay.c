@@ -75,3 +75,11 @@ void uet_tss_replay_commit(struct uet_tss_replay *w, uint64_t tsc)
 	}
 	bit_set(w->bits, tsc);
 }
+
+void uet_tss_replay_from_floor(struct uet_tss_replay *w, uint64_t floor)
+{
+	/* Every slot set: all of (floor - WIN, floor] seen, and below stale. */
+	memset(w->bits, 0xFF, sizeof(w->bits));
+	w->any = true;
+	w->top = floor;
+}

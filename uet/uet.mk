@@ -3,7 +3,7 @@
 # (tss/, on libcrypto); then uet/: the libfabric provider.
 UET_IO_SRCS	:= $(DEV_SRCS) $(ENGINE_SRCS) $(TSS_SRCS)
 UET_IO_OBJS	:= $(UET_IO_SRCS:%.c=$(B)/%.o)
-UET_IO_LIBS	:= -lxdp -lbpf -lmnl -lcrypto
+UET_IO_LIBS	:= -lxdp -lbpf -lmnl -lcrypto -lsodium
 
 $(B)/libuet_io.a: $(UET_IO_OBJS)
 	$(call msg,AR,$@)

@@ -7,7 +7,12 @@
 # endpoint of an SD, the service for two; SIGHUP reloads (the generation
 # moves, a new key gets epochs, the old key's stay), a bad file at reload
 # keeps the keys; a restarted service never hands an epoch out again.
+# The service steers the frames of an SD with several endpoints here: the
+# fallback (UET_TSS_XDP=off, as where the kernel cannot read them in XDP);
+# e2e_tss_eps tests the XDP program reading them. A bad UET_TSS_XDP stops
+# the service with a message that names it.
 source "$(dirname "$0")/e2e_lib.sh"
+export UET_TSS_XDP=off
 
 K0=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 K1=ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100
@@ -75,6 +80,9 @@ e2e_ok "a key file with a bad line: refused ($out)"
 
 keys "sd 7 jobs 100-199 active 0 key0 $K0
 sd 9 jobs 300 mode direct ssi active 0 key0 $K1"
+out=$(UET_TSS_XDP=yes uetd_fg) && e2e_fail "UET_TSS_XDP=yes served: $out"
+grep -q "UET_TSS_XDP=yes: must be auto or off" <<< "$out" || e2e_fail "UET_TSS_XDP=yes: $out"
+e2e_ok "a bad UET_TSS_XDP: refused ($out)"
 svc_start
 [ "$(stat -c %a "$E2E_TMP/state")" = 700 ] || e2e_fail "state dir mode"
 e2e_in A "$B/tss_keys" "$IF_A" 999 > "$E2E_TMP/k999" 2>&1 || true

@@ -98,6 +98,7 @@ static void t_xdp_setup(struct t_xdp *t, uint64_t xsk_eps, uint16_t port)
 	t->skel = uet_xdp__open();
 	cr_assert_not_null(t->skel);
 	t->skel->rodata->uet_udp_port = port;
+	cr_assert_eq(uet_xdp_kptr_fix(t->skel->obj), 0);
 	cr_assert_eq(uet_xdp__load(t->skel), 0, "the verifier refused it");
 	t->prog_fd = bpf_program__fd(t->skel->progs.uet_xdp_prog);
 	t->maps.xsks = bpf_map__fd(t->skel->maps.uet_xdp_xsks);

@@ -62,6 +62,7 @@ static void t_setup(struct t_w *t, unsigned int bits)
 	t->skel = uet_xdp__open();
 	cr_assert_not_null(t->skel);
 	t->skel->rodata->uet_ep_shift = 16 - bits;
+	cr_assert_eq(uet_xdp_kptr_fix(t->skel->obj), 0);
 	cr_assert_eq(uet_xdp__load(t->skel), 0, "the verifier refused it");
 	t->prog_fd = bpf_program__fd(t->skel->progs.uet_xdp_prog);
 	pids = bpf_map__fd(t->skel->maps.uet_xdp_pids);

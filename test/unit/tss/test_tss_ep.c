@@ -382,3 +382,134 @@ Test(tss_ep, eviction)
 		uet_tss_ep_free(a[i].ep);
 	uet_tss_ep_free(b.ep);
 }
+
+/*
+ * Replay with many more senders than the table holds (issue 40): 1200
+ * streams to one receiver, each sending 3 packets, kept; every kept packet
+ * sent again, the oldest streams' first: none accepted (the evicted ones
+ * meet their floor, the others their window), and each stream's next
+ * packet still opens.
+ */
+#define MANY	1200
+
+Test(tss_ep, replay_with_1200_streams, .timeout = 60)
+{
+	static struct side a[MANY];
+	static struct wire w[MANY][3];
+	struct side b;
+	struct wire next;
+	uint64_t accepted = 0;
+	const struct uet_tss_ep_stats *st;
+
+	mk_side(&b, UET_TSS_CLUSTER, false, true, 250);
+	for (int i = 0; i < MANY; i++) {
+		/* A sender each: its own SSI, epoch and address. */
+		mk_keys(&a[i].keys, UET_TSS_CLUSTER, true, 0x20000u + i,
+			(uint16_t)i);
+		memset(&a[i].src, 0, sizeof(a[i].src));
+		a[i].src.addr[0] = 10;
+		a[i].src.addr[2] = (uint8_t)(i >> 8);
+		a[i].src.addr[3] = (uint8_t)i;
+		a[i].ep = uet_tss_ep_new(&a[i].keys, &a[i].src);
+		cr_assert_not_null(a[i].ep);
+		for (int k = 0; k < 3; k++) {
+			seal(&a[i], &b, &w[i][k], (uint8_t)(i + k));
+			cr_assert_eq(open_w(&b, &w[i][k]), PL, "%d/%d", i, k);
+		}
+	}
+	st = uet_tss_ep_stats(b.ep);
+	cr_assert_eq(st->rx_streams, MANY);
+	cr_assert_eq(st->rx_evicted, MANY - 64);
+	for (int i = 0; i < MANY; i++)
+		for (int k = 0; k < 3; k++)
+			accepted += open_w(&b, &w[i][k]) >= 0;
+	cr_assert_eq(accepted, 0, "%llu replayed packets accepted",
+		     (unsigned long long)accepted);
+	cr_assert_geq(st->rx_floored, 1);
+	cr_assert_eq(st->rx_replay + st->rx_stale, 3 * MANY);
+	/* Senders go on: a fresh packet of every stream opens. */
+	for (int i = 0; i < MANY; i++) {
+		seal(&a[i], &b, &next, (uint8_t)(i + 9));
+		cr_assert_eq(open_w(&b, &next), PL, "stream %d goes on", i);
+		cr_assert_eq(open_w(&b, &next), -EALREADY);
+	}
+	cr_assert_eq(st->rx_no_room, 0);
+	for (int i = 0; i < MANY; i++)
+		uet_tss_ep_free(a[i].ep);
+	uet_tss_ep_free(b.ep);
+}
+
+/* A key rotation forgets the floors under the key that changed. */
+Test(tss_ep, floors_go_with_their_key)
+{
+	struct side a[70], b;
+	struct wire w;
+
+	mk_side(&b, UET_TSS_CLUSTER, false, false, 200);
+	for (int i = 0; i < 70; i++) {
+		mk_side(&a[i], UET_TSS_CLUSTER, false, false, (uint8_t)i);
+		seal(&a[i], &b, &w, (uint8_t)i);
+		cr_assert_eq(open_w(&b, &w), PL);
+	}
+	/* a[0] evicted: its first packet again meets its floor. */
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_evicted, 6);
+	memset(b.keys.key[0], 0x33, UET_TSS_KEY_LEN);
+	cr_assert_eq(uet_tss_ep_set_keys(b.ep, &b.keys), 0);
+	memset(a[0].keys.key[0], 0x33, UET_TSS_KEY_LEN);
+	cr_assert_eq(uet_tss_ep_set_keys(a[0].ep, &a[0].keys), 0);
+	/* New key, TSC from 0 again: no old floor refuses it. */
+	seal(&a[0], &b, &w, 1);
+	cr_assert_eq(open_w(&b, &w), PL);
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_floored, 0);
+	for (int i = 0; i < 70; i++)
+		uet_tss_ep_free(a[i].ep);
+	uet_tss_ep_free(b.ep);
+}
+
+/*
+ * A trimmed packet (ICV and payload cut): its first bytes are read for a
+ * known stream and a TSC not seen, without recording it (the whole packet
+ * still opens); a replayed TSC, an unknown stream, another SD refused.
+ */
+Test(tss_ep, trimmed_headers)
+{
+	struct side a, b, c;
+	struct wire w, w2;
+	uint8_t out[64];
+	size_t hl, cut;
+
+	mk_side(&a, UET_TSS_CLUSTER, false, true, 1);
+	mk_side(&b, UET_TSS_CLUSTER, false, true, 2);
+	mk_side(&c, UET_TSS_CLUSTER, false, true, 3);
+	hl = uet_tss_ep_hdr_len(a.ep);
+	cut = hl + 48;		/* 64 bytes of UDP payload kept */
+	seal(&a, &b, &w, 1);
+	/* No stream yet: nothing read (no key derived for it either). */
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, cut, out,
+					     40), -ENOKEY);
+	cr_assert_eq(open_w(&b, &w), PL);
+	seal(&a, &b, &w2, 2);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w2.pkt, w2.buf, cut, out,
+					     40), 40);
+	cr_assert_arr_eq(out, w2.plain, 40);
+	/* Less left than asked: what there is. */
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w2.pkt, w2.buf, hl + 10,
+					     out, 40), 10);
+	/* Not recorded: the whole packet still opens, then is a replay. */
+	cr_assert_eq(open_w(&b, &w2), PL);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w2.pkt, w2.buf, cut, out,
+					     40), -EALREADY);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, cut, out,
+					     40), -EALREADY);
+	/* Another sender's stream: unknown. */
+	seal(&c, &b, &w, 3);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, cut, out,
+					     40), -ENOKEY);
+	cr_assert_eq(uet_tss_ep_open_trimmed(b.ep, &w.pkt, w.buf, hl, out,
+					     40), -EBADMSG);
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_trimmed, 2);
+	cr_assert_eq(uet_tss_ep_stats(b.ep)->rx_trim_unknown, 2);
+	uet_tss_ep_free(a.ep);
+	uet_tss_ep_free(b.ep);
+	uet_tss_ep_free(c.ep);
+}

@@ -221,6 +221,58 @@ static void sp800_108(uint8_t *out, size_t len, const uint8_t *key,
 }
 
 /*
+ * Both AEADs behind uet_tss_gcm.c agree at every length around the switch
+ * (UET_TSS_GCM_SMALL): a whole text (libsodium up to it) against the same
+ * in pieces (EVP), in place too, and each opens the other's; a flipped
+ * tag byte is refused by both.
+ */
+Test(tss_gcm, short_and_long_calls_agree)
+{
+	uint8_t key[32], iv[12], aad[36], in[600], one[600], str[600];
+	uint8_t back[600], t1[16], t2[16];
+	struct uet_tss_aead *a;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 37 + 11);
+	memset(key, 0x6b, sizeof(key));
+	memset(aad, 0x44, sizeof(aad));
+	a = uet_tss_aead_new(key);
+	cr_assert_not_null(a);
+	for (len = 0; len <= sizeof(in); len += len < 300 ? 1 : 37) {
+		memset(iv, (int)len, sizeof(iv));
+		cr_assert_eq(uet_tss_seal(a, iv, aad, sizeof(aad), one, in,
+					  len, t1), 0);
+		cr_assert_eq(uet_tss_seal_begin(a, iv, aad, sizeof(aad)), 0);
+		if (len)
+			cr_assert_eq(uet_tss_update(a, str, in, 1), 0);
+		if (len > 1)
+			cr_assert_eq(uet_tss_update(a, str + 1, in + 1,
+						    len - 1), 0);
+		cr_assert_eq(uet_tss_seal_final(a, t2), 0);
+		cr_assert_arr_eq(one, str, len, "length %zu", len);
+		cr_assert_arr_eq(t1, t2, 16, "length %zu", len);
+		memcpy(back, in, len);
+		cr_assert_eq(uet_tss_seal(a, iv, aad, sizeof(aad), back, back,
+					  len, t2), 0);
+		cr_assert_arr_eq(back, one, len, "in place, length %zu", len);
+		cr_assert_eq(uet_tss_open(a, iv, aad, sizeof(aad), back, str,
+					  len, t1), 0, "length %zu", len);
+		cr_assert_arr_eq(back, in, len);
+		cr_assert_eq(uet_tss_open_begin(a, iv, aad, sizeof(aad)), 0);
+		cr_assert_eq(uet_tss_update(a, back, one, len), 0);
+		cr_assert_eq(uet_tss_open_final(a, t1), 0);
+		t1[len % 16] ^= 4;
+		cr_assert_eq(uet_tss_open(a, iv, aad, sizeof(aad), back, one,
+					  len, t1), -EBADMSG, "length %zu", len);
+		cr_assert_eq(uet_tss_open_begin(a, iv, aad, sizeof(aad)), 0);
+		cr_assert_eq(uet_tss_update(a, back, one, len), 0);
+		cr_assert_eq(uet_tss_open_final(a, t1), -EBADMSG);
+	}
+	uet_tss_aead_free(a);
+}
+
+/*
  * The reference loop above against NIST CAVP KDFCTR vectors (counter
  * before the fixed input): the 8-bit counter with CMAC-AES-128, and
  * CMAC-AES-256 with a 32-bit counter (no CAVP vector of this pair with

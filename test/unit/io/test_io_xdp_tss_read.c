@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The XDP program reading sealed frames' headers (issue 40,
+ * bpf/uet_xdp_tss.h): frames sealed by tss/ (AES-256-GCM, as an engine
+ * seals them) for an SD with several endpoints on the interface go to the
+ * endpoint their encrypted PDS and SES headers name, once the context
+ * maker (bpf/uet_tss_ctx.bpf.c) has given the program a context for their
+ * key: the SD's in direct mode, the stream's in cluster mode. Without one
+ * they go to the service. A request that opens a PDC goes by its SES
+ * header (two AES blocks), one on an established PDC and other packets by
+ * the first block (its DPDCID). Byte vectors in a private network
+ * namespace, one socket at several XSKMAP indices, as test_io_xdp_tss.c.
+ * Needs root.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "test/unit/io/t_priv.h"
+#include "dev/uet_frame.h"
+#include "dev/uet_xdp_ctl.h"
+#include "dev/uet_xsk.h"
+#include "pdc/pdc_hdr.h"
+#include "ses/ses_hdr.h"
+#include "tss/uet_tss_ep.h"
+#include "uet_fep.h"
+#include "uet_tss_ctx.skel.h"
+#include "uet_wire.h"
+#include "uet_xdp.skel.h"
+
+#define T_SDI		0x0A0B0C
+#define T_JOB		0x77
+#define T_PID_A		0x042		/* held by endpoint 5 */
+#define T_PID_B		0x043		/* held by endpoint 3 */
+#define T_CAP		512
+#define T_ID(ep, low)	((uint16_t)((ep) << UET_FEP_ID_SHIFT | (low)))
+
+struct t_rd {
+	struct uet_xdp *skel;
+	struct uet_tss_ctx *mk;
+	struct uet_xsk *xsk;
+	struct uet_xdp_maps maps;
+	int prog_fd, sdi, ep_rx;
+	uint8_t key[UET_TSS_KEY_LEN];
+};
+
+static int t_silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+static void t_setup(struct t_rd *t)
+{
+	struct uet_xsk_cfg xcfg = { .queue_id = 0, .frame_cnt = 256,
+				    .ring_size = 64, .xsks_map_fd = -1 };
+	struct uet_xdp_pid_ent a = { .job_id = T_JOB, .ep = 5 };
+	struct uet_xdp_pid_ent b = { .job_id = T_JOB, .ep = 3 };
+	uint32_t pa = T_PID_A, pb = T_PID_B;
+	int fd, pids;
+
+	t_require_root();
+	libbpf_set_print(t_silent);
+	cr_assert_eq(unshare(CLONE_NEWNET), 0, "unshare: %m");
+	cr_assert_eq(system("ip link add t0 type veth peer name t1 && "
+			    "ip link set t0 up && ip link set t1 up"), 0);
+	t->skel = uet_xdp__open();
+	cr_assert_not_null(t->skel);
+	cr_assert_eq(uet_xdp_kptr_fix(t->skel->obj), 0);
+	cr_assert_eq(uet_xdp__load(t->skel), 0, "the verifier refused it");
+	t->mk = uet_tss_ctx__open();
+	cr_assert_not_null(t->mk);
+	cr_assert_eq(uet_xdp_kptr_fix(t->mk->obj), 0);
+	cr_assert_eq(bpf_map__reuse_fd(t->mk->maps.uet_xdp_tss_ctx,
+			bpf_map__fd(t->skel->maps.uet_xdp_tss_ctx)), 0);
+	cr_assert_eq(uet_tss_ctx__load(t->mk), 0, "no BPF crypto here");
+	t->prog_fd = bpf_program__fd(t->skel->progs.uet_xdp_prog);
+	t->maps.xsks = bpf_map__fd(t->skel->maps.uet_xdp_xsks);
+	t->maps.counters = bpf_map__fd(t->skel->maps.uet_xdp_counters);
+	t->sdi = bpf_map__fd(t->skel->maps.uet_xdp_sdi);
+	t->ep_rx = bpf_map__fd(t->skel->maps.uet_xdp_ep_rx);
+	pids = bpf_map__fd(t->skel->maps.uet_xdp_pids);
+	cr_assert_eq(bpf_map_update_elem(pids, &pa, &a, 0), 0);
+	cr_assert_eq(bpf_map_update_elem(pids, &pb, &b, 0), 0);
+	xcfg.ifindex = (int)if_nametoindex("t0");
+	t->xsk = uet_xsk_create(&xcfg);
+	cr_assert_not_null(t->xsk, "xsk: %m");
+	fd = uet_xsk_fd(t->xsk);
+	for (uint32_t ep = 0; ep <= 5; ep++)
+		cr_assert_eq(bpf_map_update_elem(t->maps.xsks, &ep, &fd, 0), 0);
+	for (size_t i = 0; i < sizeof(t->key); i++)
+		t->key[i] = (uint8_t)(i * 29 + 7);
+}
+
+static void t_teardown(struct t_rd *t)
+{
+	uet_xsk_destroy(t->xsk);
+	uet_tss_ctx__destroy(t->mk);
+	uet_xdp__destroy(t->skel);
+}
+
+static void t_sdi_put(struct t_rd *t, uint32_t flags)
+{
+	uint32_t sdi = T_SDI, v = UET_FEP_EP_SERVICE | flags;
+
+	cr_assert_eq(bpf_map_update_elem(t->sdi, &sdi, &v, 0), 0);
+}
+
+/* A context through the maker, as uetd makes it. */
+static void t_ctx_add(struct t_rd *t, const struct uet_xdp_tss_key *k,
+		      const uint8_t *key, const uint8_t *mask)
+{
+	struct uet_xdp_tss_ctx_args a = { .k = *k };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &a,
+		    .ctx_size_in = sizeof(a));
+
+	memcpy(a.key, key, sizeof(a.key));
+	if (mask)
+		memcpy(a.iv_mask, mask, sizeof(a.iv_mask));
+	cr_assert_eq(bpf_prog_test_run_opts(
+		bpf_program__fd(t->mk->progs.uet_tss_ctx_add), &o), 0);
+	cr_assert_eq(a.err, 0, "context maker: %d", a.err);
+}
+
+/*
+ * A frame from 10.99.0.1 sealed by an endpoint of |mode| (with an SSI when
+ * |ssi|, epoch 3) around |plain| (|n| bytes: PDS header onwards).
+ */
+static size_t t_sealed6(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
+			bool ssi, bool v6, const uint8_t *plain, size_t n);
+
+static size_t t_sealed(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
+		       bool ssi, const uint8_t *plain, size_t n)
+{
+	return t_sealed6(t, f, mode, ssi, false, plain, n);
+}
+
+/* The same over IPv6 (fd00::1 to fd00::2) when |v6|. */
+static size_t t_sealed6(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
+			bool ssi, bool v6, const uint8_t *plain, size_t n)
+{
+	struct uet_frame_addr src = { .port = 0x5151, .is_v6 = v6 }, dst = {
+		.port = UET_UDP_PORT, .is_v6 = v6 };
+	struct uet_tss_sd_keys k = {
+		.sdi = T_SDI, .mode = mode, .tx_an = 0, .have = 1,
+		.use_ssi = ssi, .ssi = 0x0A0B0004, .epoch = { 3, 0 },
+	};
+	struct uet_tss_src local = { .is_v6 = v6 };
+	struct uet_tss_pkt pkt = { .sport = 0x5151, .dport = UET_UDP_PORT,
+				   .is_v6 = v6 };
+	struct uet_tss_ep *ep;
+	ssize_t hl, len;
+	size_t thl;
+
+	if (v6) {
+		inet_pton(AF_INET6, "fd00::1", &src.v6);
+		inet_pton(AF_INET6, "fd00::2", &dst.v6);
+		memcpy(local.addr, &src.v6, 16);
+	} else {
+		inet_pton(AF_INET, "10.99.0.1", &src.v4);
+		inet_pton(AF_INET, "10.99.0.2", &dst.v4);
+		memcpy(local.addr, &src.v4, 4);
+	}
+	memcpy(k.key[0], t->key, sizeof(t->key));
+	ep = uet_tss_ep_new(&k, &local);
+	cr_assert_not_null(ep);
+	thl = uet_tss_ep_hdr_len(ep);
+	memset(f, 0xA5, T_CAP);
+	hl = uet_frame_encode(f, T_CAP, &src, &dst,
+			      thl + n + UET_TSS_ICV_LEN);
+	cr_assert_gt(hl, 0);
+	memcpy(f + hl + thl, plain, n);
+	pkt.saddr = v6 ? (const uint8_t *)&src.v6 : (const uint8_t *)&src.v4;
+	pkt.daddr = v6 ? (const uint8_t *)&dst.v6 : (const uint8_t *)&dst.v4;
+	len = uet_tss_ep_seal(ep, &pkt, f + hl, n);
+	cr_assert_eq(len, (ssize_t)(thl + n + UET_TSS_ICV_LEN));
+	uet_tss_ep_free(ep);
+	/* Sealed: the SES header's PIDonFEP is not in clear. */
+	cr_assert_neq(memcmp(f + hl + thl, plain, n), 0);
+	return (size_t)hl + (size_t)len;
+}
+
+/* A RUD request (SYN) with a standard SES header to |pid|, 8 B of data. */
+static size_t t_req_plain(uint8_t *h, uint16_t pid)
+{
+	struct pdc_hdr pds = { .req = {
+		.pro = { UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_HDR_REQUEST_STD,
+			 UET_PDS_F_REQ_SYN },
+		.psn = 1, .spdcid = T_ID(9, 1) } };
+	struct ses_std_hdr ses = {
+		.opcode = UET_SES_OP_WRITE,
+		.f = { .rel = true, .som = true, .eom = true },
+		.message_id = 9, .job_id = T_JOB, .pid_on_fep = pid,
+		.request_length = 8,
+	};
+	ssize_t n = pdc_hdr_encode(h, UET_PDS_HDR_MAX_LEN, &pds);
+
+	cr_assert_gt(n, 0);
+	cr_assert_eq(ses_std_hdr_encode(h + n, UET_SES_STD_HDR_LEN, &ses),
+		     UET_SES_STD_HDR_LEN);
+	memset(h + n + UET_SES_STD_HDR_LEN, 0x3C, 8);
+	return (size_t)n + UET_SES_STD_HDR_LEN + 8;
+}
+
+/*
+ * A request on an established PDC (no SYN) whose DPDCID names endpoint
+ * |ep|, its SES header naming T_PID_A's (5): sealed, the DPDCID in the
+ * first block steers it.
+ */
+static size_t t_est_plain(uint8_t *h, uint32_t ep)
+{
+	size_t n = t_req_plain(h, T_PID_A);
+	struct pdc_hdr pds = { .req = {
+		.pro = { UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_HDR_REQUEST_STD,
+			 0 },
+		.psn = 2, .spdcid = T_ID(9, 1), .dpdcid = T_ID(ep, 4) } };
+
+	cr_assert_eq(pdc_hdr_encode(h, UET_PDS_HDR_MAX_LEN, &pds),
+		     UET_PDS_RUD_REQ_LEN);
+	return n;
+}
+
+/* An ACK on the PDC whose DPDCID names endpoint |ep|. */
+static size_t t_ack_plain(uint8_t *h, uint32_t ep)
+{
+	struct pdc_hdr pds = { .ack = {
+		.pro = { UET_PDS_TYPE_ACK, 0, 0 },
+		.cack_psn = 5, .spdcid = T_ID(9, 1),
+		.dpdcid = T_ID(ep, 2) } };
+	ssize_t n = pdc_hdr_encode(h, UET_PDS_HDR_MAX_LEN, &pds);
+
+	cr_assert_gt(n, 0);
+	return (size_t)n;
+}
+
+static uint64_t t_ep_rx(struct t_rd *t, uint32_t ep)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	cr_assert_eq(bpf_map_lookup_elem(t->ep_rx, &ep, v), 0);
+	for (int c = 0; c < ncpu; c++)
+		sum += v[c];
+	return sum;
+}
+
+/*
+ * Runs |f|: redirected, to endpoint |ep| (its counter up by one) or to the
+ * service (|ep| 0: no endpoint's counter moves); counter |cnt| up by one.
+ */
+static void t_expect(struct t_rd *t, const uint8_t *f, size_t len,
+		     uint32_t ep, unsigned int cnt)
+{
+	struct xdp_md ctx = { .data_end = (uint32_t)len };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f,
+		    .data_size_in = (uint32_t)len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = 1);
+	uint64_t before[UET_XDP_CNT_MAX], after[UET_XDP_CNT_MAX], rx[2];
+
+	rx[0] = t_ep_rx(t, 3) + t_ep_rx(t, 5);
+	rx[1] = ep ? t_ep_rx(t, ep) : 0;
+	cr_assert_eq(uet_xdp_counters_read(&t->maps, before), 0);
+	cr_assert_eq(bpf_prog_test_run_opts(t->prog_fd, &o), 0);
+	cr_assert_eq((int)o.retval, XDP_REDIRECT);
+	cr_assert_eq(uet_xdp_counters_read(&t->maps, after), 0);
+	cr_assert_eq(after[cnt] - before[cnt], 1, "%s",
+		     uet_xdp_counter_name(cnt));
+	cr_assert_eq(after[ep ? UET_XDP_CNT_TSS_STEERED :
+			   UET_XDP_CNT_TSS_TO_SERVICE] -
+		     before[ep ? UET_XDP_CNT_TSS_STEERED :
+			    UET_XDP_CNT_TSS_TO_SERVICE], 1);
+	if (ep)
+		cr_assert_eq(t_ep_rx(t, ep), rx[1] + 1, "endpoint %u", ep);
+	else
+		cr_assert_eq(t_ep_rx(t, 3) + t_ep_rx(t, 5), rx[0]);
+}
+
+Test(io_xdp_tss_read, direct_mode_by_the_sds_context)
+{
+	struct uet_xdp_tss_key k = { .sdi_an = T_SDI };
+	uint8_t f[T_CAP], p[128], other[UET_TSS_KEY_LEN] = { 1 };
+	struct t_rd t;
+	size_t n;
+
+	t_setup(&t);
+	t_sdi_put(&t, UET_XDP_SDI_READ_SD);
+	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_req_plain(p, T_PID_A));
+	/* No context yet: the service. */
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_NO_CTX);
+	t_ctx_add(&t, &k, t.key, NULL);
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_req_plain(p, T_PID_B));
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	/* With an SSI (the IV's source), and an ACK (one block) by DPDCID. */
+	n = t_sealed(&t, f, UET_TSS_DIRECT, true, p, t_req_plain(p, T_PID_A));
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_ack_plain(p, 3));
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	/* Established: by its DPDCID (first block), not its SES header. */
+	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_est_plain(p, 3));
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	/* A context of another key: noise, which names no endpoint here. */
+	t_ctx_add(&t, &k, other, NULL);
+	n = t_sealed(&t, f, UET_TSS_DIRECT, false, p, t_req_plain(p, T_PID_A));
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_READ);
+	t_teardown(&t);
+}
+
+Test(io_xdp_tss_read, cluster_mode_by_the_streams_context)
+{
+	struct uet_xdp_tss_key k = { .sdi_an = T_SDI, .epoch = 3, .sp = 1,
+				     .src = { 0x0A, 0x0B, 0x00, 0x04 } };
+	struct uet_tss_src src = { .is_v6 = false };
+	struct uet_tss_keymat km;
+	struct uet_tss_hdr h;
+	uint8_t f[T_CAP], p[128];
+	struct t_rd t;
+	size_t n, hl = 14 + 20 + 8;
+
+	t_setup(&t);
+	t_sdi_put(&t, UET_XDP_SDI_READ_STREAM);
+	n = t_sealed(&t, f, UET_TSS_CLUSTER, true, p, t_req_plain(p, T_PID_B));
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_NO_CTX);
+	/* The SD's key is not the stream's: the SD-wide entry is no use. */
+	t_ctx_add(&t, &(struct uet_xdp_tss_key){ .sdi_an = T_SDI }, t.key,
+		  NULL);
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_NO_CTX);
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	inet_pton(AF_INET, "10.99.0.1", src.addr);
+	cr_assert_eq(uet_tss_derive(&km, UET_TSS_CLUSTER, t.key, &h, &src, 0),
+		     0);
+	t_ctx_add(&t, &k, km.key, km.iv_mask);
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	/* Without an SSI the stream is the IPv4 source's. */
+	n = t_sealed(&t, f, UET_TSS_CLUSTER, false, p, t_req_plain(p, T_PID_A));
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_NO_CTX);
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	cr_assert_eq(uet_tss_derive(&km, UET_TSS_CLUSTER, t.key, &h, &src, 0),
+		     0);
+	k = (struct uet_xdp_tss_key){ .sdi_an = T_SDI, .epoch = 3,
+				      .src = { 10, 99, 0, 1 } };
+	t_ctx_add(&t, &k, km.key, km.iv_mask);
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	t_teardown(&t);
+}
+
+/* IPv6: the IV takes the SDI (no SSI), the stream its 16-byte source. */
+Test(io_xdp_tss_read, ipv6_both_modes)
+{
+	struct uet_xdp_tss_key k = { .sdi_an = T_SDI, .epoch = 3,
+				     .is_v6 = 1 };
+	struct uet_tss_src src = { .is_v6 = true };
+	struct uet_tss_keymat km;
+	struct uet_tss_hdr h;
+	uint8_t f[T_CAP], p[128];
+	struct t_rd t;
+	size_t n, hl = 14 + 40 + 8;
+
+	t_setup(&t);
+	t_sdi_put(&t, UET_XDP_SDI_READ_SD);
+	t_ctx_add(&t, &(struct uet_xdp_tss_key){ .sdi_an = T_SDI }, t.key,
+		  NULL);
+	n = t_sealed6(&t, f, UET_TSS_DIRECT, false, true, p,
+		      t_req_plain(p, T_PID_B));
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	n = t_sealed6(&t, f, UET_TSS_DIRECT, true, true, p,
+		      t_est_plain(p, 5));
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	t_sdi_put(&t, UET_XDP_SDI_READ_STREAM);
+	n = t_sealed6(&t, f, UET_TSS_CLUSTER, false, true, p,
+		      t_req_plain(p, T_PID_A));
+	t_expect(&t, f, n, 0, UET_XDP_CNT_TSS_NO_CTX);
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	inet_pton(AF_INET6, "fd00::1", src.addr);
+	memcpy(k.src, src.addr, 16);
+	cr_assert_eq(uet_tss_derive(&km, UET_TSS_CLUSTER, t.key, &h, &src, 0),
+		     0);
+	t_ctx_add(&t, &k, km.key, km.iv_mask);
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
+	t_teardown(&t);
+}

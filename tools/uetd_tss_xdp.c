@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * AES contexts for the XDP program (uetd_tss_xdp.h): the syscall program
+ * of bpf/uet_tss_ctx.bpf.c, run with bpf_prog_test_run, puts each in the
+ * program's pinned uet_xdp_tss_ctx.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <openssl/crypto.h>
+
+#include "dev/uet_xdp_ctl.h"
+#include "tools/uetd_tss_xdp.h"
+#include "uet_tss_ctx.skel.h"
+#include "uet_xdp_shared.h"
+
+struct uetd_tss_xdp {
+	struct uet_tss_ctx *skel;
+	int map;
+	bool on;
+	char why[160];
+	uint64_t added, failed;
+};
+
+static int uetd_tss_xdp_quiet(enum libbpf_print_level level, const char *fmt,
+			      va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int uetd_tss_xdp_run(struct uetd_tss_xdp *x,
+			    struct uet_xdp_tss_ctx_args *a)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a,
+		    .ctx_size_in = sizeof(*a));
+	int ret;
+
+	ret = bpf_prog_test_run_opts(
+		bpf_program__fd(x->skel->progs.uet_tss_ctx_add), &o);
+	if (ret < 0)
+		ret = -errno;
+	else
+		ret = a->err;
+	OPENSSL_cleanse(a->key, sizeof(a->key));
+	return ret;
+}
+
+/* What the kernel said, for status. */
+static void uetd_tss_xdp_off(struct uetd_tss_xdp *x, const char *what,
+			     int err)
+{
+	snprintf(x->why, sizeof(x->why), "%s: %s", what, strerror(-err));
+	x->on = false;
+}
+
+struct uetd_tss_xdp *uetd_tss_xdp_new(const char *ifname,
+				      const char *setting)
+{
+	struct uetd_tss_xdp *x = calloc(1, sizeof(*x));
+	struct uet_xdp_tss_ctx_args a = { .k.sdi_an = UINT32_MAX };
+	libbpf_print_fn_t old;
+	int ret;
+
+	if (!x)
+		return NULL;
+	if (setting && !strcmp(setting, "off")) {
+		snprintf(x->why, sizeof(x->why), "UET_TSS_XDP=off");
+		x->map = -1;
+		return x;
+	}
+	x->map = uet_xdp_map_open(ifname, "uet_xdp_tss_ctx");
+	if (x->map < 0) {
+		uetd_tss_xdp_off(x, "the XDP program has no context map "
+				 "(an older one)", x->map);
+		return x;
+	}
+	old = libbpf_set_print(uetd_tss_xdp_quiet);
+	x->skel = uet_tss_ctx__open();
+	ret = x->skel ? uet_xdp_kptr_fix(x->skel->obj) : -errno;
+	if (!ret)
+		ret = bpf_map__reuse_fd(x->skel->maps.uet_xdp_tss_ctx, x->map);
+	if (!ret)
+		ret = uet_tss_ctx__load(x->skel);
+	libbpf_set_print(old);
+	if (ret) {
+		uetd_tss_xdp_off(x, "no BPF crypto kfuncs for the context "
+				 "maker", ret < 0 ? ret : -EINVAL);
+		return x;
+	}
+	/* One context of a key no frame has (SDI above 24 bits). */
+	ret = uetd_tss_xdp_run(x, &a);
+	bpf_map_delete_elem(x->map, &a.k);
+	if (ret) {
+		uetd_tss_xdp_off(x, "no ecb(aes) context", ret);
+		return x;
+	}
+	x->on = true;
+	return x;
+}
+
+void uetd_tss_xdp_free(struct uetd_tss_xdp *x)
+{
+	if (!x)
+		return;
+	if (x->on)
+		uetd_tss_xdp_flush(x);
+	uet_tss_ctx__destroy(x->skel);
+	if (x->map >= 0)
+		close(x->map);
+	free(x);
+}
+
+bool uetd_tss_xdp_on(const struct uetd_tss_xdp *x)
+{
+	return x && x->on;
+}
+
+const char *uetd_tss_xdp_why(const struct uetd_tss_xdp *x)
+{
+	return x ? x->why : "out of memory";
+}
+
+int uetd_tss_xdp_add(struct uetd_tss_xdp *x, uint32_t sdi, uint8_t an,
+		     const struct uet_tss_hdr *h, const struct uet_tss_src *src,
+		     const uint8_t key[UET_TSS_KEY_LEN],
+		     const uint8_t iv_mask[UET_TSS_IV_LEN])
+{
+	struct uet_xdp_tss_ctx_args a = {
+		.k.sdi_an = sdi | (uint32_t)an << 24,
+	};
+	int ret;
+
+	if (!uetd_tss_xdp_on(x))
+		return -EOPNOTSUPP;
+	if (h) {
+		a.k.epoch = h->epoch;
+		a.k.sp = h->sp;
+		if (h->sp) {
+			a.k.src[0] = (uint8_t)(h->ssi >> 24);
+			a.k.src[1] = (uint8_t)(h->ssi >> 16);
+			a.k.src[2] = (uint8_t)(h->ssi >> 8);
+			a.k.src[3] = (uint8_t)h->ssi;
+		} else {
+			a.k.is_v6 = src->is_v6;
+			memcpy(a.k.src, src->addr, src->is_v6 ? 16 : 4);
+		}
+	}
+	memcpy(a.key, key, sizeof(a.key));
+	memcpy(a.iv_mask, iv_mask, sizeof(a.iv_mask));
+	ret = uetd_tss_xdp_run(x, &a);
+	if (ret)
+		x->failed++;
+	else
+		x->added++;
+	return ret;
+}
+
+void uetd_tss_xdp_flush(struct uetd_tss_xdp *x)
+{
+	struct uet_xdp_tss_key k;
+
+	if (!uetd_tss_xdp_on(x))
+		return;
+	/* Deleting releases each context; the first key is then new. */
+	for (unsigned int i = 0; i < UET_XDP_TSS_CTXS &&
+	     bpf_map_get_next_key(x->map, NULL, &k) == 0; i++)
+		bpf_map_delete_elem(x->map, &k);
+}
+
+int uetd_tss_xdp_describe(const struct uetd_tss_xdp *x, char *buf,
+			  size_t len)
+{
+	if (uetd_tss_xdp_on(x))
+		return snprintf(buf, len, "in XDP (BPF crypto ecb(aes): "
+				"%llu contexts made, %llu failed)",
+				(unsigned long long)x->added,
+				(unsigned long long)x->failed);
+	return snprintf(buf, len, "by the service (%s)", uetd_tss_xdp_why(x));
+}
