@@ -313,8 +313,9 @@ struct pdc_counts_ent {
 };
 
 struct pdc_counts {
-	struct pdc_counts_ent *ent;
-	uint32_t mask;
+	struct pdc_counts_ent *ent;	/* max slots reserved, mask + 1 used */
+	struct pdc_counts_ent *tmp;	/* max / 2: where growing moves them */
+	uint32_t mask, max, used;
 };
 
 int pdc_counts_init(struct pdc_counts *u, uint32_t most);
