@@ -138,6 +138,8 @@ static int uet_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			ret = -FI_ETIMEDOUT;
 			break;
 		}
+		/* What waits for our answer would wait out our sleep. */
+		uet_domain_send_held(c->dom);
 		if (uet_domain_wait(c->dom, c->wait.evfd, deadline))
 			uet_wait_obj_drain(&c->wait);
 	}
