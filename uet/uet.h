@@ -361,7 +361,7 @@ struct uet_cntr {
 	uint64_t value, err;
 	/* What fi_poll and fi_trywait last reported (fi_poll(3)). */
 	uint64_t seen_value, seen_err;
-	uint64_t read_value;		/* at the last fi_cntr_read (uet_idle.c) */
+	uint64_t read_value;		/* at the last fi_cntr_read */
 	struct uet_wait_obj wait;
 };
 

@@ -114,7 +114,8 @@ echo "bench_local_yield: load $(cut -d' ' -f1-3 /proc/loadavg)"
 for conf in $FI_CONFS; do
 	echo "bench: local_8b_lat_$conf $(median < "$E2E_TMP/local.$conf") us"
 	[ "$conf" = shm ] ||
-		echo "bench: veth_8b_lat_$conf $(median < "$E2E_TMP/veth.$conf") us"
+		echo "bench: veth_8b_lat_$conf" \
+			"$(median < "$E2E_TMP/veth.$conf") us"
 done
 for y in 0 1; do
 	for conf in $MPI_CONFS; do

@@ -7,9 +7,10 @@
 #    thread, the provider's too) must stay under 1% of a core in sread and
 #    epoll, and under 20% polling: past FI_UET_SPIN_US (default 50 us) each
 #    read sleeps on the sockets up to 1 ms (2-3% of a core here, 7% with
-#    the other cores' load: each nap's wake-up and the reads between). With FI_UET_SPIN_US=-1 (never sleep) the
-#    polling one must spin (over 50%: the check can fail). A value that is
-#    no spin budget fails fi_domain.
+#    the other cores' load: each nap's wake-up and the reads between).
+#    With FI_UET_SPIN_US=-1 (never sleep) the polling one must spin (over
+#    50%: the check can fail). A value that is no spin budget fails
+#    fi_domain.
 # b. More ranks than cores: Open MPI, 2 x nproc ranks in two namespaces
 #    (nproc each), not told it oversubscribes (no mpi_yield_when_idle):
 #    mpi_check's ping-pongs, allreduce and alltoall, every byte checked,
@@ -71,7 +72,8 @@ for prov in uet tcp; do
 		{ sed 's/^/  mpirun: /' "$out"; e2e_fail "b. $prov:" \
 		  "mpi_multi_lat failed"; }
 	grep -q '^mpi_multi_lat: .* mean' "$out" ||
-		{ sed 's/^/  mpirun: /' "$out"; e2e_fail "b. $prov: no figure"; }
+		{ sed 's/^/  mpirun: /' "$out"
+		  e2e_fail "b. $prov: no figure"; }
 	e2e_ok "b. $prov, $np ranks on $(nproc) cores, every pair at once:" \
 		"$(sed -n 's/^mpi_multi_lat: //p' "$out")"
 done

@@ -6,13 +6,14 @@
  *   fi_idle_check -a ADDR [-m sread|epoll|poll] [-W MS] [-L PERCENT]
  *
  * It posts a receive that nothing will match, then, after a warm-up of
- * 100 ms that is not counted, waits MS milliseconds (default 1000) for a completion that cannot come: in fi_cq_sread (-m
- * sread, the default), in epoll on the CQ's fd after fi_trywait (-m epoll),
- * or calling fi_cq_read in a loop as a busy-polling application does (-m
- * poll). The CPU time of the whole process (every thread: the provider's
- * too, CLOCK_PROCESS_CPUTIME_ID) over the wait is printed as a share of
- * one core, "fi_idle_check: MODE: CPU P % of a core over MS ms", and must
- * stay under PERCENT (default 1) or it fails. Exits 0 on success, 1 on
+ * 100 ms that is not counted, waits MS milliseconds (default 1000) for a
+ * completion that cannot come: in fi_cq_sread (-m sread, the default), in
+ * epoll on the CQ's fd after fi_trywait (-m epoll), or calling fi_cq_read
+ * in a loop as a busy-polling application does (-m poll). The CPU time
+ * of the whole process (every thread: the provider's too,
+ * CLOCK_PROCESS_CPUTIME_ID) over the wait is printed as a share of one
+ * core, "fi_idle_check: MODE: CPU P % of a core over MS ms", and must stay
+ * under PERCENT (default 1) or it fails. Exits 0 on success, 1 on
  * failure.
  */
 #include <errno.h>
