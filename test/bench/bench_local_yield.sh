@@ -25,7 +25,8 @@ REPS=${REPS:-3}
 LAT_ITERS=${LAT_ITERS:-20000}
 MPI_ITERS=${MPI_ITERS:-2000}
 RUN_TIMEOUT=${RUN_TIMEOUT:-60}
-# uet: as it comes; uet_spin: FI_UET_SPIN_US=-1 (never sleeps).
+# uet: as it comes; uet_spin: FI_UET_SPIN_US=-1 (never sleeps); uet_sN:
+# FI_UET_SPIN_US=N (for choosing the default: FI_CONFS, MPI_CONFS).
 FI_CONFS=${FI_CONFS:-"uet uet_spin shm tcp"}
 MPI_CONFS=${MPI_CONFS:-"uet uet_spin tcp"}
 
@@ -39,6 +40,7 @@ conf_env() {
 	case $1 in
 	uet) echo FI_PROVIDER=uet ;;
 	uet_spin) echo FI_PROVIDER=uet FI_UET_SPIN_US=-1 ;;
+	uet_s*) echo FI_PROVIDER=uet "FI_UET_SPIN_US=${1#uet_s}" ;;
 	*) echo "FI_PROVIDER=$1" ;;
 	esac
 }
@@ -76,9 +78,11 @@ msgbench() {
 # mpi_multi CONF YIELD: mpi_multi_lat's mean 8 B half round trip (us), 4
 # ranks on 2 cores, mpi_yield_when_idle YIELD, to mpiYIELD.CONF.
 mpi_multi() {
-	local conf=$1 y=$2 out="$E2E_TMP/mpi.out" v="" prov=${1%_spin}
+	local conf=$1 y=$2 out="$E2E_TMP/mpi.out" v="" prov=${1%%_*} w
 	MPI_OPTS=(--mca mpi_yield_when_idle "$y")
-	[ "$conf" != uet_spin ] || MPI_OPTS+=(-x FI_UET_SPIN_US=-1)
+	for w in $(conf_env "$conf"); do
+		[ "${w%%=*}" != FI_UET_SPIN_US ] || MPI_OPTS+=(-x "$w")
+	done
 	MPI_PROG="$B/mpi_multi_lat" mpi_run "$prov" 4 "$out" "$MPI_ITERS" 8 &&
 		v=$(sed -n 's/^mpi_multi_lat: .* mean \([0-9.]*\) us.*/\1/p' \
 		"$out")
