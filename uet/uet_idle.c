@@ -2,10 +2,12 @@
 /*
  * Progress that yields (issue 41): an application that polls (fi_cq_read,
  * fi_cntr_read in a loop) and finds nothing for FI_UET_SPIN_US stops
- * spinning; each read then sleeps on its engines' fds, so that a core it
- * does not need goes to the processes that do.
+ * spinning; each read then yields the core for a while, then sleeps on
+ * its engines' fds, so that a core it does not need goes to the
+ * processes that do.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "uet/uet.h"
@@ -17,6 +19,16 @@
  * costs a ppoll and a progress run (2-4 us here), 0.3% of a core at 1 ms.
  */
 #define UET_IDLE_NAP_NS		(1000ull * 1000ull)
+
+/*
+ * How long reads yield (sched_yield) before they sleep. A sleeper woken
+ * waits for a core that spinning processes hold: 4 ranks on 2 cores
+ * pinging at once (bench_local_yield, no mpi_yield_when_idle) took 60 us
+ * a half round trip sleeping at once, 29 us spinning, 15 us yielding
+ * first. A yield costs nothing to others (it runs only when nobody else
+ * would), and past this the process sleeps.
+ */
+#define UET_IDLE_YIELD_NS	(1000ull * 1000ull)
 
 /*
  * Reads that found nothing between two looks at the clock: a clock read
@@ -31,9 +43,10 @@ void uet_params_spin_define(void)
 {
 	fi_param_define(&uet_prov, "spin_us", FI_PARAM_STRING,
 			"Microseconds a polling application (fi_cq_read, "
-			"fi_cntr_read) may find nothing before each read "
-			"sleeps on the endpoints' sockets, up to 1 ms, until "
-			"something arrives: the core goes to others meanwhile "
+			"fi_cntr_read) may find nothing before its reads yield "
+			"the core for 1 ms, then sleep on the endpoints' "
+			"sockets, up to 1 ms each, until something arrives: "
+			"the core goes to others meanwhile "
 			"(default 50; 0 sleeps after a few empty reads, -1 "
 			"never sleeps)");
 }
@@ -68,8 +81,9 @@ void uet_domain_spin_init(struct uet_domain *dom)
 
 /*
  * A read of the application found nothing (domain lock held). Within the
- * spin budget it returns false at once; past it, it sleeps until one of
- * the engines' fds or |extra_fd| (the read object's eventfd, -1: none) is
+ * spin budget it returns false at once; for UET_IDLE_YIELD_NS past it,
+ * it yields the core and returns false; then it sleeps until one of the
+ * engines' fds or |extra_fd| (the read object's eventfd, -1: none) is
  * readable, an engine timer is due or UET_IDLE_NAP_NS passed, and returns
  * true: the caller runs progress and reads again.
  */
@@ -89,6 +103,14 @@ bool uet_domain_idle(struct uet_domain *dom, int extra_fd)
 	}
 	if (now - dom->idle_since_ns < dom->spin_ns)
 		return false;
+	if (now - dom->idle_since_ns < dom->spin_ns + UET_IDLE_YIELD_NS) {
+		/* Each read yields; the clock is read at every one. */
+		dom->idle_reads = UET_IDLE_READS_PER_CLOCK - 1;
+		uet_domain_unlock(dom);
+		sched_yield();
+		uet_domain_lock(dom);
+		return false;
+	}
 	/* Nobody answers while we sleep: what waits for an answer goes. */
 	uet_domain_send_held(dom);
 	uet_domain_wait(dom, extra_fd, now + UET_IDLE_NAP_NS);
