@@ -177,7 +177,8 @@ $(B)/fi_idle_check: $(B)/test/progs/fi_idle_check.o
 
 all: $(B)/fi_idle_check
 E2E_TESTS	+= test/e2e/e2e_local_idle.sh
-E2E_DEPS	+= $(B)/fi_idle_check $(B)/libuet-fi.so $(B)/uetd
+E2E_DEPS	+= $(B)/fi_idle_check $(B)/mpi_check $(B)/mpi_multi_lat \
+		   $(B)/libuet-fi.so $(B)/uetd
 
 # The device service's JobID policy file (issue 12).
 E2E_TESTS	+= test/e2e/e2e_policy.sh
