@@ -169,6 +169,16 @@ E2E_TESTS	+= test/e2e/e2e_local.sh
 E2E_TESTS	+= test/e2e/e2e_local_users.sh
 E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/fi_atomic_check \
 		   $(B)/fi_rdmo_check $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd
+# Progress that yields (issue 41): an idle endpoint's CPU time while it
+# waits in fi_cq_sread, in epoll and polling; an oversubscribed MPI job.
+$(B)/fi_idle_check: $(B)/test/progs/fi_idle_check.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
+
+all: $(B)/fi_idle_check
+E2E_TESTS	+= test/e2e/e2e_local_idle.sh
+E2E_DEPS	+= $(B)/fi_idle_check $(B)/mpi_check $(B)/mpi_multi_lat \
+		   $(B)/libuet-fi.so $(B)/uetd
 
 # The device service's JobID policy file (issue 12).
 E2E_TESTS	+= test/e2e/e2e_policy.sh
@@ -321,6 +331,17 @@ $(B)/mpi_allreduce: test/progs/mpi/mpi_allreduce.c
 BENCH_SCRIPTS	+= test/bench/bench_local.sh
 BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/mpi_check $(B)/mpi_allreduce \
 		   $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# Progress that yields (issue 41): every pair of ranks pinging at once
+# (osu_multi_lat's shape), more ranks than cores; bench_local_yield.
+$(B)/mpi_multi_lat: test/progs/mpi/mpi_multi_lat.c
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+BENCH_SCRIPTS	+= test/bench/bench_local_yield.sh
+BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/mpi_multi_lat $(B)/libuet-fi.so \
+		   $(B)/uetctl $(B)/uetd
 
 # Next hops (issue [R] hostile peers, items 4 and 5): fi_neigh_check's
 # client writes to an address nobody answers ARP for (FI_EHOSTUNREACH

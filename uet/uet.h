@@ -157,6 +157,7 @@ struct uet_params {
 	uint16_t ri_base;
 	bool ack_before_cpl;
 	int64_t progress_idle_us;	/* -1: the default */
+	int64_t spin_us;		/* FI_UET_SPIN_US, -1: never sleep */
 	uint8_t multipath;		/* enum pdc_mp_mode */
 	uint16_t entropies;		/* 0: the engine's default */
 	bool print_stats;		/* FI_UET_STATS */
@@ -196,6 +197,8 @@ bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
 /* The progress thread's idle time (uet_progress_thread.c), us. */
 #define UET_PROGRESS_IDLE_US		100
 #define UET_PROGRESS_IDLE_MIN_US	10
+/* A polling application's spin budget (uet_idle.c), us: see its comment. */
+#define UET_SPIN_US_DEFAULT		50
 
 /* ---- objects ---------------------------------------------------------------- */
 struct uet_fabric {
@@ -231,6 +234,11 @@ struct uet_domain {
 	atomic_bool prog_stop;
 	int prog_stop_fd;
 	pthread_t prog_thread;
+	/* Progress that yields (uet_idle.c) */
+	uint64_t spin_ns;		/* UINT64_MAX: never sleep */
+	uint64_t idle_since_ns;		/* first empty read; 0: busy */
+	uint32_t idle_reads;		/* empty reads since the clock */
+	atomic_int app_sleeping;	/* application threads in a wait */
 	struct uet_list all_link;	/* uet_domains_flush() */
 	pid_t owner_pid;		/* a forked child's copy is not ours */
 };
@@ -353,6 +361,7 @@ struct uet_cntr {
 	uint64_t value, err;
 	/* What fi_poll and fi_trywait last reported (fi_poll(3)). */
 	uint64_t seen_value, seen_err;
+	uint64_t read_value;		/* at the last fi_cntr_read */
 	struct uet_wait_obj wait;
 };
 
@@ -606,6 +615,10 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 void uet_domain_run_engines(struct uet_domain *dom);
 /* Sends what every engine holds for the application's answer. Locked. */
 void uet_domain_send_held(struct uet_domain *dom);
+void uet_params_spin_define(void);
+int uet_params_spin_get(struct uet_params *p);
+void uet_domain_spin_init(struct uet_domain *dom);
+bool uet_domain_idle(struct uet_domain *dom, int extra_fd);
 /* The domain's progress thread, started with its first endpoint. */
 int uet_progress_thread_start(struct uet_domain *dom);
 void uet_progress_thread_stop(struct uet_domain *dom);
@@ -662,6 +675,13 @@ static inline void uet_wait_obj_idle(struct uet_wait_obj *w)
 {
 	if (w->pending || w->armed)
 		uet_wait_obj_quiet(w);
+}
+
+/* Something arrived or completed: the spin budget starts again. */
+static inline void uet_domain_busy(struct uet_domain *dom)
+{
+	dom->idle_since_ns = 0;
+	dom->idle_reads = 0;
 }
 
 static inline void uet_domain_lock(struct uet_domain *dom)

@@ -20,7 +20,7 @@ UET_FI_SRCS	:= uet/uet_init.c uet/uet_init_cc.c uet/uet_init_dp.c uet/uet_rudi.c
 		   uet/uet_eq.c \
 		   uet/uet_ep.c uet/uet_mr.c uet/uet_rma.c uet/uet_rdmo.c \
 		   uet/uet_progress.c \
-		   uet/uet_progress_thread.c \
+		   uet/uet_progress_thread.c uet/uet_idle.c \
 		   uet/uet_msg.c uet/uet_tagged.c uet/uet_msg_tx.c \
 		   uet/uet_msg_rx.c uet/uet_atomic.c uet/uet_wait.c \
 		   uet/uet_wait_set.c uet/uet_poll.c uet/uet_enosys.c \

@@ -47,6 +47,14 @@ static uint64_t uet_cntr_read(struct fid_cntr *cntr_fid)
 	uet_domain_lock(c->dom);
 	uet_domain_progress(c->dom);
 	v = c->value;
+	if (v != c->read_value) {
+		c->read_value = v;
+		uet_domain_busy(c->dom);
+	} else if (uet_domain_idle(c->dom, c->wait.evfd)) {
+		/* Nothing for a while: it slept a little; look again. */
+		uet_domain_progress(c->dom);
+		v = c->value;
+	}
 	/* Read: its fd must not stay readable for what was seen. */
 	uet_wait_obj_idle(&c->wait);
 	uet_domain_unlock(c->dom);
@@ -130,6 +138,8 @@ static int uet_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			ret = -FI_ETIMEDOUT;
 			break;
 		}
+		/* What waits for our answer would wait out our sleep. */
+		uet_domain_send_held(c->dom);
 		if (uet_domain_wait(c->dom, c->wait.evfd, deadline))
 			uet_wait_obj_drain(&c->wait);
 	}

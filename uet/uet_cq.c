@@ -107,6 +107,7 @@ static ssize_t uet_cq_read_locked(struct uet_cq *cq, void *buf, size_t count,
 		return -FI_EAGAIN;
 	}
 	n = count < cq->cnt ? count : cq->cnt;
+	uet_domain_busy(cq->dom);
 	for (size_t i = 0; i < n; i++) {
 		const struct uet_cq_entry *e = &cq->ring[cq->head];
 
@@ -140,6 +141,12 @@ static ssize_t uet_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	else
 		uet_domain_app_came(cq->dom);
 	ret = uet_cq_read_locked(cq, buf, count, src);
+	/* Nothing for a while: sleep a little, then look again. */
+	if (ret == -FI_EAGAIN && count &&
+	    uet_domain_idle(cq->dom, cq->wait.evfd)) {
+		uet_domain_progress(cq->dom);
+		ret = uet_cq_read_locked(cq, buf, count, src);
+	}
 	uet_domain_unlock(cq->dom);
 	return ret;
 }
@@ -198,6 +205,8 @@ static ssize_t uet_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 			cq->signalled = false;
 			break;
 		}
+		/* What waits for our answer would wait out our sleep. */
+		uet_domain_send_held(cq->dom);
 		/* Woken by the eventfd: a new entry or fi_cq_signal. */
 		if (uet_domain_wait(cq->dom, cq->wait.evfd, deadline))
 			uet_wait_obj_drain(&cq->wait);

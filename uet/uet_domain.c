@@ -206,6 +206,10 @@ static int uet_domain_init(struct uet_domain *dom, const struct fi_info *info)
 	int ret;
 
 	uet_params_get(&dom->params);
+	ret = uet_params_spin_get(&dom->params);
+	if (ret)
+		return ret;
+	uet_domain_spin_init(dom);
 	ret = uet_domain_job(attr, &dom->params, &dom->job_id);
 	if (ret)
 		return ret;

@@ -111,6 +111,7 @@ static void uet_params_define(void)
 	uet_params_cc_define();
 	uet_params_dp_define();
 	uet_params_rudi_define();
+	uet_params_spin_define();
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");

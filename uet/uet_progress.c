@@ -235,6 +235,8 @@ void uet_domain_run_engines(struct uet_domain *dom)
 		if (!ep->eng)
 			continue;
 		ret = uet_engine_progress(ep->eng);
+		if (ret > 0)
+			uet_domain_busy(dom);
 		if (ret < 0)
 			FI_WARN_SPARSE(&uet_prov, FI_LOG_EP_DATA,
 				       "progress on %s: %s\n", dom->ifname,
@@ -281,6 +283,8 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	struct pollfd fds[UET_WAIT_FDS];
 	uint64_t now = uet_engine_now_ns(), wait_ns, t;
 	struct timespec ts;
+	/* The progress thread keeps away while the application sleeps. */
+	bool app = extra_fd < 0 || extra_fd != dom->prog_stop_fd;
 	struct uet_list *pos;
 	struct uet_ep *ep;
 	int n = 0, ret;
@@ -310,9 +314,13 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	    UET_WAIT_MAX_MS * 1000000ull;
 	ts.tv_sec = (time_t)(t / 1000000000ull);
 	ts.tv_nsec = (long)(t % 1000000000ull);
+	if (app)
+		atomic_fetch_add(&dom->app_sleeping, 1);
 	uet_domain_unlock(dom);
 	ret = ppoll(fds, (nfds_t)n, &ts, NULL);
 	uet_domain_lock(dom);
+	if (app)
+		atomic_fetch_sub(&dom->app_sleeping, 1);
 	uet_list_for_each(pos, &dom->eps) {
 		ep = container_of(pos, struct uet_ep, link);
 		if (ep->eng)

@@ -10,46 +10,29 @@
 # of other users go. Neither way reaches the wire: the XDP program sees
 # no frame of theirs. Each run's engine counters say which way it went.
 source "$(dirname "$0")/e2e_lib.sh"
+source "$(dirname "$0")/e2e_local_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 
 # run LOCAL NAME PROG SERVER_ARGS -- CLIENT_ARGS: server and client of
-# PROG in namespace A with FI_UET_LOCAL=LOCAL; both must end well, and
-# their records (local_tx) and frames (tx_frames) show the way they took.
+# PROG in namespace A with FI_UET_LOCAL=LOCAL (lch_pair); their records
+# (local_tx) and frames (tx_frames) show the way they took.
 run() {
-	local local=$1 name="$2 (FI_UET_LOCAL=$1)" prog=$3 s rc=0
-	local port=$((49000 + RANDOM % 1000)) sargs=() cargs=() lt fr
+	local local=$1 name="$2 (FI_UET_LOCAL=$1)" prog=$3
 	shift 3
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
-	shift
-	cargs=("$@")
 	# The completion levels need a target that makes no progress while
 	# it sleeps: no progress thread there (e2e_fi_programs runs it).
-	e2e_in A env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1 \
-		FI_UET_PROGRESS_IDLE_US=0 timeout 120 "$B/$prog" \
-		"${sargs[@]}" -p "$port" > "$E2E_TMP/server.out" 2>&1 &
-	s=$!
-	e2e_in A env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1 \
-		timeout 120 "$B/$prog" "${cargs[@]}" -p "$port" \
-		> "$E2E_TMP/client.out" 2>&1 || rc=$?
-	wait "$s" || rc=$?
-	if [ $rc != 0 ] ||
-	   ! grep -q "client.*: \(all ok\|passed\)" "$E2E_TMP/client.out"; then
-		grep -v '^uet_engine_stats' "$E2E_TMP/server.out" |
-			sed 's/^/  server: /'
-		grep -v '^uet_engine_stats' "$E2E_TMP/client.out" |
-			sed 's/^/  client: /'
-		e2e_fail "$name"
-	fi
-	lt=$(e2e_engine_stat "$E2E_TMP/client.out" local_tx)
-	fr=$(e2e_engine_stat "$E2E_TMP/client.out" tx_frames)
+	LCH_SRV=(env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1
+		 FI_UET_PROGRESS_IDLE_US=0)
+	LCH_CLI=(env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1)
+	lch_pair "$name" "$prog" "$@"
 	if [ "$local" = off ]; then
-		[ "$lt" = 0 ] && [ "$fr" -gt 0 ] ||
-			e2e_fail "$name: $lt records, $fr frames (want frames)"
+		[ "$LT" = 0 ] && [ "$FR" -gt 0 ] ||
+			e2e_fail "$name: $LT records, $FR frames (want frames)"
 	else
-		[ "$lt" -gt 0 ] && [ "$fr" = 0 ] ||
-			e2e_fail "$name: $lt records, $fr frames (want records)"
+		[ "$LT" -gt 0 ] && [ "$FR" = 0 ] ||
+			e2e_fail "$name: $LT records, $FR frames (want records)"
 	fi
-	e2e_ok "$name: $lt records, $fr frames"
+	e2e_ok "$name: $LT records, $FR frames"
 }
 
 batteries() {

@@ -13,41 +13,23 @@
 #     it as they refuse a remote one (an error completion with its UET
 #     code), and nothing of the target's region changes.
 source "$(dirname "$0")/e2e_lib.sh"
+source "$(dirname "$0")/e2e_local_lib.sh"
 USER2="uetloc$$"
 
 cleanup_user() { userdel "$USER2" >/dev/null 2>&1 || true; }
 
 # run NAME SUID CUID PROG SERVER_ARGS -- CLIENT_ARGS: the server as SUID
-# and the client as CUID, both of JobID 700 in namespace A; both must end
-# well. The client's counters: LT records, FR frames, RF refusals.
+# and the client as CUID, both of JobID 700 in namespace A (lch_pair,
+# which sets the client's counters LT, FR and RF).
 run() {
-	local name=$1 suid=$2 cuid=$3 prog=$4 s rc=0 sargs=() cargs=()
-	local port=$((49000 + RANDOM % 1000))
+	local name=$1 suid=$2 cuid=$3 prog=$4
+	local job=(env HOME=/ FI_PROVIDER=uet FI_UET_JOB_ID=700 FI_UET_STATS=1)
 	shift 4
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
-	shift
-	cargs=("$@")
-	e2e_in A setpriv --reuid="$suid" --regid="$suid" --clear-groups \
-		env HOME=/ FI_PROVIDER=uet FI_UET_JOB_ID=700 FI_UET_STATS=1 \
-		FI_UET_PROGRESS_IDLE_US=0 timeout 120 "$E2E_STAGE/$prog" \
-		"${sargs[@]}" -p "$port" > "$E2E_TMP/server.out" 2>&1 &
-	s=$!
-	e2e_in A setpriv --reuid="$cuid" --regid="$cuid" --clear-groups \
-		env HOME=/ FI_PROVIDER=uet FI_UET_JOB_ID=700 FI_UET_STATS=1 \
-		timeout 120 "$E2E_STAGE/$prog" "${cargs[@]}" -p "$port" \
-		> "$E2E_TMP/client.out" 2>&1 || rc=$?
-	wait "$s" || rc=$?
-	if [ $rc != 0 ] ||
-	   ! grep -q "client.*: \(all ok\|passed\)" "$E2E_TMP/client.out"; then
-		grep -v '^uet_engine_stats' "$E2E_TMP/server.out" |
-			sed 's/^/  server: /'
-		grep -v '^uet_engine_stats' "$E2E_TMP/client.out" |
-			sed 's/^/  client: /'
-		e2e_fail "$name"
-	fi
-	LT=$(e2e_engine_stat "$E2E_TMP/client.out" local_tx)
-	FR=$(e2e_engine_stat "$E2E_TMP/client.out" tx_frames)
-	RF=$(e2e_engine_stat "$E2E_TMP/client.out" local_refused)
+	LCH_SRV=(setpriv --reuid="$suid" --regid="$suid" --clear-groups
+		 "${job[@]}" FI_UET_PROGRESS_IDLE_US=0)
+	LCH_CLI=(setpriv --reuid="$cuid" --regid="$cuid" --clear-groups
+		 "${job[@]}")
+	lch_pair "$name" "$prog" "$@"
 }
 
 e2e_setup 9000
@@ -56,6 +38,7 @@ trap 'cleanup_user; e2e_cleanup' EXIT
 e2e_stage "$B/libuet-fi.so" "$B/fi_msg_check" "$B/fi_rma_check" \
 	"$B/uet_write"
 export FI_PROVIDER_PATH="$E2E_STAGE"
+LCH_DIR=$E2E_STAGE
 useradd -M -r "$USER2" || e2e_fail "useradd $USER2"
 uid2=$(id -u "$USER2")
 printf '700 nobody,%s\n701 nobody\n' "$USER2" > "$E2E_TMP/jobs.conf"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Progress that yields (issue 41).
+# a. What an idle endpoint costs: fi_idle_check waits 2 s for a completion
+#    that cannot come, in fi_cq_sread, in epoll on its CQ's fd, and busy
+#    polling fi_cq_read; the process's CPU time over the wait (every
+#    thread, the provider's too) must stay under 1% of a core in sread and
+#    epoll, and under 20% polling: past FI_UET_SPIN_US (default 50 us) each
+#    read sleeps on the sockets up to 1 ms (2-3% of a core here, 7% with
+#    the other cores' load: each nap's wake-up and the reads between).
+#    With FI_UET_SPIN_US=-1 (never sleep) the polling one must spin (over
+#    50%: the check can fail). A value that is no spin budget fails
+#    fi_domain.
+# b. More ranks than cores: Open MPI, 2 x nproc ranks in two namespaces
+#    (nproc each), not told it oversubscribes (no mpi_yield_when_idle):
+#    mpi_check's ping-pongs, allreduce and alltoall, every byte checked,
+#    within MPI_TIMEOUT (default 120 s); and mpi_multi_lat, all pairs
+#    pinging at once, beside tcp, its figures printed.
+MPI_TIMEOUT=${MPI_TIMEOUT:-120}
+source "$(dirname "$0")/e2e_lib.sh"
+source "$(dirname "$0")/mpi_lib.sh"
+MPI_TRIES=${MPI_TRIES:-2}
+
+mpi_net_init bridge
+mpi_rank_add
+mpi_rank_add
+NS=${MPI_NS[0]}
+
+# idle MODE LIMIT [VAR=VALUE...]: fi_idle_check -m MODE with LIMIT (% of
+# a core); its line, and its status.
+idle() {
+	local mode=$1 limit=$2
+	shift 2
+	ip netns exec "$NS" env -u UET_BPFFS -u LIBXDP_BPFFS \
+		FI_PROVIDER=uet FI_UET_IFACE="$MPI_IF" "$@" timeout 30 \
+		"$B/fi_idle_check" -a "$MPI_NET.1" -m "$mode" -W 2000 \
+		-L "$limit" 2>&1
+}
+
+# check_idle WHAT WANT MODE LIMIT [VAR=VALUE...]: WANT 0, the wait must
+# stay under LIMIT; WANT 1, it must go over (spinning shows).
+check_idle() {
+	local what=$1 want=$2 out rc=0
+	shift 2
+	out=$(idle "$@") || rc=$?
+	why=$out
+	e2e_check "a. $what: ${out#fi_idle_check: }" test "$rc" = "$want"
+}
+
+check_idle "idle in fi_cq_sread, under 1% of a core" 0 sread 1
+check_idle "idle in epoll, under 1% of a core" 0 epoll 1
+check_idle "idle polling fi_cq_read, under 20%" 0 poll 20
+check_idle "polling with FI_UET_SPIN_US=-1 spins (over 50%)" 1 poll 50 \
+	FI_UET_SPIN_US=-1
+bad=$(idle sread 1 FI_UET_SPIN_US=soon || true)
+why="fi_idle_check said: $bad"
+e2e_check "a. FI_UET_SPIN_US=soon refused (fi_domain: Invalid argument)" \
+	grep -q "fi_domain.*Invalid argument" <<< "$bad"
+e2e_checks_done
+
+UET_MISSING=$(mpi_prov_missing uet)
+MPI_PPN=$(nproc)
+np=$(( 2 * MPI_PPN ))
+t0=$SECONDS
+mpi_job_uet "$np" -m 65536 -r 5000 -a 512 -l "$MPI_PPN" 300
+e2e_ok "b. $np ranks on $(nproc) cores, not yielding, done in" \
+	"$(( SECONDS - t0 )) s (bound ${MPI_TIMEOUT} s)"
+for prov in uet tcp; do
+	out="$E2E_TMP/multi.$prov"
+	[ "$prov" = tcp ] || [ -z "$UET_MISSING" ] || continue
+	MPI_PROG="$B/mpi_multi_lat" mpi_run "$prov" "$np" "$out" 2000 8 ||
+		{ sed 's/^/  mpirun: /' "$out"; e2e_fail "b. $prov:" \
+		  "mpi_multi_lat failed"; }
+	grep -q '^mpi_multi_lat: .* mean' "$out" ||
+		{ sed 's/^/  mpirun: /' "$out"
+		  e2e_fail "b. $prov: no figure"; }
+	e2e_ok "b. $prov, $np ranks on $(nproc) cores, every pair at once:" \
+		"$(sed -n 's/^mpi_multi_lat: //p' "$out")"
+done

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Progress that yields (issue 41): an application that polls (fi_cq_read,
+ * fi_cntr_read in a loop) and finds nothing for FI_UET_SPIN_US stops
+ * spinning; each read then yields the core for a while, then sleeps on
+ * its engines' fds, so that a core it does not need goes to the
+ * processes that do.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "uet/uet.h"
+
+/*
+ * The longest a read sleeps. A socket or a local peer's write wakes it at
+ * once; what it cannot see (another provider's CQ, a flag in the
+ * application's own shared memory) waits this long at worst. Each nap
+ * costs a ppoll and a progress run (2-4 us here), 0.3% of a core at 1 ms.
+ */
+#define UET_IDLE_NAP_NS		(1000ull * 1000ull)
+
+/*
+ * How long reads yield (sched_yield) before they sleep. A sleeper woken
+ * waits for a core that spinning processes hold: 4 ranks on 2 cores
+ * pinging at once (bench_local_yield, no mpi_yield_when_idle) took 60 us
+ * a half round trip sleeping at once, 29 us spinning, 15 us yielding
+ * first. A yield costs nothing to others (it runs only when nobody else
+ * would), and past this the process sleeps.
+ */
+#define UET_IDLE_YIELD_NS	(1000ull * 1000ull)
+
+/*
+ * Reads that found nothing between two looks at the clock: a clock read
+ * costs 20 ns here, a fifth of an empty fi_cq_read.
+ */
+#define UET_IDLE_READS_PER_CLOCK	32
+
+/* A minute: more is a mistake (-1 says never). */
+#define UET_SPIN_US_MAX		60000000
+
+void uet_params_spin_define(void)
+{
+	fi_param_define(&uet_prov, "spin_us", FI_PARAM_STRING,
+			"Microseconds a polling application (fi_cq_read, "
+			"fi_cntr_read) may find nothing before its reads yield "
+			"the core for 1 ms, then sleep on the endpoints' "
+			"sockets, up to 1 ms each, until something arrives: "
+			"the core goes to others meanwhile "
+			"(default 50; 0 sleeps after a few empty reads, -1 "
+			"never sleeps)");
+}
+
+/* 0, or -FI_EINVAL for a value that is no spin budget (warned). */
+int uet_params_spin_get(struct uet_params *p)
+{
+	char *v = NULL, *end;
+	long us;
+
+	p->spin_us = UET_SPIN_US_DEFAULT;
+	if (fi_param_get_str(&uet_prov, "spin_us", &v) != FI_SUCCESS || !v)
+		return 0;
+	errno = 0;
+	us = strtol(v, &end, 10);
+	if (errno || end == v || *end || us < -1 || us > UET_SPIN_US_MAX) {
+		FI_WARN(&uet_prov, FI_LOG_DOMAIN, "FI_UET_SPIN_US=%s: not a "
+			"number of microseconds from 0 to %d, nor -1 (never "
+			"sleep)\n", v, UET_SPIN_US_MAX);
+		return -FI_EINVAL;
+	}
+	p->spin_us = us;
+	return 0;
+}
+
+void uet_domain_spin_init(struct uet_domain *dom)
+{
+	dom->spin_ns = dom->params.spin_us < 0 ? UINT64_MAX :
+		       (uint64_t)dom->params.spin_us * 1000ull;
+	uet_domain_busy(dom);
+}
+
+/*
+ * A read of the application found nothing (domain lock held). Within the
+ * spin budget it returns false at once; for UET_IDLE_YIELD_NS past it,
+ * it yields the core and returns false; then it sleeps until one of the
+ * engines' fds or |extra_fd| (the read object's eventfd, -1: none) is
+ * readable, an engine timer is due or UET_IDLE_NAP_NS passed, and returns
+ * true: the caller runs progress and reads again.
+ */
+bool uet_domain_idle(struct uet_domain *dom, int extra_fd)
+{
+	uint64_t now;
+
+	if (dom->spin_ns == UINT64_MAX ||
+	    ++dom->idle_reads < UET_IDLE_READS_PER_CLOCK)
+		return false;
+	dom->idle_reads = 0;
+	now = uet_engine_now_ns();
+	if (!dom->idle_since_ns) {
+		dom->idle_since_ns = now;
+		if (dom->spin_ns)
+			return false;
+	}
+	if (now - dom->idle_since_ns < dom->spin_ns)
+		return false;
+	if (now - dom->idle_since_ns < dom->spin_ns + UET_IDLE_YIELD_NS) {
+		/* Each read yields; the clock is read at every one. */
+		dom->idle_reads = UET_IDLE_READS_PER_CLOCK - 1;
+		uet_domain_unlock(dom);
+		sched_yield();
+		uet_domain_lock(dom);
+		return false;
+	}
+	/* Nobody answers while we sleep: what waits for an answer goes. */
+	uet_domain_send_held(dom);
+	uet_domain_wait(dom, extra_fd, now + UET_IDLE_NAP_NS);
+	return true;
+}
