@@ -502,11 +502,8 @@ static int uet_engine_kick_all(struct uet_engine *e)
 	return uet_xsk_tx_kick(e->xsk);
 }
 
-/*
- * Copies a frame built in the bounce buffer to its chunks: all of it, or
- * what surrounds the payload when that went there already
- * (uet_engine_fill_scatter).
- */
+/* A frame built in the bounce buffer to its chunks: all, or around the
+ * payload when that went there already (uet_engine_fill_scatter). */
 static void uet_engine_frame_put(struct uet_engine *e, struct uet_xsk_frame *f,
 				 uint32_t len)
 {
