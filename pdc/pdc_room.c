@@ -78,7 +78,7 @@ static bool pdc_room_close_ini(struct pdc_mgr *mgr, uint64_t now_ns)
 	return mgr->free_cnt > 0;
 }
 
-/* Asks quiet targets to close: the table has fewer free slots than its reserve. */
+/* Asks quiet targets to close: fewer free slots than the reserve. */
 void pdc_room_ask(struct pdc_mgr *mgr, uint64_t now_ns)
 {
 	if (now_ns - mgr->room_ask_ns < PDC_ROOM_SCAN_NS)

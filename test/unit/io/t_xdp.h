@@ -67,7 +67,7 @@ static inline void t_xsk_del(struct t_xdp *t, uint32_t ep)
 }
 
 static inline void t_pid_put(struct t_xdp *t, uint32_t pid, uint32_t job_id,
-		      uint16_t ep)
+			     uint16_t ep)
 {
 	struct uet_xdp_pid_ent ent = { .job_id = job_id, .ep = ep };
 
@@ -152,8 +152,9 @@ static inline void t_ep_rx_read(struct t_xdp *t, uint64_t *cnt)
  * Runs and checks the action, that exactly counter |cnt| moved (+seen), and
  * that uet_xdp_ep_rx moved by one at |ep| when |ep| > 0, else not at all.
  */
-static inline void t_xdp_check(struct t_xdp *t, const uint8_t *frame, size_t len,
-			int action, unsigned int cnt, uint32_t ep)
+static inline void t_xdp_check(struct t_xdp *t, const uint8_t *frame,
+			       size_t len, int action, unsigned int cnt,
+			       uint32_t ep)
 {
 	uint64_t before[UET_XDP_CNT_MAX], after[UET_XDP_CNT_MAX];
 	uint64_t ep_before[UET_XDP_EP_RX_ENTRIES];
@@ -177,15 +178,15 @@ static inline void t_xdp_check(struct t_xdp *t, const uint8_t *frame, size_t len
 }
 
 /* A frame the program passes or drops: no endpoint counter moves. */
-static inline void t_xdp_expect(struct t_xdp *t, const uint8_t *frame, size_t len,
-			 int action, unsigned int cnt)
+static inline void t_xdp_expect(struct t_xdp *t, const uint8_t *frame,
+				size_t len, int action, unsigned int cnt)
 {
 	t_xdp_check(t, frame, len, action, cnt, UET_FEP_EP_SERVICE);
 }
 
 /* A frame redirected to endpoint |ep|, or to the service when |ep| is 0. */
 static inline void t_xdp_to(struct t_xdp *t, const uint8_t *frame, size_t len,
-		     uint32_t ep)
+			    uint32_t ep)
 {
 	t_xdp_check(t, frame, len, XDP_REDIRECT,
 		    ep ? UET_XDP_CNT_REDIRECTED : UET_XDP_CNT_TO_SERVICE, ep);
@@ -198,8 +199,8 @@ static inline void t_xdp_to(struct t_xdp *t, const uint8_t *frame, size_t len,
  * A frame of Ethernet, IP (|v6|) and UDP to |port| around |hdr| (the PDS
  * and SES headers, |hdr_len| bytes) and 8 bytes of payload.
  */
-static inline size_t t_frame(uint8_t *f, bool v6, uint16_t port, const uint8_t *hdr,
-		      size_t hdr_len)
+static inline size_t t_frame(uint8_t *f, bool v6, uint16_t port,
+			     const uint8_t *hdr, size_t hdr_len)
 {
 	struct uet_frame_addr src = { .is_v6 = v6, .port = 0x5151,
 				      .mac = { 2, 0, 0, 0, 0, 1 } };
@@ -223,8 +224,8 @@ static inline size_t t_frame(uint8_t *f, bool v6, uint16_t port, const uint8_t *
 }
 
 /* PDS header |pds|, then a standard SES request to |pid| in |job_id|. */
-static inline size_t t_std_hdr(uint8_t *h, const struct pdc_hdr *pds, uint16_t pid,
-			uint32_t job_id, bool rel)
+static inline size_t t_std_hdr(uint8_t *h, const struct pdc_hdr *pds,
+			       uint16_t pid, uint32_t job_id, bool rel)
 {
 	struct ses_std_hdr ses = {
 		.opcode = UET_SES_OP_WRITE,
@@ -242,8 +243,8 @@ static inline size_t t_std_hdr(uint8_t *h, const struct pdc_hdr *pds, uint16_t p
 }
 
 /* The same, framed over IPv4 to the UET port. */
-static inline size_t t_std_frame(uint8_t *f, const struct pdc_hdr *pds, uint16_t pid,
-			  uint32_t job_id, bool rel)
+static inline size_t t_std_frame(uint8_t *f, const struct pdc_hdr *pds,
+				 uint16_t pid, uint32_t job_id, bool rel)
 {
 	uint8_t h[UET_PDS_HDR_MAX_LEN + UET_SES_STD_HDR_LEN];
 	size_t n = t_std_hdr(h, pds, pid, job_id, rel);
@@ -268,7 +269,7 @@ static inline size_t t_uet_frame(uint8_t *f, bool v6, uint16_t port)
 
 /* A RUD/ROD request (plain or CC) carrying |next_hdr|, SYN or |dpdcid|. */
 static inline struct pdc_hdr t_req(uint8_t type, uint8_t next_hdr, bool syn,
-			    uint16_t dpdcid)
+				   uint16_t dpdcid)
 {
 	/* With SYN the slot holds 0xC00: endpoint bits 3, if misread. */
 	struct pdc_hdr h = { .req = {
@@ -285,7 +286,7 @@ static inline struct pdc_hdr t_req(uint8_t type, uint8_t next_hdr, bool syn,
  * read_request_message_id |rr_id|.
  */
 static inline size_t t_rsp_frame(uint8_t *f, const struct pdc_hdr *pds,
-			  uint16_t msg_id, uint16_t rr_id)
+				 uint16_t msg_id, uint16_t rr_id)
 {
 	struct ses_rsp_hdr r = { .opcode = UET_SES_RSP_RESPONSE,
 				 .return_code = UET_SES_RC_OK,
