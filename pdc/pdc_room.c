@@ -42,7 +42,8 @@ static void pdc_room_ask_quiet(struct pdc_mgr *mgr, uint64_t now_ns)
 	for (uint32_t i = 0; i < mgr->cfg.max_pdcs; i++) {
 		struct pdc *p = mgr->tbl[i];
 
-		if (!p || p->role != PDC_ROLE_TGT || !pdc_tgt_is_quiet(p, now_ns))
+		if (!p || p->role != PDC_ROLE_TGT ||
+		    !pdc_tgt_is_quiet(p, now_ns))
 			continue;
 		p->tgt.close_req_cnt = 1;
 		p->tgt.close_req = true;
