@@ -257,19 +257,6 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.rto_init_ns = e->cfg.rto_init_ns ? e->cfg.rto_init_ns :
 					       UET_ENGINE_RTO_INIT_NS;
 	/*
-	 * Likewise the RTO's ceiling: PDC's 64 ms is below the round trip of
-	 * peers that wait for a core (256 endpoints in 16 processes on two
-	 * cores answered in hundreds of ms); every packet was then resent
-	 * every 64 ms until answered, 3.5 million copies for 61440 writes
-	 * of e2e_scale's all-to-all, which buried the peers further and
-	 * failed writes at PDC's 5 s limit in most runs. With 1 s: none,
-	 * and the all-to-all a quarter faster. A lost packet on an idle
-	 * path is still resent after its RTT-based RTO; only backoff goes
-	 * further.
-	 */
-	if (cfg.rto_max_ns < UET_ENGINE_RTO_MAX_NS)
-		cfg.rto_max_ns = UET_ENGINE_RTO_MAX_NS;
-	/*
 	 * PDC never resends a packet older than half of TIME_WAIT (so no copy
 	 * outlives the target's memory of it) and fails the PDC instead. On
 	 * shared cores a process may not run for hundreds of ms, and with the

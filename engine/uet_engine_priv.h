@@ -88,7 +88,6 @@
 #define UET_ENGINE_DEEP_PSNS	16
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
-#define UET_ENGINE_RTO_MAX_NS	1000000000ull	/* likewise */
 /* A peer that owes us READ data and is silent this long is dead. */
 /*
  * A peer we wait on (operations outstanding) and have not heard from this
