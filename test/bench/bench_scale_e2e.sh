@@ -6,23 +6,20 @@
 #   namespace a device service, every process waiting in fi_cq_sread) whose
 #   64 B writes into one target endpoint all landed and were verified, the
 #   target holding them all as peers at once; scale_e2e_incast_s the time
-#   from the go to the last slot, scale_e2e_setup_s the set-up before it.
-#   At 66 x 62 (4092) a quarter failed: the target's 512 PDCs, evicted
-#   while initiators still resent, answered INV_DPDCID (ECONNRESET) or
-#   NO_PDC_AVAIL until the retries ran out (FI_EBUSY): SCALE_CLIENTS=66
-#   shows it.
+#   from the go (the go file's time) to the last slot, scale_e2e_setup_s
+#   the set-up before it. 66 x 62 (4092, SCALE_CLIENTS=66) land too, in
+#   8-10 s: the target's 512 PDCs turn over by early closes.
 # - the all-to-all of 128 endpoints (8 namespaces x 16), 4 KiB each way,
 #   verified: scale_e2e_a2a_s, its time; scale_e2e_a2a_line_ratio, that time
 #   over the time the bytes a namespace sends take at its link's rate (the
 #   veth's nominal speed, as ethtool reports it: 10 Gbit/s; the slowest
 #   namespace's bytes); scale_e2e_a2a_pdcs_per_pair, PDCs each end opened
 #   per ordered pair of endpoints in different namespaces (1: none reopened).
-#   At 512 (32 x 16) each endpoint needs 496 PDCs of each role, past its
-#   512: target tables full of live PDCs answered NO_PDC_AVAIL and half
-#   the writes failed FI_EBUSY (SCALE_A2A_NS=32 shows it). At 256 (16 x
-#   16) every slot landed, but on a loaded machine a few writes of 65280
-#   failed FI_ETIMEDOUT: PDC resends nothing older than half its
-#   TIME_WAIT (5 s), and a process may not run that long.
+#   At 256 (16 x 16) about half the runs pass; in the others a few writes
+#   fail FI_ETIMEDOUT though their data landed (peers slower than the
+#   RTO's 64 ms ceiling answer after PDC's 5 s resend limit), and at 512
+#   (32 x 16, 992 PDCs wanted against 512) PDCs churn and more fail
+#   (fi_uet(7) LIMITS).
 # BENCH_SMOKE=1: 4 x 62 peers and 4 x 8 endpoints, to check it runs.
 set -euo pipefail
 B=${B:-build}
