@@ -161,7 +161,7 @@ static void pdc_ini_resp_lost(struct pdc_mgr *mgr, struct pdc *pdc,
  * clock (pdc_ini_put) again. The next try waits a growing, jittered spell
  * (from the RTO to PDC_NO_ROOM_WAIT_MAX_NS: a thousand initiators of an
  * incast must not come back in step), and the PDC fails -EBUSY once
- * refusals have lasted PDC_NO_ROOM_BUDGET_NS, about the time the target
+ * refusals have lasted PDC_NO_ROOM_BUDGET_TW TIME_WAITs, the time the target
  * needs to turn its slots over (its eviction records live one TIME_WAIT).
  */
 static void pdc_ini_no_room(struct pdc_mgr *mgr, struct pdc *pdc,

@@ -7,7 +7,7 @@
  * initiator closes an empty PDC at once, and the target is left with a
  * TIME_WAIT PDC it may turn into an eviction record whenever a slot is
  * needed. Evicting a live PDC instead (pdc_tgt_admit.c) is the last
- * resort: a late resend of its initiator gets INV_DPDCID and fails.
+ * resort: only its record (pdc_tomb.c) then answers a late resend.
  *
  * Both scans here walk the table (max_pdcs <= 4096), only when it is
  * under pressure and at most once per PDC_ROOM_SCAN_NS.

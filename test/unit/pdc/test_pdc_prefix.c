@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "test/unit/pdc/t_pdc_nop.h"
 #include "test/unit/pdc/test_pdc_sim.h"
 #include "uet_fep.h"
 
@@ -229,40 +230,6 @@ Test(pdc_prefix, another_prefix_is_unknown)
 	cr_expect_eq(a1.rx_stale, a0.rx_stale + 1, "an ACK for no PDC of A");
 	t_sim_free(s);
 }
-
-static int t_nop_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
-			 struct pdc_resp *resp)
-{
-	(void)ctx;
-	(void)pkt;
-	(void)resp;
-	return 0;
-}
-
-static int t_nop_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
-{
-	(void)ctx;
-	(void)cookie;
-	memset(buf, 0, len);
-	return 0;
-}
-
-static void t_nop_done(void *ctx, const struct pdc_tx_done *d)
-{
-	(void)ctx;
-	(void)d;
-}
-
-static void t_nop_event(void *ctx, const struct pdc_event *ev)
-{
-	(void)ctx;
-	(void)ev;
-}
-
-static const struct pdc_ops t_nop_ops = {
-	.deliver = t_nop_deliver, .fill = t_nop_fill,
-	.tx_done = t_nop_done, .event = t_nop_event,
-};
 
 static void t_expect_cfg(uint16_t prefix, uint8_t bits, uint32_t max_pdcs,
 			 bool ok)
