@@ -117,7 +117,8 @@ static int pdc_mgr_alloc(struct pdc_mgr *mgr)
 		return -ENOMEM;
 	/* Lowest slot first, so PDCIDs are easy to read in a capture. */
 	for (i = 0; i < c->max_pdcs; i++)
-		mgr->free_slot[i] = (uint16_t)(c->max_pdcs - 1 - i);
+		mgr->free_slot[i] = (uint16_t)i;
+	mgr->free_head = 0;
 	mgr->free_cnt = c->max_pdcs;
 	mgr->hash_mask = c->max_pdcs * 2 - 1;
 	for (i = 0; i < c->resp_pool_cnt; i++)
@@ -310,7 +311,9 @@ struct pdc *pdc_new(struct pdc_mgr *mgr, uint8_t role, uint32_t peer,
 		free(ring);
 		return NULL;
 	}
-	slot = mgr->free_slot[--mgr->free_cnt];
+	slot = mgr->free_slot[mgr->free_head];
+	mgr->free_head = (mgr->free_head + 1) % mgr->cfg.max_pdcs;
+	mgr->free_cnt--;
 	mgr->tbl[slot] = pdc;
 	pdc->id = pdc_new_id(mgr, slot);
 	pdc->heap_idx = UINT32_MAX;
@@ -349,7 +352,8 @@ void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc)
 	mgr->stats.pdcs--;
 	mgr->stats.state_len -= pdc->alloc_len;
 	mgr->tbl[slot] = NULL;
-	mgr->free_slot[mgr->free_cnt++] = (uint16_t)slot;
+	mgr->free_slot[(mgr->free_head + mgr->free_cnt++) %
+		       mgr->cfg.max_pdcs] = (uint16_t)slot;
 	pdc_counts_dec(&mgr->peer_use, pdc->peer);
 	if (pdc->role == PDC_ROLE_TGT) {
 		if (pdc->state != PDC_ST_TIME_WAIT)

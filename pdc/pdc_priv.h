@@ -370,8 +370,16 @@ struct pdc_mgr {
 	uint32_t gen_bits;	/* generation bits, between slot and prefix */
 	uint16_t id_prefix;	/* cfg.pdcid_prefix in place in a PDCID */
 	struct pdc **tbl;	/* by slot */
+	/*
+	 * Free slots in the order they were freed (a ring from free_head):
+	 * the slot used longest ago goes first. A PDCID is its slot and only
+	 * a bit or two of generation, so a slot taken again at once would
+	 * often give the PDCID just closed, which the peer may still hold
+	 * in TIME_WAIT (or, if it only ever heard SYNs, take for a replay:
+	 * INV_DPDCID, and the new PDC fails).
+	 */
 	uint16_t *free_slot;
-	uint32_t free_cnt;
+	uint32_t free_head, free_cnt;
 	uint32_t *hash;		/* bucket heads: slot + 1 */
 	uint32_t hash_mask;
 	struct pdc **heap;

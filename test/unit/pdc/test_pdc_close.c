@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Closing (ref 2.7): pdc_close() drains then sends CLOSE, idle PDCs close
+ * Closing (ref 2.7): pdc_close() drains then sends CLOSE (a PDC opened
+ * after takes another PDCID), idle PDCs close
  * on their own, an idle target asks with CLOSE_REQ (ignored while our
  * packets cross it), a target whose
  * initiator vanished closes in error, and lost final ACKs are survived
@@ -71,6 +72,51 @@ Test(pdc_close, explicit_close_then_reopen)
 	cr_assert_eq(pdc_info_get(s->end[0]->mgr, 1, PDC_MODE_RUD, &after), 0);
 	cr_expect_neq(after.start_psn, before.start_psn);
 	cr_expect_eq(s->end[0]->ok_cnt, 110);
+	t_sim_free(s);
+}
+
+/*
+ * A PDCID is prefix, generation and slot; with an endpoint index in the
+ * prefix one generation bit may be all that is left (7 + 1 + 8 bits
+ * here). A new PDC takes the slot freed longest ago, not the one just
+ * closed, whose PDCID the peer may still hold in TIME_WAIT: a SYN naming
+ * it again was taken for a replay there (INV_DPDCID), failing the new PDC
+ * (seen in a job of 64 ranks). Taking the same slot again, half of six
+ * reopenings would give the same PDCID.
+ */
+Test(pdc_close, reopen_takes_another_pdcid)
+{
+	struct t_wire w = { .delay_ns = 5000 };
+	struct t_sim *s = t_sim_new(&w, 53, 2);
+	struct pdc_info before, after;
+	struct pdc_cfg cfg;
+	uint32_t sent = 0;
+
+	t_cfg_lossy(&cfg, 53);
+	cfg.max_pdcs = 256;
+	cfg.pdcid_prefix_bits = 7;
+	cfg.pdcid_prefix = 3;
+	t_end_start(s, 0, &cfg);
+	cfg.seed = 54;
+	cfg.pdcid_prefix = 4;
+	t_end_start(s, 1, &cfg);
+	for (int i = 0; i < 6; i++) {
+		t_end_plan(s, 0, 1, PDC_MODE_RUD, sent += 10, 0);
+		cr_assert(t_sim_run(s, s->now + 100 * T_MS,
+				    t_sim_senders_done));
+		cr_assert_eq(pdc_info_get(s->end[0]->mgr, 1, PDC_MODE_RUD,
+					  &after), 0);
+		cr_expect_eq(after.pdcid >> 9, 3);
+		if (i)
+			cr_expect_neq(after.pdcid, before.pdcid,
+				      "reopening %d took PDCID %#x again", i,
+				      after.pdcid);
+		before = after;
+		cr_assert_eq(pdc_close(s->end[0]->mgr, 1, PDC_MODE_RUD,
+				       s->now), 0);
+		t_sim_run(s, s->now + 2 * T_MS, NULL);	/* CLOSE's ACK */
+	}
+	cr_expect_eq(s->end[0]->ok_cnt, sent);
 	t_sim_free(s);
 }
 
