@@ -119,6 +119,15 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 	bool had_data = false;
 	uint32_t psn;
 
+	/* What a failure looked like, for UET_ENGINE_DEBUG. */
+	pdc_log(mgr, "pdc %#x to peer %u (its pdc %#x, %s) failed: %d; psn "
+		"una %#x send %#x next %#x, srtt %llu us, rto %llu us",
+		pdc->id, pdc->peer, pdc->rid,
+		pdc->state == PDC_ST_SYN ? "unanswered" :
+		pdc->state == PDC_ST_EST ? "established" : "closing", err,
+		ini->una_psn, ini->send_psn, ini->next_psn,
+		(unsigned long long)(ini->srtt_ns / 1000),
+		(unsigned long long)(ini->rto_ns / 1000));
 	/* Out of the hash first: callbacks that send open a new PDC. */
 	pdc_hash_del(mgr, pdc);
 	pdc_ready_del(mgr, pdc);
@@ -132,7 +141,6 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 		had_data = true;
 		pdc_ini_complete(mgr, pdc, slot, err, NULL);
 	}
-	pdc_log(mgr, "pdc %#x to peer %u failed: %d", pdc->id, pdc->peer, err);
 	if (had_data)
 		mgr->stats.pdc_failed++;
 	else

@@ -73,6 +73,12 @@ void uet_cq_write_err(struct uet_cq *cq, const struct fi_cq_err_entry *e)
 		return;
 	}
 	err->e = *e;
+	/* Applications often abort on an error completion without saying
+	 * why (Open MPI: MPI_ERR_INTERN): the log keeps the cause. */
+	FI_WARN_SPARSE(&uet_prov, FI_LOG_CQ,
+		       "error completion: %s (prov_errno %d), flags 0x%llx, "
+		       "len %zu\n", fi_strerror(e->err), e->prov_errno,
+		       (unsigned long long)e->flags, e->len);
 	uet_list_add_tail(&cq->errs, &err->link);
 	uet_wait_obj_note(&cq->wait);
 }
