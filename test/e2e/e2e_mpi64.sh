@@ -26,6 +26,15 @@
 # seen silent for 1.44 s (a capture on the bridge: 25 retransmissions of one
 # packet 64 ms apart, its ACK 80 ms after the sender gave up). At 25, 7
 # jobs of 30 failed (ETIMEDOUT, MPI_ERR_INTERN); at 100 (6 s) none of 10.
+# And the provider's own spin-then-sleep (FI_UET_SPIN_US=50, uet/uet_idle.c):
+# with only mpi_yield_when_idle, 64 ranks each spinning on sched_yield
+# starved one namespace's ranks for 5 to 8 s at a time (seen from outside:
+# a sampler at nice -15 got no turn for 8 s, the kernel reported its
+# workqueues stuck for 48 s, perf showed one rank alone on a core), its
+# peers' retransmissions ran out (ETIMEDOUT) and about half the jobs
+# failed, this tree and the one of a week before alike. With ranks that
+# sleep when they find nothing: 1 failure in 6 (a reused PDCID, fixed in
+# pdc_mgr.c since), then none in 6.
 # MPI64_NS and MPI64_PPN change the shape (8 and 8).
 # A job takes 30 to 90 s; Open MPI's start of 64 ranks about 20 s of that
 # (mpi_lib.sh keeps these when set).
@@ -38,7 +47,8 @@ source "$(dirname "$0")/mpi_lib.sh"
 MPI64_NS=${MPI64_NS:-8}
 MPI_PPN=${MPI64_PPN:-8}
 MPI64_RETRIES=${MPI64_RETRIES:-100}
-MPI_OPTS=(--mca mpi_yield_when_idle 1 -x FI_UET_MAX_RETRIES="$MPI64_RETRIES")
+MPI_OPTS=(--mca mpi_yield_when_idle 1 -x FI_UET_MAX_RETRIES="$MPI64_RETRIES"
+	  -x FI_UET_SPIN_US="${MPI64_SPIN_US:-50}")
 MPI_MEM=1
 np=$(( MPI64_NS * MPI_PPN ))
 [ "$MPI64_NS" -ge 2 ] && [ "$MPI_PPN" -ge 1 ] && [ "$np" -le 256 ] ||
