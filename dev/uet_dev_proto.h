@@ -16,10 +16,12 @@
 #ifndef UET_DEV_PROTO_H
 #define UET_DEV_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tss/uet_tss_ep.h"
 #include "uet_fep.h"
+#include "uet_xdp_shared.h"
 
 #define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
 #define UET_DEV_PROTO_VERSION	4
@@ -47,6 +49,7 @@ struct uet_dev_req {
 };
 
 #define UET_DEV_F_TEXT		0x1	/* STATS: lines for people, not JSON */
+#define UET_DEV_F_BINARY	0x2	/* STATS: struct uet_dev_stats */
 
 /*
  * The layout of the shared UMEM, identical for every endpoint: chunks
@@ -117,5 +120,58 @@ struct uet_dev_tss_rep {
 
 /* UET_DEV_STATS: status, then up to this many bytes of JSON text. */
 #define UET_DEV_STATS_MAX	(256 * UET_FEP_MAX_EPS)
+
+/* One open endpoint in struct uet_dev_stats. */
+struct uet_dev_stats_ep {
+	uint32_t index;		/* endpoint index, 1..max_eps-1 */
+	int32_t pid;		/* of its process, from SO_PEERCRED */
+	uint32_t uid;
+	uint32_t job_id;
+	uint32_t pid_on_fep;
+	uint32_t queue;		/* the rx queue its socket is bound to */
+	uint64_t rx_frames, rx_refused, tx_frames;	/* since it opened */
+};
+
+#define UET_DEV_STATS_SERVICE	0x1	/* the service's members are set */
+#define UET_DEV_STATS_TSS	0x2	/* the tss_ members are set */
+
+/*
+ * UET_DEV_STATS with UET_DEV_F_BINARY: the figures the JSON and text
+ * replies are written from, as they are. The reply is this struct cut
+ * after ep[ep_cnt]. Service and tool are built together; |size| lets a
+ * tool tell an older service (which answers JSON) from a garbled reply.
+ * uetctl also fills one from the bare program's maps (flags 0).
+ */
+struct uet_dev_stats {
+	uint32_t size;		/* sizeof(struct uet_dev_stats) */
+	uint32_t flags;		/* UET_DEV_STATS_* */
+	char iface[16];		/* IF_NAMESIZE, NUL-terminated */
+	uint64_t xdp[UET_XDP_CNT_MAX];	/* the program's, summed over CPUs */
+	/* The service (UET_DEV_STATS_SERVICE). */
+	int32_t pid;
+	uint32_t zero_copy;	/* 1: the driver took XDP_ZEROCOPY */
+	int32_t busy_poll_us, busy_poll_budget;
+	uint32_t queue, queues;	/* the first rx queue served, how many */
+	uint32_t endpoints_max, ep_bits;
+	uint32_t tx_chunks, umem_chunks;
+	uint32_t rx_reserve;	/* chunks in the fill ring's reserve now */
+	uint32_t ep_cnt;	/* entries of ep[] used: endpoints open */
+	uint64_t handed_on, local_dropped;
+	uint64_t opened, refused, closed;
+	uint64_t absent_rx, absent_answered;
+	uint64_t comp_orphans, fill_lost, rx_recovered;
+	/* TSS (UET_DEV_STATS_TSS). */
+	uint32_t tss_sds, tss_gen;
+	uint32_t tss_xdp_read;	/* 1: the program reads sealed headers */
+	uint32_t tss_pad;
+	uint64_t tss_reloads, tss_reload_failed, tss_refused;
+	uint64_t tss_handed_on, tss_no_sd, tss_unsteerable, tss_xdp_streams;
+	struct uet_dev_stats_ep ep[UET_FEP_MAX_EPS];
+};
+
+/* The bytes of a binary STATS reply with |ep_cnt| endpoints. */
+#define UET_DEV_STATS_LEN(ep_cnt) \
+	(offsetof(struct uet_dev_stats, ep) + \
+	 (size_t)(ep_cnt) * sizeof(struct uet_dev_stats_ep))
 
 #endif /* UET_DEV_PROTO_H */

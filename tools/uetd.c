@@ -126,7 +126,7 @@ static bool uetd_request(struct uetd *d, int conn)
 		uetd_ep_open(d, conn, &req);
 		return true;	/* the endpoint (if any) holds it now */
 	case UET_DEV_STATS:
-		uetd_stats_reply(d, conn, req.flags & UET_DEV_F_TEXT);
+		uetd_stats_reply(d, conn, req.flags);
 		return true;
 	case UET_DEV_STOP: {
 		int32_t st = -EPERM;

@@ -137,11 +137,16 @@ int uetd_dev_queue_pick(const struct uetd *d, uint32_t want);
 /* uetd_absent.c: answers a request for an absent destination in |in|. */
 void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);
 
-/* uetd_ep.c: endpoints, PIDonFEPs, the JobID policy, stats. */
+/* uetd_ep.c: endpoints, PIDonFEPs, the JobID policy. */
 void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
 void uetd_ep_close(struct uetd *d, uint32_t ep);
 void uetd_ep_tick(struct uetd *d);
-void uetd_stats_reply(struct uetd *d, int conn, bool text);
+
+/*
+ * uetd_stats.c: the answer to UET_DEV_STATS on |conn|, in the form its
+ * |flags| ask for (UET_DEV_F_TEXT, UET_DEV_F_BINARY, else JSON).
+ */
+void uetd_stats_reply(struct uetd *d, int conn, uint16_t flags);
 
 /*
  * uetd_policy.c: the JobID policy file. load: 0 or -errno (a bad file);
@@ -179,8 +184,9 @@ void uetd_tss_sdi_sync(struct uetd *d);
 bool uetd_tss_wants_whole(const struct uetd *d);
 int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
 		      size_t frame_len);
-/* The TSS figures for stats: a line of text, or a JSON member. */
-size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len, bool text);
+/* The TSS figures for stats: lines of text, or into |st| (its flag). */
+size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len);
+void uetd_tss_stats_fill(const struct uetd *d, struct uet_dev_stats *st);
 
 /* uetd.c */
 uint64_t uetd_now_ns(void);

@@ -508,7 +508,7 @@ int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
 	return ep;
 }
 
-size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len, bool text)
+size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len)
 {
 	const struct uetd_tss *t = d->tss;
 	char how[256];
@@ -517,36 +517,39 @@ size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len, bool text)
 	if (!t)
 		return 0;
 	uetd_tss_xdp_describe(t->xdp, how, sizeof(how));
-	if (text)
-		n = snprintf(buf, len, "tss: %u secure domains (%s), "
-			     "generation %u, %llu reloads (%llu failed), "
-			     "%llu key requests refused; secured frames at the "
-			     "service: %llu handed on, %llu of no SD here, "
-			     "%llu unsteerable\ntss: frames of SDs with "
-			     "several endpoints here are steered %s; %llu "
-			     "cluster streams given a context\n", t->conf.nsd,
-			     t->path,
-			     d->shm->tss_gen, (unsigned long long)t->reloads,
-			     (unsigned long long)t->reload_failed,
-			     (unsigned long long)t->refused,
-			     (unsigned long long)t->handed_on,
-			     (unsigned long long)t->no_sd,
-			     (unsigned long long)t->unsteerable, how,
-			     (unsigned long long)t->xdp_streams);
-	else
-		n = snprintf(buf, len, ", \"tss\": {\"sds\": %u, \"gen\": %u, "
-			     "\"reloads\": %llu, \"reload_failed\": %llu, "
-			     "\"refused\": %llu, \"tss_handed_on\": %llu, "
-			     "\"tss_no_sd\": %llu, \"tss_unsteerable\": %llu, "
-			     "\"tss_xdp_read\": %s, \"tss_xdp_streams\": %llu}",
-			     t->conf.nsd, d->shm->tss_gen,
-			     (unsigned long long)t->reloads,
-			     (unsigned long long)t->reload_failed,
-			     (unsigned long long)t->refused,
-			     (unsigned long long)t->handed_on,
-			     (unsigned long long)t->no_sd,
-			     (unsigned long long)t->unsteerable,
-			     uetd_tss_xdp_on(t->xdp) ? "true" : "false",
-			     (unsigned long long)t->xdp_streams);
+	n = snprintf(buf, len, "tss: %u secure domains (%s), "
+		     "generation %u, %llu reloads (%llu failed), "
+		     "%llu key requests refused; secured frames at the "
+		     "service: %llu handed on, %llu of no SD here, "
+		     "%llu unsteerable\ntss: frames of SDs with "
+		     "several endpoints here are steered %s; %llu "
+		     "cluster streams given a context\n", t->conf.nsd,
+		     t->path,
+		     d->shm->tss_gen, (unsigned long long)t->reloads,
+		     (unsigned long long)t->reload_failed,
+		     (unsigned long long)t->refused,
+		     (unsigned long long)t->handed_on,
+		     (unsigned long long)t->no_sd,
+		     (unsigned long long)t->unsteerable, how,
+		     (unsigned long long)t->xdp_streams);
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+void uetd_tss_stats_fill(const struct uetd *d, struct uet_dev_stats *st)
+{
+	const struct uetd_tss *t = d->tss;
+
+	if (!t)
+		return;
+	st->flags |= UET_DEV_STATS_TSS;
+	st->tss_sds = t->conf.nsd;
+	st->tss_gen = d->shm->tss_gen;
+	st->tss_xdp_read = uetd_tss_xdp_on(t->xdp);
+	st->tss_reloads = t->reloads;
+	st->tss_reload_failed = t->reload_failed;
+	st->tss_refused = t->refused;
+	st->tss_handed_on = t->handed_on;
+	st->tss_no_sd = t->no_sd;
+	st->tss_unsteerable = t->unsteerable;
+	st->tss_xdp_streams = t->xdp_streams;
 }
