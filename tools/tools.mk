@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tools/: uetctl, the command-line tool for the XDP program.
 UETCTL_OBJS	:= $(B)/tools/uetctl.o $(B)/tools/uetctl_capture.o \
-		   $(B)/tools/uetctl_svc.o
+		   $(B)/tools/uetctl_svc.o $(B)/tools/uetctl_prom.o \
+		   $(B)/tools/uetctl_prom_out.o
 
 $(B)/uetctl: $(UETCTL_OBJS) $(B)/libuet_io.a
 	$(call msg,LD,$@)
@@ -30,3 +31,8 @@ E2E_DEPS	+= $(B)/uetd
 # TSS (tss/uet_tss.h): the key file and the epochs; test_misc tests them.
 $(B)/test_misc: $(B)/tools/uetd_tss.o $(B)/tools/uetd_tss_state.o
 $(B)/test_misc: TEST_LIBS += -lcrypto
+
+# The Prometheus formatter: test_misc drives it with made-up figures; it
+# names the XDP program's counters (dev/uet_xdp_ctl.c, in libuet_io).
+$(B)/test_misc: $(B)/tools/uetctl_prom.o $(B)/libuet_io.a
+$(B)/test_misc: TEST_LIBS += $(UET_IO_LIBS)

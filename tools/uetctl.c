@@ -17,6 +17,7 @@
 #include <xdp/libxdp.h>
 
 #include "tools/uetctl.h"
+#include "tools/uetctl_prom.h"
 #include "dev/uet_dev_opts.h"
 #include "dev/uet_dev_proto.h"
 #include "dev/uet_xdp_ctl.h"
@@ -73,6 +74,9 @@ static const struct option uetctl_opts[] = {
 	{ "tss-state", required_argument, NULL, 'S' },
 	{ "busy-poll", required_argument, NULL, 'B' },
 	{ "queues", required_argument, NULL, 'Q' },
+	{ "prometheus", no_argument, NULL, 'M' },
+	{ "textfile", required_argument, NULL, 'F' },
+	{ "interval", required_argument, NULL, 'I' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +94,9 @@ struct uetctl_args {
 	const char *file;
 	long count;
 	double duration_s;
+	bool prometheus;
+	const char *textfile;	/* --prometheus into DIR/uet_IFACE.prom */
+	long interval_s;	/* then again every N s */
 };
 
 static const struct uetctl_verb *uetctl_cur;
@@ -183,6 +190,14 @@ static int uetctl_parse(int argc, char **argv, const char *allowed,
 					"--duration is seconds, above 0");
 			break;
 		case 'o': a->off = true; break;
+		case 'M': a->prometheus = true; break;
+		case 'F': a->textfile = optarg; break;
+		case 'I':
+			a->interval_s = strtol(optarg, &end, 10);
+			if (*end || a->interval_s < 1 || a->interval_s > 86400)
+				return uetctl_usage_error(uetctl_cur,
+					"--interval is seconds, 1..86400");
+			break;
 		case 'd':
 			a->drop_pct = strtod(optarg, &end);
 			a->has_drop = true;
@@ -330,12 +345,23 @@ static int uetctl_stats(int argc, char **argv)
 	uint64_t cnt[UET_XDP_CNT_MAX];
 	struct uet_xdp_maps m;
 	struct uetctl_args a;
-	int ret = uetctl_parse(argc, argv, "j", true, &a);
+	int ret = uetctl_parse(argc, argv, "jMFI", true, &a);
 
 	if (ret)
 		return ret == 1 ? 0 : ret;
+	if (a.json && a.prometheus)
+		return uetctl_usage_error(uetctl_cur,
+					  "--json or --prometheus, not both");
+	if (a.textfile && !a.prometheus)
+		return uetctl_usage_error(uetctl_cur,
+					  "--textfile needs --prometheus");
+	if (a.interval_s && !a.textfile)
+		return uetctl_usage_error(uetctl_cur,
+					  "--interval needs --textfile");
 	if (!if_nametoindex(a.ifname))
 		return uetctl_fail("stats", a.ifname, -ENODEV);
+	if (a.prometheus)
+		return uetctl_prom_run(a.ifname, a.textfile, a.interval_s);
 	/* From the service, which any shell of the namespace can reach. */
 	ret = uetctl_svc_stats(a.ifname, a.json);
 	if (ret != -ENOENT)
@@ -432,9 +458,12 @@ static const struct uetctl_verb uetctl_verbs[] = {
 	{ "status", "uetctl status [IFACE]\n"
 		    "  where it is loaded, mode, port, debug settings\n",
 	  uetctl_status },
-	{ "stats", "uetctl stats IFACE [--json]\n"
+	{ "stats", "uetctl stats IFACE [--json | --prometheus [--textfile DIR "
+		   "[--interval N]]]\n"
 		   "  the program's counters, summed over CPUs, and the "
-		   "service's endpoints\n",
+		   "service's endpoints;\n  --prometheus: in Prometheus' text "
+		   "format; --textfile: into DIR/uet_IFACE.prom\n  (for "
+		   "node_exporter), again every N seconds until SIGTERM\n",
 	  uetctl_stats },
 	{ "fault", "uetctl fault IFACE --drop PERCENT | --off\n"
 		   "  drop a fraction of UET frames (for loss tests)\n",

@@ -30,6 +30,13 @@ int uetctl_svc_start(const char *ifname, const char *mode, long port,
 		     const char *tss_state, char *why, size_t why_len);
 int uetctl_svc_stop(const char *ifname);
 int uetctl_svc_stats(const char *ifname, bool json);
+/*
+ * The service's figures as they are (UET_DEV_F_BINARY) into |st|: 0,
+ * -ENOENT (none runs), -EPROTO (its answer is not one: an older
+ * service), or -errno.
+ */
+struct uet_dev_stats;
+int uetctl_svc_snapshot(const char *ifname, struct uet_dev_stats *st);
 /* Prints the service's own lines (itself, its endpoints) for status. */
 void uetctl_svc_status(const char *ifname);
 

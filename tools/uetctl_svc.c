@@ -209,6 +209,29 @@ int uetctl_svc_stats(const char *ifname, bool json)
 	return 0;
 }
 
+int uetctl_svc_snapshot(const char *ifname, struct uet_dev_stats *st)
+{
+	struct uet_dev_req req = { .version = UET_DEV_PROTO_VERSION,
+				   .type = UET_DEV_STATS,
+				   .flags = UET_DEV_F_BINARY };
+	int conn = uet_dev_connect(ifname);
+	ssize_t n;
+
+	if (conn < 0)
+		return conn;
+	n = uet_dev_call(conn, &req, st, sizeof(*st), NULL, 0);
+	close(conn);
+	if (n < 0)
+		return (int)n;
+	/* An older service answers JSON; anything but our struct is that. */
+	if ((size_t)n < offsetof(struct uet_dev_stats, ep) ||
+	    st->size != sizeof(*st) || st->ep_cnt > UET_FEP_MAX_EPS ||
+	    (size_t)n != UET_DEV_STATS_LEN(st->ep_cnt) ||
+	    !memchr(st->iface, '\0', sizeof(st->iface)))
+		return -EPROTO;
+	return 0;
+}
+
 void uetctl_svc_status(const char *ifname)
 {
 	static char buf[UET_DEV_STATS_MAX + 1];
