@@ -190,8 +190,8 @@ all: man
 # ---- install ----------------------------------------------------------------
 # Everything under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local): uetctl and uetd
 # in $(SBINDIR), the man pages, README.md, <rdma/fi_ext_uet.h> (the
-# provider's extensions) in $(INCLUDEDIR), the systemd unit (naming
-# $(SBINDIR)/uetd), except the provider and the dissector, which go where
+# provider's extensions) in $(INCLUDEDIR), the systemd units (uetd@ naming
+# $(SBINDIR)/uetd; uet-metrics@ and its timer, $(SBINDIR)/uetctl), except the provider and the dissector, which go where
 # libfabric and tshark look for them whatever PREFIX is:
 # The provider goes where libfabric looks for DL providers when
 # FI_PROVIDER_PATH is not set, so that `fi_info -p uet`
@@ -239,12 +239,21 @@ install: all
 	$(Q)sed 's:/usr/local/sbin/uetd:$(SBINDIR)/uetd:' tools/uetd@.service \
 		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/uetd@.service
 	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/uetd@.service
+	$(call msg,INSTALL,$(DESTDIR)$(SYSTEMD_UNIT_DIR)/uet-metrics@.service)
+	$(Q)sed 's:/usr/local/sbin/uetctl:$(SBINDIR)/uetctl:' \
+		tools/uet-metrics@.service \
+		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/uet-metrics@.service
+	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/uet-metrics@.service
+	$(call msg,INSTALL,$(DESTDIR)$(SYSTEMD_UNIT_DIR)/uet-metrics@.timer)
+	$(Q)install -m 0644 tools/uet-metrics@.timer $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 
 # Removes what install put (same variables), and the folders it leaves
 # empty among the ones of this project (the doc folder, libfabric's
 # provider folder).
 uninstall:
-	$(Q)set -- $(INSTALL_FILES) 0644 uetd@.service $(SYSTEMD_UNIT_DIR); \
+	$(Q)set -- $(INSTALL_FILES) 0644 uetd@.service $(SYSTEMD_UNIT_DIR) \
+		0644 uet-metrics@.service $(SYSTEMD_UNIT_DIR) \
+		0644 uet-metrics@.timer $(SYSTEMD_UNIT_DIR); \
 	while [ $$# -gt 0 ]; do \
 		printf '  %-8s %s\n' RM "$(DESTDIR)$$3/$${2##*/}"; \
 		rm -f "$(DESTDIR)$$3/$${2##*/}"; shift 3; done
@@ -271,7 +280,7 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
 		   debhelper dpkg-dev man-db libssl-dev libsodium-dev \
-		   autoconf automake libtool xz-utils
+		   autoconf automake libtool xz-utils python3-prometheus-client
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
