@@ -60,7 +60,8 @@ struct uetctl_prom_metric {
 
 #define UETCTL_PROM_U64(name, field, help) \
 	{ name, true, UET_DEV_STATS_SERVICE, \
-	  offsetof(struct uet_dev_stats, field), 8, help }
+	  offsetof(struct uet_dev_stats, field), \
+	  sizeof(((struct uet_dev_stats *)0)->field), help }
 #define UETCTL_PROM_GAUGE(name, field, help) \
 	{ name, false, UET_DEV_STATS_SERVICE, \
 	  offsetof(struct uet_dev_stats, field), \
@@ -294,12 +295,22 @@ int uetctl_prom_write(FILE *f, const struct uet_dev_stats *st,
 
 const char *uetctl_prom_user_passwd(uint32_t uid, void *ctx)
 {
+	/*
+	 * Asked for each sample of an endpoint, and most endpoints are one
+	 * user's: the last answer is kept (the database may be LDAP).
+	 */
 	static char buf[1024];
 	static struct passwd pw;
-	struct passwd *found = NULL;
+	static struct passwd *found;
+	static uint32_t found_uid;
+	static bool asked;
 
 	(void)ctx;
-	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &found) || !found)
-		return NULL;
-	return found->pw_name;
+	if (asked && found_uid == uid)
+		return found ? found->pw_name : NULL;
+	asked = true;
+	found_uid = uid;
+	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &found))
+		found = NULL;
+	return found ? found->pw_name : NULL;
 }
