@@ -158,6 +158,10 @@ all: $(B)/fi_fep_check
 # service's clean failures.
 E2E_TESTS	+= test/e2e/e2e_fep.sh
 E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd
+# uetctl stats --prometheus (issue 44): counters and an endpoint's labels
+# after traffic, read by python3-prometheus-client; --textfile --interval.
+E2E_TESTS	+= test/e2e/e2e_prom.sh
+E2E_DEPS	+= $(B)/fi_fep_check $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 # Hundreds of endpoints on one interface (issue 39): --endpoints 300 and
 # its limits, 300 endpoints a side checked; the default as before.
 E2E_TESTS	+= test/e2e/e2e_eps.sh
