@@ -48,6 +48,17 @@ static int uetctl_prom_take(const char *ifname, struct uet_dev_stats *st)
 	return ret;
 }
 
+/* uetctl_fail(), and what -EPROTO means here. */
+static int uetctl_prom_fail(const char *ifname, int err)
+{
+	if (err != -EPROTO)
+		return uetctl_fail("stats", ifname, err);
+	fprintf(stderr, "uetctl stats: %s: the service's answer is not the "
+		"figures this uetctl reads (a uetd of another version runs: "
+		"restart it)\n", ifname);
+	return 1;
+}
+
 /*
  * |st| into |dir|/uet_|ifname|.prom: a temporary file of the same
  * directory (so that rename is atomic), synced, readable by the collector
@@ -122,7 +133,7 @@ static int uetctl_prom_once(const char *ifname, const char *dir)
 	int ret = uetctl_prom_take(ifname, &st);
 
 	if (ret < 0)
-		return uetctl_fail("stats", ifname, ret);
+		return uetctl_prom_fail(ifname, ret);
 	ret = uetctl_prom_file_write(dir, ifname, &st);
 	if (ret < 0) {
 		fprintf(stderr, "uetctl stats: %s/uet_%s.prom: %s\n", dir,
@@ -177,7 +188,7 @@ int uetctl_prom_run(const char *ifname, const char *dir, long interval_s)
 		if (ret == 0)
 			ret = uetctl_prom_write(stdout, &st,
 						uetctl_prom_user_passwd, NULL);
-		return ret < 0 ? uetctl_fail("stats", ifname, ret) : 0;
+		return ret < 0 ? uetctl_prom_fail(ifname, ret) : 0;
 	}
 	if (!uetctl_prom_dir_ok(dir))
 		return 1;
