@@ -66,6 +66,10 @@ static const struct uet_stat_field uet_tss_fields[] = {
 	UET_STAT(uet_tss_ep_stats, rx_malformed),
 	UET_STAT(uet_tss_ep_stats, rx_streams),
 	UET_STAT(uet_tss_ep_stats, rx_evicted),
+	UET_STAT(uet_tss_ep_stats, rx_floored),
+	UET_STAT(uet_tss_ep_stats, rx_no_room),
+	UET_STAT(uet_tss_ep_stats, rx_trimmed),
+	UET_STAT(uet_tss_ep_stats, rx_trim_unknown),
 };
 
 static const struct uet_stat_field uet_pdc_fields[] = {
