@@ -142,6 +142,8 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
 void uetd_ep_close(struct uetd *d, uint32_t ep);
 void uetd_ep_tick(struct uetd *d);
 void uetd_stats_reply(struct uetd *d, int conn, bool text);
+/* uetd_top.c: answers UET_DEV_TOP (uet_dev_top_rep) on |conn|. */
+void uetd_top_reply(struct uetd *d, int conn);
 
 /*
  * uetd_policy.c: the JobID policy file. load: 0 or -errno (a bad file);
