@@ -2,6 +2,7 @@
 # tools/: uetctl, the command-line tool for the XDP program.
 UETCTL_OBJS	:= $(B)/tools/uetctl.o $(B)/tools/uetctl_capture.o \
 		   $(B)/tools/uetctl_svc.o
+UETCTL_OBJS	+= $(B)/tools/uetctl_top.o
 
 $(B)/uetctl: $(UETCTL_OBJS) $(B)/libuet_io.a
 	$(call msg,LD,$@)
