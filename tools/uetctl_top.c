@@ -291,12 +291,14 @@ static uint64_t uetctl_top_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Waits |ms|, reading keys; false when it is time to quit. */
-static bool uetctl_top_wait(uint64_t ms)
+/*
+ * Waits |ms|, reading keys from stdin with |keys| (a terminal, or a pipe:
+ * `echo q | uetctl top` quits too); false when it is time to quit.
+ */
+static bool uetctl_top_wait(uint64_t ms, bool keys)
 {
 	uint64_t until = uetctl_top_now_ms() + ms;
 	struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
-	bool keys = uetctl_top_tty_set;
 
 	while (!uetctl_top_quit) {
 		uint64_t now = uetctl_top_now_ms();
@@ -366,7 +368,7 @@ static int uetctl_top_run(struct uetctl_top *t)
 	if (!t->once)
 		uetctl_top_tty_raw();
 	t->live = !t->once && isatty(STDOUT_FILENO);
-	while (uetctl_top_wait(ms)) {
+	while (uetctl_top_wait(ms, !t->once)) {
 		struct uet_dev_top_rep *swap = t->prev;
 
 		t->prev = t->cur;
