@@ -55,15 +55,20 @@ e2e_in A env FI_PROVIDER=uet FI_PROVIDER_PATH="$E2E_STAGE" \
 	FI_UET_JOB_ID="$JOB" timeout 30 "$B/uet_pingpong" -c "$IP_B" \
 	-p "$port" -n 1024 -i 2000000 -D 8 > "$E2E_TMP/cli.out" 2>&1 &
 cli=$!
-# Both endpoints open and trading: 30 looks, 0.3 s each.
-for _ in $(seq 30); do
-	pa=$(pid_of A uet_pingpong) && pb=$(pid_of B uet_pingpong) &&
+# Both endpoints open and, as top sees it, trading: 12 looks of 0.3 s,
+# well inside the client's 8 s. Not trading by then is for the checks
+# below to report.
+pa= pb=
+for _ in $(seq 12); do
+	[ -n "$pa" ] || pa=$(pid_of A uet_pingpong) || true
+	[ -n "$pb" ] || pb=$(pid_of B uet_pingpong) || true
+	[ -n "$pa" ] && [ -n "$pb" ] &&
 		e2e_in A "$B/uetctl" top "$IF_A" --once --interval 0.2 |
 		awk -v p="$pa" '$3 == p && $7 != 0 { f = 1 } END { exit !f }' &&
 		break
 	sleep 0.1
 done
-[ -n "${pa:-}" ] && [ -n "${pb:-}" ] ||
+[ -n "$pa" ] && [ -n "$pb" ] ||
 	e2e_fail "the ping-pong did not start: $(cat "$E2E_TMP"/*.out)"
 
 e2e_in A "$B/uetctl" top "$IF_A" --once > "$E2E_TMP/top.a" 2>&1 || true
