@@ -376,12 +376,15 @@ static int uetctl_top_run(struct uetctl_top *t)
 		ret = uetctl_top_fetch(t->ifname, t->cur);
 		if (ret < 0)
 			break;
+		if (uetctl_top_quit)	/* it may have cut the fetch short */
+			break;
 		uetctl_top_screen(t);
 		if (t->once)
 			break;
 	}
 	uetctl_top_tty_restore();
-	return ret;
+	/* A signal that cut a fetch short is a quit like q. */
+	return uetctl_top_quit && ret == -EINTR ? 0 : ret;
 }
 
 int uetctl_top(int argc, char **argv)
