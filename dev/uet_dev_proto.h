@@ -19,12 +19,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev/uet_dev_shm.h"
 #include "tss/uet_tss_ep.h"
 #include "uet_fep.h"
 #include "uet_xdp_shared.h"
 
 #define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
-#define UET_DEV_PROTO_VERSION	4
+/* 5: UET_DEV_TOP, and the control block's slots grew (pub). */
+#define UET_DEV_PROTO_VERSION	5
 
 enum uet_dev_req_type {
 	UET_DEV_OPEN = 1,	/* an endpoint: reply + 3 fds */
@@ -32,6 +34,7 @@ enum uet_dev_req_type {
 	UET_DEV_STOP = 3,	/* detach and exit (root or the loader) */
 	UET_DEV_MAPS = 4,	/* the program's maps (root): reply + 4 fds */
 	UET_DEV_TSS = 5,	/* on an endpoint's connection: its SD keys */
+	UET_DEV_TOP = 6,	/* endpoints' published figures (anyone) */
 };
 
 /* UET_DEV_OPEN: PIDonFEP wanted, or this for any free one. */
@@ -116,6 +119,37 @@ struct uet_dev_tss_rep {
 	uint32_t pad;
 	struct uet_tss_sd_keys keys;
 	char msg[128];
+};
+
+/*
+ * UET_DEV_TOP: what `uetctl top` shows. Anyone may ask, as for
+ * UET_DEV_STATS: the figures are those stats prints, by cause and per
+ * second. Binary, for uetctl of the same build (the version checks it).
+ */
+struct uet_dev_top_ep {
+	uint32_t index;
+	int32_t pid;		/* of its process, as the service sees it */
+	uint32_t uid, job_id;
+	uint16_t pid_on_fep;
+	uint16_t pad;
+	uint32_t queue;		/* its rx queue */
+	char comm[16];		/* its process's name (/proc/PID/comm) */
+	uint32_t fresh;		/* 0: no whole sample could be read */
+	uint32_t pad2;
+	struct uet_dev_ep_counters c;
+};
+
+/* XDP counters in a reply: UET_XDP_CNT_MAX of them, room to grow. */
+#define UET_DEV_TOP_XDP_CNT	16
+
+struct uet_dev_top_rep {
+	int32_t status;		/* 0 or -errno */
+	uint32_t cnt;		/* endpoints that follow */
+	uint64_t now_ns;	/* the service's CLOCK_MONOTONIC */
+	uint64_t xdp[UET_DEV_TOP_XDP_CNT];	/* UET_XDP_CNT_*, all CPUs */
+	uint64_t local_dropped;	/* local frames no endpoint took */
+	uint64_t opens, refusals;	/* endpoints, since it started */
+	struct uet_dev_top_ep ep[];
 };
 
 /* UET_DEV_STATS: status, then up to this many bytes of JSON text. */

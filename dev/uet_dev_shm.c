@@ -145,3 +145,51 @@ uint32_t uet_dev_shm_reap(struct uet_dev_shm *s, struct xsk_ring_cons *comp,
 		pool[(*pool_cnt)++] = mbox[sl->mbox_tail % s->tx_chunks];
 	return got;
 }
+
+/*
+ * The sample is words written and read one by one with relaxed atomics
+ * (no torn word); the sequence around them says whether they all belong
+ * to one sample. The classic seqlock of C11 (Boehm, "Can seqlocks get
+ * along with programming language memory models?", 2012): the writer's
+ * release fence orders the odd sequence before the words, the reader's
+ * acquire fence orders the words before its second look at the sequence.
+ */
+#define UET_DEV_PUB_WORDS (sizeof(struct uet_dev_ep_counters) / sizeof(uint64_t))
+
+void uet_dev_pub_write(struct uet_dev_ep_pub *p,
+		       const struct uet_dev_ep_counters *c)
+{
+	const uint64_t *src = (const uint64_t *)c;
+	uint64_t *dst = (uint64_t *)&p->c;
+	uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&p->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < UET_DEV_PUB_WORDS; i++)
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&p->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* A writer holds the sequence odd for a few stores: a few tries do. */
+#define UET_DEV_PUB_TRIES	64
+
+bool uet_dev_pub_read(const struct uet_dev_ep_pub *p,
+		      struct uet_dev_ep_counters *c)
+{
+	const uint64_t *src = (const uint64_t *)&p->c;
+	uint64_t *dst = (uint64_t *)c;
+
+	for (int t = 0; t < UET_DEV_PUB_TRIES; t++) {
+		uint32_t s1 = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE), s2;
+
+		if (s1 & 1)
+			continue;
+		for (size_t i = 0; i < UET_DEV_PUB_WORDS; i++)
+			dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&p->seq, __ATOMIC_RELAXED);
+		if (s1 == s2)
+			return true;
+	}
+	return false;
+}

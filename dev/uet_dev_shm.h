@@ -52,6 +52,46 @@ struct uet_dev_local_desc {
 
 #define UET_DEV_LOCAL_FROM_RX	0xFFFFu
 
+/*
+ * What an endpoint's engine publishes for `uetctl top` (issue 44): totals
+ * since it opened, taken from counters it keeps anyway, written at most
+ * every UET_DEV_PUB_NS from its progress path (engine/uet_engine_pub.c),
+ * never per packet. Rates are the reader's: two samples apart, over the
+ * difference of their |at_ns|.
+ */
+struct uet_dev_ep_counters {
+	uint64_t at_ns;		/* CLOCK_MONOTONIC of the sample */
+	uint64_t tx_frames, tx_bytes;	/* on the wire (the XSK) */
+	uint64_t rx_frames, rx_bytes;
+	uint64_t pdcs;		/* open, TIME_WAIT included */
+	/* Retransmissions queued, by cause (pdc_stats). */
+	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;
+	/*
+	 * The sum of the windows of its initiator PDCs, bytes (NSCC's, or
+	 * AIMD's packets x the payload MTU): what it may have in flight.
+	 */
+	uint64_t cwnd_bytes;
+	/* Local channels (engine/uet_lch.h): records and their SES bytes. */
+	uint64_t local_tx, local_tx_bytes, local_rx, local_rx_bytes;
+	/* Received frames its TSS checks refused, and bad CRC32Cs. */
+	uint64_t tss_refused, crc_refused;
+};
+
+_Static_assert(sizeof(struct uet_dev_ep_counters) == 17 * 8,
+	       "uet_dev_ep_counters: 64-bit words only (uet_dev_pub_read)");
+
+#define UET_DEV_PUB_NS		(100ull * 1000 * 1000)
+
+/*
+ * One writer (the owner), any readers (the service): a sequence lock, odd
+ * while a sample is written, so that a reader never takes half of one.
+ */
+struct uet_dev_ep_pub {
+	uint32_t seq;
+	uint32_t pad;
+	struct uet_dev_ep_counters c;
+};
+
 struct uet_dev_shm_slot {
 	uint32_t state;		/* enum uet_dev_slot_state */
 	uint32_t mbox_head;	/* next to write (reapers) */
@@ -77,6 +117,8 @@ struct uet_dev_shm_slot {
 	uint32_t lch_pid;
 	int32_t lch_fd;
 	uint64_t lch_nonce;
+	/* The owner's figures for `uetctl top`; cleared when given out. */
+	struct uet_dev_ep_pub pub;
 	uint64_t held[UET_DEV_HELD_MAX];
 	/* Local frames for the owner: others write under the lock. */
 	uint32_t local_head, local_tail;
@@ -138,6 +180,16 @@ static inline uint64_t *uet_dev_shm_reserve(struct uet_dev_shm *s)
 {
 	return uet_dev_shm_mbox(s, s->max_eps);
 }
+
+/*
+ * The owner of |p| publishes |c| (uet_dev_ep_pub); |p| has one writer.
+ * uet_dev_pub_read() copies a whole sample into |c|: true, or false when
+ * a writer was at it every time it looked (a few tries; try later).
+ */
+void uet_dev_pub_write(struct uet_dev_ep_pub *p,
+		       const struct uet_dev_ep_counters *c);
+bool uet_dev_pub_read(const struct uet_dev_ep_pub *p,
+		      struct uet_dev_ep_counters *c);
 
 /* Initialises a new block (the service). 0 or -errno. */
 int uet_dev_shm_init(struct uet_dev_shm *s, uint32_t max_eps,

@@ -80,6 +80,7 @@ static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 	uet_dev_shm_unlock(s);
 	x->tx_in_flight += f->nsegs;
 	x->tx_frames++;
+	x->tx_bytes += len;
 	f->nsegs = 0;
 	return 0;
 }
@@ -439,6 +440,7 @@ int uet_xsk_tx_submit(struct uet_xsk *x, struct uet_xsk_frame *f,
 	x->tx_unkicked = true;
 	x->tx_in_flight += f->nsegs;
 	x->tx_frames++;
+	x->tx_bytes += len;
 	if (x->shm)	/* for the service's stats; only we write it */
 		__atomic_store_n(&x->shm->slot[x->ep].tx_frames, x->tx_frames,
 				 __ATOMIC_RELAXED);
@@ -484,6 +486,8 @@ int uet_xsk_stats_read(struct uet_xsk *x, struct uet_xsk_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->rx_frames = x->rx_frames;
 	st->tx_frames = x->tx_frames;
+	st->rx_bytes = x->rx_bytes;
+	st->tx_bytes = x->tx_bytes;
 	st->fill_lost = x->fill_lost;
 	st->rx_oversized = x->rx_oversized;
 	if (getsockopt(uet_xsk_fd(x), SOL_XDP, XDP_STATISTICS, &xs, &len) < 0)

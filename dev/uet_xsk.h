@@ -58,6 +58,7 @@ struct uet_xsk_frame {
 
 struct uet_xsk_stats {
 	uint64_t rx_frames, tx_frames;
+	uint64_t rx_bytes, tx_bytes;	/* of those frames */
 	uint64_t fill_lost;		/* engine bug guard; always 0 */
 	uint64_t rx_oversized;		/* frames too long for us, dropped */
 	uint64_t rx_dropped;		/* XDP_STATISTICS from here down */

@@ -33,6 +33,7 @@ struct uet_xsk {
 	bool rx_discarding;	/* inside an oversized frame, dropping it */
 	uint64_t rx_oversized;	/* frames over UET_XSK_MAX_SEGS chunks */
 	uint64_t rx_frames, tx_frames;
+	uint64_t rx_bytes, tx_bytes;	/* of those frames */
 	uint64_t fill_lost;	/* chunks the fill ring had no room for */
 	/* Attached to a service's interface (uet_xsk_attach): */
 	int fd;			/* the socket, not libxdp's */

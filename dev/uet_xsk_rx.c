@@ -227,6 +227,7 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			f->seg_len[i] = d->len;
 			f->len += d->len;
 		}
+		x->rx_bytes += f->len;
 		used += (uint32_t)nd;
 		n++;
 	}

@@ -265,6 +265,7 @@ struct uet_engine {
 	uint32_t age_cursor;	/* where the next aging round starts */
 	bool warned_full;	/* ops.warn said the table refuses peers */
 	uint64_t age_check_ns, tick_ns;
+	uint64_t pub_ns;	/* figures last published (uet_engine_pub.c) */
 	struct uet_engine_held_wre held_wres[UET_ENGINE_HELD_WRES];
 	uint32_t nheld_wres;
 	struct uet_nl *nl;	/* kept for neighbour lookups */

@@ -27,6 +27,13 @@ void uet_engine_tss_destroy(struct uet_engine *e);
 void uet_engine_tss_tick(struct uet_engine *e);
 
 /*
+ * uet_engine_pub.c: every UET_DEV_PUB_NS at most, our figures into our
+ * slot of the control block for `uetctl top` (uet_dev_ep_pub). Called
+ * from the millisecond tick; nothing when not on a service's interface.
+ */
+void uet_engine_pub_tick(struct uet_engine *e);
+
+/*
  * Seals (or adds the CRC to) the frame at |frame|: headers written, the
  * PDS packet of |pds_len| bytes at hdr_len, room after it for the
  * trailer. Returns the frame's length, or -errno (counted).

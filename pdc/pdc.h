@@ -501,6 +501,13 @@ int pdc_rudi_local_peer(const struct pdc_mgr *mgr, uint32_t pkt_id,
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);
 
+/*
+ * The windows of every initiator PDC summed, bytes: NSCC's, or AIMD's
+ * packets times cfg.max_payload_len. What the manager may have in flight
+ * at most; walks the table (for stats, not per packet).
+ */
+uint64_t pdc_mgr_cwnd_bytes(const struct pdc_mgr *mgr);
+
 /* Describes the initiator PDC for (peer, mode); 0 or -ENOENT. */
 int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 		 struct pdc_info *info);

@@ -406,6 +406,21 @@ void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats)
 	}
 }
 
+uint64_t pdc_mgr_cwnd_bytes(const struct pdc_mgr *mgr)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < mgr->cfg.max_pdcs; i++) {
+		const struct pdc *pdc = mgr->tbl[i];
+
+		if (!pdc || pdc->role != PDC_ROLE_INI)
+			continue;
+		sum += pdc->ini.nscc ? (uint64_t)pdc->ini.cc.cwnd :
+		       (uint64_t)pdc->ini.cwnd * mgr->cfg.max_payload_len;
+	}
+	return sum;
+}
+
 int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 		 struct pdc_info *info)
 {

@@ -512,3 +512,8 @@ $(B)/bench_tss_xdp: $(B)/test/bench/bench_tss_xdp.o $(B)/libuet_io.a \
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 all: $(B)/bench_tss_xdp
+
+# uetctl top (issue 44): a ping-pong's two endpoints, root's and nobody's,
+# seen moving by top --once (root in one namespace, nobody in the other).
+E2E_TESTS	+= test/e2e/e2e_top.sh
+E2E_DEPS	+= $(B)/uet_pingpong $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd

@@ -2,7 +2,7 @@
 # tools/: uetctl, the command-line tool for the XDP program.
 UETCTL_OBJS	:= $(B)/tools/uetctl.o $(B)/tools/uetctl_capture.o \
 		   $(B)/tools/uetctl_svc.o $(B)/tools/uetctl_prom.o \
-		   $(B)/tools/uetctl_prom_out.o
+		   $(B)/tools/uetctl_prom_out.o $(B)/tools/uetctl_top.o
 
 $(B)/uetctl: $(UETCTL_OBJS) $(B)/libuet_io.a
 	$(call msg,LD,$@)
@@ -15,7 +15,7 @@ UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
 		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o \
 		   $(B)/tools/uetd_tss_svc.o $(B)/tools/uetd_tss.o \
 		   $(B)/tools/uetd_tss_state.o $(B)/tools/uetd_tss_xdp.o \
-		   $(B)/tools/uetd_stats.o
+		   $(B)/tools/uetd_stats.o $(B)/tools/uetd_top.o
 
 # The XDP program's AES contexts are made by a skeleton's syscall program.
 $(B)/tools/uetd_tss_xdp.o: $(B)/uet_tss_ctx.skel.h

@@ -22,6 +22,7 @@
 #include "dev/uet_dev_proto.h"
 #include "dev/uet_xdp_ctl.h"
 #include "uet_wire.h"
+#include "tools/uetctl_top.h"
 
 struct uetctl_verb {
 	const char *name;
@@ -472,6 +473,9 @@ static const struct uetctl_verb uetctl_verbs[] = {
 		     "[--decode]\n"
 		     "  record steered UET frames into a pcap file; --decode "
 		     "shows them with tshark\n", uetctl_capture_verb },
+	{ "top", "uetctl top IFACE [--once] [--interval S]\n"
+		 "  the interface and its endpoints live (q quits); --once: "
+		 "one screen\n", uetctl_top },
 };
 
 static void uetctl_help(FILE *out)

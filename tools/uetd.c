@@ -128,6 +128,9 @@ static bool uetd_request(struct uetd *d, int conn)
 	case UET_DEV_STATS:
 		uetd_stats_reply(d, conn, req.flags);
 		return true;
+	case UET_DEV_TOP:
+		uetd_top_reply(d, conn);
+		return true;
 	case UET_DEV_STOP: {
 		int32_t st = -EPERM;
 

@@ -147,6 +147,8 @@ void uetd_ep_tick(struct uetd *d);
  * |flags| ask for (UET_DEV_F_TEXT, UET_DEV_F_BINARY, else JSON).
  */
 void uetd_stats_reply(struct uetd *d, int conn, uint16_t flags);
+/* uetd_top.c: answers UET_DEV_TOP (uet_dev_top_rep) on |conn|. */
+void uetd_top_reply(struct uetd *d, int conn);
 
 /*
  * uetd_policy.c: the JobID policy file. load: 0 or -errno (a bad file);

@@ -190,6 +190,8 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 		sl->lch_pid = 0;
 		sl->lch_fd = -1;
 		sl->lch_nonce = 0;
+		/* Its owner has not had it yet: nobody writes it now. */
+		memset(&sl->pub, 0, sizeof(sl->pub));
 		sl->state = UET_DEV_SLOT_ACTIVE;
 		uet_dev_shm_unlock(d->shm);
 	}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Our figures for `uetctl top` (issue 44), published in our slot of the
+ * interface's control block (uet_dev_ep_pub): totals of counters the
+ * engine keeps anyway, copied from the millisecond tick at most every
+ * UET_DEV_PUB_NS, so the data path pays nothing for them.
+ */
+#include "dev/uet_dev_shm.h"
+#include "dev/uet_xsk.h"
+#include "engine/uet_engine_priv.h"
+#include "engine/uet_engine_tss.h"
+
+/* Frames the TSS checks, ours or the session's, refused. */
+static uint64_t uet_engine_pub_tss_refused(const struct uet_engine *e)
+{
+	const struct uet_tss_ep_stats *t = e->tss ? uet_tss_ep_stats(e->tss) :
+				       NULL;
+	uint64_t n = e->stats.rx_clear_refused + e->stats.rx_sealed_refused;
+
+	if (t)
+		n += t->rx_bad_icv + t->rx_replay + t->rx_stale +
+		     t->rx_other_sd + t->rx_no_key + t->rx_malformed +
+		     t->rx_no_room;
+	return n;
+}
+
+void uet_engine_pub_tick(struct uet_engine *e)
+{
+	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
+	struct uet_dev_ep_counters c = { .at_ns = e->now_ns };
+	struct uet_xsk_stats xs;
+	struct pdc_stats ps;
+
+	if (!shm || e->now_ns - e->pub_ns < UET_DEV_PUB_NS)
+		return;
+	e->pub_ns = e->now_ns;
+	/* Its frame counts come before the getsockopt that may fail. */
+	uet_xsk_stats_read(e->xsk, &xs);
+	pdc_mgr_stats(e->pdc, &ps);
+	c.tx_frames = xs.tx_frames;
+	c.tx_bytes = xs.tx_bytes;
+	c.rx_frames = xs.rx_frames;
+	c.rx_bytes = xs.rx_bytes;
+	c.pdcs = ps.pdcs;
+	c.retx_rto = ps.retx_rto;
+	c.retx_sack = ps.retx_sack;
+	c.retx_probe = ps.retx_probe;
+	c.retx_nack = ps.retx_nack;
+	c.cwnd_bytes = pdc_mgr_cwnd_bytes(e->pdc);
+	c.local_tx = e->stats.local_tx;
+	c.local_tx_bytes = e->stats.local_tx_bytes;
+	c.local_rx = e->stats.local_rx;
+	c.local_rx_bytes = e->stats.local_rx_bytes;
+	c.tss_refused = uet_engine_pub_tss_refused(e);
+	c.crc_refused = e->stats.rx_crc_bad;
+	uet_dev_pub_write(&shm->slot[e->ep_index].pub, &c);
+}
