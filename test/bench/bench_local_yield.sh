@@ -38,7 +38,7 @@ MPI_PPN=2
 # conf_env CONF: the environment words of a configuration.
 conf_env() {
 	case $1 in
-	uet) echo FI_PROVIDER=uet ;;
+	uet) echo FI_PROVIDER=uet FI_UET_SPIN_US=50 ;;	# yielding (not the default yet)
 	uet_spin) echo FI_PROVIDER=uet FI_UET_SPIN_US=-1 ;;
 	uet_s*) echo FI_PROVIDER=uet "FI_UET_SPIN_US=${1#uet_s}" ;;
 	*) echo "FI_PROVIDER=$1" ;;
