@@ -9,6 +9,10 @@
 # with one and two frames per turn (the ceilings of the substrate, no
 # protocol). One table, then one
 # "bench: NAME VALUE UNIT" line per result, with the uet/tcp ratios.
+# With BENCH_SERIES=DIR (make bench-report), the first rep's 8-byte
+# ping-pongs also print every half round trip (uet_pingpong -t, which
+# prints after the timed loop), saved as DIR/lat8_wire_PROV.tsv
+# ("# half_rtt_us", one per line): the latency distribution of the report.
 E2E_NAME=bench_rma
 source "$(dirname "$0")/../e2e/e2e_lib.sh"
 REPS=${REPS:-3}
@@ -87,12 +91,27 @@ bare_all() {
 	reload
 }
 
-for _ in $(seq "$REPS"); do
+# lat8 PROV REP: one 8-byte ping-pong, its median to lat.PROV; with
+# BENCH_SERIES, in rep 1, every half round trip to the series.
+lat8() {
+	local k trace=()
+	k=$(key "$1")
+	[ -n "${BENCH_SERIES:-}" ] && [ "$2" = 1 ] && trace=(-t)
+	run "$1" uet_pingpong -n 8 -i 5000 "${trace[@]}" > "$E2E_TMP/pp.out"
+	sed -n 's/.*median half round trip \([0-9.]*\) us.*/\1/p' \
+		"$E2E_TMP/pp.out" >> "$E2E_TMP/lat.$k"
+	[ ${#trace[@]} = 0 ] && return 0
+	mkdir -p "$BENCH_SERIES"
+	{ echo "# half_rtt_us"
+	  sed -n 's/^uet_pingpong: at [0-9.]* half round trip \([0-9.]*\) us$/\1/p' \
+		"$E2E_TMP/pp.out"; } > "$BENCH_SERIES/lat8_wire_$k.tsv"
+}
+
+for rep in $(seq "$REPS"); do
 	bare_all
 	for prov in $PROVIDERS; do
 		k=$(key "$prov")
-		run "$prov" uet_pingpong -n 8 -i 5000 |
-			sed -n 's/.*median half round trip \([0-9.]*\) us.*/\1/p' >> "$E2E_TMP/lat.$k"
+		lat8 "$prov" "$rep"
 		run "$prov" uet_bw -n 8 -i 200000 |
 			sed -n 's/.* \([0-9.]*\) msg\/s.*/\1/p' >> "$E2E_TMP/rate.$k"
 		run "$prov" uet_bw -n 4096 -i 50000 |
