@@ -52,6 +52,11 @@
 # them. While fi_info says uet lacks what Open MPI's OFI MTL asks for, the
 # MPI figures over uet are nan. BENCH_SMOKE=1 (bench-smoke): few
 # iterations, short timeouts.
+# With BENCH_SERIES=DIR (make bench-report), after the reps, one more
+# 8-byte ping-pong per provider with our uet_pingpong -t (RMA writes with
+# remote CQ data, every half round trip printed after the timed loop):
+# DIR/lat8_local_PROV.tsv ("# half_rtt_us", one per line), the
+# distribution beside the medians above.
 # Knobs: REPS, LAT_ITERS (8 B and 4 KiB round trips), BIG_ITERS (64 KiB
 # round trips), BW_ITERS (64 KiB messages streamed), MPI_ITERS, BENCH_PIN,
 # RUN_TIMEOUT (seconds per libfabric run).
@@ -293,6 +298,28 @@ for prov in $PROVIDERS; do
 	[ ! -e "$E2E_TMP/lat64k.$prov.failed" ] ||
 		touch "$E2E_TMP/pp64k.$prov.failed"
 done
+
+# lat8_series PROV: the report's one-host latency distribution of PROV.
+lat8_series() {
+	local port s out="$E2E_TMP/lat8.out"
+	port=$(ctl_port)
+	in_ns FI_PROVIDER="$1" timeout "$RUN_TIMEOUT" "${PIN_S[@]}" \
+		"$B/uet_pingpong" -s -a "$IP" -p "$port" -n 8 \
+		-i "$LAT_ITERS" > /dev/null 2>&1 &
+	s=$!
+	in_ns FI_PROVIDER="$1" timeout "$RUN_TIMEOUT" "${PIN_C[@]}" \
+		"$B/uet_pingpong" -c "$IP" -p "$port" -n 8 -i "$LAT_ITERS" \
+		-t > "$out" 2>&1 || echo "bench_local: $1: uet_pingpong -t" \
+		"failed: $(tail -n 3 "$out")" >&2
+	wait "$s" 2>/dev/null || true
+	{ echo "# half_rtt_us"
+	  sed -n 's/^uet_pingpong: at [0-9.]* half round trip \([0-9.]*\) us$/\1/p' \
+		"$out"; } > "$BENCH_SERIES/lat8_local_$1.tsv"
+}
+if [ -n "${BENCH_SERIES:-}" ]; then
+	mkdir -p "$BENCH_SERIES"
+	for prov in uet shm; do lat8_series "$prov"; done
+fi
 
 # The table, then every run's figures (the spread behind each median).
 printf "%-34s" "one namespace, median of $REPS"

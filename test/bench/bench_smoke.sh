@@ -9,6 +9,9 @@
 # or no timeout is an answer.
 # A benchmark that hangs or breaks would otherwise go unseen until
 # someone runs `make bench` (bench_ses waited forever for a session).
+# Each benchmark's output is kept as $B/bench-smoke/NAME.out and the time
+# series the benchmarks save (BENCH_SERIES) under $B/bench-smoke/series:
+# what `make bench-report` and its test (test/e2e/e2e_report.sh) read.
 # Usage: bench_smoke.sh "BENCH_BINS" "BENCH_SCRIPTS"; B is the build dir.
 set -uo pipefail
 B=${B:-build}
@@ -16,6 +19,11 @@ LIMIT=${BENCH_SMOKE_LIMIT:-600}	# seconds per benchmark
 bins=$1 scripts=$2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+keep=$B/bench-smoke
+rm -rf "$keep"
+mkdir -p "$keep/series"
+BENCH_SERIES=$(cd "$keep/series" && pwd)
+export BENCH_SERIES
 pass=0 fail=0
 
 check_lines() {	# NAME-of-benchmark: judges $out
@@ -38,6 +46,7 @@ for b in $bins $scripts; do
 	*) REPS=1 BENCH_SMOKE=1 timeout "$LIMIT" "$b" > "$out" 2>&1 ;;
 	esac
 	rc=$?
+	cp "$out" "$keep/$(basename "$b" .sh).out"
 	if [ "$rc" != 0 ]; then
 		tail -20 "$out" >&2
 		echo "bench-smoke: $b: FAIL: exit $rc$([ "$rc" = 124 ] && echo ", over ${LIMIT}s")" >&2
