@@ -161,7 +161,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->print_stats = p->print_stats;
 	cfg->cc_set = true;
 	cfg->cc = p->cc;
-	cfg->link_mbps = p->link_mbps;
+	cfg->link_mbps = dom->link_mbps;
 	cfg->trimming = p->trimming;
 	cfg->dscp_set = true;
 	cfg->dscp = p->dscp;

@@ -4,10 +4,16 @@
  * FI_UET_TRIMMING, FI_UET_DSCP_*): what the engine hands PDC's NSCC and
  * writes in its frames' traffic class. See fi_uet(7).
  */
+#include <stdatomic.h>
 #include <string.h>
 
+#include "dev/uet_link.h"
 #include "pdc/pdc.h"
 #include "uet/uet.h"
+
+/* What NSCC and RCCC assume where neither the driver nor the user says:
+ * the spec's reference link (pdc_cfg_init's default). */
+#define UET_LINK_MBPS_DEFAULT	100000u
 
 void uet_params_cc_define(void)
 {
@@ -21,7 +27,10 @@ void uet_params_cc_define(void)
 	fi_param_define(&uet_prov, "link_mbps", FI_PARAM_INT,
 			"Our link's rate, Mbit/s: NSCC's largest window is 1.5 "
 			"x rate x base RTT, and RCCC grants credit at 0.99 of "
-			"it (default 100000)");
+			"it (default: the speed the interface's driver "
+			"reports; 100000 where it reports none or a virtual "
+			"device's nominal one, such as veth's: set this to "
+			"the rate of the fabric behind it)");
 	fi_param_define(&uet_prov, "trimming", FI_PARAM_BOOL,
 			"The fabric trims packets: NSCC's target delay is 3/4 "
 			"of the base RTT instead of 1 (default 0)");
@@ -85,4 +94,56 @@ void uet_params_cc_get(struct uet_params *p)
 			"the defaults instead\n");
 		p->dscp = uet_engine_dscp_default;
 	}
+}
+
+/*
+ * The link rate the engine's CC uses on |ifname|: FI_UET_LINK_MBPS when set
+ * (|param_mbps|), else the driver's, else the default. Said once per
+ * process (FI_LOG_LEVEL=info; warn when it is a guess), as every endpoint
+ * of a job on one interface gets the same answer.
+ */
+uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps)
+{
+	static atomic_bool said;
+	struct uet_link_speed l;
+	bool say = !atomic_exchange(&said, true);
+	int ret;
+
+	if (param_mbps) {
+		if (say)
+			FI_INFO(&uet_prov, FI_LOG_CORE, "%s: link rate %u "
+				"Mbit/s (FI_UET_LINK_MBPS)\n", ifname,
+				param_mbps);
+		return param_mbps;
+	}
+	ret = uet_link_speed(ifname, &l);
+	if (!ret && l.mbps && !l.nominal) {
+		if (say)
+			FI_INFO(&uet_prov, FI_LOG_CORE, "%s: link rate %u "
+				"Mbit/s (its driver %s)\n", ifname, l.mbps,
+				l.driver);
+		return l.mbps;
+	}
+	/*
+	 * A virtual device's figure is not a rate: veth says 10000 and
+	 * carries what the CPUs can copy, more than that between two
+	 * namespaces. Its peer's real link, if any, is out of sight.
+	 */
+	if (!ret && l.mbps) {
+		if (say)
+			FI_WARN(&uet_prov, FI_LOG_CORE, "%s: a %s device, "
+				"whose %u Mbit/s is nominal: congestion "
+				"control assumes %u Mbit/s; set "
+				"FI_UET_LINK_MBPS to the fabric's rate\n",
+				ifname, l.driver, l.mbps,
+				UET_LINK_MBPS_DEFAULT);
+		return UET_LINK_MBPS_DEFAULT;
+	}
+	if (say)
+		FI_WARN(&uet_prov, FI_LOG_CORE, "%s: the driver reports no "
+			"link speed (%s): congestion control assumes %u "
+			"Mbit/s; set FI_UET_LINK_MBPS\n", ifname,
+			ret ? strerror(-ret) : "speed unknown",
+			UET_LINK_MBPS_DEFAULT);
+	return UET_LINK_MBPS_DEFAULT;
 }
