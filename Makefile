@@ -37,7 +37,8 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all check unit e2e fuzz fuzz-run bench bench-smoke install uninstall deps clean \
+.PHONY: all check unit e2e fuzz fuzz-run bench bench-smoke bench-report \
+	readme-plot report-check install uninstall deps clean \
 	demo man deb
 
 all:
@@ -142,21 +143,53 @@ e2e: $(E2E_DEPS)
 		echo "$$(grep -c ' ok$$' $(B)/.e2e.log) $$([ $$rc = 0 ]; echo $$?)" \
 			>> $(B)/.tally-e2e; [ $$rc = 0 ] || exit 1; done
 
-check: all unit e2e fuzz-run bench-smoke
+check: all unit e2e fuzz-run bench-smoke report-check
 	$(Q)cat $(B)/.tally-unit $(B)/.tally-e2e $(B)/.tally-fuzz \
-		$(B)/.tally-bench | \
+		$(B)/.tally-bench $(B)/.tally-report | \
 		awk '{ p += $$1; f += $$2 } END { printf "check: %d passed, %d failed\n", p, f }'
 
 # ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
 # BENCH_BINS run as they are; BENCH_SCRIPTS (with BENCH_DEPS built) get B.
+# Each one's output is kept as $(B)/bench/NAME.out and the time series the
+# scripts save (BENCH_SERIES) under $(B)/bench/series, for bench-report.
+BENCH_OUT	:= $(B)/bench
 bench: $(BENCH_BINS) $(BENCH_DEPS)
-	$(Q)for b in $(BENCH_BINS); do $$b || exit 1; done
-	$(Q)for s in $(BENCH_SCRIPTS); do B=$(B) bash $$s || exit 1; done
+	$(Q)rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)/series
+	$(Q)for b in $(BENCH_BINS) $(BENCH_SCRIPTS); do \
+		n=$$(basename $$b .sh); \
+		case $$b in *.sh) set -- bash $$b ;; *) set -- $$b ;; esac; \
+		( B=$(B) BENCH_SERIES=$(abspath $(BENCH_OUT))/series "$$@" 2>&1; \
+		  echo $$? > $(BENCH_OUT)/.rc ) | tee $(BENCH_OUT)/$$n.out; \
+		[ "$$(cat $(BENCH_OUT)/.rc)" = 0 ] || exit 1; done
 
 # Every benchmark once, its output checked (part of check; needs root).
 bench-smoke: $(BENCH_BINS) $(BENCH_DEPS)
 	$(Q)echo "  BENCH    smoke"
 	$(Q)B=$(B) bash test/bench/bench_smoke.sh "$(BENCH_BINS)" "$(BENCH_SCRIPTS)"
+
+# ---- the benchmark report -----------------------------------------------------
+# build/report/index.html, one self-contained page of plots (matplotlib) and
+# tables from the last `make bench` ($(B)/bench), else the last bench-smoke.
+REPORT_FROM	?= $(if $(wildcard $(BENCH_OUT)/*.out),$(BENCH_OUT),$(B)/bench-smoke)
+bench-report:
+	$(Q)/usr/bin/python3 test/bench/report/bench_report.py $(REPORT_FROM) $(B)/report
+
+# The README's plot, regenerated from the last full report (never drawn by
+# hand): doc/report-incast8-queue.png.
+README_PLOT	:= incast8_queue
+readme-plot: bench-report
+	$(Q)cp $(B)/report/$(README_PLOT).png doc/report-$(subst _,-,$(README_PLOT)).png
+
+# Part of check, after bench-smoke: the smoke run's report rendered by
+# headless Chromium, every image loaded and showing data, these plots there.
+REPORT_PLOTS	:= incast4_queue incast4_rates incast4_nscc multipath_dead \
+		   latency_wire latency_local
+report-check:
+	$(Q)echo "  REPORT   check"
+	$(Q)bash test/bench/report/report_check.sh $(B)/bench-smoke \
+		$(B)/report-smoke "$(REPORT_PLOTS)"; rc=$$?; \
+		echo "$$([ $$rc = 0 ]; echo $$((1 - $$?))) $$([ $$rc = 0 ]; echo $$?)" \
+			> $(B)/.tally-report; exit $$rc
 
 # ---- the main job -------------------------------------------------------------
 # Two namespaces, a veth pair, the XDP program and the uet_write example over
@@ -280,7 +313,8 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
 		   debhelper dpkg-dev man-db libssl-dev libsodium-dev \
-		   autoconf automake libtool xz-utils python3-prometheus-client
+		   autoconf automake libtool xz-utils python3-prometheus-client \
+		   python3-matplotlib chromium
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
