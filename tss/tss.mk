@@ -13,6 +13,12 @@ $(B)/bench_tss: $(B)/test/bench/bench_tss.o $(TSS_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(TSS_LIBS)
 
+# Benchmark: our CRC32C against ISA-L's crc32_iscsi (issue 44).
+BENCH_BINS	+= $(B)/bench_crc32c
+$(B)/bench_crc32c: $(B)/test/bench/bench_crc32c.o $(B)/tss/uet_crc32c.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lisal
+
 # Fuzz target: the header decoder (fuzz_decode.c's round trip).
 FUZZ_TARGETS	+= uet_tss_hdr
 TSS_FUZZ_OBJS	:= $(B)/fuzz/obj/tss/uet_tss_hdr.o
