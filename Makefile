@@ -280,7 +280,8 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
 		   debhelper dpkg-dev man-db libssl-dev libsodium-dev \
-		   autoconf automake libtool xz-utils python3-prometheus-client
+		   autoconf automake libtool xz-utils python3-prometheus-client \
+		   libisal-dev
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
