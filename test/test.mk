@@ -248,7 +248,7 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
-		-lcrypto -lsodium
+		-lcrypto -lsodium -lisal
 
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the

@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # tss/: the Transport Security Sublayer (AES-256-GCM on libcrypto) and
-# CRC32C, included by the Makefile; linked into libuet_io.a (uet/uet.mk).
+# CRC32C (on ISA-L), included by the Makefile; linked into libuet_io.a
+# (uet/uet.mk).
 TSS_SRCS	:= tss/uet_tss_hdr.c tss/uet_tss_crypto.c tss/uet_tss_replay.c \
 		   tss/uet_tss_ep.c tss/uet_tss_floor.c tss/uet_tss_gcm.c \
 		   tss/uet_crc32c.c
 TSS_OBJS	:= $(TSS_SRCS:%.c=$(B)/%.o)
-TSS_LIBS	:= -lcrypto -lsodium
+TSS_LIBS	:= -lcrypto -lsodium -lisal
 
 # Benchmark: seal and open against raw EVP AES-256-GCM (bench: lines).
 BENCH_BINS	+= $(B)/bench_tss
 $(B)/bench_tss: $(B)/test/bench/bench_tss.o $(TSS_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(TSS_LIBS)
+
+# Benchmark: uet_crc32c against a direct call of ISA-L's crc32_iscsi.
+BENCH_BINS	+= $(B)/bench_crc32c
+$(B)/bench_crc32c: $(B)/test/bench/bench_crc32c.o $(B)/tss/uet_crc32c.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lisal
 
 # Fuzz target: the header decoder (fuzz_decode.c's round trip).
 FUZZ_TARGETS	+= uet_tss_hdr

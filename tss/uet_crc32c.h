@@ -15,7 +15,7 @@
  * result back in to go on over the next segment, so that
  * uet_crc32c(uet_crc32c(0, a, n), b, m) is the CRC of a and b together.
  * (The initial value and final XOR are applied inside.) CRC32C of
- * "123456789" is 0xE3069283. Uses SSE4.2's crc32 where the CPU has it.
+ * "123456789" is 0xE3069283. ISA-L (libisal2) computes it.
  */
 uint32_t uet_crc32c(uint32_t crc, const void *p, size_t len);
 
