@@ -154,6 +154,20 @@ static const struct uet_stat_field uet_ses_fields[] = {
 	UET_STAT(ses_stats, rx_ux_full),
 };
 
+/* The socket's own counters: frames the kernel could not hand us (a full
+ * rx ring, an empty fill ring) are losses no protocol counter sees. */
+static const struct uet_stat_field uet_xsk_fields[] = {
+	UET_STAT(uet_xsk_stats, rx_frames),
+	UET_STAT(uet_xsk_stats, tx_frames),
+	UET_STAT(uet_xsk_stats, rx_oversized),
+	UET_STAT(uet_xsk_stats, rx_dropped),
+	UET_STAT(uet_xsk_stats, rx_invalid_descs),
+	UET_STAT(uet_xsk_stats, tx_invalid_descs),
+	UET_STAT(uet_xsk_stats, rx_ring_full),
+	UET_STAT(uet_xsk_stats, rx_fill_ring_empty_descs),
+	UET_STAT(uet_xsk_stats, tx_ring_empty_descs),
+};
+
 static void uet_stats_put(FILE *out, const char *group, const void *base,
 			  const struct uet_stat_field *f, size_t n)
 {
@@ -217,6 +231,14 @@ void uet_engine_stats_json(const struct uet_engine *e, FILE *out)
 		      sizeof(uet_ses_fields) / sizeof(uet_ses_fields[0]));
 	if (e->pdc)
 		uet_stats_cc_put(e, out);
+	if (e->xsk) {
+		struct uet_xsk_stats xs;
+
+		if (!uet_xsk_stats_read(e->xsk, &xs))
+			uet_stats_put(out, "xsk", &xs, uet_xsk_fields,
+				      sizeof(uet_xsk_fields) /
+				      sizeof(uet_xsk_fields[0]));
+	}
 	fputs("}\n", out);
 	fflush(out);
 }
