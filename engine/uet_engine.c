@@ -16,6 +16,7 @@
 #include "engine/uet_engine.h"
 #include "engine/uet_engine_priv.h"
 #include "engine/uet_engine_local.h"
+#include "engine/uet_engine_trace.h"
 #include "engine/uet_engine_tss.h"
 #include "dev/uet_dev_client.h"
 #include "dev/uet_nl.h"
@@ -359,6 +360,7 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 		return NULL;
 	}
 	e->mirror.sock = -1;	/* destroy may run before it is opened */
+	e->trace_at_ns = UINT64_MAX;	/* no trace until it is open */
 	e->dev.conn = -1;
 	uet_engine_why[0] = '\0';
 	e->cfg = *cfg;
@@ -393,6 +395,7 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 		errno = -ret;
 		return NULL;
 	}
+	uet_engine_trace_open(e);
 	return e;
 }
 
@@ -405,6 +408,7 @@ void uet_engine_destroy(struct uet_engine *e)
 	if (e->ses && e->pdc && (e->cfg.print_stats ||
 				 getenv("UET_ENGINE_DEBUG")))
 		uet_engine_stats_json(e, stderr);
+	uet_engine_trace_close(e);
 	uet_engine_local_destroy(e);
 	if (e->ses)
 		ses_destroy(e->ses);

@@ -104,6 +104,15 @@ struct uet_engine_cfg {
 	/* At destroy, the counters to stderr (uet_engine_stats_json()). */
 	bool print_stats;
 	/*
+	 * FI_UET_TRACE (uet_engine_trace.c): every |trace_us| microseconds
+	 * (0: 1000; at least 100), from progress, a line per busy initiator
+	 * PDC into the file |trace_path| names, each "%p" the pid. The
+	 * process's endpoints share the file the first one opens. Read at
+	 * create only; NULL or "": no trace.
+	 */
+	const char *trace_path;
+	uint32_t trace_us;
+	/*
 	 * Congestion control (pdc.h, UE 1.0 3.6.13 and 3.6.14): |cc|, the
 	 * PDC_CC_* flags, when |cc_set|; else NSCC (0 alone: a loss-driven
 	 * window in packets). |link_mbps|: our link's rate, for
@@ -167,8 +176,9 @@ struct uet_engine_ops {
 					 * done here; may be NULL */
 	/*
 	 * A limit was reached that the user may want to raise (a table
-	 * full): |msg| names the setting. Once per limit and engine; may be
-	 * NULL.
+	 * full), or a setting could not be honoured (FI_UET_TRACE's file,
+	 * from uet_engine_create()): |msg| names the setting. Once per limit
+	 * and engine; may be NULL.
 	 */
 	void (*warn)(void *ctx, const char *msg);
 };

@@ -766,6 +766,7 @@ int uet_engine_progress(struct uet_engine *e)
 	uet_engine_silent_peers(e);
 	uet_engine_peers_tick(e);
 	uet_engine_peers_age(e);
+	uet_engine_trace_tick(e);
 	ses_progress(e->ses, e->now_ns);
 	/*
 	 * A completion went up: the application may act on it and never

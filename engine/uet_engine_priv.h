@@ -266,6 +266,10 @@ struct uet_engine {
 	bool warned_full;	/* ops.warn said the table refuses peers */
 	uint64_t age_check_ns, tick_ns;
 	uint64_t pub_ns;	/* figures last published (uet_engine_pub.c) */
+	/* FI_UET_TRACE (uet_engine_trace.c): UINT64_MAX when off. */
+	uint64_t trace_at_ns, trace_every_ns;
+	uint64_t trace_wall_ns;	/* the wall clock less the monotonic */
+	FILE *trace_f;
 	struct uet_engine_held_wre held_wres[UET_ENGINE_HELD_WRES];
 	uint32_t nheld_wres;
 	struct uet_nl *nl;	/* kept for neighbour lookups */
@@ -355,6 +359,19 @@ void uet_engine_peer_opened(struct uet_engine *e, uint32_t peer);
 void uet_engine_peers_tick(struct uet_engine *e);
 void uet_engine_peers_age(struct uet_engine *e);
 const uint8_t *uet_engine_peer_mac(const struct uet_engine *e, uint32_t peer);
+
+/*
+ * FI_UET_TRACE (uet_engine_trace.c), each progress call: without a trace
+ * trace_at_ns is UINT64_MAX, so this costs one compare and a branch that
+ * is never taken.
+ */
+void uet_engine_trace_sample(struct uet_engine *e);
+
+static inline void uet_engine_trace_tick(struct uet_engine *e)
+{
+	if (e->now_ns >= e->trace_at_ns)
+		uet_engine_trace_sample(e);
+}
 
 /* Neighbour cache (uet_engine_neigh.c). */
 int uet_engine_neigh_find(const struct uet_engine *e, const struct uet_fa *fa);

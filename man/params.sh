@@ -23,6 +23,8 @@ function flush(  def, t, m) {
 	sub(/^FI_PARAM_/, "", t)
 	t = (t == "INT") ? "integer" : (t == "BOOL") ? "boolean" : \
 	    (t == "SIZE_T") ? "size" : (t == "STRING") ? "string" : tolower(t)
+	# the help is a printf format: what fi_info -e shows
+	gsub(/%%/, "%", help)
 	gsub(/\\/, "\\e", help)
 	gsub(/\\/, "\\e", def)
 	printf ".TP\n.BR FI_UET_%s \" (%s, default %s)\"\n%s.\n", \

@@ -373,12 +373,17 @@ struct pdc_stats {
 
 /* A snapshot of one initiator PDC, for tests and diagnostics. */
 struct pdc_info {
+	uint32_t peer;
+	uint8_t mode;		/* enum pdc_mode */
 	uint16_t pdcid, remote_pdcid;
 	bool is_established;
 	uint32_t start_psn, next_psn;
 	uint32_t cwnd, inflight, queued;	/* packets */
+	uint32_t unacked_bytes;	/* SES bytes of the inflight packets */
+	uint64_t retx;		/* retransmissions since the PDC opened */
 	uint64_t srtt_ns, rto_ns;
-	/* NSCC (cfg.cc): bytes and the delays it steers by. */
+	/* NSCC (cfg.cc), when |nscc|: bytes and the delays it steers by. */
+	bool nscc;
 	uint32_t cwnd_bytes, max_wnd_bytes, inflight_bytes;
 	uint64_t base_rtt_ns, avg_delay_ns, target_qdelay_ns;
 	/* RCCC: bytes the sender may still send new. */
@@ -511,5 +516,15 @@ uint64_t pdc_mgr_cwnd_bytes(const struct pdc_mgr *mgr);
 /* Describes the initiator PDC for (peer, mode); 0 or -ENOENT. */
 int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 		 struct pdc_info *info);
+
+/*
+ * pdc_active_walk() calls |fn| with the snapshot of each initiator PDC
+ * that transmitted since the previous walk or still has packets in
+ * flight, and returns how many it saw. The manager keeps those PDCs on a
+ * list as they send, so a walk costs the busy PDCs only, however many
+ * idle ones there are. |fn| must not call into the manager.
+ */
+typedef void (*pdc_active_fn)(void *ctx, const struct pdc_info *info);
+uint32_t pdc_active_walk(struct pdc_mgr *mgr, pdc_active_fn fn, void *ctx);
 
 #endif /* PDC_H */

@@ -6,7 +6,7 @@ PDC_SRCS	+= pdc/pdc_hdr.c pdc/pdc_hdr_ack.c pdc/pdc_names.c \
 		   pdc/pdc_ini_rx.c pdc/pdc_ini_nack.c pdc/pdc_tgt.c \
 		   pdc/pdc_tgt_ack.c pdc/pdc_tgt_admit.c pdc/pdc_ev.c \
 		   pdc/pdc_counts.c pdc/pdc_tomb.c pdc/pdc_rudi.c \
-		   pdc/pdc_room.c
+		   pdc/pdc_room.c pdc/pdc_active.c
 
 # Benchmark: an initiator/target PDC pair in memory (prints bench: lines).
 BENCH_BINS	+= $(B)/bench_pdc

@@ -338,12 +338,15 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		slot->first_ns = now_ns;
 	if (slot->tx_cnt < UINT8_MAX)
 		slot->tx_cnt++;
-	if (retx)
+	pdc_active_mark(mgr, pdc);
+	if (retx) {
 		mgr->stats.tx_retx++;
-	else if (slot->flags & PDC_SLOT_CLOSE)
+		ini->retx_cnt++;
+	} else if (slot->flags & PDC_SLOT_CLOSE) {
 		mgr->stats.tx_ctl++;
-	else
+	} else {
 		mgr->stats.tx_req++;
+	}
 	if (!ini->rto_at) {
 		ini->rto_at = now_ns + ini->rto_ns;
 		pdc_timer_arm(mgr, pdc, ini->rto_at);

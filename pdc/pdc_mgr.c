@@ -360,6 +360,7 @@ void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc)
 			pdc_counts_dec(&mgr->tgt_live, pdc->peer);
 		pdc_counts_dec(&mgr->tgt_src, pdc->src);
 	} else {
+		pdc_active_del(mgr, pdc);
 		free(pdc->ini.slot);
 	}
 	free(pdc);
@@ -426,33 +427,10 @@ int pdc_info_get(const struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
 {
 	const struct pdc *pdc = pdc_hash_find(mgr, pdc_key_ini(peer, mode),
 					      NULL);
-	const struct pdc_ini *ini;
 
 	if (!pdc)
 		return -ENOENT;
-	ini = &pdc->ini;
-	memset(info, 0, sizeof(*info));
-	info->pdcid = pdc->id;
-	info->remote_pdcid = pdc->rid;
-	info->is_established = pdc->state != PDC_ST_SYN;
-	info->start_psn = ini->start_psn;
-	info->next_psn = ini->next_psn;
-	info->cwnd = ini->cwnd;
-	info->inflight = ini->inflight;
-	info->queued = ini->next_psn - ini->send_psn;
-	info->srtt_ns = ini->srtt_ns;
-	info->rto_ns = ini->rto_ns;
-	info->state_len = pdc->alloc_len;
-	if (ini->nscc) {
-		info->cwnd_bytes = (uint32_t)ini->cc.cwnd;
-		info->max_wnd_bytes = (uint32_t)ini->cc.max_wnd;
-		info->inflight_bytes = (uint32_t)ini->cc.inflight;
-		info->base_rtt_ns = ini->cc.base_rtt_ns;
-		info->avg_delay_ns = ini->cc.avg_delay_ns;
-		info->target_qdelay_ns = pdc_nscc_target(&mgr->cfg, ini);
-	}
-	if (ini->rccc)
-		info->credit = pdc_rccc_credit(ini);
+	pdc_info_fill(mgr, pdc, info);
 	return 0;
 }
 

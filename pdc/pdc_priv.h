@@ -198,6 +198,13 @@ struct pdc_ini {
 	uint64_t probe_at;	/* tail-loss probe timer; 0: off */
 	uint8_t probe_cnt;	/* probes since the last ACK progress */
 	uint64_t last_active_ns;
+	uint64_t retx_cnt;	/* retransmissions, for pdc_info */
+	/*
+	 * The manager's list of PDCs that sent since its last walk or have
+	 * packets in flight (pdc_active.c).
+	 */
+	bool act_listed;
+	struct pdc *act_prev, *act_next;
 	uint16_t retx_head, retx_tail;
 	uint8_t last_nack;	/* code of the latest NACK, for the error */
 	uint64_t no_room_since;	/* first NO_PDC_AVAIL of this SYN, or 0 */
@@ -386,6 +393,7 @@ struct pdc_mgr {
 	uint32_t heap_cnt;
 	struct pdc *ready_head, *ready_tail;
 	struct pdc *send_cache;	/* last initiator PDC pdc_send() used */
+	struct pdc *act_head, *act_tail;	/* pdc_active.c */
 	struct pdc_nackq_ent nackq[PDC_NACKQ_LEN];
 	uint32_t nackq_head, nackq_cnt;
 	struct pdc_uud_ent *uudq;
@@ -514,6 +522,19 @@ void pdc_emit(struct pdc_mgr *mgr, const struct pdc *pdc, uint32_t type,
 	      int err);
 void pdc_log(struct pdc_mgr *mgr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* pdc_active.c */
+void pdc_active_add(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_active_del(struct pdc_mgr *mgr, struct pdc *pdc);
+void pdc_info_fill(const struct pdc_mgr *mgr, const struct pdc *pdc,
+		   struct pdc_info *info);
+
+/* An initiator PDC transmits: on the active list, once. */
+static inline void pdc_active_mark(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	if (!pdc->ini.act_listed)
+		pdc_active_add(mgr, pdc);
+}
 
 /* pdc_timer.c */
 void pdc_timer_del(struct pdc_mgr *mgr, struct pdc *pdc);

@@ -517,3 +517,8 @@ all: $(B)/bench_tss_xdp
 # seen moving by top --once (root in one namespace, nobody in the other).
 E2E_TESTS	+= test/e2e/e2e_top.sh
 E2E_DEPS	+= $(B)/uet_pingpong $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# FI_UET_TRACE (engine/uet_engine_trace.c): uet_bw's processes each write
+# their PDCs' congestion state into trace.PID; an unwritable path warns.
+E2E_TESTS	+= test/e2e/e2e_trace.sh
+E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd

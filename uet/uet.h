@@ -8,6 +8,7 @@
 #ifndef UET_H
 #define UET_H
 
+#include <limits.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -161,6 +162,9 @@ struct uet_params {
 	uint8_t multipath;		/* enum pdc_mp_mode */
 	uint16_t entropies;		/* 0: the engine's default */
 	bool print_stats;		/* FI_UET_STATS */
+	/* Congestion trace (uet_init_trace.c): "" for none. */
+	char trace_path[PATH_MAX];	/* FI_UET_TRACE */
+	uint32_t trace_us;		/* FI_UET_TRACE_US */
 	/* Congestion control (uet_init_cc.c). */
 	uint8_t cc;			/* FI_UET_CC: PDC_CC_* */
 	uint32_t link_mbps;		/* 0: the engine's default */
@@ -182,6 +186,8 @@ void uet_params_dp_define(void);
 void uet_params_dp_get(struct uet_params *p);
 void uet_params_rudi_define(void);
 void uet_params_rudi_get(struct uet_params *p);
+void uet_params_trace_define(void);
+void uet_params_trace_get(struct uet_params *p);
 bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
 		     uint8_t opcode, uint64_t flags);
 

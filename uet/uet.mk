@@ -15,7 +15,8 @@ all: $(B)/libuet_io.a
 # ---- the libfabric provider (issue 6) -----------------------------------------
 # libuet-fi.so: a DL provider exporting only fi_prov_ini (every object is
 # built with -fvisibility=hidden), with the transport linked in statically.
-UET_FI_SRCS	:= uet/uet_init.c uet/uet_init_cc.c uet/uet_init_dp.c uet/uet_rudi.c uet/uet_attr.c uet/uet_iface.c \
+UET_FI_SRCS	:= uet/uet_init.c uet/uet_init_cc.c uet/uet_init_dp.c \
+		   uet/uet_init_trace.c uet/uet_rudi.c uet/uet_attr.c uet/uet_iface.c \
 		   uet/uet_addr.c uet/uet_fabric.c uet/uet_domain.c \
 		   uet/uet_av.c uet/uet_av_tbl.c uet/uet_cq.c uet/uet_cntr.c \
 		   uet/uet_eq.c \

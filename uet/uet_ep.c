@@ -159,6 +159,8 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->multipath = p->multipath;
 	cfg->entropies = p->entropies;
 	cfg->print_stats = p->print_stats;
+	cfg->trace_path = p->trace_path;	/* read by create only */
+	cfg->trace_us = p->trace_us;
 	cfg->cc_set = true;
 	cfg->cc = p->cc;
 	cfg->link_mbps = dom->link_mbps;

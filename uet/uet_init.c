@@ -112,6 +112,7 @@ static void uet_params_define(void)
 	uet_params_dp_define();
 	uet_params_rudi_define();
 	uet_params_spin_define();
+	uet_params_trace_define();
 	fi_param_define(&uet_prov, "ri_base", FI_PARAM_INT,
 			"Resource index of an endpoint's RMA regions "
 			"(12 bits, default 0)");
@@ -210,6 +211,7 @@ void uet_params_get(struct uet_params *p)
 	uet_params_cc_get(p);
 	uet_params_dp_get(p);
 	uet_params_rudi_get(p);
+	uet_params_trace_get(p);
 }
 
 /*

@@ -17,6 +17,8 @@
  * every SPDCID either sends, and every RUDI pkt_id, is then checked to
  * carry its own. RUDI requests (no PDC) may be delivered more than once
  * (idempotent), but one completes without error only once delivered.
+ * After each pump, pdc_active_walk sees only A's PDCs to B, each once,
+ * and none of B's (it never sends), whatever PDCs failed or closed.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -224,6 +226,22 @@ static void f_check_prefix(const struct f_state *f, int from,
 		abort();
 }
 
+static void f_active(void *ctx, const struct pdc_info *in)
+{
+	const struct f_state *f = ctx;
+
+	if (in->peer != F_PEER_B || (in->pdcid & f->prefix_mask) != f->prefix_a)
+		abort();
+}
+
+/* At most max_pdcs (4) of A's; the walk never lists a PDC twice. */
+static void f_walk(struct f_state *f)
+{
+	if (pdc_active_walk(f->a, f_active, f) > 4 ||
+	    pdc_active_walk(f->b, f_active, f) != 0)
+		abort();
+}
+
 /* Every frame |from| has: deliver, drop, duplicate or hold it. */
 static void f_pump(struct f_state *f, int from)
 {
@@ -254,6 +272,7 @@ static void f_pump(struct f_state *f, int from)
 	}
 	if (n < 0)
 		abort();	/* our frames are always big enough */
+	f_walk(f);
 }
 
 /*
