@@ -27,8 +27,6 @@
 #define UET_PORT_IP_TOT_OFF	(ETH_HLEN + offsetof(struct iphdr, tot_len))
 #define UET_PORT_IP_CSUM_OFF	(ETH_HLEN + offsetof(struct iphdr, check))
 #define UET_PORT_UDP_LEN_OFF	offsetof(struct udphdr, len)
-/* Longest idle time worked out exactly; rate x this fits in 64 bits. */
-#define UET_PORT_MAX_IDLE_NS	(1000ULL * 1000000000ULL)
 
 /* Load-time settings, through the skeleton's rodata (uet_port_shared.h). */
 const volatile struct uet_port_cfg uet_port_cfg = {

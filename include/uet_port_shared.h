@@ -37,6 +37,12 @@ _Static_assert(sizeof(struct uet_port_cfg) == 32, "uet_port_cfg layout");
  */
 #define UET_PORT_TRIM_ROOM		32768
 
+/*
+ * Longest idle time the drain works out exactly (rate x this fits in 64
+ * bits); uet_port watch drains its reading the same way.
+ */
+#define UET_PORT_MAX_IDLE_NS	(1000ULL * 1000000000ULL)
+
 /* The virtual queue: one array entry, key 0, updated under its lock. */
 struct uet_port_vq {
 	struct bpf_spin_lock lock;

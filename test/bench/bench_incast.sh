@@ -66,9 +66,13 @@
 # as on cores of their own; at nice 0 the small flow's mean measures
 # the scheduler (round trips of several ms while its server waits for
 # a core).
+# BENCH_SERIES=DIR: the 4:1 and 8:1 incasts' first runs also save time
+# series (queue, senders' rates, NSCC's window) there, for make
+# bench-report: bench_incast_series.sh says which.
 E2E_NAME=bench_incast
 source "$(dirname "$0")/../e2e/e2e_lib.sh"
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
+source "$(dirname "$0")/bench_incast_series.sh"
 REPS=${REPS:-3}
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	INCAST_N=${INCAST_N:-4} INCAST_MIB=${INCAST_MIB:-4}
@@ -228,7 +232,8 @@ next_run() {
 # bw_pair PROV FROM TO K MIB START OUT: a uet_bw server on host TO and
 # its client on FROM writing MIB MiB from START (uet_bw -T: @FILE, see
 # go) (pair K of the run), in the background; the client's output in
-# OUT, the server's in OUT.srv.
+# OUT, the server's in OUT.srv. BW_CLIENT_ENV: env words of the client's
+# own.
 bw_pair() {
 	local prov=$1 from=$2 to=$3 k=$4 mib=$5 t=$6 out=$7 env
 	env=$(prov_env "$prov")
@@ -238,8 +243,8 @@ bw_pair() {
 		-p $(( PORT0 + k )) -n 1048576 > "$out.srv" 2>&1 &
 	PIDS_S+=($!)
 	# shellcheck disable=SC2086
-	fab_host_in "$from" env $env timeout "$LIMIT" nice -n "$NICE" \
-		"$B/uet_bw" -c "${FAB_IP[$to]}" -S $(( SVC0 + k )) \
+	fab_host_in "$from" env $env ${BW_CLIENT_ENV:-} timeout "$LIMIT" \
+		nice -n "$NICE" "$B/uet_bw" -c "${FAB_IP[$to]}" -S $(( SVC0 + k )) \
 		-p $(( PORT0 + k )) -n 1048576 -i "$mib" -T "$t" > "$out" 2>&1 &
 	PIDS_C+=($!)
 }
@@ -412,18 +417,22 @@ incast_small() {
 # incast_run N PROV TAG [SMALL]: N senders into host N+1 over PROV (the
 # star up, its port model set); with SMALL, the small flow from host N+2
 # for the ideal incast's time from the common start (so within the
-# incast). Figures under TAG.
+# incast). Figures under TAG; time series too in the runs series_want
+# picks (INCAST_REP: the run's repetition).
 incast_run() {
 	local n=$1 prov=$2 tag=$3 pp=${4:-0} rcv=$(( $1 + 1 )) k t c0 c1 u0 u1
 	local tmo0=0 ss_pid outs=() f cpu port small="" tmo retx="" ideal
+	local series=0
+	series_want "$n" "$tag" "${INCAST_REP:-1}" && series=1
 	run_begin "$prov"
 	[ "$prov" = uet ] || tmo0=$(tcp_timeouts $(seq "$n"))
 	c0=$(port_begin r1 "h$rcv")
 	ideal=$(awk -v n="$n" -v m="$INCAST_MIB" -v r="$RATE" \
 		'BEGIN { printf "%.3f\n", n * m * 1048576 * 8 / (r * 1e6) }')
 	for k in $(seq "$n"); do
-		bw_pair "$prov" "$k" "$rcv" "$k" "$INCAST_MIB" "@$D/start" \
-			"$D/c.$k"
+		BW_CLIENT_ENV=$(series_trace_env "$series" "$prov" "$k") \
+			bw_pair "$prov" "$k" "$rcv" "$k" "$INCAST_MIB" \
+			"@$D/start" "$D/c.$k"
 		outs+=("$D/c.$k")
 	done
 	if [ "$pp" = 1 ]; then
@@ -432,18 +441,21 @@ incast_run() {
 	else
 		t=$(go "$D/start" "${outs[@]}")
 	fi
+	[ "$series" = 0 ] || series_start "$n" "$rcv"
 	sleep_until "$t"
 	u0=$(cpu_read)
 	( sleep 0.1; cc_seen "$prov" 1 "$rcv" "$E2E_TMP/ss.$prov" ) &
 	ss_pid=$!
 	wait_clients "${PIDS_C[@]}"
 	u1=$(cpu_read)
+	[ "$series" = 0 ] || series_stop
 	wait "$ss_pid" || true
 	[ "$pp" = 0 ] || wait_clients "${PP_PIDS[1]}"
 	wait_servers "${PIDS_S[@]}" "${PP_PIDS[@]:0:1}"
 	c1=$(port_counts r1 "h$rcv")
 	f=$(incast_figures "$t" "$n" "${outs[@]}")
 	set -- $f
+	[ "$series" = 0 ] || series_write "$n" "$prov" "$t" "$6"
 	rec "$tag" "$prov" time_ratio "$1"
 	rec "$tag" "$prov" jain "$2"
 	rec "$tag" "$prov" late_ms "$3"
@@ -503,6 +515,7 @@ incast_variant() {
 	UET_LINK=$RATE UET_TRIM=$(( trim > 0 ))
 	fab_port_model r1 "h$(( n + 1 ))" "$MARK" "$trim"
 	for rep in $(seq "$REPS"); do
+		INCAST_REP=$rep
 		for prov in $provs; do
 			incast_run "$n" "$prov" "incast$n${v#incast}"
 			[ "$v$n" = "incast$INCAST_SMALL_N" ] || continue

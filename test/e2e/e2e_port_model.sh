@@ -8,10 +8,11 @@
 # without ECN and marked when it asks for ECN. Drops: only above the buffer (a burst below
 # it loses nothing, one above it loses what the buffer could not take, the
 # queue never beyond buffer + a frame), and only by the model, never by
-# the tbf behind it. Trimming: DSCP 10 frames arrive cut to 64 bytes of
-# payload with DSCP 46 and their ECN bits, as many as the model counts,
-# none lost, while a sender of not-trimmable frames loses what is dropped;
-# a last hop writes DSCP 44. Then uet_port's answers for a port without a
+# the tbf behind it; uet_port watch sees the queue rise and drain.
+# Trimming: DSCP 10 frames arrive cut to 64 bytes of payload with DSCP 46
+# and their ECN bits, as many as the model counts, none lost, while a
+# sender of not-trimmable frames loses what is dropped; a last hop writes
+# DSCP 44. Then uet_port's answers for a port without a
 # model and for no such device.
 source "$(dirname "$0")/e2e_lib.sh"
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
@@ -148,6 +149,17 @@ e2e_check "tcp with ECN: 3 MB across" tcp_run
 e2e_check "tcp with ECN: marked" is "$P_marked" -gt 0
 
 # ---- drops only above the buffer --------------------------------------------
+# watch_start, watch_stop: uet_port watch h3 on R1 into $E2E_TMP/watch;
+# SIGTERM ends it with its lines written out.
+watch_start() {
+	ip netns exec "$(fab_ns r1)" "$B/uet_port" watch h3 \
+		> "$E2E_TMP/watch" &
+	WATCH=$!
+}
+watch_stop() {
+	kill -TERM "$WATCH"
+	wait "$WATCH" || e2e_fail "uet_port watch failed (exit $?)"
+}
 # Bursts from one socket as fast as it sends: a 20-frame one fits the
 # 30000-byte buffer, a 60-frame one does not.
 fab_port_model r1 h3 0 0
@@ -167,13 +179,34 @@ out=$(fab_port_stats r1 h3)
 why=$out
 e2e_check "reset: every counter 0" \
 	test "$out" = "passed 0 bytes 0 marked 0 trimmed 0 dropped 0 maxq 0"
+watch_start
 burst 60
+watch_stop
 e2e_check "a 60-frame burst above the buffer: drops" is "$P_dropped" -gt 0
 e2e_check "a 60-frame burst: what was not dropped arrives" \
 	is $(( $(got 1) + P_dropped )) = 60
 e2e_check "a 60-frame burst: the queue never beyond buffer + a frame" \
 	is "$P_maxq" -le $(( BUF + FRAME ))
 e2e_check "a 60-frame burst: the tbf dropped nothing itself" is "$QDROPS" = 0
+
+# uet_port watch saw that burst's queue come and go, 1 ms a sample: the
+# queue read now, drained since the model last updated it.
+w=$E2E_TMP/watch
+wl="$(wc -l < "$w") lines, the last '$(tail -n 1 "$w")'"
+why=$wl
+e2e_check "watch: a line a millisecond or so (5 fields each)" \
+	awk '{ n++ } NF != 5 { exit 1 } END { exit !(n >= 100) }' "$w"
+wq=$(awk '$2 > m { m = $2 } END { print m + 0 }' "$w")
+why="model's maxq $P_maxq"
+e2e_check "watch: the queue rose during the burst ($wq bytes at most)" \
+	test "$wq" -ge $(( 10 * FRAME )) -a "$wq" -le "$P_maxq"
+why=$wl
+e2e_check "watch: the queue drained back to 0" \
+	test "$(tail -n 1 "$w" | cut -d' ' -f2)" = 0
+why="$wl; the model: passed $P_passed dropped $P_dropped"
+e2e_check "watch: its last counters are the model's (passed, dropped)" \
+	awk -v p="$P_passed" -v d="$P_dropped" 'END {
+		exit !($3 >= p && $4 == d) }' "$w"
 
 # ---- trimming above 15000 bytes ----------------------------------------------
 # H1 sends DSCP 10 (trimmable) with ECT(0): 0x2a; H2 not trimmable.

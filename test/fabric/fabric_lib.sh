@@ -615,3 +615,52 @@ fab_cleanup() {
 	e2e_unstage
 	return $rc
 }
+
+# ---- samplers for time series (bench_incast_series.sh) ----------------------
+# fab_sample_ports_start ROUTER STAT FILE PORT...: in the background, every
+# 2 ms or so, a line "SECONDS V1 .. VN" (the epoch time, then statistic
+# STAT, e.g. rx_bytes or tx_bytes, of each PORT of ROUTER) to FILE, until
+# fab_sample_ports_stop. One loop reads them all, so that the ports' rates
+# over time share their timestamps. It waits with read -t on a FIFO that
+# no one writes, not with sleep: a process forked every 2 ms is what
+# made a busy machine's samples 10 to 100 ms apart.
+fab_sample_ports_start() {
+	ip netns exec "$(fab_ns "$1")" env LC_ALL=C bash -c '
+		fifo=$(mktemp -u) && mkfifo "$fifo" && exec 3<> "$fifo" &&
+			rm -f "$fifo" || exit 1
+		cd /sys/class/net || exit 1
+		stat=$1
+		shift
+		while :; do
+			line=$EPOCHREALTIME
+			for p in "$@"; do
+				read -r b < "$p/statistics/$stat" || exit 1
+				line+=" $b"
+			done
+			echo "$line"
+			read -r -t 0.002 -u 3 _ || true
+		done' _ "$2" "${@:4}" > "$3" &
+	FAB_PORTS_SAMPLER=$!
+}
+
+fab_sample_ports_stop() {
+	kill "$FAB_PORTS_SAMPLER" 2>/dev/null
+	wait "$FAB_PORTS_SAMPLER" 2>/dev/null || true
+}
+
+# fab_port_watch_start ROUTER PORT FILE [INTERVAL_US]: in the background,
+# `uet_port watch` of PORT's model (fab_port_model) to FILE: "EPOCH_S
+# QUEUE_BYTES PASSED DROPPED MARKED" every INTERVAL_US (1000), until
+# fab_port_watch_stop.
+fab_port_watch_start() {
+	ip netns exec "$(fab_ns "$1")" "$B/uet_port" watch "$2" \
+		--interval-us "${4:-1000}" > "$3" &
+	FAB_WATCHER=$!
+}
+
+# fab_port_watch_stop: the watch ended (SIGTERM: it writes out what it
+# holds); fails when it had failed.
+fab_port_watch_stop() {
+	kill -TERM "$FAB_WATCHER" 2>/dev/null || true
+	wait "$FAB_WATCHER"
+}

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * uet_port: attach the switch-port model (bpf/uet_port.bpf.c) to a router's
- * port, print or reset its counters, detach it. Later calls find it by its
- * tc filter, so nothing is pinned and nothing outlives the device.
+ * port, print or reset its counters, watch its queue, detach it. Later calls
+ * find it by its tc filter, so nothing is pinned and nothing outlives the
+ * device.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -25,6 +29,12 @@
 #define UET_PORT_TC_HANDLE	0x5545
 #define UET_PORT_TC_PRIO	0x5545
 #define UET_PORT_MAX_MAPS	8
+/* The object's .rodata as the kernel names it (15 characters: it fits). */
+#define UET_PORT_RODATA_MAP_NAME	"uet_port.rodata"
+/* watch's default sampling interval, and its bounds */
+#define UET_PORT_WATCH_US	1000
+#define UET_PORT_WATCH_MIN_US	100
+#define UET_PORT_WATCH_MAX_US	10000000
 
 static const char uet_port_usage[] =
 	"usage: uet_port attach DEV --rate MBIT --buf BYTES [--mark BYTES]\n"
@@ -33,15 +43,19 @@ static const char uet_port_usage[] =
 	"                  [--dscp-lasthop N] [--lasthop]\n"
 	"       uet_port stats DEV [--json]\n"
 	"       uet_port reset DEV\n"
+	"       uet_port watch DEV [--interval-us N]\n"
 	"       uet_port detach DEV\n"
 	"attach replaces a model already there (its counters start again);\n"
-	"--mark and --trim are queue thresholds in bytes, 0 or absent: off.\n";
+	"--mark and --trim are queue thresholds in bytes, 0 or absent: off.\n"
+	"watch prints \"EPOCH_S QUEUE_BYTES PASSED DROPPED MARKED\" every N us\n"
+	"(1000) until SIGTERM or SIGINT: the queue as it stands now.\n";
 
 struct uet_port_args {
 	const char *verb;
 	const char *dev;
 	int ifindex;
 	bool json;
+	unsigned long long interval_us;	/* watch */
 	struct uet_port_cfg cfg;
 };
 
@@ -49,6 +63,7 @@ struct uet_port_args {
 struct uet_port_fds {
 	int vq;
 	int cnt;
+	int rodata;	/* its settings: -1 when not found (watch needs it) */
 };
 
 static int uet_port_fail(const struct uet_port_args *a, int err)
@@ -109,6 +124,7 @@ static const struct option uet_port_opts[] = {
 	{ "dscp-lasthop", required_argument, NULL, 'L' },
 	{ "lasthop", no_argument, NULL, 'l' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "interval-us", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -144,7 +160,7 @@ static int uet_port_opt(int c, struct uet_port_cfg *cfg)
 /* Returns 0, 1 for --help shown, 2 for a usage error. */
 static int uet_port_parse(int argc, char **argv, struct uet_port_args *a)
 {
-	bool attach;
+	bool attach, watch;
 	int c, ret;
 
 	memset(a, 0, sizeof(*a));
@@ -152,14 +168,17 @@ static int uet_port_parse(int argc, char **argv, struct uet_port_args *a)
 	a->cfg.dscp_trimmable = UET_PORT_DSCP_TRIMMABLE;
 	a->cfg.dscp_trimmed = UET_PORT_DSCP_TRIMMED;
 	a->cfg.dscp_lasthop = UET_PORT_DSCP_TRIMMED_LASTHOP;
+	a->interval_us = UET_PORT_WATCH_US;
 	if (argc < 2)
 		return uet_port_usage_error("a verb is required");
 	a->verb = argv[1];
 	if (strcmp(a->verb, "attach") && strcmp(a->verb, "stats") &&
-	    strcmp(a->verb, "reset") && strcmp(a->verb, "detach"))
-		return uet_port_usage_error("the verb is attach, stats, reset "
-					    "or detach");
+	    strcmp(a->verb, "reset") && strcmp(a->verb, "watch") &&
+	    strcmp(a->verb, "detach"))
+		return uet_port_usage_error("the verb is attach, stats, reset, "
+					    "watch or detach");
 	attach = !strcmp(a->verb, "attach");
+	watch = !strcmp(a->verb, "watch");
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", uet_port_opts, NULL)) != -1) {
 		if (c == 'h') {
@@ -170,7 +189,16 @@ static int uet_port_parse(int argc, char **argv, struct uet_port_args *a)
 			a->json = true;
 			continue;
 		}
-		if (c == '?' || !attach || c == 'j')
+		if (c == 'i' && watch) {
+			ret = uet_port_num(optarg, "interval-us",
+					   UET_PORT_WATCH_MIN_US,
+					   UET_PORT_WATCH_MAX_US,
+					   &a->interval_us);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (c == '?' || !attach || c == 'j' || c == 'i')
 			return uet_port_usage_error("bad option");
 		ret = uet_port_opt(c, &a->cfg);
 		if (ret)
@@ -288,7 +316,7 @@ static int uet_port_find(const struct uet_port_args *a,
 	struct bpf_prog_info info;
 	struct bpf_tc_hook hook;
 	struct bpf_tc_opts opts;
-	__u32 len = sizeof(info), vq_id, cnt_id;
+	__u32 len = sizeof(info), vq_id, cnt_id, rodata_id;
 	int prog_fd, err;
 
 	uet_port_place(a, &hook, &opts);
@@ -310,6 +338,8 @@ static int uet_port_find(const struct uet_port_args *a,
 		err = -EMEDIUMTYPE;
 	vq_id = err ? 0 : uet_port_map_id(prog_fd, UET_PORT_VQ_MAP_NAME);
 	cnt_id = err ? 0 : uet_port_map_id(prog_fd, UET_PORT_CNT_MAP_NAME);
+	rodata_id = err ? 0 : uet_port_map_id(prog_fd,
+					      UET_PORT_RODATA_MAP_NAME);
 	close(prog_fd);
 	if (err)
 		return err;
@@ -325,10 +355,18 @@ static int uet_port_find(const struct uet_port_args *a,
 			close(fds->cnt);
 		return err;
 	}
+	fds->rodata = rodata_id ? bpf_map_get_fd_by_id(rodata_id) : -1;
 	return 0;
 }
 
-/* Counters summed over CPUs into |out|, then the queue's maximum. */
+static void uet_port_close(const struct uet_port_fds *fds)
+{
+	close(fds->vq);
+	close(fds->cnt);
+	if (fds->rodata >= 0)
+		close(fds->rodata);
+}
+
 /* A zeroed value of the per-CPU counter map, its CPUs in |*ncpu|. */
 static int uet_port_percpu(__u64 **v, int *ncpu)
 {
@@ -339,11 +377,14 @@ static int uet_port_percpu(__u64 **v, int *ncpu)
 	return *v ? 0 : -ENOMEM;
 }
 
+/*
+ * Counters summed over CPUs into |out|, then the queue's value, read
+ * under its lock as the program updates it.
+ */
 static int uet_port_read(const struct uet_port_fds *fds,
-			 __u64 out[UET_PORT_CNT_MAX], __u64 *max_len)
+			 __u64 out[UET_PORT_CNT_MAX], struct uet_port_vq *vq)
 {
 	int ncpu, c, err;
-	struct uet_port_vq vq;
 	__u32 key;
 	__u64 *v;
 
@@ -361,21 +402,20 @@ static int uet_port_read(const struct uet_port_fds *fds,
 	}
 	free(v);
 	key = 0;
-	if (!err && bpf_map_lookup_elem_flags(fds->vq, &key, &vq, BPF_F_LOCK))
+	if (!err && bpf_map_lookup_elem_flags(fds->vq, &key, vq, BPF_F_LOCK))
 		err = -errno;
-	if (!err)
-		*max_len = vq.max_len;
 	return err;
 }
 
 static int uet_port_stats(const struct uet_port_args *a,
 			  const struct uet_port_fds *fds)
 {
-	__u64 c[UET_PORT_CNT_MAX], max_len = 0;
+	__u64 c[UET_PORT_CNT_MAX];
+	struct uet_port_vq vq;
 	const char *fmt;
 	int err;
 
-	err = uet_port_read(fds, c, &max_len);
+	err = uet_port_read(fds, c, &vq);
 	if (err)
 		return err;
 	fmt = a->json ? "{\"passed\":%llu,\"bytes\":%llu,\"marked\":%llu,"
@@ -387,7 +427,7 @@ static int uet_port_stats(const struct uet_port_args *a,
 	       (unsigned long long)c[UET_PORT_CNT_MARKED],
 	       (unsigned long long)c[UET_PORT_CNT_TRIMMED],
 	       (unsigned long long)c[UET_PORT_CNT_DROPPED],
-	       (unsigned long long)max_len);
+	       (unsigned long long)vq.max_len);
 	return 0;
 }
 
@@ -414,6 +454,121 @@ static int uet_port_reset(const struct uet_port_fds *fds)
 	return err;
 }
 
+/* The settings the model was loaded with, from its .rodata map. */
+static int uet_port_cfg_read(const struct uet_port_fds *fds,
+			     struct uet_port_cfg *cfg)
+{
+	size_t off = offsetof(struct uet_port__rodata, uet_port_cfg);
+	struct bpf_map_info info;
+	__u32 len = sizeof(info), key = 0;
+	char *v;
+	int err = 0;
+
+	if (fds->rodata < 0)
+		return -EMEDIUMTYPE;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fds->rodata, &info, &len))
+		return -errno;
+	if (info.value_size < off + sizeof(*cfg))
+		return -EMEDIUMTYPE;
+	v = malloc(info.value_size);
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fds->rodata, &key, v))
+		err = -errno;
+	else
+		memcpy(cfg, v + off, sizeof(*cfg));
+	free(v);
+	return err;
+}
+
+/*
+ * The queue at |now_ns| (CLOCK_MONOTONIC, the program's bpf_ktime_get_ns):
+ * the program drains it only when a frame comes, so the value read is the
+ * queue at its last update, less what the port has sent since. The same
+ * arithmetic as its uet_port_drain, without writing anything back.
+ */
+static __u64 uet_port_queue_now(const struct uet_port_vq *vq, __u64 rate_mbit,
+				__u64 now_ns)
+{
+	__u64 idle, out;
+
+	if (!rate_mbit || now_ns <= vq->last_ns)
+		return vq->vq_len;
+	idle = now_ns - vq->last_ns;
+	if (idle > UET_PORT_MAX_IDLE_NS)
+		idle = UET_PORT_MAX_IDLE_NS;
+	out = idle * rate_mbit / 8000;
+	return out >= vq->vq_len ? 0 : vq->vq_len - out;
+}
+
+static volatile sig_atomic_t uet_port_stopped;
+
+static void uet_port_on_stop(int sig)
+{
+	(void)sig;
+	uet_port_stopped = 1;
+}
+
+static __u64 uet_port_ns(const struct timespec *t)
+{
+	return (__u64)t->tv_sec * 1000000000ULL + t->tv_nsec;
+}
+
+/*
+ * Every interval, a line "EPOCH_S QUEUE_BYTES PASSED DROPPED MARKED" until
+ * SIGTERM or SIGINT, which end it with what is buffered written out: a
+ * benchmark's plot of the queue over time. A late wake-up skips the
+ * samples it missed rather than bunching them.
+ */
+static int uet_port_watch(const struct uet_port_args *a,
+			  const struct uet_port_fds *fds)
+{
+	struct sigaction sa = { .sa_handler = uet_port_on_stop };
+	__u64 c[UET_PORT_CNT_MAX], next, now, step = a->interval_us * 1000;
+	struct timespec mono, real;
+	struct uet_port_cfg cfg = { 0 };
+	struct uet_port_vq vq;
+	int err;
+
+	err = uet_port_cfg_read(fds, &cfg);
+	if (err)
+		return err;
+	/* no SA_RESTART: the signal cuts the sleep short */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	next = uet_port_ns(&mono);
+	while (!uet_port_stopped) {
+		err = uet_port_read(fds, c, &vq);
+		if (err)
+			break;
+		/* after the read: a clock read before it could precede
+		 * the last update and see too long a queue */
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &real);
+		now = uet_port_ns(&mono);
+		printf("%lld.%06ld %llu %llu %llu %llu\n",
+		       (long long)real.tv_sec, real.tv_nsec / 1000,
+		       (unsigned long long)uet_port_queue_now(&vq,
+							     cfg.rate_mbit,
+							     now),
+		       (unsigned long long)c[UET_PORT_CNT_PASSED],
+		       (unsigned long long)c[UET_PORT_CNT_DROPPED],
+		       (unsigned long long)c[UET_PORT_CNT_MARKED]);
+		next += step;
+		if (next <= now)
+			next = now + step;
+		mono.tv_sec = next / 1000000000ULL;
+		mono.tv_nsec = next % 1000000000ULL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &mono, NULL);
+	}
+	if (fflush(stdout) && !err)
+		err = -errno;
+	return err;
+}
+
 /* Our filter only: the clsact qdisc may hold others' too. */
 static int uet_port_detach(const struct uet_port_args *a)
 {
@@ -425,8 +580,7 @@ static int uet_port_detach(const struct uet_port_args *a)
 	err = uet_port_find(a, &fds);
 	if (err)
 		return err;
-	close(fds.vq);
-	close(fds.cnt);
+	uet_port_close(&fds);
 	uet_port_place(a, &hook, &opts);
 	return bpf_tc_detach(&hook, &opts);
 }
@@ -443,10 +597,13 @@ static int uet_port_run(const struct uet_port_args *a)
 	err = uet_port_find(a, &fds);
 	if (err)
 		return err;
-	err = !strcmp(a->verb, "stats") ? uet_port_stats(a, &fds) :
-					   uet_port_reset(&fds);
-	close(fds.vq);
-	close(fds.cnt);
+	if (!strcmp(a->verb, "stats"))
+		err = uet_port_stats(a, &fds);
+	else if (!strcmp(a->verb, "watch"))
+		err = uet_port_watch(a, &fds);
+	else
+		err = uet_port_reset(&fds);
+	uet_port_close(&fds);
 	return err;
 }
 
