@@ -20,9 +20,27 @@
 #    4 flows' sum over the leaves' up-links both ways (the bisection).
 # tcp runs the same program where a comparison means something (slow link,
 # permutation); bench_fabric.sh has the plain 4-link share of both.
+# BENCH_SERIES=DIR (make bench-report): the first repetition's dead link
+# also writes time series into DIR (made if missing), t_s in seconds,
+# 6 decimals, since uet_bw's client was started (the failure 1 s after):
+#  - multipath_dead_uet_links.tsv, "# t_s link1_mbit .. link4_mbit": each
+#    link's rate from R1 to R2 in the 10 ms from t_s, from R1's ports' tx
+#    bytes (a dead link's frames are dropped before they count), the four
+#    read together every 2 ms or so;
+#  - multipath_dead_uet_events.tsv, "# event t_s": dead, restored (when
+#    R1's end of the link began and stopped dropping);
+#  - multipath_dead_tcp_{links,events}.tsv: the same scenario once more,
+#    over tcp, for the series only. tcp's one flow takes the one link the
+#    routers hash it to; the link that dies is that one (1 s in, or once
+#    the flow sends, if later), so the plot shows whether the flow stalls
+#    and resumes (its hosts do not re-path it at a timeout: see
+#    dead_link_tcp). A tcp flow that fails or outlasts DEAD_TCP_TIMEOUT
+#    (s, 30) adds an event tcp_failed (when it ended) and fails nothing.
+# Unset, nothing more runs and nothing more is written.
 E2E_NAME=bench_multipath
 source "$(dirname "$0")/../e2e/e2e_lib.sh"
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
+source "$(dirname "$0")/bench_multipath_series.sh"
 REPS=${REPS:-3}
 RATE=400 BUF=262144 MTU=9000
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)" FI_UET_IFACE=fab0 FI_TCP_IFACE=fab0
@@ -33,17 +51,18 @@ at() { awk -v t="$1" -v d="$2" 'BEGIN { printf "%.6f\n", t + d }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
 
 # bw_start PROV FROM TO ITERS OUT: uet_bw server on host TO and client on
-# host FROM in the background (BW_PIDS), the client's output (with uet's
-# counters, FI_UET_STATS) in OUT.
+# host FROM in the background (BW_PIDS: server, client), the client's
+# output (with uet's counters, FI_UET_STATS) in OUT; each killed after
+# BW_TIMEOUT seconds (default 120).
 BW_PIDS=()
 bw_start() {
 	local prov=$1 from=$2 to=$3 iters=$4 out=$5
-	local port=$((47000 + RANDOM % 2000))
-	fab_host_in "$to" env FI_PROVIDER="$prov" timeout 120 "$B/uet_bw" -s \
+	local port=$((47000 + RANDOM % 2000)) limit=${BW_TIMEOUT:-120}
+	fab_host_in "$to" env FI_PROVIDER="$prov" timeout "$limit" "$B/uet_bw" -s \
 		-a "${FAB_IP[$to]}" -p "$port" -n 1048576 > /dev/null 2>&1 &
 	BW_PIDS+=($!)
 	sleep 0.3
-	fab_host_in "$from" env FI_PROVIDER="$prov" FI_UET_STATS=1 timeout 120 \
+	fab_host_in "$from" env FI_PROVIDER="$prov" FI_UET_STATS=1 timeout "$limit" \
 		"$B/uet_bw" -c "${FAB_IP[$to]}" -p "$port" -n 1048576 \
 		-i "$iters" > "$out" 2>&1 &
 	BW_PIDS+=($!)
@@ -66,23 +85,52 @@ mbit() {
 }
 
 # ---- a dead link, and the link back ------------------------------------------
+# wait_until T0 S: returns S seconds after epoch time T0.
+wait_until() {
+	while [ "$(awk -v t="$1" -v s="$2" -v n="$(now)" 'BEGIN { print (n - t >= s) }')" = 0 ]; do
+		sleep 0.05
+	done
+}
+
+# dead_for I: link I dead both ways for 1.5 s, as fab_link_drop I both
+# and fab_link_restore I do it but one end at a time, R1's first: the
+# epoch times DEAD_FWD and BACK_FWD when R1's end (the flow's way) began
+# and stopped dropping (the series' events), DEAD_TF and DEAD_TR when
+# both ends had (the figures'). nft takes tens of ms at each end on a
+# busy machine; the series' times are read without a fork (now's date),
+# which can lag as much.
+dead_for() {
+	fab_link_rule "$1" fwd drop
+	DEAD_FWD=${EPOCHREALTIME/,/.}
+	fab_link_rule "$1" rev drop
+	DEAD_TF=$(now)
+	sleep 1.5
+	fab_link_rule "$1" fwd pass
+	BACK_FWD=${EPOCHREALTIME/,/.}
+	fab_link_rule "$1" rev pass
+	DEAD_TR=$(now)
+}
+
 dead_link() {
-	local s="$E2E_TMP/samples" t0 tf tr pre rec
+	local s="$E2E_TMP/samples" l="$E2E_TMP/links" series="" t0 tf tr pre rec
+	# the first repetition only: the others measure without a second
+	# sampler beside them
+	[ -n "${BENCH_SERIES:-}" ] && [ "$rep" = 1 ] && series=1
 	fab_paths 4 "$RATE" "$BUF" "$MTU"
 	fab_uet_load
 	fab_sample_start r2 h2 "$s"
+	[ -z "$series" ] || links_sample_start "$l"
 	bw_start uet 1 2 "${DEAD_ITERS:-800}" "$E2E_TMP/dead.out"
 	t0=$(now)
-	while [ "$(awk -v t="$t0" -v n="$(now)" 'BEGIN { print (n - t >= 1) }')" = 0 ]; do
-		sleep 0.05
-	done
-	fab_link_drop 2 both
-	tf=$(now)
-	sleep 1.5
-	fab_link_restore 2
-	tr=$(now)
+	wait_until "$t0" 1
+	dead_for 2
+	tf=$DEAD_TF tr=$DEAD_TR
 	bw_wait
 	fab_sample_stop
+	if [ -n "$series" ]; then
+		links_sample_stop
+		series_write uet "$l" "$t0" dead "$DEAD_FWD" restored "$BACK_FWD"
+	fi
 	pre=$(fab_sample_rate "$s" "$(at "$tf" -0.5)" "$tf")
 	rec=$(awk -v f="$tf" -v p="$pre" '$1 >= f { t[n] = $1; b[n++] = $2 }
 		END { for (i = 0; i < n; i++) for (j = i; j < n; j++)
@@ -105,6 +153,7 @@ dead_link() {
 		"$(e2e_engine_stat "$E2E_TMP/dead.out" retx_sack), timeout" \
 		"$(e2e_engine_stat "$E2E_TMP/dead.out" retx_rto), probe" \
 		"$(e2e_engine_stat "$E2E_TMP/dead.out" retx_probe))"
+	[ -z "$series" ] || dead_link_tcp
 }
 
 # ---- a slow link -------------------------------------------------------------------
@@ -170,7 +219,7 @@ permutation() {
 }
 
 fab_init
-for _ in $(seq "$REPS"); do
+for rep in $(seq "$REPS"); do
 	for sc in ${MP_SCENARIOS:-dead_link slow_link no_loss permutation}; do
 		"$sc"
 	done
