@@ -522,3 +522,9 @@ E2E_DEPS	+= $(B)/uet_pingpong $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 # their PDCs' congestion state into trace.PID; an unwritable path warns.
 E2E_TESTS	+= test/e2e/e2e_trace.sh
 E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# Congestion control's link rate (dev/uet_link.c, uet_cc_link_mbps): veth's
+# nominal speed said and 100000 Mbit/s assumed; FI_UET_LINK_MBPS obeyed,
+# each checked in NSCC's largest window through FI_UET_TRACE.
+E2E_TESTS	+= test/e2e/e2e_link_rate.sh
+E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
