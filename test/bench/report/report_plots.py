@@ -93,7 +93,7 @@ def incast_rates(sdir):
             ax.grid(alpha=0.3)
         axes[0][0].set_ylabel("sender's rate (Mbit/s)")
         axes[0][-1].legend(loc="upper right", fontsize="x-small")
-        fig.suptitle("%d:1 incast: each sender's rate" % n)
+        fig.suptitle("%d:1 incast: each sender's rate" % n, y=1.04)
         plots.append(Plot(
             "incast%d_rates" % n, "%d:1 incast, senders' rates" % n,
             "Each sender's rate in 10 ms bins, measured at the router port "
