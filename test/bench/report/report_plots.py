@@ -54,8 +54,10 @@ def incast_queue(sdir):
         fig, ax = plt.subplots(figsize=(8, 3.2))
         points = 0
         for label, s in found:
+            # uet on top: the others' taller queues would hide it.
             ax.plot(_ms(s), [q / 1024 for q in s.col("queue_bytes")],
-                    label=label, linewidth=1)
+                    label=label, linewidth=1,
+                    zorder=3 if label.startswith("uet") else 2)
             points += len(s)
         ax.set_xlabel("time since the senders' common start (ms)")
         ax.set_ylabel("port queue (KiB)")
