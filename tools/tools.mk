@@ -13,6 +13,7 @@ all: $(B)/uetctl
 # uetd: the device service of an interface (issue 12); uetctl load starts it.
 UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
 		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o \
+		   $(B)/tools/uetd_policy_parse.o \
 		   $(B)/tools/uetd_tss_svc.o $(B)/tools/uetd_tss.o \
 		   $(B)/tools/uetd_tss_state.o $(B)/tools/uetd_tss_xdp.o \
 		   $(B)/tools/uetd_stats.o $(B)/tools/uetd_top.o
@@ -27,6 +28,9 @@ $(B)/uetd: $(UETD_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
 
 all: $(B)/uetd
 E2E_DEPS	+= $(B)/uetd
+
+# The JobID policy's parser (tools/uetd_policy.h); test_misc tests it.
+$(B)/test_misc: $(B)/tools/uetd_policy_parse.o
 
 # TSS (tss/uet_tss.h): the key file and the epochs; test_misc tests them.
 $(B)/test_misc: $(B)/tools/uetd_tss.o $(B)/tools/uetd_tss_state.o

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * uetd's JobID policy file (tools/uetd_policy_parse.c): what parses into
+ * which rules, and what is refused with which line.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/uetd_policy.h"
+
+static int t_parse(struct uetd_policy *p, const char *text, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	cr_assert(f);
+	err[0] = '\0';
+	ret = uetd_policy_parse(p, f, "t.conf", err, 200);
+	fclose(f);
+	return ret;
+}
+
+Test(uetd_policy, parses_rules)
+{
+	struct uetd_policy p = { 0 };
+	char err[200];
+
+	cr_assert_eq(t_parse(&p, "# jobs\n\n500 root\n"
+			     "  600-610 1000,@0,@root,daemon # a range\n"
+			     "16777215 4294967294", err), 0, "%s", err);
+	cr_assert_eq(p.n, 3);
+	cr_assert_eq(p.rule[0].lo, 500);
+	cr_assert_eq(p.rule[0].hi, 500);
+	cr_assert_eq(p.rule[0].nwho, 1);
+	cr_assert_eq(p.rule[0].id[0], 0);
+	cr_assert_not(p.rule[0].is_group[0]);
+	cr_assert_eq(p.rule[1].lo, 600);
+	cr_assert_eq(p.rule[1].hi, 610);
+	cr_assert_eq(p.rule[1].nwho, 4);
+	cr_assert_eq(p.rule[1].id[0], 1000);
+	cr_assert(p.rule[1].is_group[1] && p.rule[1].is_group[2]);
+	cr_assert_eq(p.rule[1].id[1], 0);
+	cr_assert_eq(p.rule[1].id[2], 0);
+	cr_assert_eq(p.rule[1].id[3], 1);	/* daemon */
+	cr_assert_eq(p.rule[2].lo, 0xFFFFFF);
+	cr_assert_eq(p.rule[2].id[0], 4294967294u);
+	uetd_policy_free(&p);
+}
+
+static void t_bad(const char *text, const char *want)
+{
+	struct uetd_policy p = { 0 };
+	char err[200];
+
+	cr_assert_eq(t_parse(&p, text, err), -EINVAL, "accepted: %s", text);
+	cr_assert(strstr(err, want), "'%s' lacks '%s'", err, want);
+	cr_assert_eq(p.n, 0);
+	cr_assert_null(p.rule);
+}
+
+Test(uetd_policy, refuses_bad_lines)
+{
+	t_bad("500\n", "line 1: want JOB");
+	t_bad("# c\n500 root extra\n", "line 2: want JOB");
+	t_bad("5x root\n", "want JOB");
+	t_bad("5- root\n", "want JOB");
+	t_bad("9-3 root\n", "want JOB");
+	t_bad("16777216 root\n", "want JOB");
+	t_bad("500 root\n501 nosuchuser-here\n", "line 2: no such user");
+	t_bad("500 @nosuchgroup-here\n", "no such user or group");
+	t_bad("500 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n", "want JOB");
+}
