@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #define UETD_POLICY_WHO_MAX	16
+/* The largest uid or gid a rule names: (uid_t)-1 is nobody's. */
+#define UETD_POLICY_ID_MAX	0xFFFFFFFEu
 
 /* One line: JobIDs lo..hi, the users and groups that may use them. */
 struct uetd_rule {
@@ -30,9 +32,10 @@ struct uetd_policy {
 
 /*
  * uetd_policy_rule() reads the rule of one line (comment and leading
- * blanks gone; |line| is cut up) into |r|. 0, -EINVAL (not JOB[-JOB]
- * WHO[,WHO...]), -ERANGE (a JobID out of range or a range backwards),
- * -ENOENT (no such user or group), -E2BIG (too many WHOs).
+ * blanks gone; |line| is cut up) into |r|. Numbers are decimal digits
+ * alone. 0, -EINVAL (not JOB[-JOB] WHO[,WHO...]), -ERANGE (a JobID above
+ * 2^24-1, a range backwards, an id above UETD_POLICY_ID_MAX), -ENOENT (no
+ * such user or group), -E2BIG (too many WHOs).
  */
 int uetd_policy_rule(struct uetd_rule *r, char *line);
 

@@ -17,55 +17,95 @@
 #include "tools/uetd_policy.h"
 #include "uet_wire.h"
 
+/*
+ * A whole decimal number at |s|: digits only (strtoul would take a sign
+ * and blanks, and wrap what is too large into range), at most |max|. 0,
+ * -EINVAL or -ERANGE.
+ */
+static int uetd_policy_num(const char *s, uint64_t max, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return -ERANGE;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static bool uetd_policy_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
 static int uetd_policy_who(struct uetd_rule *r, const char *w)
 {
-	char *end;
-	unsigned long v;
+	uint32_t id;
+	int ret;
 
 	if (r->nwho == UETD_POLICY_WHO_MAX)
 		return -E2BIG;
 	if (*w == '@') {
 		struct group *g = getgrnam(w + 1);
 
-		v = strtoul(w + 1, &end, 10);
-		if (!g && (*end || end == w + 1))
+		if (g) {
+			id = (uint32_t)g->gr_gid;
+		} else if (uetd_policy_digits(w + 1)) {
+			ret = uetd_policy_num(w + 1, UETD_POLICY_ID_MAX, &id);
+			if (ret < 0)
+				return ret;
+		} else {
 			return -ENOENT;
+		}
 		r->is_group[r->nwho] = true;
-		r->id[r->nwho++] = g ? (uint32_t)g->gr_gid : (uint32_t)v;
+		r->id[r->nwho++] = id;
 		return 0;
 	}
-	v = strtoul(w, &end, 10);
-	if (*end || end == w) {
+	if (uetd_policy_digits(w)) {
+		ret = uetd_policy_num(w, UETD_POLICY_ID_MAX, &id);
+		if (ret < 0)
+			return ret;
+	} else {
 		struct passwd *p = getpwnam(w);
 
 		if (!p)
 			return -ENOENT;
-		v = p->pw_uid;
+		id = (uint32_t)p->pw_uid;
 	}
-	r->id[r->nwho++] = (uint32_t)v;
+	r->id[r->nwho++] = id;
 	return 0;
 }
 
 int uetd_policy_rule(struct uetd_rule *r, char *line)
 {
 	char *job = strtok(line, " \t\n"), *who = strtok(NULL, " \t\n");
-	char *dash, *end, *w, *save = NULL;
+	char *dash, *w, *save = NULL;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	if (!job || !who || strtok(NULL, " \t\n"))
 		return -EINVAL;
 	dash = strchr(job, '-');
-	r->lo = (uint32_t)strtoul(job, &end, 10);
-	if (end == job || (dash ? end != dash : *end != '\0'))
-		return -EINVAL;
-	r->hi = dash ? (uint32_t)strtoul(dash + 1, &end, 10) : r->lo;
-	if (dash && (*end || end == dash + 1))
-		return -EINVAL;
-	if (r->lo > r->hi || r->hi > UET_SES_JOB_ID_MAX)
+	if (dash)
+		*dash = '\0';
+	ret = uetd_policy_num(job, UET_SES_JOB_ID_MAX, &r->lo);
+	if (!ret)
+		ret = dash ? uetd_policy_num(dash + 1, UET_SES_JOB_ID_MAX,
+					     &r->hi) : 0;
+	if (ret < 0)
+		return ret;
+	if (!dash)
+		r->hi = r->lo;
+	if (r->lo > r->hi)
 		return -ERANGE;
 	for (w = strtok_r(who, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int ret = uetd_policy_who(r, w);
-
+		ret = uetd_policy_who(r, w);
 		if (ret < 0)
 			return ret;
 	}

@@ -72,3 +72,23 @@ Test(uetd_policy, refuses_bad_lines)
 	t_bad("500 @nosuchgroup-here\n", "no such user or group");
 	t_bad("500 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n", "want JOB");
 }
+
+/*
+ * Numbers are decimal digits, in range: strtoul's signs, blanks and
+ * wrap-around once let "4294967796" stand for JobID 500 and "-1" for uid
+ * 4294967295 (found by test/fuzz/fuzz_policy.c).
+ */
+Test(uetd_policy, refuses_numbers_out_of_range)
+{
+	t_bad("4294967796 root\n", "want JOB");
+	t_bad("0-4294967296 root\n", "want JOB");
+	t_bad("+500 root\n", "want JOB");
+	t_bad("\v500 root\n", "want JOB");
+	t_bad("500-+600 root\n", "want JOB");
+	t_bad("500 -1\n", "line 1:");
+	t_bad("500 root,-610\n", "line 1:");
+	t_bad("500 4294967295\n", "want JOB");
+	t_bad("500 4294968296\n", "want JOB");
+	t_bad("500 @-5\n", "line 1:");
+	t_bad("500 @4294967295\n", "want JOB");
+}
