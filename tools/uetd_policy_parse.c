@@ -122,14 +122,18 @@ void uetd_policy_free(struct uetd_policy *p)
 int uetd_policy_parse(struct uetd_policy *p, FILE *f, const char *name,
 		      char *err, size_t err_len)
 {
-	char line[512];
-	int lineno = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, ret = 0;
 
 	uetd_policy_free(p);
-	while (fgets(line, sizeof(line), f)) {
+	/*
+	 * Whole lines, however long: a line read in pieces would make a
+	 * rule of the tail of a long comment, and refuse a long rule.
+	 */
+	while (getline(&line, &cap, f) >= 0) {
 		char *hash = strchr(line, '#'), *s = line;
 		struct uetd_rule r, *n;
-		int ret;
 
 		lineno++;
 		if (hash)
@@ -144,17 +148,20 @@ int uetd_policy_parse(struct uetd_policy *p, FILE *f, const char *name,
 				 lineno, ret == -ENOENT ?
 				 "no such user or group" :
 				 "want JOB[-JOB] WHO[,WHO...]");
-			uetd_policy_free(p);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		}
 		n = realloc(p->rule, (p->n + 1) * sizeof(*n));
 		if (!n) {
 			snprintf(err, err_len, "policy %s: out of memory", name);
-			uetd_policy_free(p);
-			return -ENOMEM;
+			ret = -ENOMEM;
+			break;
 		}
 		p->rule = n;
 		p->rule[p->n++] = r;
 	}
-	return 0;
+	free(line);
+	if (ret < 0)
+		uetd_policy_free(p);
+	return ret;
 }

@@ -92,3 +92,31 @@ Test(uetd_policy, refuses_numbers_out_of_range)
 	t_bad("500 @-5\n", "line 1:");
 	t_bad("500 @4294967295\n", "want JOB");
 }
+
+/*
+ * Lines are whole however long: read in pieces of 511 bytes, the tail of
+ * a long comment was a rule and a long rule was refused (found by
+ * test/fuzz/fuzz_policy.c).
+ */
+Test(uetd_policy, reads_long_lines_whole)
+{
+	struct uetd_policy p = { 0 };
+	char text[2048], err[200];
+
+	/* A comment whose bytes from 511 on read as a rule. */
+	memset(text, 'x', sizeof(text));
+	text[0] = '#';
+	strcpy(text + 511, " 500 root\n");
+	cr_assert_eq(t_parse(&p, text, err), 0, "%s", err);
+	cr_assert_eq(p.n, 0, "a rule out of a comment");
+	t_bad(strcat(text, "600 nosuchuser-here\n"), "line 2: no such user");
+	/* A rule of 1000 bytes. */
+	memset(text, ' ', sizeof(text));
+	memcpy(text, "500", 3);
+	strcpy(text + 1000, "root\n");
+	cr_assert_eq(t_parse(&p, text, err), 0, "%s", err);
+	cr_assert_eq(p.n, 1);
+	cr_assert_eq(p.rule[0].lo, 500);
+	cr_assert_eq(p.rule[0].id[0], 0);
+	uetd_policy_free(&p);
+}
