@@ -40,3 +40,18 @@ $(B)/test_misc: TEST_LIBS += -lcrypto
 # names the XDP program's counters (dev/uet_xdp_ctl.c, in libuet_io).
 $(B)/test_misc: $(B)/tools/uetctl_prom.o $(B)/libuet_io.a
 $(B)/test_misc: TEST_LIBS += $(UET_IO_LIBS)
+
+# Fuzz targets: the key file parser and the JobID policy parser, with the
+# input as the file (seeds: test/fuzz/corpus/tss_keyfile, policy).
+FUZZ_TARGETS	+= tss_keyfile policy
+$(B)/fuzz/fuzz_tss_keyfile: test/fuzz/fuzz_tss_keyfile.c \
+		$(B)/fuzz/obj/tools/uetd_tss.o
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^ -lcrypto
+
+$(B)/fuzz/fuzz_policy: test/fuzz/fuzz_policy.c \
+		$(B)/fuzz/obj/tools/uetd_policy_parse.o
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^
