@@ -241,10 +241,14 @@ $(B)/fuzz/eobj/%.o: %.c
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) $(DEPFLAGS) \
 		-Dclock_gettime=fake_clock_gettime \
 		-Dgetrandom=fake_getrandom -c $< -o $@
-$(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
-		test/fuzz/fuzz_engine_fakes.c $(ENGINE_FUZZ_OBJS) \
-		$(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o) $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o) \
-		$(TSS_SRCS:%.c=$(B)/fuzz/obj/%.o)
+# What every engine fuzzer links: the engine, the fakes and the shared
+# part of the fuzzers (fuzz_engine_common.c), the codecs and TSS.
+ENGINE_FUZZ_DEPS = test/fuzz/fuzz_engine_fakes.c \
+		   test/fuzz/fuzz_engine_common.c $(ENGINE_FUZZ_OBJS) \
+		   $(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(TSS_SRCS:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c $(ENGINE_FUZZ_DEPS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
