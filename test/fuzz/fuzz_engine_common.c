@@ -25,6 +25,8 @@ uint8_t fe_arena[FE_ARENA_LEN];
 static uint8_t fe_written[FE_ARENA_LEN];	/* 1: may change */
 struct uet_engine *fe_eng;
 bool fe_bad_l2;
+void (*fe_tx_done_hook)(const struct ses_wre *wre,
+			const struct ses_tx_cpl *cpl);
 
 /* A MAC per IP that only the neighbour table knows. */
 void fake_neigh_mac(const void *addr, bool is_v6, uint8_t mac[6])
@@ -50,7 +52,11 @@ void fake_tx_seen(const uint8_t *frame, uint32_t len)
 		fe_bad_l2 = true;
 		return;
 	}
-	fake_neigh_mac(&info.dst.v4, false, want);
+	/* Our own address: our own MAC (local delivery through the UMEM). */
+	if (info.dst.v4.s_addr == htonl(FE_LOCAL_IP))
+		uet_nl_if_mac(0, want);
+	else
+		fake_neigh_mac(&info.dst.v4, false, want);
 	if (memcmp(want, info.dst.mac, 6)) {
 		if (getenv("FUZZ_ENGINE_DEBUG"))
 			fprintf(stderr, "frame to %08x went to another MAC\n",
@@ -63,8 +69,8 @@ static void fe_tx_done(void *ctx, const struct ses_wre *wre,
 		       const struct ses_tx_cpl *cpl)
 {
 	(void)ctx;
-	(void)wre;
-	(void)cpl;
+	if (fe_tx_done_hook)
+		fe_tx_done_hook(wre, cpl);
 }
 
 static void fe_recv_done(void *ctx, const struct ses_recv_cpl *cpl)
@@ -128,6 +134,9 @@ void fe_setup(const struct uet_engine_cfg *cfg, struct uet_dev_shm *shm,
 
 void fe_teardown(void)
 {
+	/* What a run did, for a look at what an input reaches. */
+	if (getenv("FUZZ_ENGINE_DEBUG"))
+		uet_engine_stats_json(fe_eng, stderr);
 	uet_engine_destroy(fe_eng);
 	fe_eng = NULL;
 }
@@ -252,6 +261,12 @@ size_t fe_build_req(struct fe_in *in, uint8_t *out, size_t cap)
 	n = (size_t)m;
 	s = fe_build_ses(in, out + n, cap - n);
 	return s ? n + s : 0;
+}
+
+void fe_poll(void)
+{
+	for (int i = 0; i <= UET_ENGINE_IDLE_POLLS; i++)
+		uet_engine_progress(fe_eng);
 }
 
 static void fe_arena_check(void)

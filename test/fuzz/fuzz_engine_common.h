@@ -56,6 +56,9 @@ extern uint8_t fe_arena[FE_ARENA_LEN];
 extern struct uet_engine *fe_eng;
 /* A frame was sent to another MAC than its destination's. */
 extern bool fe_bad_l2;
+/* Told of every WRE the engine completes, when set. */
+extern void (*fe_tx_done_hook)(const struct ses_wre *wre,
+			       const struct ses_tx_cpl *cpl);
 
 /*
  * Clears the fake device (then sets |shm| and |keys| in it: NULL for
@@ -90,6 +93,13 @@ bool fe_queue(const struct uet_frame_addr *src,
 size_t fe_build_req(struct fe_in *in, uint8_t *out, size_t cap);
 /* The SES part alone (header and payload), for the local channels. */
 size_t fe_build_ses(struct fe_in *in, uint8_t *out, size_t cap);
+
+/*
+ * Progress as an application's loop calls it once time passed: enough
+ * calls that the engine's idle shortcut (UET_ENGINE_IDLE_POLLS) cannot
+ * hide its timers.
+ */
+void fe_poll(void);
 
 /*
  * After each step: no byte changed outside the region and the receive,
