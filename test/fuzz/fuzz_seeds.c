@@ -317,6 +317,16 @@ static void s_local_seeds(void)
 	s_time(&s, 20, FL_EV_SLEEP);
 	s_rec_req(&s, 3, 1, 1, UET_SES_OP_WRITE, 16, 16);
 	s_save("local_rx", "no-inbox-refused", &s);
+
+	/*
+	 * A write nobody answers, a peer silent past UET_ENGINE_SILENT_NS:
+	 * the engine probes it with an empty READ, a packet without iov.
+	 */
+	s.n = 0;
+	s_post(&s, 0, 0, 100, 0);
+	for (int i = 0; i < 4; i++)
+		s_time(&s, 1000, 0);
+	s_save("local_rx", "probe-silent-peer", &s);
 }
 
 int main(int argc, char **argv)
