@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Runs each fuzzer for FUZZ_SECONDS (default 10), prints one "fuzz: NAME
 # RUNS runs in Ns, EDGES edges" line per target (edges: libFuzzer's last
-# coverage figure) and fails on the first crash.
+# coverage figure) and fails on the first crash, whose input it keeps in
+# BUILD_DIR/fuzz/crashes.
 # A target starts from its seed corpus, test/fuzz/corpus/NAME/, when there
 # is one: copied to a scratch directory, so that a run never writes into
 # the tree. Usage: run-fuzzers.sh BUILD_DIR TARGET...
@@ -24,6 +25,10 @@ for t in "$@"; do
 		-artifact_prefix="$work/$t-" "$work/$t" >"$log" 2>&1; then
 		echo "fuzz: $t CRASHED"
 		tail -n 40 "$log"
+		# The input that crashed outlives the scratch directory.
+		mkdir -p "$build/fuzz/crashes"
+		cp "$work/$t-"* "$build/fuzz/crashes/" 2>/dev/null &&
+			echo "fuzz: $t: input kept in $build/fuzz/crashes"
 		failed=1
 		continue
 	fi
