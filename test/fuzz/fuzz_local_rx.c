@@ -18,7 +18,9 @@
  *   with the real reader: never a broken ring;
  * - its answers to a peer's requests come in the order of the requests
  *   (a subsequence of them: a broken ring or a takeover drops some), each
- *   to the peer id the request named; its responses name a peer id a
+ *   to the peer id the request named; once a takeover went back or took
+ *   an earlier key, the engine may read requests again, so that answers
+ *   must then only answer some request; its responses name a peer id a
  *   request of that peer named;
  * - every WRE posted completes once, never twice.
  */
@@ -64,6 +66,8 @@ struct f_peer {
 	/* Requests it wrote there, for the order of the answers. */
 	struct { uint32_t seq, src_peer; } req[F_REQS];
 	uint32_t nreq, cur;
+	bool unordered;		/* requests may be read again */
+	uint64_t keys;		/* keys of its own drawn */
 	uint32_t src_peer[F_SRC_PEERS];
 	uint32_t nsrc;
 	/* What the engine writes it: read with the real reader. */
@@ -250,7 +254,7 @@ static bool f_write(struct f_peer *p, struct uet_lch_rec *rec,
 	uint8_t *buf;
 
 	if (!p->taken)
-		f_take(p, 0, false, 0x5EED0000ull + p->ep);
+		f_take(p, 0, false, ++p->keys << 48 | p->ep);
 	if (!raw)
 		len = (len + UET_LCH_ALIGN - 1) & ~(uint64_t)(UET_LCH_ALIGN - 1);
 	if (len < sizeof(*rec))
@@ -291,6 +295,8 @@ static bool f_write(struct f_peer *p, struct uet_lch_rec *rec,
 /* An answer of the engine to |p|: to its next request but those dropped. */
 static void f_check_ans(struct f_peer *p, const struct uet_lch_rec *rec)
 {
+	if (p->unordered)
+		p->cur = 0;
 	while (p->cur < p->nreq && (p->req[p->cur].seq != rec->seq ||
 				    p->req[p->cur].src_peer != rec->dst_peer))
 		p->cur++;
@@ -383,6 +389,16 @@ static void f_step_take(struct fe_in *in)
 	uint64_t head = fe_u32(in), key = (uint64_t)fe_u32(in) << 32;
 
 	key |= fe_u32(in);
+	if (!(flags & FL_TAKE_RAW))
+		head += p->w.head;
+	/*
+	 * A key of its own differs from every earlier one above bit 48,
+	 * where positions never reach: no earlier record's stamp matches.
+	 */
+	if (!(flags & FL_TAKE_KEY))
+		key = ++p->keys << 48 | p->ep;
+	if (flags & (FL_TAKE_RAW | FL_TAKE_KEY))
+		p->unordered = true;
 	f_take(p, head, flags & FL_TAKE_RAW, key);
 }
 

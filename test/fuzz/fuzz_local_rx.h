@@ -13,7 +13,10 @@
  *           host order, its stamp not read), its body (u16 length %
  *           FL_BODY_MAX, bytes): what follows the header;
  *   TAKE    writer, flags (FL_TAKE_*), a position (u32), a key (u64): a
- *           new process takes the writer's index, its records from there;
+ *           new process takes the writer's index, its records from that
+ *           far after where the last one stopped, under a key of its own
+ *           (FL_TAKE_RAW: from the position itself, even backwards or off
+ *           a line; FL_TAKE_KEY: under the key of the input);
  *   POST    peer (u8, % FL_PEERS), opcode (u8: % 3 WRITE, SEND, READ),
  *           length (u16, % FL_POST_MAX), remote offset (u16): the engine
  *           sends to the peer;
@@ -48,6 +51,7 @@ enum fl_op {
 #define FL_REC_BAD_STAMP 0x2	/* published with a stamp not due there */
 
 #define FL_TAKE_RAW	0x1	/* start exactly there, even off a line */
+#define FL_TAKE_KEY	0x2	/* the input's key, maybe an earlier one */
 
 enum fl_ans {
 	FL_ANS_RSP,		/* ANS_RSP: SES's response to it */

@@ -311,6 +311,21 @@ static void s_local_seeds(void)
 		s_rec_req(&s, 0, i, 9, UET_SES_OP_WRITE, 64 * i, 100);
 	s_save("local_rx", "takeover-wrap", &s);
 
+	/*
+	 * A takeover back to the start under the key of the first (the one
+	 * fuzz_local_rx.c draws first): the engine reads the request again.
+	 */
+	s.n = 0;
+	s_rec_req(&s, 0, 0, 7, UET_SES_OP_WRITE, 0, 64);
+	s_u8(&s, FL_OP_TAKE);
+	s_u8(&s, 0);
+	s_u8(&s, FL_TAKE_RAW | FL_TAKE_KEY);
+	s_u32(&s, 0);
+	s_u32(&s, 1u << 16);
+	s_u32(&s, fl_writer_ep[0]);
+	s_time(&s, 1, 0);
+	s_save("local_rx", "takeover-rewind", &s);
+
 	/* Requests from index 6, whose endpoint has no inbox: refused. */
 	s.n = 0;
 	s_rec_req(&s, 3, 0, 1, UET_SES_OP_WRITE, 0, 16);
