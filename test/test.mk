@@ -241,10 +241,51 @@ $(B)/fuzz/eobj/%.o: %.c
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) $(DEPFLAGS) \
 		-Dclock_gettime=fake_clock_gettime \
 		-Dgetrandom=fake_getrandom -c $< -o $@
-$(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c \
-		test/fuzz/fuzz_engine_fakes.c $(ENGINE_FUZZ_OBJS) \
-		$(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o) $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o) \
-		$(TSS_SRCS:%.c=$(B)/fuzz/obj/%.o)
+# What every engine fuzzer links: the engine, the fakes and the shared
+# part of the fuzzers (fuzz_engine_common.c), the codecs and TSS. The
+# engine's kept netlink socket and its lookups that never wait are faked
+# as its uet_nl_resolve() is (every address known).
+ENGINE_FUZZ_DEPS = test/fuzz/fuzz_engine_fakes.c \
+		   test/fuzz/fuzz_engine_nl_fakes.c \
+		   test/fuzz/fuzz_engine_common.c $(ENGINE_FUZZ_OBJS) \
+		   $(PDC_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(SES_SRCS:%.c=$(B)/fuzz/obj/%.o) \
+		   $(TSS_SRCS:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c $(ENGINE_FUZZ_DEPS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
+		-lcrypto -lsodium -lisal
+
+# The seeds of the engine fuzzers that take wire data, from the real
+# encoders and sealer: `make fuzz-seeds` writes them again (the same
+# bytes) after a change of their input formats.
+$(B)/fuzz_seeds: $(B)/test/fuzz/fuzz_seeds.o $(TSS_OBJS) $(B)/libuet_core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(TSS_LIBS)
+
+.PHONY: fuzz-seeds
+fuzz-seeds: $(B)/fuzz_seeds
+	$(Q)mkdir -p test/fuzz/corpus/tss_rx test/fuzz/corpus/local_rx
+	$(Q)$(B)/fuzz_seeds test/fuzz/corpus
+
+# Fuzz target: the local channels' records (issue 43) through a target
+# engine's inbox, from endpoints the fuzzer plays; seeds in
+# test/fuzz/corpus/local_rx.
+FUZZ_TARGETS	+= local_rx
+$(B)/fuzz/fuzz_local_rx: test/fuzz/fuzz_local_rx.c test/fuzz/fuzz_local_rx.h \
+		$(ENGINE_FUZZ_DEPS)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
+		-lcrypto -lsodium -lisal
+
+# Fuzz target: sealed frames (issue 43) into a target engine with the keys
+# of an SD, sealed from the input's PDS packets by the real sealer and
+# mutated, trimmed, replayed; seeds in test/fuzz/corpus/tss_rx.
+FUZZ_TARGETS	+= tss_rx
+$(B)/fuzz/fuzz_tss_rx: test/fuzz/fuzz_tss_rx.c test/fuzz/fuzz_tss_rx.h \
+		$(ENGINE_FUZZ_DEPS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
@@ -363,9 +404,6 @@ $(B)/fi_neigh_forge: $(B)/test/progs/fi_neigh_forge.o $(B)/libuet_io.a \
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(UET_IO_LIBS)
 
 all: $(B)/fi_neigh_check $(B)/fi_neigh_forge
-# The engine's kept netlink socket and its lookups that never wait, faked
-# for the engine fuzzer as its uet_nl_resolve() is (every address known).
-$(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_nl_fakes.c
 E2E_TESTS	+= test/e2e/e2e_neigh.sh
 E2E_DEPS	+= $(B)/fi_neigh_check $(B)/fi_neigh_forge $(B)/libuet-fi.so \
 		   $(B)/uetctl

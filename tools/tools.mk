@@ -13,6 +13,7 @@ all: $(B)/uetctl
 # uetd: the device service of an interface (issue 12); uetctl load starts it.
 UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
 		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o \
+		   $(B)/tools/uetd_policy_parse.o \
 		   $(B)/tools/uetd_tss_svc.o $(B)/tools/uetd_tss.o \
 		   $(B)/tools/uetd_tss_state.o $(B)/tools/uetd_tss_xdp.o \
 		   $(B)/tools/uetd_stats.o $(B)/tools/uetd_top.o
@@ -28,6 +29,9 @@ $(B)/uetd: $(UETD_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
 all: $(B)/uetd
 E2E_DEPS	+= $(B)/uetd
 
+# The JobID policy's parser (tools/uetd_policy.h); test_misc tests it.
+$(B)/test_misc: $(B)/tools/uetd_policy_parse.o
+
 # TSS (tss/uet_tss.h): the key file and the epochs; test_misc tests them.
 $(B)/test_misc: $(B)/tools/uetd_tss.o $(B)/tools/uetd_tss_state.o
 $(B)/test_misc: TEST_LIBS += -lcrypto
@@ -36,3 +40,18 @@ $(B)/test_misc: TEST_LIBS += -lcrypto
 # names the XDP program's counters (dev/uet_xdp_ctl.c, in libuet_io).
 $(B)/test_misc: $(B)/tools/uetctl_prom.o $(B)/libuet_io.a
 $(B)/test_misc: TEST_LIBS += $(UET_IO_LIBS)
+
+# Fuzz targets: the key file parser and the JobID policy parser, with the
+# input as the file (seeds: test/fuzz/corpus/tss_keyfile, policy).
+FUZZ_TARGETS	+= tss_keyfile policy
+$(B)/fuzz/fuzz_tss_keyfile: test/fuzz/fuzz_tss_keyfile.c \
+		$(B)/fuzz/obj/tools/uetd_tss.o
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^ -lcrypto
+
+$(B)/fuzz/fuzz_policy: test/fuzz/fuzz_policy.c \
+		$(B)/fuzz/obj/tools/uetd_policy_parse.o
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^

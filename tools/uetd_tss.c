@@ -10,8 +10,9 @@
  * SDI 1..16777215; JOBLIST JobIDs or ranges lo-hi, comma-separated, none
  * in two SDs; mode cluster unless said; ssi: endpoints send an SSI of their
  * own (SP = 1); AN the key senders use, 0 or 1, which must be given; keys
- * 64 hex digits. Holding every key of the interface, the file must be
- * root's and nobody else's to read or write: anything else is refused.
+ * 64 hex digits; a line holds at most UETD_TSS_LINE_MAX - 1 characters.
+ * Holding every key of the interface, the file must be root's and nobody
+ * else's to read or write: anything else is refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -224,20 +225,55 @@ static const char *uetd_tss_clash(const struct uetd_tss_conf *c,
 	return NULL;
 }
 
+/*
+ * The next line of |f| into |line| (|cap| bytes), whole: its length, -1
+ * at the end, -E2BIG when it is longer than |cap| - 1. Read in pieces
+ * (fgets), the tail of a long comment would be a line of its own; not
+ * getline either, whose reallocations leave copies of keys in freed
+ * memory.
+ */
+static int uetd_tss_getline(FILE *f, char *line, size_t cap)
+{
+	size_t n = 0;
+	int ch;
+
+	while ((ch = getc(f)) != EOF) {
+		if (n + 1 < cap)
+			line[n] = (char)ch;
+		n++;
+		if (ch == '\n')
+			break;
+	}
+	if (!n)
+		return -1;
+	if (n >= cap)
+		return -E2BIG;
+	line[n] = '\0';
+	return (int)n;
+}
+
 int uetd_tss_conf_parse(struct uetd_tss_conf *c, FILE *f, const char *name,
 			char *err, size_t err_len)
 {
-	char line[1024], buf[128];
+	char line[UETD_TSS_LINE_MAX], buf[128];
 	struct uetd_tss_sd sd;
-	int lineno = 0, ret = 0;
+	int lineno = 0, ret = 0, len;
 
 	uetd_tss_conf_free(c);
-	while (fgets(line, sizeof(line), f)) {
-		char *hash = strchr(line, '#'), *p = line;
+	while ((len = uetd_tss_getline(f, line, sizeof(line))) != -1) {
+		char *hash, *p = line;
 		const char *why;
 		struct uetd_tss_sd *n;
 
 		lineno++;
+		if (len == -E2BIG) {
+			snprintf(err, err_len, "%s, line %d: longer than %d "
+				 "characters", name, lineno,
+				 UETD_TSS_LINE_MAX - 1);
+			ret = -EINVAL;
+			break;
+		}
+		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		p += strspn(p, " \t\r\n");

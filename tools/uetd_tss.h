@@ -23,6 +23,8 @@
 #define UETD_TSS_RANGES_MAX	64	/* JobID ranges of one SD */
 #define UETD_TSS_FP_LEN		8	/* key fingerprint: SHA-256, cut */
 #define UETD_TSS_EPOCHS		0x10000u
+/* A line of the key file, its '\n' and a NUL: 64 ranges and two keys fit. */
+#define UETD_TSS_LINE_MAX	4096
 
 struct uetd_tss_range {
 	uint32_t lo, hi;

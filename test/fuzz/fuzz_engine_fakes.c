@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A device layer without a device, for the engine fuzzer
- * (fuzz_engine_rx.c): the functions of dev/ the engine calls, answering
- * from memory. Received frames come from a queue the fuzzer fills; sent
- * frames are counted and kept for a look; the clock is the fuzzer's.
+ * A device layer without a device, for the engine fuzzers
+ * (fuzz_engine_rx.c, fuzz_local_rx.c, fuzz_tss_rx.c): the functions of
+ * dev/ the engine calls, answering from memory. Received frames come from
+ * a queue the fuzzer fills; sent frames are counted and kept for a look;
+ * the clock, the control block and the keys are the fuzzer's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -57,22 +58,24 @@ void uet_dev_ep_close(struct uet_dev_ep *ep)
 	ep->xsk = NULL;
 }
 
-/* No secure domain: the engine under fuzzing runs in clear. */
+/* The keys the fuzzer gives, else no secure domain: in clear. */
 int uet_dev_tss_keys(int conn, struct uet_tss_sd_keys *keys, char *why,
 		     size_t why_len)
 {
 	(void)conn;
-	(void)keys;
 	(void)why;
 	(void)why_len;
-	return -ENOKEY;
+	if (!fake_dev.tss_keys)
+		return -ENOKEY;
+	*keys = *fake_dev.tss_keys;
+	return 0;
 }
 
-/* No control block: no local frames, no key reloads. */
+/* The fuzzer's control block, else none: no local channels. */
 struct uet_dev_shm *uet_xsk_shm(const struct uet_xsk *x)
 {
 	(void)x;
-	return NULL;
+	return fake_dev.shm;
 }
 
 int uet_fep_steer_pds(const struct uet_dev_shm *shm, const uint8_t *pds,
@@ -169,14 +172,13 @@ bool uet_xsk_rx_idle(const struct uet_xsk *x)
 	return fake_dev.rx_head >= fake_dev.rx_cnt;
 }
 
-/* No control block (uet_xsk_shm): never called, there to link. */
+/* One process, one thread: the fuzzer's control block needs no lock. */
 int uet_dev_shm_lock(struct uet_dev_shm *s)
 {
-	(void)s;
-	return -ENOENT;
+	return s && s == fake_dev.shm ? 0 : -ENOENT;
 }
 
-/* Never called either: figures are published only into a control block. */
+/* Figures for `uetctl top`: nobody reads them here. */
 void uet_dev_pub_write(struct uet_dev_ep_pub *p,
 		       const struct uet_dev_ep_counters *c)
 {

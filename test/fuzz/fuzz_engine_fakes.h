@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The fake device layer of the engine fuzzer (fuzz_engine_fakes.c). */
+/* The fake device layer of the engine fuzzers (fuzz_engine_fakes.c). */
 #ifndef FUZZ_ENGINE_FAKES_H
 #define FUZZ_ENGINE_FAKES_H
 
@@ -20,9 +20,19 @@ struct fake_frame {
 	uint8_t buf[FAKE_FRAME_MAX];
 };
 
+struct uet_dev_shm;
+struct uet_tss_sd_keys;
+
 struct fake_dev {
 	uint64_t now_ns;
 	int ifindex;
+	/*
+	 * The service's control block (local channels, key reloads) and the
+	 * keys of our SD: NULL, none (the engine runs without local
+	 * channels, in clear).
+	 */
+	struct uet_dev_shm *shm;
+	const struct uet_tss_sd_keys *tss_keys;
 	struct fake_frame rx[FAKE_RX_MAX];
 	uint32_t rx_head, rx_cnt;
 	uint8_t tx_buf[FAKE_TX_BUFS][FAKE_FRAME_MAX];

@@ -98,6 +98,40 @@ Test(uetd_tss, refuses_bad_lines)
 	      "line 2: SD 1 is defined on line 1 too");
 }
 
+/*
+ * Lines are whole: read in pieces of 1023 bytes, the tail of a long
+ * comment was an SD and an SD of 64 JobID ranges was refused (found by
+ * test/fuzz/fuzz_tss_keyfile.c). Longer than UETD_TSS_LINE_MAX: refused.
+ */
+Test(uetd_tss, reads_long_lines_whole)
+{
+	static char text[3 * UETD_TSS_LINE_MAX];
+	struct uetd_tss_conf c = { 0 };
+	char err[200];
+	size_t n;
+
+	memset(text, 'x', 2000);
+	text[0] = '#';
+	strcpy(text + 1023, " sd 1 jobs 1 active 0 key0 " K0 "\n");
+	cr_assert_eq(t_parse(&c, text, err), 0, "%s", err);
+	cr_assert_eq(c.nsd, 0, "an SD out of a comment");
+	n = (size_t)sprintf(text, "sd 2 jobs ");
+	for (int i = 0; i < UETD_TSS_RANGES_MAX; i++)
+		n += (size_t)sprintf(text + n, "%d-%d,", 16000000 + i * 1000,
+				     16000000 + i * 1000 + 999);
+	sprintf(text + n - 1, " mode direct ssi active 1 key0 " K0 " key1 "
+		K1 "\nsd 3 jobs 5 active 0 key0 " K0 "\n");
+	cr_assert_eq(t_parse(&c, text, err), 0, "%s", err);
+	cr_assert_eq(c.nsd, 2);
+	cr_assert_eq(c.sd[0].nranges, UETD_TSS_RANGES_MAX);
+	cr_assert_eq(c.sd[0].have, 3);
+	cr_assert_eq(c.sd[1].line, 2);
+	uetd_tss_conf_free(&c);
+	memset(text, ' ', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	t_bad(text, "line 1: longer than 4095");
+}
+
 Test(uetd_tss, refuses_open_permissions)
 {
 	struct uetd_tss_conf c = { 0 };
