@@ -310,49 +310,6 @@ void uet_engine_ses_rma_done(void *ctx, const struct ses_rma_event *ev)
 		e->ops.rma_done(e->ctx, ev);
 }
 
-static struct uet_engine_gen *uet_engine_gen_slot(struct uet_engine *e,
-						  const struct ses_addr *dst,
-						  uint16_t ri, bool add)
-{
-	/* Bit 63 marks a used slot; peer, PIDonFEP and RI fit below it. */
-	uint64_t key = 1ull << 63 | (uint64_t)dst->peer << 24 |
-		       (uint64_t)(dst->pid_on_fep & 0xfff) << 12 | (ri & 0xfffu);
-	uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) %
-		     UET_ENGINE_GEN_SLOTS;
-
-	for (uint32_t i = 0; i < UET_ENGINE_GEN_SLOTS; i++) {
-		struct uet_engine_gen *g =
-			&e->gens[(h + i) % UET_ENGINE_GEN_SLOTS];
-
-		if (g->key == key)
-			return g;
-		if (!g->key) {
-			if (!add)
-				return NULL;
-			g->key = key;
-			g->gen = 0;
-			return g;
-		}
-	}
-	return NULL;	/* full: requests carry 0 and get corrected */
-}
-
-uint8_t uet_engine_gen_get(void *ctx, const struct ses_addr *dst, uint16_t ri)
-{
-	struct uet_engine_gen *g = uet_engine_gen_slot(ctx, dst, ri, false);
-
-	return g ? g->gen : 0;
-}
-
-void uet_engine_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
-			uint8_t gen)
-{
-	struct uet_engine_gen *g = uet_engine_gen_slot(ctx, dst, ri, true);
-
-	if (g)
-		g->gen = gen;
-}
-
 /* ---- frames out ----------------------------------------------------------- */
 
 /*
