@@ -68,7 +68,10 @@ int uet_engine_slot_take(struct uet_engine *e, const struct ses_pkt *pkt)
 	s->next_hdr = pkt->next_hdr;
 	s->hdr_len = pkt->hdr_len;
 	memcpy(s->hdr, pkt->hdr, pkt->hdr_len);
-	memcpy(s->iov, pkt->iov, pkt->iov_cnt * sizeof(*s->iov));
+	/* A packet without payload may have no iov at all (NULL): memcpy
+	 * from NULL is undefined even for 0 bytes (UBSan, nonnull). */
+	if (pkt->iov_cnt)
+		memcpy(s->iov, pkt->iov, pkt->iov_cnt * sizeof(*s->iov));
 	s->iov_cnt = pkt->iov_cnt;
 	s->pay_off = pkt->pay_off;
 	s->pay_len = pkt->pay_len;
