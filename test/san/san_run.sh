@@ -12,7 +12,10 @@
 # step gets an empty folder that every process may write into (some run
 # as nobody, and the clone's own folders may be closed to them: /tmp),
 # and the step fails when anything is in it afterwards, whatever the
-# step's exit. The folder's files are kept in $B/san/STEP/.
+# step's exit. The folder's files are kept in $B/san/STEP/. A program
+# started with a cleared environment (env -i: e2e_fep's uetctl stats)
+# has no such folder: its report goes to stderr and it exits 1, which
+# that script sees.
 set -uo pipefail
 B=${B:-build-san}
 here=$(cd "$(dirname "$0")" && pwd)
