@@ -14,11 +14,37 @@ DESTDIR		?=
 
 CC		?= cc
 CLANG		?= clang
-B		:= build
+# SANITIZE=address,undefined builds with those sanitizers into build-san/
+# (a tree of their own: objects of both kinds never mix); test/san/san.mk.
+SANITIZE	?=
+B		:= $(if $(SANITIZE),build-san,build)
 
 CPPFLAGS	+= -I. -Iinclude
 CFLAGS		?= -g -O2
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden
+# Every compile and every link takes CFLAGS, so the sanitizers go there (a
+# CFLAGS given on the command line would drop them with the rest of the
+# += part). Not the BPF objects (BPF_CFLAGS) nor the fuzzers (FUZZ_CFLAGS).
+# With clang, not gcc: gcc's UBSan (libubsan) beside its ASan (libasan)
+# never writes to UBSAN_OPTIONS' log_path (libubsan's own call to set it
+# binds to libasan's copy, both being exported), so its reports would go
+# to stderr, which e2e scripts keep from us; clang's UBSan is part of its
+# ASan runtime and writes where ASan does. That runtime is shared
+# (-shared-libsan), so that libuet-fi.so, loaded by libfabric, uses the
+# program's, and found by the rpath. clang warns of the link flags on
+# compile commands, which take CFLAGS too.
+ifneq ($(SANITIZE),)
+CC		:= $(CLANG)
+SAN_RT		:= $(shell $(CLANG) -print-file-name=libclang_rt.asan-x86_64.so)
+SAN_CFLAGS	:= -fsanitize=$(SANITIZE) -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=all -shared-libsan \
+		   -Wl,-rpath,$(dir $(SAN_RT)) -Wno-unused-command-line-argument
+CFLAGS		+= $(SAN_CFLAGS)
+# libfabric unloads its providers at exit (dlclose, in fi_fini) before
+# LSan looks for leaks, whose stacks would then show an unknown module
+# where the provider's frames were: it stays loaded.
+SAN_SO_LDFLAGS	:= -Wl,-z,nodelete
+endif
 DEPFLAGS	= -MMD -MP
 
 # Fuzzers: libFuzzer with ASan and UBSan; FUZZ_SECONDS per target in `check`.
@@ -107,6 +133,8 @@ unit: $(UNIT_BINS)
 		sed -n 's/.*Passing: \([0-9]*\) | Failing: \([0-9]*\).*/\1 \2/p' \
 			$(B)/.unit.log >> $(B)/.tally-unit; \
 		[ $$rc = 0 ] || exit 1; done
+
+include test/san/san.mk
 
 # ---- fuzzers (one libFuzzer target per decoder) -----------------------------
 FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%)
@@ -299,7 +327,7 @@ DEB_DIR		:= $(B)/deb
 deb:
 	$(call msg,DEB,$(DEB_DIR))
 	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
-	$(Q)tar -cf - --exclude=./$(B) --exclude=./.git . | \
+	$(Q)tar -cf - --exclude=./$(B) --exclude=./$(SAN_B) --exclude=./.git . | \
 		tar -xf - -C $(DEB_DIR)/src
 	$(Q)cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc \
 		> ../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
@@ -328,6 +356,7 @@ deps:
 
 clean:
 	$(call msg,CLEAN,$(B))
-	$(Q)rm -rf $(B)
+	$(call msg,CLEAN,$(SAN_B))
+	$(Q)rm -rf $(B) $(SAN_B)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

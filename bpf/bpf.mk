@@ -3,7 +3,7 @@
 # skeleton ($(B)/uet_xdp.skel.h) that user space includes. bpftool's libbpf
 # notes the .xdp_run_config section (libxdp's XDP_RUN_CONFIG, read by libxdp
 # at attach, unknown to libbpf): that one line is dropped, any other shown.
-BPF_ARCH_INC	:= /usr/include/$(shell $(CC) -dumpmachine)
+BPF_ARCH_INC	:= /usr/include/$(shell $(CC) -print-multiarch)
 BPF_CFLAGS	:= -target bpf -O2 -g -Wall -Wextra -Werror -I. -Iinclude \
 		   -I$(BPF_ARCH_INC)
 BPFTOOL		?= bpftool

@@ -22,9 +22,15 @@
 
 #define LINK_MASK_WORDS	64	/* 3 masks; the kernel's need 2-4 words each */
 
-struct link_req {
+/*
+ * The request and room for the masks the kernel writes after it (into
+ * s.link_mode_masks[]): a union, as ISO C lets no member follow a struct
+ * that ends in a flexible array (clang refuses it, gcc takes it).
+ */
+union link_req {
 	struct ethtool_link_settings s;
-	uint32_t masks[3 * LINK_MASK_WORDS];
+	uint8_t room[sizeof(struct ethtool_link_settings) +
+		     3 * LINK_MASK_WORDS * sizeof(uint32_t)];
 };
 
 /* Drivers whose speed is a fixed figure, not a link's. */
@@ -56,7 +62,7 @@ static void link_driver(int fd, const char *ifname, struct uet_link_speed *out)
 
 int uet_link_speed(const char *ifname, struct uet_link_speed *out)
 {
-	struct link_req req;
+	union link_req req;
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));

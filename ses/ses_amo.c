@@ -55,13 +55,15 @@ bool ses_amo_is_supported(uint8_t amo_op, uint8_t amo_dt)
 
 /*
  * One element: |d| the target, |s| the operand, |c| the compare value;
- * returns the new target. Integer arithmetic wraps (done unsigned).
+ * returns the new target. Integer arithmetic wraps (done unsigned). The
+ * product is taken in at least unsigned int (the 1u): 16-bit operands
+ * would be promoted to int, whose overflow (65535 * 65535) is undefined.
  */
 #define SES_AMO_OP_INT(d, s, c, T, UT, op)				\
 	((op) == UET_SES_AMO_MIN ? ((s) < (d) ? (s) : (d)) :		\
 	 (op) == UET_SES_AMO_MAX ? ((s) > (d) ? (s) : (d)) :		\
 	 (op) == UET_SES_AMO_SUM ? (T)((UT)(d) + (UT)(s)) :		\
-	 (op) == UET_SES_AMO_PROD ? (T)((UT)(d) * (UT)(s)) :		\
+	 (op) == UET_SES_AMO_PROD ? (T)(1u * (UT)(d) * (UT)(s)) :	\
 	 (op) == UET_SES_AMO_LOR ? (T)((d) || (s)) :			\
 	 (op) == UET_SES_AMO_LAND ? (T)((d) && (s)) :			\
 	 (op) == UET_SES_AMO_BOR ? (T)((d) | (s)) :			\

@@ -32,7 +32,7 @@ UET_FI_LIBS	:= -lfabric
 
 $(B)/libuet-fi.so: $(UET_FI_OBJS) $(B)/libuet_io.a $(B)/libuet_core.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,--no-undefined \
+	$(Q)$(CC) $(CFLAGS) $(SAN_SO_LDFLAGS) -shared -Wl,--no-undefined \
 		-Wl,-soname,libuet-fi.so -o $@ $^ $(UET_IO_LIBS) $(UET_FI_LIBS)
 
 all: $(B)/libuet-fi.so

@@ -52,12 +52,14 @@ static double a_operand(int i)
 	return v[i % 4];
 }
 
-/* Reference: fi_atomic(3)'s semantics, on one element of type T. */
+/* Reference: fi_atomic(3)'s semantics, on one element of type T. The
+ * integer product is taken in at least unsigned int (1u): 16-bit operands
+ * would be promoted to int, whose overflow is undefined. */
 #define A_REF(T, UT, d, s, c, op, is_int)				\
 	((op) == FI_MIN ? ((s) < (d) ? (s) : (d)) :			\
 	 (op) == FI_MAX ? ((s) > (d) ? (s) : (d)) :			\
 	 (op) == FI_SUM ? ((is_int) ? (T)((UT)(d) + (UT)(s)) : (T)((d) + (s))) : \
-	 (op) == FI_PROD ? ((is_int) ? (T)((UT)(d) * (UT)(s)) : (T)((d) * (s))) : \
+	 (op) == FI_PROD ? ((is_int) ? (T)(1u * (UT)(d) * (UT)(s)) : (T)((d) * (s))) : \
 	 (op) == FI_LOR ? (T)((d) || (s)) :				\
 	 (op) == FI_LAND ? (T)((d) && (s)) :				\
 	 (op) == FI_LXOR ? (T)(((d) && !(s)) || (!(d) && (s))) :	\

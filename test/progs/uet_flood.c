@@ -98,7 +98,7 @@ static uint64_t fl_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void fl_die(const char *what)
+__attribute__((noreturn)) static void fl_die(const char *what)
 {
 	fprintf(stderr, "uet_flood: %s\n", what);
 	exit(2);

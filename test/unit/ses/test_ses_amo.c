@@ -108,6 +108,25 @@ Test(ses_amo, integer_arithmetic_wraps_and_fetches)
 	cr_assert(got[0] == 6 && got[1] == 6 && got[2] == 84 && got[3] == 0);
 }
 
+/*
+ * 16-bit products past int: uint16_t operands are promoted to int, and
+ * 65534 * 65533 overflows it (undefined; UBSan's make sanitize sees it).
+ */
+Test(ses_amo, sixteen_bit_products_wrap)
+{
+	uint16_t u[2] = { 65534, 65535 }, uop[2] = { 65533, 65535 };
+	int16_t v[2] = { -2, INT16_MIN }, vop[2] = { -3, -1 };
+
+	cr_assert_eq(ses_amo_apply(UET_SES_AMO_PROD, UET_SES_AMO_DT_UINT16,
+				   (uint8_t *)u, (const uint8_t *)uop, NULL,
+				   NULL, sizeof(u)), UET_SES_RC_OK);
+	cr_assert(u[0] == 6 && u[1] == 1, "%u %u", u[0], u[1]);
+	cr_assert_eq(ses_amo_apply(UET_SES_AMO_PROD, UET_SES_AMO_DT_INT16,
+				   (uint8_t *)v, (const uint8_t *)vop, NULL,
+				   NULL, sizeof(v)), UET_SES_RC_OK);
+	cr_assert(v[0] == 6 && v[1] == INT16_MIN, "%d %d", v[0], v[1]);
+}
+
 Test(ses_amo, signed_min_max_and_logic)
 {
 	int8_t v[2] = { -5, 3 }, op[2] = { 3, -7 };

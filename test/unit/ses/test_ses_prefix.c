@@ -320,7 +320,7 @@ Test(ses_prefix, sequences_are_consecutive_and_wrap_in_the_low_bits)
 Test(ses_prefix, window_is_a_quarter_of_the_sequence_space)
 {
 	static uint64_t val;
-	struct ses_wre wr;
+	struct ses_wre wr, wr_b;
 	struct ses_iov iov;
 	struct ses_std_hdr h;
 	struct t_pkt held;
@@ -342,10 +342,14 @@ Test(ses_prefix, window_is_a_quarter_of_the_sequence_space)
 	cr_assert_eq(w.q_cnt, 0, "nothing sent");
 	t_wire_run(&w, 100000);
 	cr_assert_eq(a.tx_total, T_WINDOW - 1);
-	/* Still to one peer only: B may send to A meanwhile. */
-	cr_assert_eq(ses_wre_post(b.s, &(struct ses_wre){
-		.opcode = UET_SES_OP_WRITE, .dst = &to_a, .ri = T_RI,
-		.iov = &iov, .iov_cnt = 1, .mkey = T_RKEY }), 0);
+	/*
+	 * Still to one peer only: B may send to A meanwhile. Its WRE lives
+	 * to the end of the test, as SES keeps it until tx_done (a compound
+	 * literal in the assertion died with the assertion's block).
+	 */
+	wr_b = (struct ses_wre){ .opcode = UET_SES_OP_WRITE, .dst = &to_a,
+		.ri = T_RI, .iov = &iov, .iov_cnt = 1, .mkey = T_RKEY };
+	cr_assert_eq(ses_wre_post(b.s, &wr_b), 0);
 	t_wire_run(&w, 100);
 	cr_assert_eq(b.tx_total, 1);
 	w.capture = true;
