@@ -171,9 +171,9 @@ e2e: $(E2E_DEPS)
 		echo "$$(grep -c ' ok$$' $(B)/.e2e.log) $$([ $$rc = 0 ]; echo $$?)" \
 			>> $(B)/.tally-e2e; [ $$rc = 0 ] || exit 1; done
 
-check: all unit e2e fuzz-run bench-smoke report-check
+check: all unit e2e fuzz-run bench-smoke report-check sanitize-quick
 	$(Q)cat $(B)/.tally-unit $(B)/.tally-e2e $(B)/.tally-fuzz \
-		$(B)/.tally-bench $(B)/.tally-report | \
+		$(B)/.tally-bench $(B)/.tally-report $(SAN_B)/.tally-sanitize | \
 		awk '{ p += $$1; f += $$2 } END { printf "check: %d passed, %d failed\n", p, f }'
 
 # ---- benchmarks: programs that print `bench: NAME VALUE UNIT` lines ----------
