@@ -21,31 +21,12 @@
 
 #include "tss/uet_crc32c.h"
 
+#include "test/bench/bench_stats.h"
+
 #define B_RUNS		9
 #define B_RUN_BYTES	(64u << 20)	/* bytes per run and implementation */
 #define B_MAX		8192
 #define B_OFF		26		/* 14 (Ethernet) + 12 (IPv4 to saddr) */
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
-}
 
 /* ISA-L called directly (its register in and out without the XOR). */
 static uint32_t isal_crc32c(uint32_t crc, const void *p, size_t len)

@@ -18,30 +18,11 @@
 
 #include "tss/uet_tss_ep.h"
 
+#include "test/bench/bench_stats.h"
+
 #define B_RUNS		5
 #define B_RUN_BYTES	(48u << 20)	/* plaintext per run */
 #define B_MAX		8192
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
-}
 
 static void die(const char *what)
 {
