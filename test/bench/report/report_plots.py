@@ -42,13 +42,19 @@ def _ms(series):
     return [t * 1e3 for t in series.col("t_s")]
 
 
+def _incast_found(sdir, n, kind):
+    """[(label, Series)] of the N:1 incast's KIND series (queue, rates) that
+    hold samples, in INCAST_PROVS' order."""
+    found = [(label, read_series(os.path.join(
+        sdir, "incast%d_%s_%s.tsv" % (n, prov, kind))))
+        for prov, label in INCAST_PROVS]
+    return [(label, s) for label, s in found if s and len(s)]
+
+
 def incast_queue(sdir):
     plots = []
     for n in INCAST_N:
-        found = [(label, read_series(os.path.join(
-            sdir, "incast%d_%s_queue.tsv" % (n, prov))))
-            for prov, label in INCAST_PROVS]
-        found = [(label, s) for label, s in found if s and len(s)]
+        found = _incast_found(sdir, n, "queue")
         if not found:
             continue
         fig, ax = plt.subplots(figsize=(8, 3.2))
@@ -75,10 +81,7 @@ def incast_queue(sdir):
 def incast_rates(sdir):
     plots = []
     for n in INCAST_N:
-        found = [(label, read_series(os.path.join(
-            sdir, "incast%d_%s_rates.tsv" % (n, prov))))
-            for prov, label in INCAST_PROVS]
-        found = [(label, s) for label, s in found if s and len(s)]
+        found = _incast_found(sdir, n, "rates")
         if not found:
             continue
         fig, axes = plt.subplots(1, len(found), sharey=True,
