@@ -44,11 +44,11 @@ SAN_E2E_QUICK	:= test/e2e/e2e_fi_rma.sh test/e2e/e2e_fi_msg.sh \
 # What those scripts run that `all` does not build.
 SAN_E2E_BINS	:= xsk_peer engine_peer
 
-SAN_MAKE	= $(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=$(SAN_KINDS)
-
+# $(MAKE) spelt out in the recipe, so that the sub-make shares -j.
 .PHONY: sanitize sanitize-quick sanitize-build
 sanitize-build:
-	$(Q)$(SAN_MAKE) all $(SAN_UNIT) $(SAN_E2E_BINS:%=$(SAN_B)/%)
+	$(Q)$(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=$(SAN_KINDS) \
+		all $(SAN_UNIT) $(SAN_E2E_BINS:%=$(SAN_B)/%)
 
 sanitize: sanitize-build
 	$(Q)B=$(SAN_B) bash test/san/san_run.sh $(SAN_UNIT) $(SAN_E2E)
