@@ -69,6 +69,7 @@
 #define UET_ENGINE_TX_SLOTS	4096	/* SES packets held for (re)send */
 #define UET_ENGINE_GEN_SLOTS	1024	/* cached RI generations */
 #define UET_ENGINE_RX_BATCH	64
+#define UET_ENGINE_RX_BATCHES	16	/* read per progress call, at most */
 #define UET_ENGINE_ACK_HOLD	32	/* ACK frames queued behind requests */
 /*
  * How long ACKs alone may wait for the application's next request before a
