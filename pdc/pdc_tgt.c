@@ -428,7 +428,6 @@ static void pdc_tgt_accept(struct pdc_mgr *mgr, struct pdc *pdc,
 	tgt->ecn |= meta->ecn_ce;
 	tgt->rcvd_bytes += (uint32_t)in->ses_len;
 	tgt->ack_ev = meta->ev;	/* the ACK returns on the path it came by */
-	tgt->retx |= !!(in->flags & UET_PDS_F_REQ_RETX);
 	pdc_tgt_apply_clear(mgr, pdc, in);
 	if (pdc_tgt_is_dup(pdc, in->psn)) {
 		/* Answer at once, with the stored response if there is one. */
@@ -440,6 +439,14 @@ static void pdc_tgt_accept(struct pdc_mgr *mgr, struct pdc *pdc,
 	}
 	if (!pdc_tgt_may_accept(mgr, pdc, in->psn))
 		return;
+	/*
+	 * The ACK's RETX echo: what it covers arrived by a resend. A copy
+	 * of what had arrived says the opposite (the resend was needless),
+	 * so it sets no echo: when a late process reads the originals and
+	 * the timer's copy in one batch, the ACK for them then lets the
+	 * initiator undo its timeout (pdc_ini_rto_undo).
+	 */
+	tgt->retx |= !!(in->flags & UET_PDS_F_REQ_RETX);
 	if (in->is_close) {
 		tgt->close_seen = true;
 		tgt->close_psn = in->psn;
