@@ -114,8 +114,15 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 		ini->rttvar_ns = (3 * ini->rttvar_ns + err) / 4;
 		ini->srtt_ns = (7 * ini->srtt_ns + rtt_ns) / 8;
 	}
-	ini->rto_ns = pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns,
-				   cfg->rto_min_ns, cfg->rto_max_ns);
+	ini->rto_ns = pdc_rto_estimate(cfg, ini);
+}
+
+/* The RTO the samples give, without the back-off of timeouts since. */
+uint64_t pdc_rto_estimate(const struct pdc_cfg *cfg,
+			  const struct pdc_ini *ini)
+{
+	return pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns,
+			    cfg->rto_min_ns, cfg->rto_max_ns);
 }
 
 /*

@@ -119,6 +119,7 @@ static void pdc_ini_renumber(struct pdc_mgr *mgr, struct pdc *pdc,
 	ini->cc_hold_psn = ini->cack_psn;
 	ini->inflight = ini->infl_bytes = 0;
 	ini->cc.inflight = 0;
+	ini->rto_recov = false;	/* its PSNs are gone */
 	pdc_ready(mgr, pdc);
 }
 
@@ -228,6 +229,7 @@ static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
 	mgr->stats.retx_nack++;
 	if (!trim) {
 		pdc_ini_lost(mgr, pdc, psn, now_ns);
+		ini->loss_ns = now_ns;
 		pdc_cc_on_loss(&mgr->cfg, ini);
 	} else {
 		if (slot->trims < PDC_TRIMS_FORGIVEN)

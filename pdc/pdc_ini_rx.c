@@ -314,6 +314,7 @@ static uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
 		    now_ns - slot->sent_ns < pdc_ini_reorder_wait(pdc, &r, slot))
 			continue;
 		pdc_ini_lost(mgr, pdc, psn, now_ns);
+		ini->loss_ns = now_ns;
 		mgr->stats.retx_sack++;
 		cnt++;
 	}
@@ -394,7 +395,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	struct pdc *pdc = pdc_ini_find(mgr, meta, ack->dpdcid);
 	struct pdc_nscc_ack cc = { 0 };
 	struct pdc_ini *ini;
-	uint32_t acked, req;
+	uint32_t acked, req, done;
 
 	if (!pdc)
 		return;
@@ -406,6 +407,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		return;
 	ini = &pdc->ini;
 	ini->acked_bytes = 0;
+	done = ini->done_cnt;
 	acked = pdc_ini_ack_psns(mgr, pdc, ack, ack->pro.next_hdr !=
 				 UET_PDS_NEXT_HDR_NONE ? &rsp : NULL,
 				 &cc.rtt_ns, now_ns);
@@ -431,6 +433,18 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	if (req == UET_PDS_ACK_REQ_CLOSE && !pdc_ini_close_asked(mgr, pdc,
 								   now_ns))
 		return;
+	/*
+	 * Progress lets more of a timeout's packets go: as many as were
+	 * acknowledged or, for reads, answered; all of them once an ACK
+	 * echoes a resend that filled a hole (the loss is real: a lossy
+	 * path, where one packet per round trip would crawl).
+	 */
+	if (acked && ini->ack_retx)
+		ini->loss_ns = now_ns;
+	if (acked || done != ini->done_cnt)
+		pdc_ini_rto_release(mgr, pdc, ini->ack_retx ? mgr->cfg.window :
+					      acked + ini->done_cnt - done,
+				    now_ns);
 	if (ini->rto_at)
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
 	else if (mgr->cfg.idle_ns)

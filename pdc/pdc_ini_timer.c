@@ -35,6 +35,8 @@ void pdc_ini_complete(struct pdc_mgr *mgr, struct pdc *pdc,
 	};
 
 	slot->flags |= PDC_SLOT_DONE;
+	if (!status)
+		pdc->ini.done_cnt++;
 	if (!(slot->flags & PDC_SLOT_CLOSE))
 		mgr->ops.tx_done(mgr->ctx, &done);
 }
@@ -150,15 +152,65 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 }
 
 /*
- * The retransmit timer: resend what has waited a full RTO, back off, and
- * fail the PDC once a packet has used all its tries. Returns false when the
- * PDC is gone.
+ * Recovery after a timeout: |room| more of the packets sent before it go
+ * again, oldest first, skipping those acknowledged, queued by other means
+ * or sent again since, and stopping at one that has not yet waited an RTO
+ * as the RTT samples now give it (without the back-off): when the peer
+ * was only late, its first ACKs sample the delay and the rest of the
+ * window, covered by the ACKs that follow, is not sent twice.
+ */
+void pdc_ini_rto_release(struct pdc_mgr *mgr, struct pdc *pdc,
+			 uint32_t room, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint64_t wait_ns;
+
+	if (!ini->rto_recov)
+		return;
+	wait_ns = ini->srtt_ns ? pdc_rto_estimate(&mgr->cfg, ini) :
+				 mgr->cfg.rto_init_ns;
+	ini->rto_room = ini->rto_room + room < mgr->cfg.window ?
+			ini->rto_room + room : mgr->cfg.window;
+	if (pdc_psn_before(ini->rto_next_psn, ini->una_psn))
+		ini->rto_next_psn = ini->una_psn;
+	if (pdc_psn_after(ini->rto_end_psn, ini->send_psn))
+		ini->rto_end_psn = ini->send_psn;	/* renumbered */
+	while (ini->rto_room &&
+	       pdc_psn_before(ini->rto_next_psn, ini->rto_end_psn)) {
+		uint32_t psn = ini->rto_next_psn;
+		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+		bool suspect = pdc_slot_needs_tx(slot) &&
+			       !(slot->flags & PDC_SLOT_RETXQ) &&
+			       slot->sent_ns < ini->rto_fired_ns;
+
+		if (suspect && now_ns - slot->sent_ns < wait_ns)
+			break;
+		ini->rto_next_psn++;
+		if (!suspect)
+			continue;
+		pdc_ini_lost(mgr, pdc, psn, now_ns);
+		mgr->stats.retx_rto++;
+		ini->rto_room--;
+	}
+	if (!pdc_psn_before(ini->rto_next_psn, ini->rto_end_psn))
+		ini->rto_recov = false;
+	if (ini->retx_head != PDC_NO_SLOT)
+		pdc_ready(mgr, pdc);
+}
+
+/*
+ * The retransmit timer: once a packet has waited a full RTO, back off,
+ * cut the window and start resending what went before (the oldest now,
+ * the rest as ACKs come: pdc_ini_rto_release); fail the PDC once a packet
+ * has used all its tries. Returns false when the PDC is gone.
  */
 static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
-	uint32_t psn, cnt = 0, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
+	uint32_t psn, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
 	double nscc = ini->cc.cwnd;
+	uint32_t due = 0;
+	bool is_due = false;
 
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
@@ -170,11 +222,11 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
 		}
-		pdc_ini_lost(mgr, pdc, psn, now_ns);
-		mgr->stats.retx_rto++;
-		cnt++;
+		if (!is_due)
+			due = psn;	/* the oldest goes now */
+		is_due = true;
 	}
-	if (cnt) {
+	if (is_due) {
 		mgr->stats.rto_fired++;
 		pdc_cc_on_loss(&mgr->cfg, ini);
 		pdc_rto_backoff(&mgr->cfg, ini);
@@ -184,6 +236,15 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			ini->undo_ssthresh = ssthresh;
 			ini->undo_nscc = nscc;
 		}
+		ini->rto_recov = true;
+		ini->rto_next_psn = ini->una_psn;
+		ini->rto_end_psn = ini->send_psn;
+		ini->rto_fired_ns = now_ns;
+		ini->rto_room = 0;
+		pdc_ini_lost(mgr, pdc, due, now_ns);
+		mgr->stats.retx_rto++;
+		if (ini->loss_ns && now_ns - ini->loss_ns < PDC_LOSS_MEMORY_NS)
+			pdc_ini_rto_release(mgr, pdc, mgr->cfg.window, now_ns);
 		pdc_ready(mgr, pdc);
 	}
 	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;

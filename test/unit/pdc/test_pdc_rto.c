@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The retransmit timer's recovery (pdc_ini_rto, pdc_ini_rto_release): a
+ * peer that is only late costs one resend per timeout, not a window each,
+ * and lets the initiator undo the timeout; a window really lost is resent
+ * in round trips once the path is back, not a timeout per packet.
+ */
+#include <criterion/criterion.h>
+
+#include "test/unit/pdc/test_pdc_sim.h"
+
+#define T_SEC	1000000000ull
+#define T_MS	1000000ull
+#define T_US	1000ull
+#define T_MSGS	6000u
+
+TestSuite(pdc_rto, .timeout = 60);
+
+static struct t_sim *t_pair(const struct t_wire *w, uint64_t seed)
+{
+	struct t_sim *s = t_sim_new(w, seed, 2);
+	struct pdc_cfg cfg;
+
+	t_cfg_lossy(&cfg, seed);
+	t_end_start(s, 0, &cfg);
+	cfg.seed = seed + 1000;
+	t_end_start(s, 1, &cfg);
+	return s;
+}
+
+static bool t_third_done(struct t_sim *s)
+{
+	return s->end[0]->ok_cnt >= T_MSGS / 3;
+}
+
+static bool t_two_thirds_done(struct t_sim *s)
+{
+	return s->end[0]->ok_cnt >= 2 * T_MSGS / 3;
+}
+
+/* Every message completed and reached the target's SES exactly once. */
+static void t_expect_all_once(const struct t_sim *s)
+{
+	uint32_t seq, bad = 0;
+
+	cr_expect_eq(s->end[0]->ok_cnt, T_MSGS, "%u ok, first error %d",
+		     s->end[0]->ok_cnt, s->end[0]->first_err);
+	cr_expect_eq(s->end[0]->done_dup, 0);
+	for (seq = 0; seq < T_MSGS; seq++)
+		bad += s->end[1]->rx[0][0][0][seq] != 1;
+	cr_expect_eq(bad, 0, "%u messages not delivered exactly once", bad);
+}
+
+/*
+ * The peer stops answering in time (both ways 2 ms late, 40 times the
+ * round trip and far past the RTO: a process off the CPU) while a window
+ * is out, then recovers. The timer fires as the delay grows, several
+ * times (backing off); each time only the oldest packet goes again: the
+ * late ACKs then cover the rest. Resending every packet due, as before,
+ * sent the whole window again at each timeout.
+ */
+Test(pdc_rto, a_late_peer_costs_one_resend_per_timeout)
+{
+	struct t_wire w = { .delay_ns = 10 * T_US };
+	struct t_sim *s = t_pair(&w, 41);
+	struct pdc_stats a, b;
+
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, T_MSGS, 0);
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_third_done));
+	s->wire.delay_ns = 2 * T_MS;
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_two_thirds_done));
+	s->wire.delay_ns = 10 * T_US;
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	t_expect_all_once(s);
+	pdc_mgr_stats(s->end[0]->mgr, &a);
+	pdc_mgr_stats(s->end[1]->mgr, &b);
+	cr_expect_geq(a.rto_fired, 2, "the timer fired %llu times",
+		      (unsigned long long)a.rto_fired);
+	cr_expect_leq(a.retx_rto, a.rto_fired + 4,
+		      "%llu packets resent by %llu timeouts",
+		      (unsigned long long)a.retx_rto,
+		      (unsigned long long)a.rto_fired);
+	cr_expect_leq(b.rx_dup, a.tx_retx);
+	/* The copies arrived after their originals: the timeout is undone. */
+	cr_expect_geq(a.rto_undone, 1);
+}
+
+/*
+ * Everything is lost both ways for 1 ms while a window is out. Once the
+ * path is back, the next timeout resends the oldest packet, and each ACK
+ * lets more go: the window is through within a few round trips of that
+ * timeout, not one timeout per lost packet.
+ */
+Test(pdc_rto, a_lost_window_is_resent_in_round_trips)
+{
+	struct t_wire w = { .delay_ns = 10 * T_US };
+	struct t_sim *s = t_pair(&w, 42);
+	struct pdc_stats a;
+	struct pdc_info info;
+	uint64_t back_ns, rto_ns;
+
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, T_MSGS, 0);
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_third_done));
+	s->wire.black_hole = true;
+	cr_assert(t_sim_run(s, s->now + T_MS, NULL) || true);
+	s->wire.black_hole = false;
+	back_ns = s->now;
+	cr_assert_eq(pdc_info_get(s->end[0]->mgr, 1, PDC_MODE_RUD, &info), 0);
+	cr_assert_gt(info.inflight, 16, "only %u packets out", info.inflight);
+	rto_ns = info.rto_ns;
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_two_thirds_done));
+	/* The timer's next firing, then 50 round trips at most. */
+	cr_expect_leq(s->now - back_ns, rto_ns + 50 * 20 * T_US,
+		      "%llu us after the path came back (RTO %llu us)",
+		      (unsigned long long)((s->now - back_ns) / T_US),
+		      (unsigned long long)(rto_ns / T_US));
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	t_expect_all_once(s);
+	pdc_mgr_stats(s->end[0]->mgr, &a);
+	cr_expect_geq(a.rto_fired, 1);
+}
