@@ -34,9 +34,10 @@
 #               jain: Jain's index of the senders' rates (each one's bytes
 #               over its own time); drop_pct, marked_pct, trimmed_pct: of
 #               the frames that reached the receiver's port (the model's
-#               passed + dropped); timeouts: uet's retransmissions on
-#               timeout (retx_rto) or tcp's TcpExtTCPTimeouts, summed
-#               over the senders.
+#               passed + dropped); timeouts: how often a retransmit
+#               timer fired, uet's rto_fired (undone ones too; each
+#               resends one packet or more) or tcp's TcpExtTCPTimeouts,
+#               summed over the senders.
 #               small_hrt: a 4:1 incast of its own (incast4_small; its
 #               own figures are in the table only) with host N+2 running
 #               uet_pingpong -n 8 to the receiver from the common start
@@ -356,13 +357,13 @@ run_begin() {
 }
 
 # run_timeouts TAG PROV BEFORE OUT...: records the run's timeouts (uet:
-# retx_rto in the clients' OUTs; tcp: the hosts' counter past BEFORE,
+# rto_fired in the clients' OUTs; tcp: the hosts' counter past BEFORE,
 # the senders being hosts 1..the number of OUTs).
 run_timeouts() {
 	local tag=$1 prov=$2 before=$3 v
 	shift 3
 	if [ "$prov" = uet ]; then
-		v=$(uet_stat retx_rto "$@")
+		v=$(uet_stat rto_fired "$@")
 	else
 		v=$(( $(tcp_timeouts $(seq $#)) - before ))
 	fi
