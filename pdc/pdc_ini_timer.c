@@ -209,8 +209,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t psn, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
 	double nscc = ini->cc.cwnd;
-	uint32_t due = 0;
-	bool is_due = false;
+	bool lossy = ini->loss_ns && now_ns - ini->loss_ns < PDC_LOSS_MEMORY_NS;
+	uint32_t due = 0, cnt = 0;
 
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
@@ -222,11 +222,14 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
 		}
-		if (!is_due)
-			due = psn;	/* the oldest goes now */
-		is_due = true;
+		if (!cnt++)
+			due = psn;	/* the oldest */
+		if (lossy) {	/* everything due goes at once */
+			pdc_ini_lost(mgr, pdc, psn, now_ns);
+			mgr->stats.retx_rto++;
+		}
 	}
-	if (is_due) {
+	if (cnt) {
 		mgr->stats.rto_fired++;
 		pdc_cc_on_loss(&mgr->cfg, ini);
 		pdc_rto_backoff(&mgr->cfg, ini);
@@ -236,15 +239,15 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			ini->undo_ssthresh = ssthresh;
 			ini->undo_nscc = nscc;
 		}
-		ini->rto_recov = true;
-		ini->rto_next_psn = ini->una_psn;
-		ini->rto_end_psn = ini->send_psn;
-		ini->rto_fired_ns = now_ns;
-		ini->rto_room = 0;
-		pdc_ini_lost(mgr, pdc, due, now_ns);
-		mgr->stats.retx_rto++;
-		if (ini->loss_ns && now_ns - ini->loss_ns < PDC_LOSS_MEMORY_NS)
-			pdc_ini_rto_release(mgr, pdc, mgr->cfg.window, now_ns);
+		ini->rto_recov = !lossy;
+		if (!lossy) {	/* the oldest now, the rest as ACKs come */
+			ini->rto_next_psn = ini->una_psn;
+			ini->rto_end_psn = ini->send_psn;
+			ini->rto_fired_ns = now_ns;
+			ini->rto_room = 0;
+			pdc_ini_lost(mgr, pdc, due, now_ns);
+			mgr->stats.retx_rto++;
+		}
 		pdc_ready(mgr, pdc);
 	}
 	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;
