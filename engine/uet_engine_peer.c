@@ -111,11 +111,19 @@ int uet_engine_peer_rx(struct uet_engine *e, const struct uet_fa *src,
 
 /* ---- admission ------------------------------------------------------------ */
 
-/* A response opening a PDC must answer a message of ours to that host. */
+/*
+ * A response opening a PDC must answer a message of ours to that host, or
+ * come from a host we wait on (operations outstanding). The latter: after
+ * a link flap the target resends the responses its failed PDC held
+ * (uet_engine_resp_resend), and the first one may answer a message we have
+ * failed meanwhile; refused, it would take down the new PDC and with it
+ * the answers behind it that we still wait for. SES drops the stale one.
+ */
 static int uet_engine_admit_rsp(struct uet_engine *e,
 				const struct pdc_rx_pkt *pkt)
 {
 	int ret = uet_engine_resp_id(pkt);
+	uint32_t owner;
 	uint16_t id;
 
 	if (ret < 0)
@@ -124,6 +132,9 @@ static int uet_engine_admit_rsp(struct uet_engine *e,
 	if (uet_engine_resp_peer(e, pkt->peer, id) != pkt->peer ||
 	    (uet_engine_peer_is_up(e, pkt->peer) &&
 	     ses_msg_is_outstanding(e->ses, pkt->peer, id)))
+		return 0;
+	owner = uet_engine_resp_owner(e, pkt->peer, id, true);
+	if (uet_engine_peer_is_up(e, owner) && e->peers[owner].ops_out)
 		return 0;
 	return -ENOENT;
 }
