@@ -235,38 +235,6 @@ int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 	return 0;
 }
 
-/*
- * A response whose PDC failed goes again on a new one (PDC opens it: the
- * failed one left the hash before its packets were reported), until
- * UET_ENGINE_RESP_RETRY_NS after its first failure. true: sent again.
- * Its bytes are its own or a region's (a region that goes is copied
- * first: uet_engine_ses_pay_revoke), never a message's the application
- * got back: so the peer's epoch, which the failure moves on, does not
- * cancel it (uet_engine_pdc_fill).
- */
-static bool uet_engine_resp_resend(struct uet_engine *e,
-				   struct uet_engine_slot *s, uint64_t cookie)
-{
-	uint64_t now = e->now_ns ? e->now_ns : uet_engine_now_ns();
-	struct pdc_pkt p = {
-		.cookie = cookie, .peer = s->peer,
-		.len = s->hdr_len + s->pay_len,
-		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
-		.next_hdr = s->next_hdr, .flags = PDC_PKT_F_AR,
-	};
-
-	if (s->rudi || uet_next_hdr_is_request(s->next_hdr) ||
-	    s->pay_life == SES_PAY_MSG || !uet_engine_peer_is_up(e, s->peer))
-		return false;
-	if (!s->resp_fail_ns)
-		s->resp_fail_ns = now;
-	if (now - s->resp_fail_ns > UET_ENGINE_RESP_RETRY_NS ||
-	    ++s->resp_resends > UET_ENGINE_RESP_RESENDS)
-		return false;
-	e->stats.tx_resp_resent++;
-	return pdc_send(e->pdc, &p, now) == 0;
-}
-
 void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 {
 	struct uet_engine *e = ctx;
@@ -277,7 +245,8 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 
 	struct uet_engine_slot *s = &e->slots[done->cookie];
 
-	if (done->status < 0 && uet_engine_resp_resend(e, s, done->cookie))
+	if (done->status < 0 &&
+	    uet_engine_resp_resend(e, s, done->cookie, done->status))
 		return;
 	s->busy = false;
 	e->free_slots[e->nfree++] = (uint32_t)done->cookie;

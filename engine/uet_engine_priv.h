@@ -96,6 +96,7 @@
  * the device service of a dead one answers with RC_BAD_PID.
  */
 #define UET_ENGINE_SILENT_NS	250000000ull
+#define UET_ENGINE_PROBE_RI	0xFFFu
 
 /*
  * A response (a deferred RESPONSE, READ data) rides a PDC of ours that
@@ -107,7 +108,6 @@
  */
 #define UET_ENGINE_RESP_RETRY_NS	10000000000ull
 #define UET_ENGINE_RESP_RESENDS		64	/* and at most this often */
-#define UET_ENGINE_PROBE_RI	0xFFFu
 
 /* Peer tags and kinds: uet_engine_tag.h. */
 
@@ -417,6 +417,8 @@ uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 			      uint16_t id);
 uint32_t uet_engine_resp_owner(struct uet_engine *e, uint32_t from,
 			       uint16_t id, bool any);
+bool uet_engine_resp_resend(struct uet_engine *e, struct uet_engine_slot *s,
+			    uint64_t cookie, int status);
 
 /* RUDI (uet_engine_rudi.c). */
 bool uet_engine_rudi_is(const uint8_t *pds, size_t len);
