@@ -191,6 +191,8 @@ struct uet_engine_stats {
 					 * replaced before they went */
 	uint64_t tx_pay_lost;	/* held READ data that could not be copied
 				 * when its region went: resent as zeros */
+	uint64_t tx_resp_resent;	/* responses sent again on a new PDC
+					 * after theirs failed */
 	uint64_t rx_no_neigh;	/* from a source whose next hop the kernel
 				 * does not know yet: dropped, resolving */
 	uint64_t rx_no_peer;	/* from an unknown source, no provisional

@@ -79,6 +79,8 @@ int uet_engine_slot_take(struct uet_engine *e, const struct ses_pkt *pkt)
 	s->msg_ref = pkt->msg_ref;
 	s->peer = pkt->peer;
 	s->epoch = e->peers[pkt->peer].epoch;
+	s->resp_fail_ns = 0;
+	s->resp_resends = 0;
 	if (pkt->pay_life == SES_PAY_CALL && pkt->pay_len &&
 	    uet_engine_slot_own(s) < 0) {
 		e->free_slots[e->nfree++] = i;
@@ -205,9 +207,11 @@ int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 		return -EINVAL;
 	/*
 	 * Its message was completed with an error (the peer failed) and the
-	 * application may have freed the buffer: never read it again.
+	 * application may have freed the buffer: never read it again. A
+	 * response sent again (uet_engine_resp_resend) holds no such buffer;
+	 * the failure of the PDC it rode moved the epoch on after it.
 	 */
-	if (s->epoch != e->peers[s->peer].epoch)
+	if (s->epoch != e->peers[s->peer].epoch && !s->resp_fail_ns)
 		return -ECANCELED;
 	memcpy(buf, s->hdr, s->hdr_len);
 	/*
@@ -241,6 +245,9 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 
 	struct uet_engine_slot *s = &e->slots[done->cookie];
 
+	if (done->status < 0 &&
+	    uet_engine_resp_resend(e, s, done->cookie, done->status))
+		return;
 	s->busy = false;
 	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
 	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len) {

@@ -111,11 +111,19 @@ int uet_engine_peer_rx(struct uet_engine *e, const struct uet_fa *src,
 
 /* ---- admission ------------------------------------------------------------ */
 
-/* A response opening a PDC must answer a message of ours to that host. */
+/*
+ * A response opening a PDC must answer a message of ours to that host, or
+ * come from a host we wait on (operations outstanding). The latter: after
+ * a link flap the target resends the responses its failed PDC held
+ * (uet_engine_resp_resend), and the first one may answer a message we have
+ * failed meanwhile; refused, it would take down the new PDC and with it
+ * the answers behind it that we still wait for. SES drops the stale one.
+ */
 static int uet_engine_admit_rsp(struct uet_engine *e,
 				const struct pdc_rx_pkt *pkt)
 {
 	int ret = uet_engine_resp_id(pkt);
+	uint32_t owner;
 	uint16_t id;
 
 	if (ret < 0)
@@ -124,6 +132,9 @@ static int uet_engine_admit_rsp(struct uet_engine *e,
 	if (uet_engine_resp_peer(e, pkt->peer, id) != pkt->peer ||
 	    (uet_engine_peer_is_up(e, pkt->peer) &&
 	     ses_msg_is_outstanding(e->ses, pkt->peer, id)))
+		return 0;
+	owner = uet_engine_resp_owner(e, pkt->peer, id, true);
+	if (uet_engine_peer_is_up(e, owner) && e->peers[owner].ops_out)
 		return 0;
 	return -ENOENT;
 }
@@ -188,6 +199,44 @@ int uet_engine_pdc_admit(void *ctx, const struct pdc_rx_pkt *pkt)
 		return rc;
 	}
 	return 0;
+}
+
+/*
+ * A response whose PDC failed (timed out, or canceled behind the failure)
+ * goes again on a new one (PDC opens it: the failed one left the hash
+ * before its packets were reported), until UET_ENGINE_RESP_RETRY_NS after
+ * its first failure; not when the peer refused or restarted (-EPROTO,
+ * -ECONNRESET, ...): no answer of the old incarnation is awaited. true:
+ * sent again.
+ * Its bytes are its own or a region's (a region that goes is copied
+ * first: uet_engine_ses_pay_revoke), never a message's the application
+ * got back: so the peer's epoch, which the failure moves on, does not
+ * cancel it (uet_engine_pdc_fill).
+ */
+bool uet_engine_resp_resend(struct uet_engine *e, struct uet_engine_slot *s,
+			    uint64_t cookie, int status)
+{
+	uint64_t now = e->now_ns ? e->now_ns : uet_engine_now_ns();
+	struct pdc_pkt p = {
+		.cookie = cookie, .peer = s->peer,
+		.len = s->hdr_len + s->pay_len,
+		.mode = e->cfg.ordered ? PDC_MODE_ROD : PDC_MODE_RUD,
+		.next_hdr = s->next_hdr, .flags = PDC_PKT_F_AR,
+	};
+
+	if ((status != -ETIMEDOUT && status != -ECANCELED) || s->rudi ||
+	    uet_next_hdr_is_request(s->next_hdr) ||
+	    s->pay_life == SES_PAY_MSG || !uet_engine_peer_is_up(e, s->peer))
+		return false;
+	if (!s->resp_fail_ns)
+		s->resp_fail_ns = now;
+	if (now - s->resp_fail_ns > UET_ENGINE_RESP_RETRY_NS ||
+	    ++s->resp_resends > UET_ENGINE_RESP_RESENDS)
+		return false;
+	if (pdc_send(e->pdc, &p, now) < 0)
+		return false;
+	e->stats.tx_resp_resent++;
+	return true;
 }
 
 /* PDC opened a target PDC for |peer|: a provisional peer becomes live. */

@@ -99,6 +99,17 @@
 #define UET_ENGINE_SILENT_NS	250000000ull
 #define UET_ENGINE_PROBE_RI	0xFFFu
 
+/*
+ * A response (a deferred RESPONSE, READ data) rides a PDC of ours that
+ * the initiator waits on with nothing of its own left to retransmit: its
+ * request was acknowledged. When that PDC fails (the link down longer
+ * than the retry budget), the response goes again on a new PDC, for this
+ * long after the first failure; else the initiator's operation would wait
+ * for it for ever (uet_engine_resp_resend).
+ */
+#define UET_ENGINE_RESP_RETRY_NS	10000000000ull
+#define UET_ENGINE_RESP_RESENDS		64	/* and at most this often */
+
 /* Peer tags and kinds: uet_engine_tag.h. */
 
 /*
@@ -187,6 +198,8 @@ struct uet_engine_slot {
 	uint32_t own_cap;
 	uint32_t lch_seq;	/* a local channel's request: its number */
 	bool rudi;		/* sent as RUDI (PDC_MODE_RUDI) */
+	uint64_t resp_fail_ns;	/* a response: when its PDC first failed */
+	uint32_t resp_resends;	/* and how often it went again since */
 };
 
 enum uet_engine_neigh_state {
@@ -403,6 +416,10 @@ int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 int uet_engine_resp_id(const struct pdc_rx_pkt *pkt);
 uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 			      uint16_t id);
+uint32_t uet_engine_resp_owner(struct uet_engine *e, uint32_t from,
+			       uint16_t id, bool any);
+bool uet_engine_resp_resend(struct uet_engine *e, struct uet_engine_slot *s,
+			    uint64_t cookie, int status);
 
 /* RUDI (uet_engine_rudi.c). */
 bool uet_engine_rudi_is(const uint8_t *pds, size_t len);

@@ -27,6 +27,16 @@
 uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 			      uint16_t id)
 {
+	return uet_engine_resp_owner(e, from, id, false);
+}
+
+/*
+ * uet_engine_resp_peer's search; |any|: a peer with operations outstanding
+ * stands for any message id (uet_engine_admit_rsp), from itself too.
+ */
+uint32_t uet_engine_resp_owner(struct uet_engine *e, uint32_t from,
+			       uint16_t id, bool any)
+{
 	const struct uet_engine_peer *p = &e->peers[from];
 	uint32_t owner = uet_engine_tag_resp_owner(p->tag);
 	int32_t ep = UET_ENGINE_TAG_EP_IDX(p->tag);
@@ -43,7 +53,8 @@ uint32_t uet_engine_resp_peer(struct uet_engine *e, uint32_t from,
 
 			if (i != from && same && uet_engine_peer_is_up(e, i) &&
 			    uet_fa_equal(&q->fa, &p->fa) &&
-			    ses_msg_is_outstanding(e->ses, i, id))
+			    (any ? q->ops_out > 0 :
+			     ses_msg_is_outstanding(e->ses, i, id)))
 				return i;
 		}
 	}

@@ -26,6 +26,7 @@ static const struct uet_stat_field uet_engine_fields[] = {
 	UET_STAT(uet_engine_stats, tx_no_frame),
 	UET_STAT(uet_engine_stats, tx_acks_superseded),
 	UET_STAT(uet_engine_stats, tx_pay_lost),
+	UET_STAT(uet_engine_stats, tx_resp_resent),
 	UET_STAT(uet_engine_stats, rx_no_neigh),
 	UET_STAT(uet_engine_stats, rx_no_peer),
 	UET_STAT(uet_engine_stats, rx_stray),

@@ -351,6 +351,11 @@ soak: $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 	$(Q)B=$(B) SOAK_GIB=$(or $(SOAK_GIB),8) bash test/e2e/e2e_soak.sh
 E2E_TESTS	+= test/e2e/e2e_kill.sh
 E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
+# Link flaps (issue 43): either host's link down 2 s mid-stream, and 3 s
+# past a short retry budget; fi_soak -E posts what failed again, and every
+# byte and message is checked once.
+E2E_TESTS	+= test/e2e/e2e_link_flap.sh
+E2E_DEPS	+= $(B)/fi_soak $(B)/libuet-fi.so $(B)/uetctl
 # The same between two endpoints of one interface: their local channel.
 E2E_TESTS	+= test/e2e/e2e_kill_local.sh
 

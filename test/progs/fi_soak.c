@@ -4,9 +4,9 @@
  * tagged transfers, and the survivor's view of a peer killed with -9.
  * Plain libfabric (FI_PROVIDER=uet, or tcp), a TCP side channel.
  *
- *   fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-T SEC]
+ *   fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-E] [-T SEC]
  *   fi_soak -c SERVER [-p PORT] -m rma|tag [-M MIB] [-n SIZE] [-w WINDOW]
- *           [-N] [-K [-r]] [-T SEC]
+ *           [-N] [-K [-r] | -E] [-T SEC]
  *
  * The server exposes a 64 MiB region and serves CLIENTS clients (default
  * 1) one after the other. A client's rma run writes MIB MiB in writes of
@@ -25,6 +25,18 @@
  * operation in flight to complete (success or error) and a new one to fail,
  * and exit 0. "fi_soak: running" says the path works and the kill may
  * come. -r (with -K -m rma): fi_read instead of fi_write.
+ *
+ * Once a tag run's messages are in, the server waits SK_EXTRA_WAIT_MS
+ * for any message more (a receive of any tag): each one is an extra (a
+ * duplicate), which the client's check allows only for -E.
+ *
+ * -E (a link that flaps): an error completion is not the end. The client
+ * says the first, counts them and posts the failed operation again (the
+ * same write, read or send, tag and bytes) until it succeeds, at most
+ * SK_RETRY_MAX times in all; the server posts a failed receive again. The
+ * checks stay: every round's bytes, and per tag one message, except that
+ * a send that failed after it landed may arrive twice (extras <= errors).
+ * The client prints "fi_soak: errors: N ..." at the end.
  *
  * A client that dies (side channel closed) ends its session at the
  * server: in a tag session the server waits -G ms (default 2000) for the
@@ -237,7 +249,8 @@ int sk_cq_poll(struct sk *s, struct sk_op **done, bool *err)
 			struct sk_op *op = *done;
 
 			op->t_post = e.len;	/* a receive's: its length */
-			if (e.tag != op->k) {
+			s->last_tag = e.tag;
+			if (e.tag != op->k && op->k != UINT64_MAX) {
 				fprintf(stderr, "fi_soak: tag %#llx in the "
 					"receive for %#llx\n",
 					(unsigned long long)e.tag,
@@ -297,6 +310,7 @@ int sk_wait_one(struct sk *s)
 			s->inflight--;
 			if (now - op->t_post > s->lat_max_ns)
 				s->lat_max_ns = now - op->t_post;
+			s->err_op = err ? op : NULL;
 			return err ? 1 : 0;
 		}
 		if (!(i % 1024) && sk_now_ns() > end) {
@@ -331,6 +345,8 @@ int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
 		return -1;
 	op->k = k;
 	op->slot = slot;
+	op->kind = kind;
+	op->len = len;
 	op->t_post = sk_now_ns();
 	for (;;) {
 		if (kind == SK_WRITE)
@@ -359,9 +375,9 @@ int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
 
 static const char *sk_usage =
 	"usage: fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-w WINDOW]"
-	" [-T SEC]\n"
+	" [-E] [-T SEC]\n"
 	"       fi_soak -c SERVER [-p PORT] -m rma|tag [-M MIB] [-n SIZE] "
-	"[-w WINDOW] [-N] [-K [-r]] [-T SEC]\n";
+	"[-w WINDOW] [-N] [-K [-r] | -E] [-T SEC]\n";
 
 int main(int argc, char **argv)
 {
@@ -371,7 +387,7 @@ int main(int argc, char **argv)
 	s.o = (struct sk_opts){ .service = "42", .port = 47990, .window = 8,
 				.clients = 1, .grace_ms = 2000, .limit_s = 120,
 				.mib = 64, .size = SK_MIB };
-	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrC:G:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrEC:G:T:h")) != -1) {
 		switch (c) {
 		case 's': s.o.server = true; break;
 		case 'c': s.o.addr = optarg; break;
@@ -388,6 +404,7 @@ int main(int argc, char **argv)
 		case 'N': s.o.no_read_back = true; break;
 		case 'K': s.o.keep_going = true; break;
 		case 'r': s.o.reads = true; break;
+		case 'E': s.o.retry = true; break;
 		case 'C': s.o.clients = (unsigned int)atoi(optarg); break;
 		case 'G': s.o.grace_ms = (unsigned int)atoi(optarg); break;
 		case 'T': s.o.limit_s = (unsigned int)atoi(optarg); break;
@@ -398,7 +415,8 @@ int main(int argc, char **argv)
 	}
 	if (!s.o.addr || (!s.o.server && s.o.mode <= 0) || s.o.window < 1 ||
 	    s.o.window > SK_WMAX || !s.o.size || s.o.size > SK_REGION ||
-	    SK_REGION / s.o.size < (uint64_t)s.o.window || !s.o.limit_s) {
+	    SK_REGION / s.o.size < (uint64_t)s.o.window || !s.o.limit_s ||
+	    (s.o.retry && s.o.keep_going)) {
 		fprintf(stderr, "%s", sk_usage);
 		return 2;
 	}

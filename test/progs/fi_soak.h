@@ -25,12 +25,15 @@
 #define SK_OP_WAIT_MS	30000		/* one operation, worst case */
 #define SK_CANCEL_MS	5000
 #define SK_NAME_MAX	128
+#define SK_RETRY_MAX	4096		/* -E: reposts of failed ops, in all */
+#define SK_EXTRA_WAIT_MS 300		/* a leftover message, at the end */
+#define SK_EXTRA_MAX	64
 
 enum { SK_RMA = 1, SK_TAG = 2 };
 enum { SK_CMD_CHECK = 1, SK_CMD_TAG, SK_CMD_DONE };
 
 struct sk_opts {
-	bool server, keep_going, no_read_back, reads;
+	bool server, keep_going, no_read_back, reads, retry;
 	const char *addr, *service;
 	int port, mode, window;
 	unsigned int clients, grace_ms, limit_s;
@@ -50,15 +53,20 @@ struct sk_cmd {
 	uint64_t first, count, size, seed;
 };
 
+/* extra: messages that arrived beyond one per tag (duplicates, or an -E
+ * client's resends of sends that failed after they landed). */
 struct sk_reply {
-	uint64_t ok, done, bad;
+	uint64_t ok, done, bad, extra;
 };
+
+enum sk_kind { SK_WRITE, SK_READ, SK_TSEND };
 
 struct sk_op {
 	struct fi_context2 ctx;	/* first: the CQ gives it back */
-	uint64_t t_post, k;
+	uint64_t t_post, k, len;
 	bool busy;
 	int slot;
+	enum sk_kind kind;	/* the client's: what to post again (-E) */
 };
 
 struct sk {
@@ -72,11 +80,12 @@ struct sk {
 	struct sk_hello srv;
 	struct sk_op ops[SK_WMAX];
 	int inflight;
-	uint64_t lat_max_ns, nerr;
+	uint64_t lat_max_ns, nerr, nretry;
 	struct fi_cq_err_entry err;	/* the last error completion */
+	struct sk_op *err_op;	/* its operation (sk_wait_one) */
+	uint64_t last_tag;	/* the server's: of the last receive */
+	char first_err[160];	/* -E: the first error completion, said */
 };
-
-enum sk_kind { SK_WRITE, SK_READ, SK_TSEND };
 
 #define SK_CALL(call)	do { int r_ = (int)(call); if (r_) { \
 			fprintf(stderr, "fi_soak: %s: %s\n", #call, \

@@ -18,12 +18,38 @@ static double sk_mbps(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 1e3 / (double)ns : 0;
 }
 
-/* Waits until at most |max| ops are in flight; 1 on an error completion. */
+/* -E: the op of the error completion just seen, posted again; 0 or -1. */
+static int sk_repost(struct sk *s)
+{
+	const struct sk_op *op = s->err_op;
+
+	if (!s->nretry) {
+		snprintf(s->first_err, sizeof(s->first_err), "%s (prov_errno "
+			 "%d: %s) after %.0f ms", fi_strerror(s->err.err),
+			 s->err.prov_errno, fi_cq_strerror(s->fab.cq,
+			 s->err.prov_errno, s->err.err_data, NULL, 0),
+			 (double)(sk_now_ns() - op->t_post) / 1e6);
+		printf("fi_soak: first error: %s\n", s->first_err);
+	}
+	if (++s->nretry > SK_RETRY_MAX) {
+		fprintf(stderr, "fi_soak: %d errors: giving up\n", SK_RETRY_MAX);
+		return -1;
+	}
+	return sk_post(s, op->kind, op->k, op->slot, op->len);
+}
+
+/* Waits until at most |max| ops are in flight; 1 on an error completion
+ * (-E: the op is posted again instead). */
 static int sk_drain_to(struct sk *s, int max)
 {
 	while (s->inflight > max) {
 		int ret = sk_wait_one(s);
 
+		if (ret == 1 && s->o.retry && s->err_op) {
+			if (sk_repost(s))
+				return -1;
+			continue;
+		}
 		if (ret)
 			return ret;
 	}
@@ -105,6 +131,14 @@ static int sk_client_rma(struct sk *s)
 {
 	uint64_t slots = SK_REGION / s->o.size, total = s->o.mib * SK_MIB /
 			 s->o.size, t0 = sk_now_ns(), k = 0, ns;
+	/*
+	 * "running" says a fault may come now. -E: early in the second round,
+	 * so that the whole round and its read-back are ahead (a link that
+	 * goes down between rounds would stall the side channel's TCP, not
+	 * the operations under test).
+	 */
+	uint64_t running = (s->o.retry && total > 2 * slots ? slots : 16) +
+			   (uint64_t)s->o.window;
 	struct sk_reply r;
 	int ret;
 
@@ -127,7 +161,7 @@ static int sk_client_rma(struct sk *s)
 			if (sk_post(s, s->o.reads ? SK_READ : SK_WRITE, k,
 				    (int)j, s->o.size))
 				return -1;
-			if (k == 16 + (uint64_t)s->o.window)
+			if (k == running)
 				printf("fi_soak: running\n");
 		}
 		ret = sk_drain_to(s, 0);
@@ -220,12 +254,21 @@ static int sk_client_tag(struct sk *s)
 			(unsigned long long)total, (unsigned long long)r.bad);
 		return -1;
 	}
+	/* Each tag once: more only as resends of sends that failed. */
+	if (r.extra > s->nretry) {
+		fprintf(stderr, "fi_soak: tag: %llu messages arrived twice "
+			"(%llu sends failed and were sent again)\n",
+			(unsigned long long)r.extra,
+			(unsigned long long)s->nretry);
+		return -1;
+	}
 	printf("fi_soak: tag: %llu bytes in %llu messages of 0 to %llu B (%d "
 	       "in flight), tag, length and bytes checked by the receiver: "
-	       "%.2f s, %.1f MB/s, max latency %.1f ms\n",
+	       "%.2f s, %.1f MB/s, max latency %.1f ms, %llu extra\n",
 	       (unsigned long long)bytes, (unsigned long long)total,
 	       (unsigned long long)s->o.size, s->o.window, (double)ns / 1e9,
-	       sk_mbps(bytes, ns), (double)s->lat_max_ns / 1e6);
+	       sk_mbps(bytes, ns), (double)s->lat_max_ns / 1e6,
+	       (unsigned long long)r.extra);
 	return 0;
 }
 
@@ -246,6 +289,10 @@ int sk_client(struct sk *s)
 	printf("fi_soak: client: pid %d, server pid %llu, session %u\n",
 	       getpid(), (unsigned long long)s->srv.pid, s->srv.session);
 	ret = s->o.mode == SK_RMA ? sk_client_rma(s) : sk_client_tag(s);
+	if (s->o.retry)
+		printf("fi_soak: errors: %llu, each posted again%s%s\n",
+		       (unsigned long long)s->nretry, s->nretry ? "; first: " :
+		       "", s->first_err);
 	if (!ret && !s->o.keep_going)
 		ret = sk_send(s, &done, sizeof(done));
 	return ret;

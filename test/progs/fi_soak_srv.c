@@ -127,6 +127,69 @@ static int sk_srv_orphans(struct sk *s, uint64_t rcvd)
 	return s->inflight ? -1 : 0;
 }
 
+/*
+ * Every tag's message came: any message more (a receive of every tag of
+ * the session) is an extra; each must still be a whole message of the
+ * run. Returns the extras, or -1 (a bad one, or a receive that would not
+ * come back when canceled).
+ */
+static int64_t sk_srv_extras(struct sk *s, const struct sk_cmd *c,
+			     uint32_t session, uint64_t slot_len)
+{
+	struct sk_op *op = &s->ops[0], *done;
+	int64_t extra = 0;
+	uint64_t end;
+	bool err;
+
+	for (int n = 0; n <= SK_EXTRA_MAX; n++) {
+		if (fi_trecv(s->fab.ep, s->buf + SK_REGION, slot_len, s->desc,
+			     s->peer, (uint64_t)session << 40,
+			     (1ull << 40) - 1, &op->ctx)) {
+			fprintf(stderr, "fi_soak: fi_trecv (extras) failed\n");
+			return -1;
+		}
+		op->busy = true;
+		op->k = UINT64_MAX;	/* any tag: sk_cq_poll checks none */
+		end = sk_now_ns() + SK_EXTRA_WAIT_MS * 1000000ull;
+		do {
+			if (sk_cq_poll(s, &done, &err) < 0)
+				return -1;
+		} while (done != op && sk_now_ns() < end);
+		if (done != op) {	/* none came: the receive goes */
+			fi_cancel(&s->fab.ep->fid, &op->ctx);
+			end = sk_now_ns() + SK_CANCEL_MS * 1000000ull;
+			do {
+				if (sk_cq_poll(s, &done, &err) < 0)
+					return -1;
+			} while (done != op && sk_now_ns() < end);
+			op->busy = false;
+			if (done != op) {
+				fprintf(stderr, "fi_soak: the receive of "
+					"extras did not come back\n");
+				return -1;
+			}
+			if (err)	/* canceled (or failed): the end */
+				return extra;
+		}
+		op->busy = false;
+		if (err)
+			continue;	/* -E: a failed one; look again */
+		extra++;
+		uint64_t k = s->last_tag & ((1ull << 40) - 1);
+		if (op->t_post != sk_msg_len(k, c->size) ||
+		    !sk_pattern_ok(s->buf + SK_REGION, op->t_post,
+				   c->seed + k)) {
+			fprintf(stderr, "fi_soak: an extra message (tag "
+				"%#llx) is not one of the run\n",
+				(unsigned long long)s->last_tag);
+			return -1;
+		}
+		fprintf(stderr, "fi_soak: message %llu arrived again\n",
+			(unsigned long long)k);
+	}
+	return extra;
+}
+
 /* A tag session: count messages (UINT64_MAX: until the client goes);
  * 0, 1 (the client went and its receives came back) or -1. */
 static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
@@ -164,10 +227,17 @@ static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 		}
 		op->busy = false;
 		s->inflight--;
-		rcvd++;
 		uint64_t k = op->k & ((1ull << 40) - 1);
 		uint64_t want = sk_msg_len(k, c->size);
 
+		if (err && s->o.retry) {	/* -E: the same receive again */
+			sk_err_print(s, "trecv (posted again)");
+			if (++s->nretry > SK_RETRY_MAX ||
+			    sk_srv_post_recv(s, session, k, slot_len))
+				return -1;
+			continue;
+		}
+		rcvd++;
 		if (err) {
 			sk_err_print(s, "trecv");
 			r.bad++;
@@ -186,10 +256,14 @@ static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 		    sk_srv_post_recv(s, session, next++, slot_len))
 			return -1;
 	}
+	int64_t extra = sk_srv_extras(s, c, session, slot_len);
+
 	r.done = rcvd;
-	r.ok = !r.bad;
-	printf("fi_soak: server: session %u: %llu messages, %llu wrong\n",
-	       session, (unsigned long long)rcvd, (unsigned long long)r.bad);
+	r.ok = !r.bad && extra >= 0;
+	r.extra = extra > 0 ? (uint64_t)extra : 0;
+	printf("fi_soak: server: session %u: %llu messages, %llu wrong, "
+	       "%llu extra\n", session, (unsigned long long)rcvd,
+	       (unsigned long long)r.bad, (unsigned long long)r.extra);
 	return sk_send(s, &r, sizeof(r)) || r.bad ? -1 : 0;
 }
 
