@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The application's side of the device service (uet_dev_client.h). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -89,17 +93,20 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 	ssize_t n;
 
 	memset(ep, 0, sizeof(*ep));
+	ep->umem_fd = ep->shm_fd = -1;
 	if (why_len)
 		why[0] = '\0';
 	ep->conn = uet_dev_connect(ifname);
 	if (ep->conn < 0) {
 		int err = ep->conn;
 
-		if (why_len)
-			snprintf(why, why_len, err == -ENOENT ?
-				 "no uet service on %s (run: uetctl load %s)" :
-				 "cannot reach the uet service of %s: %s",
-				 ifname, err == -ENOENT ? ifname :
+		if (why_len && err == -ENOENT)
+			snprintf(why, why_len, "no uet device service (uetd) "
+				 "on %s: run `uetctl load %s` or `systemctl "
+				 "start uetd@%s`", ifname, ifname, ifname);
+		else if (why_len)
+			snprintf(why, why_len, "cannot reach the uet device "
+				 "service (uetd) of %s: %s", ifname,
 				 strerror(-err));
 		return err;
 	}
@@ -120,6 +127,17 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 		ep->conn = -1;
 		return err;
 	}
+	snprintf(ep->ifname, sizeof(ep->ifname), "%s", ifname);
+	/* Copies kept for a new service, should this one go away. */
+	ep->umem_fd = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+	ep->shm_fd = fcntl(fds[2], F_DUPFD_CLOEXEC, 3);
+	ep->fds_kept = ep->umem_fd >= 0 && ep->shm_fd >= 0;
+	if (!ep->fds_kept) {
+		if (ep->umem_fd >= 0)
+			close(ep->umem_fd);
+		if (ep->shm_fd >= 0)
+			close(ep->shm_fd);
+	}
 	sh = (struct uet_xsk_shared){ .xsk_fd = fds[0], .umem_fd = fds[1],
 				      .shm_fd = fds[2], .ep = ep->rep.ep,
 				      .layout = &ep->rep.layout };
@@ -137,6 +155,11 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 				 strerror(err));
 		close(ep->conn);
 		ep->conn = -1;
+		if (ep->fds_kept) {
+			close(ep->umem_fd);
+			close(ep->shm_fd);
+		}
+		ep->fds_kept = false;
 		return -err;
 	}
 	return 0;
@@ -149,6 +172,113 @@ void uet_dev_ep_close(struct uet_dev_ep *ep)
 	if (ep->conn >= 0)
 		close(ep->conn);
 	ep->conn = -1;
+	if (ep->fds_kept) {
+		close(ep->umem_fd);
+		close(ep->shm_fd);
+	}
+	ep->fds_kept = false;
+}
+
+/* Whether the service closed |conn| (it went away). */
+static bool uet_dev_conn_gone(int conn)
+{
+	struct pollfd p = { conn, POLLIN, 0 };
+	char c;
+
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	if (p.revents & (POLLHUP | POLLERR))
+		return true;
+	return (p.revents & POLLIN) &&
+	       recv(conn, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* How long a reattach waits for the service's answer: it answers at once. */
+#define UET_DEV_REATTACH_WAIT_MS	200
+
+/* One try: 0, or -errno (-EAGAIN, -ENOENT: try again). */
+static int uet_dev_reattach(struct uet_dev_ep *ep)
+{
+	struct uet_dev_reattach_req req = {
+		.hdr = { .version = UET_DEV_PROTO_VERSION,
+			 .type = UET_DEV_REATTACH, .job_id = ep->rep.job_id,
+			 .pid_on_fep = ep->rep.pid_on_fep,
+			 .queue = ep->rep.queue_id },
+		.ep = ep->rep.ep, .ifindex = ep->rep.ifindex,
+		.queue_id = ep->rep.queue_id, .udp_port = ep->rep.udp_port,
+		.layout = ep->rep.layout };
+	int fds[3] = { uet_xsk_fd(ep->xsk), ep->umem_fd, ep->shm_fd };
+	char cbuf[CMSG_SPACE(sizeof(fds))] = { 0 };
+	struct iovec iov = { &req, sizeof(req) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	struct uet_dev_open_rep rep;
+	struct pollfd p;
+	int conn = uet_dev_connect(ep->ifname);
+	ssize_t n;
+
+	if (conn < 0)
+		return conn;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	p = (struct pollfd){ conn, POLLIN, 0 };
+	if (sendmsg(conn, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+		n = -errno;
+	else if (poll(&p, 1, UET_DEV_REATTACH_WAIT_MS) <= 0)
+		n = -EAGAIN;
+	else if ((n = recv(conn, &rep, sizeof(rep), MSG_DONTWAIT)) < 0)
+		n = -errno;	/* ECONNRESET: a service on its way out */
+	if (n == (ssize_t)sizeof(rep) && rep.status == 0) {
+		ep->conn = conn;
+		return 0;
+	}
+	close(conn);
+	if (n == (ssize_t)sizeof(rep))
+		return rep.status < 0 ? rep.status : -EPROTO;
+	return n < 0 ? (int)n : -ECONNRESET;
+}
+
+int uet_dev_ep_watch(struct uet_dev_ep *ep, uint64_t now_ns)
+{
+	int ret;
+
+	if (ep->gave_up)
+		return ep->gave_up;
+	if (ep->conn >= 0) {
+		if (!uet_dev_conn_gone(ep->conn))
+			return 0;
+		close(ep->conn);
+		ep->conn = -1;
+		ep->detached++;
+		ep->tries = 0;
+		ep->retry_at_ns = now_ns;
+	}
+	if (!ep->fds_kept || !ep->xsk) {
+		ep->gave_up = -EBADF;
+		return ep->gave_up;
+	}
+	if (now_ns < ep->retry_at_ns)
+		return -ENOTCONN;
+	ret = uet_dev_reattach(ep);
+	if (getenv("UET_DEV_DEBUG"))
+		fprintf(stderr, "uet: reattach to the service of %s: %s\n",
+			ep->ifname, ret ? strerror(-ret) : "ok");
+	if (ret == 0) {
+		ep->reattached++;
+		return 1;
+	}
+	ep->retry_at_ns = now_ns + UET_DEV_REATTACH_NS;
+	/* No service yet, or one not ready: again; refused: never. */
+	if (ret != -ENOENT && ret != -EAGAIN && ret != -ECONNRESET &&
+	    ret != -ECONNREFUSED && ret != -EPIPE)
+		ep->gave_up = ret;
+	else if (++ep->tries >= UET_DEV_REATTACH_TRIES)
+		ep->gave_up = -ETIMEDOUT;
+	return ep->gave_up ? ep->gave_up : -ENOTCONN;
 }
 
 int uet_dev_tss_keys(int conn, struct uet_tss_sd_keys *keys, char *why,

@@ -266,6 +266,7 @@ struct uet_engine {
 	bool warned_full;	/* ops.warn said the table refuses peers */
 	uint64_t age_check_ns, tick_ns;
 	uint64_t pub_ns;	/* figures last published (uet_engine_pub.c) */
+	uint64_t svc_ns;	/* the service's connection last looked at */
 	/* FI_UET_TRACE (uet_engine_trace.c): UINT64_MAX when off. */
 	uint64_t trace_at_ns, trace_every_ns;
 	uint64_t trace_wall_ns;	/* the wall clock less the monotonic */

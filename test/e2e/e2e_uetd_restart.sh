@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The device service as a restartable component (issue 43, item 1):
+#  1. a verified RMA stream (fi_soak, every byte checked by the server and
+#     read back) from A to B while the uetd of A is killed with -9 and that
+#     of B stopped with SIGTERM (what `systemctl restart` and a package
+#     upgrade send), each started again (`uetctl load`): the stream
+#     completes, each
+#     running endpoint is back in its new service's endpoint list within a
+#     second of the restart (it reattached: same index), its engine counted
+#     the reattach, and a second client, a new endpoint opened after the
+#     restarts, passes the same checks;
+#  2. an endpoint opened while A's service is down fails with an error that
+#     names the service and the interface and says how to start it
+#     (`uetctl load IFACE` or `systemctl start uetd@IFACE`), and succeeds
+#     once it is back;
+#  3. the interface deleted under the services: both uetd exit within 2 s,
+#     no process of the namespaces keeps a UMEM (uet-umem) mapped, the
+#     pins are gone; the interfaces made again (same names, new ifindex),
+#     `uetctl load` and traffic work.
+source "$(dirname "$0")/e2e_lib.sh"
+FI_PROVIDER_PATH="$(cd "$B" && pwd)"
+export FI_PROVIDER_PATH
+U="$B/uetctl"
+REATTACH_MS=1000	# the target: running endpoints back within a second
+
+# uetd_pid SIDE: the pid of the uetd serving that side's interface.
+uetd_pid() {
+	local ns=NS_$1 pid
+	for pid in $(ip netns pids "${!ns}"); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = uetd ] &&
+			{ echo "$pid"; return 0; }
+	done
+	return 1
+}
+
+# load SIDE: uetctl load of that side's interface (skb mode, veth).
+load() {
+	local ifc=IF_$1
+	e2e_in "$1" "$U" load "${!ifc}" --mode skb > /dev/null ||
+		e2e_fail "uetctl load ${!ifc} failed"
+}
+
+# eps SIDE: the endpoint indices its service lists, one a line.
+eps() {
+	local ifc=IF_$1
+	e2e_in "$1" "$U" stats "${!ifc}" --json 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys
+for e in json.load(sys.stdin).get("endpoints", []): print(e["index"])'
+}
+
+# wait_for FILE PATTERN SECONDS.
+wait_for() {
+	e2e_wait_for "$1" "$2" "$3" ||
+		e2e_fail "no '$2' in $1 within $3 s: $(cat "$1")"
+}
+
+# restart SIDE SIGNAL: its uetd killed with SIGNAL, a pause, `uetctl load`
+# again; the endpoints listed before must be listed again within
+# REATTACH_MS.
+restart() {
+	local side=$1 sig=$2 pid before after t0 t
+	before=$(eps "$side" | sort | tr '\n' ' ')
+	[ -n "$before" ] || e2e_fail "side $side: no endpoint listed before"
+	pid=$(uetd_pid "$side") || e2e_fail "side $side: no uetd"
+	kill "-$sig" "$pid"
+	for _ in $(seq 40); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$pid" 2>/dev/null && e2e_fail "uetd $pid still runs 2 s after SIG$sig"
+	sleep 0.2
+	load "$side"
+	t0=$(now_ms)
+	for _ in $(seq 40); do
+		after=$(eps "$side" | sort | tr '\n' ' ')
+		[ "$after" = "$before" ] && break
+		sleep 0.05
+	done
+	t=$(( $(now_ms) - t0 ))
+	[ "$after" = "$before" ] ||
+		e2e_fail "side $side: endpoints [$before] before, [$after] 2 s after the restart"
+	[ "$t" -le "$REATTACH_MS" ] ||
+		e2e_fail "side $side: endpoints back after $t ms (> $REATTACH_MS)"
+	e2e_log "side $side: uetd $pid ended by SIG$sig, a new one took over, endpoints [$before] back in $t ms"
+}
+
+e2e_setup 1500
+load A
+load B
+
+# 1. A stream across kills and restarts of both services.
+PORT=$((46000 + RANDOM % 3000))
+e2e_in B env FI_PROVIDER=uet "$B/fi_soak" -s -a "$IP_B" -p "$PORT" -C 2 \
+	-T 50 > "$E2E_TMP/server.out" 2>&1 &
+SPID=$!
+sleep 0.3
+e2e_in A env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" -c "$IP_B" \
+	-p "$PORT" -m rma -M 512 -T 50 > "$E2E_TMP/c1.out" 2>&1 &
+CPID=$!
+wait_for "$E2E_TMP/c1.out" "fi_soak: running" 10
+restart A KILL
+restart B TERM
+wait "$CPID" || e2e_fail "the stream across the restarts failed: $(cat "$E2E_TMP/c1.out")"
+n=$(e2e_engine_stat "$E2E_TMP/c1.out" svc_reattached)
+[ "$n" -ge 1 ] || e2e_fail "the client's engine counted $n reattaches: $(cat "$E2E_TMP/c1.out")"
+e2e_ok "512 MiB stream, verified, across restarts of both services (kill -9, SIGTERM) (client reattached $n times)"
+e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -p "$PORT" -m rma \
+	-M 64 -T 30 > "$E2E_TMP/c2.out" 2>&1 ||
+	e2e_fail "a new endpoint after the restarts: $(cat "$E2E_TMP/c2.out")"
+wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/server.out")"
+e2e_ok "a new endpoint after the restarts: 64 MiB verified"
+
+# 2. An endpoint opened while the service is down.
+kill -9 "$(uetd_pid A)"
+sleep 0.2
+e2e_in B env FI_PROVIDER=uet timeout 20 "$B/uet_write" -s -a "$IP_B" -S 7 \
+	-n 65536 \
+	> "$E2E_TMP/srv2.out" 2>&1 &
+SPID=$!
+if e2e_in A env FI_PROVIDER=uet FI_LOG_LEVEL=warn timeout 20 \
+	"$B/uet_write" -c "$IP_B" -S 7 -n 65536 > "$E2E_TMP/down.out" 2>&1; then
+	e2e_fail "an endpoint opened with no service: $(cat "$E2E_TMP/down.out")"
+fi
+for want in "uetd" "$IF_A" "uetctl load $IF_A" "systemctl start uetd@$IF_A"; do
+	grep -qF "$want" "$E2E_TMP/down.out" ||
+		e2e_fail "the error does not say '$want': $(cat "$E2E_TMP/down.out")"
+done
+e2e_log "with no service: $(grep -m1 -F "uetctl load" "$E2E_TMP/down.out")"
+load A
+e2e_in A env FI_PROVIDER=uet timeout 20 "$B/uet_write" -c "$IP_B" -S 7 \
+	-n 65536 > "$E2E_TMP/up.out" 2>&1 ||
+	e2e_fail "after the service came back: $(cat "$E2E_TMP/up.out")"
+wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/srv2.out")"
+e2e_ok "no service: a clear error naming uetd and $IF_A; after uetctl load: works"
+
+# 3. The interface deleted under both services.
+PA=$(uetd_pid A)
+PB=$(uetd_pid B)
+old_ifindex=$(e2e_in A cat "/sys/class/net/$IF_A/ifindex")
+ip -n "$NS_A" link del "$IF_A"
+for _ in $(seq 40); do
+	kill -0 "$PA" 2>/dev/null || kill -0 "$PB" 2>/dev/null || break
+	sleep 0.05
+done
+kill -0 "$PA" 2>/dev/null && e2e_fail "uetd of A ($PA) still runs 2 s after its interface went"
+kill -0 "$PB" 2>/dev/null && e2e_fail "uetd of B ($PB) still runs 2 s after its interface went"
+for pid in $(ip netns pids "$NS_A") $(ip netns pids "$NS_B"); do
+	grep -q "uet-umem" "/proc/$pid/maps" 2>/dev/null &&
+		e2e_fail "process $pid ($(cat "/proc/$pid/comm")) still maps a UMEM"
+done
+left=$(find "$E2E_TMP/bpffs/uet" -mindepth 2 2>/dev/null | head -3 || true)
+[ -z "$left" ] || e2e_fail "pins left: $left"
+e2e_ok "interface deleted: both services exited, no UMEM mapped, no pins left"
+ip -n "$NS_A" link add "$IF_A" type veth peer name "$IF_B" netns "$NS_B"
+for side in A B; do
+	ns=NS_$side ifc=IF_$side ip=IP_$side
+	ip -n "${!ns}" addr add "${!ip}/24" dev "${!ifc}"
+	ip -n "${!ns}" link set "${!ifc}" up
+done
+new_ifindex=$(e2e_in A cat "/sys/class/net/$IF_A/ifindex")
+[ "$new_ifindex" != "$old_ifindex" ] ||
+	e2e_fail "the new $IF_A has the old ifindex $old_ifindex"
+load A
+load B
+why=
+e2e_traffic 9 "" "" || e2e_fail "traffic on the new interfaces: $why"
+e2e_ok "interfaces back (ifindex $old_ifindex -> $new_ifindex): uetctl load and traffic work"
