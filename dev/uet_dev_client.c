@@ -264,7 +264,7 @@ int uet_dev_ep_watch(struct uet_dev_ep *ep, uint64_t now_ns)
 	if (now_ns < ep->retry_at_ns)
 		return -ENOTCONN;
 	ret = uet_dev_reattach(ep);
-	if (getenv("UET_DEV_DEBUG"))
+	if (getenv("UET_ENGINE_DEBUG"))
 		fprintf(stderr, "uet: reattach to the service of %s: %s\n",
 			ep->ifname, ret ? strerror(-ret) : "ok");
 	if (ret == 0) {

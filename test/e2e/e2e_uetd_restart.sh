@@ -8,7 +8,7 @@
 #     completes, each
 #     running endpoint is back in its new service's endpoint list within a
 #     second of the restart (it reattached: same index), its engine counted
-#     the reattach, and a second client, a new endpoint opened after the
+#     the reattach and asked for its keys again, and a second client, a new endpoint opened after the
 #     restarts, passes the same checks;
 #  2. an endpoint opened while A's service is down fails with an error that
 #     names the service and the interface and says how to start it
@@ -23,6 +23,7 @@ FI_PROVIDER_PATH="$(cd "$B" && pwd)"
 export FI_PROVIDER_PATH
 U="$B/uetctl"
 REATTACH_MS=1000	# the target: running endpoints back within a second
+KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
 # uetd_pid SIDE: the pid of the uetd serving that side's interface.
 uetd_pid() {
@@ -34,10 +35,12 @@ uetd_pid() {
 	return 1
 }
 
-# load SIDE: uetctl load of that side's interface (skb mode, veth).
+# load SIDE: uetctl load of that side's interface (skb mode, veth), with
+# the TSS key file and an epoch state of its own.
 load() {
 	local ifc=IF_$1
-	e2e_in "$1" "$U" load "${!ifc}" --mode skb > /dev/null ||
+	e2e_in "$1" "$U" load "${!ifc}" --mode skb --tss-keys "$E2E_TMP/tss.conf" \
+		--tss-state "$E2E_TMP/tss-$1.state" > /dev/null ||
 		e2e_fail "uetctl load ${!ifc} failed"
 }
 
@@ -86,11 +89,14 @@ restart() {
 }
 
 e2e_setup 1500
+echo "sd 7 jobs 42 active 0 key0 $KEY" > "$E2E_TMP/tss.conf"
+chmod 600 "$E2E_TMP/tss.conf"
 load A
 load B
 
 # 1. A stream across kills and restarts of both services.
 PORT=$((46000 + RANDOM % 3000))
+export FI_UET_JOB_ID=42 FI_UET_TSS=on
 e2e_in B env FI_PROVIDER=uet "$B/fi_soak" -s -a "$IP_B" -p "$PORT" -C 2 \
 	-T 50 > "$E2E_TMP/server.out" 2>&1 &
 SPID=$!
@@ -104,12 +110,17 @@ restart B TERM
 wait "$CPID" || e2e_fail "the stream across the restarts failed: $(cat "$E2E_TMP/c1.out")"
 n=$(e2e_engine_stat "$E2E_TMP/c1.out" svc_reattached)
 [ "$n" -ge 1 ] || e2e_fail "the client's engine counted $n reattaches: $(cat "$E2E_TMP/c1.out")"
-e2e_ok "512 MiB stream, verified, across restarts of both services (kill -9, SIGTERM) (client reattached $n times)"
+[ "$(e2e_engine_stat "$E2E_TMP/c1.out" tx_sealed)" -gt 0 ] ||
+	e2e_fail "the stream was not sealed: $(cat "$E2E_TMP/c1.out")"
+k=$(e2e_engine_stat "$E2E_TMP/c1.out" tss_rekeyed)
+[ "$k" -ge 1 ] || e2e_fail "the client did not ask for its keys again: $(cat "$E2E_TMP/c1.out")"
+e2e_ok "512 MiB stream, sealed and verified, across restarts of both services (kill -9, SIGTERM; client reattached $n times, keys asked again $k times)"
 e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -p "$PORT" -m rma \
 	-M 64 -T 30 > "$E2E_TMP/c2.out" 2>&1 ||
 	e2e_fail "a new endpoint after the restarts: $(cat "$E2E_TMP/c2.out")"
 wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/server.out")"
-e2e_ok "a new endpoint after the restarts: 64 MiB verified"
+e2e_ok "a new endpoint after the restarts: 64 MiB sealed and verified"
+unset FI_UET_JOB_ID FI_UET_TSS
 
 # 2. An endpoint opened while the service is down.
 kill -9 "$(uetd_pid A)"
