@@ -102,7 +102,7 @@ e2e_in B env FI_PROVIDER=uet "$B/fi_soak" -s -a "$IP_B" -p "$PORT" -C 2 \
 SPID=$!
 sleep 0.3
 e2e_in A env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" -c "$IP_B" \
-	-p "$PORT" -m rma -M 512 -T 50 > "$E2E_TMP/c1.out" 2>&1 &
+	-p "$PORT" -m rma -M 256 -T 50 > "$E2E_TMP/c1.out" 2>&1 &
 CPID=$!
 wait_for "$E2E_TMP/c1.out" "fi_soak: running" 10
 restart A KILL
@@ -114,7 +114,7 @@ n=$(e2e_engine_stat "$E2E_TMP/c1.out" svc_reattached)
 	e2e_fail "the stream was not sealed: $(cat "$E2E_TMP/c1.out")"
 k=$(e2e_engine_stat "$E2E_TMP/c1.out" tss_rekeyed)
 [ "$k" -ge 1 ] || e2e_fail "the client did not ask for its keys again: $(cat "$E2E_TMP/c1.out")"
-e2e_ok "512 MiB stream, sealed and verified, across restarts of both services (kill -9, SIGTERM; client reattached $n times, keys asked again $k times)"
+e2e_ok "256 MiB stream, sealed and verified, across restarts of both services (kill -9, SIGTERM; client reattached $n times, keys asked again $k times)"
 e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -p "$PORT" -m rma \
 	-M 64 -T 30 > "$E2E_TMP/c2.out" 2>&1 ||
 	e2e_fail "a new endpoint after the restarts: $(cat "$E2E_TMP/c2.out")"
