@@ -544,10 +544,15 @@ int main(int argc, char **argv)
 		uetd_loop(&d);
 		if (!d.adopted && !d.stop && !uetd_signalled)
 			uetd_takeover_abandon(&d);
-		/* Stopped while waiting: the program stays to whom it was. */
+		/*
+		 * Stopped while waiting: `uetctl unload` (STOP) removes the
+		 * program as ever; a signal leaves it to whom it was.
+		 */
 		if (!d.adopted && (d.stop || uetd_signalled)) {
-			d.attached = false;
+			d.attached = d.stop_conn >= 0;
 			ret = -EINTR;
+			snprintf(d.why, sizeof(d.why), "stopped while waiting "
+				 "for the endpoints of %s", d.ifname);
 		}
 	}
 	/*
@@ -582,6 +587,12 @@ int main(int argc, char **argv)
 		if (ret != -EEXIST)
 			uetd_dev_teardown(&d);
 		uetd_tss_fini(&d);
+		if (d.stop_conn >= 0) {	/* unloaded as it was asked */
+			int32_t st = 0;
+
+			uetd_send(d.stop_conn, &st, sizeof(st), NULL, 0);
+			return 0;
+		}
 		return 1;
 	}
 	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints "
