@@ -4,15 +4,85 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "dev/uet_dev_client.h"
 #include "dev/uet_xsk.h"
+
+/*
+ * The UMEM and control block kept for a reattach (uet_dev_ep_watch): one
+ * copy per file in the process, shared by its endpoints, so that one with
+ * hundreds of endpoints on an interface holds two more fds, not hundreds.
+ */
+#define UET_DEV_KEPT_MAX	32
+
+static struct {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	uint32_t refs;
+} uet_dev_kept[UET_DEV_KEPT_MAX];
+static pthread_mutex_t uet_dev_kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A kept copy of |fd|'s file (shared), or -1 when none can be had. */
+static int uet_dev_keep(int fd)
+{
+	struct stat sb;
+	int i, kept = -1, free_i = -1;
+
+	if (fstat(fd, &sb) < 0)
+		return -1;
+	pthread_mutex_lock(&uet_dev_kept_lock);
+	for (i = 0; i < UET_DEV_KEPT_MAX; i++) {
+		if (uet_dev_kept[i].refs && uet_dev_kept[i].dev == sb.st_dev &&
+		    uet_dev_kept[i].ino == sb.st_ino) {
+			uet_dev_kept[i].refs++;
+			kept = uet_dev_kept[i].fd;
+			break;
+		}
+		if (!uet_dev_kept[i].refs && free_i < 0)
+			free_i = i;
+	}
+	if (kept < 0 && free_i >= 0) {
+		kept = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (kept >= 0) {
+			uet_dev_kept[free_i].dev = sb.st_dev;
+			uet_dev_kept[free_i].ino = sb.st_ino;
+			uet_dev_kept[free_i].fd = kept;
+			uet_dev_kept[free_i].refs = 1;
+		}
+	}
+	pthread_mutex_unlock(&uet_dev_kept_lock);
+	return kept;
+}
+
+static void uet_dev_unkeep(int fd)
+{
+	pthread_mutex_lock(&uet_dev_kept_lock);
+	for (int i = 0; i < UET_DEV_KEPT_MAX; i++)
+		if (uet_dev_kept[i].refs && uet_dev_kept[i].fd == fd &&
+		    !--uet_dev_kept[i].refs)
+			close(fd);
+	pthread_mutex_unlock(&uet_dev_kept_lock);
+}
+
+/* The kept copies of |ep| let go of. */
+static void uet_dev_ep_unkeep(struct uet_dev_ep *ep)
+{
+	if (ep->umem_fd >= 0)
+		uet_dev_unkeep(ep->umem_fd);
+	if (ep->shm_fd >= 0)
+		uet_dev_unkeep(ep->shm_fd);
+	ep->umem_fd = ep->shm_fd = -1;
+	ep->fds_kept = false;
+}
 
 int uet_dev_connect(const char *ifname)
 {
@@ -129,15 +199,11 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 	}
 	snprintf(ep->ifname, sizeof(ep->ifname), "%s", ifname);
 	/* Copies kept for a new service, should this one go away. */
-	ep->umem_fd = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
-	ep->shm_fd = fcntl(fds[2], F_DUPFD_CLOEXEC, 3);
+	ep->umem_fd = uet_dev_keep(fds[1]);
+	ep->shm_fd = uet_dev_keep(fds[2]);
 	ep->fds_kept = ep->umem_fd >= 0 && ep->shm_fd >= 0;
-	if (!ep->fds_kept) {
-		if (ep->umem_fd >= 0)
-			close(ep->umem_fd);
-		if (ep->shm_fd >= 0)
-			close(ep->shm_fd);
-	}
+	if (!ep->fds_kept)
+		uet_dev_ep_unkeep(ep);
 	sh = (struct uet_xsk_shared){ .xsk_fd = fds[0], .umem_fd = fds[1],
 				      .shm_fd = fds[2], .ep = ep->rep.ep,
 				      .layout = &ep->rep.layout };
@@ -155,11 +221,7 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 				 strerror(err));
 		close(ep->conn);
 		ep->conn = -1;
-		if (ep->fds_kept) {
-			close(ep->umem_fd);
-			close(ep->shm_fd);
-		}
-		ep->fds_kept = false;
+		uet_dev_ep_unkeep(ep);
 		return -err;
 	}
 	return 0;
@@ -172,11 +234,8 @@ void uet_dev_ep_close(struct uet_dev_ep *ep)
 	if (ep->conn >= 0)
 		close(ep->conn);
 	ep->conn = -1;
-	if (ep->fds_kept) {
-		close(ep->umem_fd);
-		close(ep->shm_fd);
-	}
-	ep->fds_kept = false;
+	if (ep->fds_kept)
+		uet_dev_ep_unkeep(ep);
 }
 
 /* Whether the service closed |conn| (it went away). */

@@ -174,6 +174,10 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 				   "N: up to %u)", d->layout.max_eps - 1,
 				   d->ifname, UET_FEP_EPS_MAX);
 	q = uetd_dev_queue_pick(d, req->queue);
+	if (q == -EAGAIN)
+		return uetd_refuse(d, conn, EAGAIN, "rx queue %u of %s is being "
+				   "taken over: try again in a second",
+				   req->queue, d->ifname);
 	if (q < 0)
 		return uetd_refuse(d, conn, ERANGE, "rx queue %u is not served "
 				   "here (queues %u-%u)", req->queue,
