@@ -230,16 +230,17 @@ static bool uetd_same_file(int a, int b)
  * The first endpoint back: its UMEM and control block become ours, and a
  * socket of ours joins the pool of its queue. 0 or -errno, why in d->why.
  */
-static int uetd_adopt(struct uetd *d, const struct uet_dev_reattach_req *r,
-		      const int *fds)
+static int uetd_adopt_try(struct uetd *d,
+			  const struct uet_dev_reattach_req *r, const int *fds)
 {
 	const struct uet_dev_layout *l = &r->layout;
 	size_t area_len = (size_t)l->chunks * UET_XSK_CHUNK_LEN;
 	uint32_t q = r->queue_id - d->queue_id, opts_len;
 	struct xdp_options opts;
-	struct stat sb;
+	struct stat sb = { 0 };
 	int ret;
 
+	/* 1024: every service's ring size (uetd_layout_init). */
 	if (l->chunk_len != UET_XSK_CHUNK_LEN || !l->max_eps ||
 	    l->max_eps > UET_FEP_MAX_EPS || l->ring_size != 1024 ||
 	    !l->tx_chunks || l->chunks != l->rx_chunks +
@@ -314,6 +315,36 @@ static int uetd_adopt(struct uetd *d, const struct uet_dev_reattach_req *r,
 		 "the pool its endpoints kept", d->ifname, l->max_eps - 1,
 		 (unsigned)(area_len >> 20), r->queue_id);
 	return uetd_takeover_svc_key(d, q);
+}
+
+/* uetd_adopt_try(), and what it got undone when it fails. */
+static int uetd_adopt(struct uetd *d, const struct uet_dev_reattach_req *r,
+		      const int *fds)
+{
+	int ret = uetd_adopt_try(d, r, fds);
+
+	if (ret == 0)
+		return 0;
+	for (uint32_t q = 0; q < UET_XDP_MAX_QUEUES; q++)
+		uetd_takeover_socket_close(&d->q[q]);
+	if (d->area)
+		munmap(d->area, (size_t)r->layout.chunks * UET_XSK_CHUNK_LEN);
+	if (d->shm)
+		munmap(d->shm, d->shm_len);
+	if (d->umem_fd >= 0)
+		close(d->umem_fd);
+	if (d->shm_fd >= 0)
+		close(d->shm_fd);
+	free(d->tx_pool);
+	d->area = NULL;
+	d->shm = NULL;
+	d->umem_fd = d->shm_fd = -1;
+	d->tx_pool = NULL;
+	d->tx_pool_cnt = 0;
+	memset(&d->layout, 0, sizeof(d->layout));
+	d->adopted = false;
+	d->adopting = true;	/* another endpoint may bring better */
+	return ret;
 }
 
 static void uetd_reattach_refuse(struct uetd *d, int conn, int err,
