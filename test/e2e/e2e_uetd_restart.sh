@@ -12,8 +12,9 @@
 #     restarts, passes the same checks;
 #  2. an endpoint opened while A's service is down fails with an error that
 #     names the service and the interface and says how to start it
-#     (`uetctl load IFACE` or `systemctl start uetd@IFACE`), and succeeds
-#     once it is back;
+#     (`uetctl load IFACE` or `systemctl start uetd@IFACE`), one opened
+#     while a new service waits for endpoints to take over from is told to
+#     try again (-FI_EAGAIN), and one opened after succeeds;
 #  3. the interface deleted under the services: both uetd exit within 2 s,
 #     no process of the namespaces keeps a UMEM (uet-umem) mapped, the
 #     pins are gone; the interfaces made again (same names, new ifindex,
@@ -144,12 +145,26 @@ for want in "uetd" "$IF_A" "uetctl load $IF_A" "systemctl start uetd@$IF_A"; do
 		e2e_fail "the error does not say '$want': $(cat "$E2E_TMP/down.out")"
 done
 e2e_log "with no service: $(grep -m1 -F "uetctl load" "$E2E_TMP/down.out")"
-load A
+# The program is still attached (nobody unloaded): the next service waits
+# 1.5 s for endpoints to take over from; an endpoint opened meanwhile is
+# told to try again (-FI_EAGAIN).
+load A &
+LPID=$!
+sleep 0.5
+if e2e_in A env FI_PROVIDER=uet FI_LOG_LEVEL=warn timeout 20 \
+	"$B/uet_write" -c "$IP_B" -S 7 -n 65536 > "$E2E_TMP/wait.out" 2>&1; then
+	e2e_fail "an endpoint opened while the service takes over: $(cat "$E2E_TMP/wait.out")"
+fi
+for want in "uetd" "$IF_A" "taking over" "try again"; do
+	grep -qF "$want" "$E2E_TMP/wait.out" ||
+		e2e_fail "the error during a takeover does not say '$want': $(cat "$E2E_TMP/wait.out")"
+done
+wait "$LPID" || e2e_fail "uetctl load $IF_A after the kill failed"
 e2e_in A env FI_PROVIDER=uet timeout 20 "$B/uet_write" -c "$IP_B" -S 7 \
 	-n 65536 > "$E2E_TMP/up.out" 2>&1 ||
 	e2e_fail "after the service came back: $(cat "$E2E_TMP/up.out")"
 wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/srv2.out")"
-e2e_ok "no service: a clear error naming uetd and $IF_A; after uetctl load: works"
+e2e_ok "no service: a clear error naming uetd and $IF_A; while one takes over: try again; after: works"
 
 # 3. The interface deleted under both services.
 PA=$(uetd_pid A)
