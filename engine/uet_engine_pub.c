@@ -5,6 +5,7 @@
  * engine keeps anyway, copied from the millisecond tick at most every
  * UET_DEV_PUB_NS, so the data path pays nothing for them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,6 +77,7 @@ void uet_engine_svc_tick(struct uet_engine *e)
 		return;
 	e->svc_ns = e->now_ns;
 	ret = uet_dev_ep_watch(&e->dev, e->now_ns);
+	e->svc_retrying = ret == -ENOTCONN;
 	e->stats.svc_detached = e->dev.detached;
 	e->stats.svc_reattached = e->dev.reattached;
 	if (ret == 1 && getenv("UET_ENGINE_DEBUG"))

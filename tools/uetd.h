@@ -158,7 +158,12 @@ int uetd_dev_queue_pick(const struct uetd *d, uint32_t want);
  * abandon: none came, start afresh. reattach: UET_DEV_REATTACH on |conn|
  * with its 3 fds (closed by the caller). tick: after a takeover.
  */
-#define UETD_TAKEOVER_WAIT_NS	(1500ull * 1000 * 1000)
+/*
+ * Long enough for an idle endpoint, whose progress (the provider's
+ * thread) looks at its service's connection every 1.7 s at worst, and
+ * then tries every 100 ms.
+ */
+#define UETD_TAKEOVER_WAIT_NS	(2000ull * 1000 * 1000)
 int uetd_takeover_begin(struct uetd *d);
 void uetd_takeover_abandon(struct uetd *d);
 void uetd_takeover_reattach(struct uetd *d, int conn,
