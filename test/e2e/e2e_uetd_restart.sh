@@ -34,12 +34,20 @@ U="$B/uetctl"
 REATTACH_MS=1000	# the target: running endpoints back within a second
 KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
+# alive PID: the process runs (a zombie, exited and not yet reaped by
+# whoever inherited it, does not).
+alive() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 # uetd_pid SIDE: the pid of the uetd serving that side's interface.
 uetd_pid() {
 	local ns=NS_$1 pid
 	for pid in $(ip netns pids "${!ns}"); do
 		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = uetd ] &&
-			{ echo "$pid"; return 0; }
+			alive "$pid" && { echo "$pid"; return 0; }
 	done
 	return 1
 }
@@ -77,10 +85,10 @@ restart() {
 	pid=$(uetd_pid "$side") || e2e_fail "side $side: no uetd"
 	kill "-$sig" "$pid"
 	for _ in $(seq 40); do
-		kill -0 "$pid" 2>/dev/null || break
+		alive "$pid" || break
 		sleep 0.05
 	done
-	kill -0 "$pid" 2>/dev/null && e2e_fail "uetd $pid still runs 2 s after SIG$sig"
+	alive "$pid" && e2e_fail "uetd $pid still runs 2 s after SIG$sig"
 	sleep 0.2
 	load "$side"
 	t0=$(now_ms)
@@ -180,20 +188,26 @@ e2e_ok "no service: a clear error naming uetd and $IF_A; while one takes over: t
 PA=$(uetd_pid A)
 PB=$(uetd_pid B)
 old_ifindex=$(e2e_in A cat "/sys/class/net/$IF_A/ifindex")
+t0=$(now_ms)
 ip -n "$NS_A" link del "$IF_A"
-for _ in $(seq 40); do
-	kill -0 "$PA" 2>/dev/null || kill -0 "$PB" 2>/dev/null || break
-	sleep 0.05
+t_del=$(( $(now_ms) - t0 ))
+ta= tb=
+for _ in $(seq 200); do
+	[ -n "$ta" ] || alive "$PA" || ta=$(( $(now_ms) - t0 ))
+	[ -n "$tb" ] || alive "$PB" || tb=$(( $(now_ms) - t0 ))
+	[ -n "$ta" ] && [ -n "$tb" ] && break
+	sleep 0.01
 done
-kill -0 "$PA" 2>/dev/null && e2e_fail "uetd of A ($PA) still runs 2 s after its interface went"
-kill -0 "$PB" 2>/dev/null && e2e_fail "uetd of B ($PB) still runs 2 s after its interface went"
+t="A ${ta:-?}, B ${tb:-?}"
+alive "$PA" && e2e_fail "uetd of A ($PA) still runs 2 s after its interface went"
+alive "$PB" && e2e_fail "uetd of B ($PB) still runs 2 s after its interface went"
 for pid in $(ip netns pids "$NS_A") $(ip netns pids "$NS_B"); do
 	grep -q "uet-umem" "/proc/$pid/maps" 2>/dev/null &&
 		e2e_fail "process $pid ($(cat "/proc/$pid/comm")) still maps a UMEM"
 done
 left=$(find "$E2E_TMP/bpffs/uet" -mindepth 2 2>/dev/null | head -3 || true)
 [ -z "$left" ] || e2e_fail "pins left: $left"
-e2e_ok "interface deleted: both services exited, no UMEM mapped, no pins left"
+e2e_ok "interface deleted: both services exited $t ms after it (ip link del took $t_del ms), no UMEM mapped, no pins left"
 ip -n "$NS_A" link add "$IF_A" numtxqueues 2 numrxqueues 2 type veth \
 	peer name "$IF_B" netns "$NS_B" numtxqueues 2 numrxqueues 2
 for side in A B; do
