@@ -21,8 +21,9 @@
 #     no process of the namespaces keeps a UMEM (uet-umem) mapped, the
 #     pins are gone; the interfaces made again (same names, new ifindex,
 #     2 queues), `uetctl load` and traffic work;
-#  4. (with E2E_UETD_QUEUES=1 only: 25 s more, and once in four runs on a
-#     loaded machine it failed with a read reset, not understood yet) two
+#  4. (with E2E_UETD_QUEUES=1 only: 25 s more, and on a
+#     loaded machine (1 of 6 runs) it failed with a read reset, not
+#     understood yet) two
 #     queues (native mode, --queues 2): a stream from queue 1 across a
 #     kill -9 and restart of A's service (its endpoint brings back queue
 #     1's pool), then a new endpoint on queue 0, which the new service
