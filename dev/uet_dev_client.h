@@ -8,6 +8,8 @@
 #ifndef UET_DEV_CLIENT_H
 #define UET_DEV_CLIENT_H
 
+#include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,11 +17,23 @@
 
 struct uet_xsk;
 
-/* An open endpoint: it lives while |conn| is open. */
+/*
+ * An open endpoint: it lives while |conn| is open, or, once its service
+ * went away (conn -1), until a new one takes it back (uet_dev_ep_watch).
+ */
 struct uet_dev_ep {
 	int conn;
 	struct uet_dev_open_rep rep;
 	struct uet_xsk *xsk;
+	/* Kept to hand a new service (UET_DEV_REATTACH), when fds_kept. */
+	bool fds_kept;
+	int umem_fd, shm_fd;
+	char ifname[IF_NAMESIZE];
+	/* While detached: when to try next, tries so far, 0 or why not. */
+	uint64_t retry_at_ns;
+	uint32_t tries;
+	int gave_up;		/* -errno: the service refused us for good */
+	uint64_t detached, reattached;	/* times, since it opened */
 	/*
 	 * The interface's endpoint index bits (include/uet_fep.h): the
 	 * prefix width of the PDCIDs and message_ids it allocates.
@@ -55,6 +69,20 @@ int uet_dev_ep_open(const char *ifname, uint32_t job_id, uint16_t pid_on_fep,
 		    uint32_t queue, struct uet_dev_ep *ep, char *why,
 		    size_t why_len);
 void uet_dev_ep_close(struct uet_dev_ep *ep);
+
+/*
+ * uet_dev_ep_watch() is called from the endpoint's progress (a few times a
+ * second is enough). It notices that the service closed the connection
+ * (killed, restarted, stopped) and then tries to reattach to a new one of
+ * the same interface every UET_DEV_REATTACH_NS, bounded: after
+ * UET_DEV_REATTACH_TRIES tries it gives up (the data path works on;
+ * only what needs the service, TSS key rotations, does not).
+ * Returns 0 (attached), 1 (just reattached), -ENOTCONN (detached, still
+ * trying) or the -errno it gave up with.
+ */
+#define UET_DEV_REATTACH_NS	(100ull * 1000 * 1000)
+#define UET_DEV_REATTACH_TRIES	6000	/* 10 minutes */
+int uet_dev_ep_watch(struct uet_dev_ep *ep, uint64_t now_ns);
 
 /*
  * uet_dev_tss_keys() asks the service, on an open endpoint's connection

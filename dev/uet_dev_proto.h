@@ -25,8 +25,11 @@
 #include "uet_xdp_shared.h"
 
 #define UET_DEV_SOCK_FMT	"uet-dev/%s"	/* abstract: a NUL first */
-/* 5: UET_DEV_TOP, and the control block's slots grew (pub). */
-#define UET_DEV_PROTO_VERSION	5
+/*
+ * 5: UET_DEV_TOP, and the control block's slots grew (pub).
+ * 6: UET_DEV_REATTACH, and the slots name their owner (owner_pid).
+ */
+#define UET_DEV_PROTO_VERSION	6
 
 enum uet_dev_req_type {
 	UET_DEV_OPEN = 1,	/* an endpoint: reply + 3 fds */
@@ -35,6 +38,7 @@ enum uet_dev_req_type {
 	UET_DEV_MAPS = 4,	/* the program's maps (root): reply + 4 fds */
 	UET_DEV_TSS = 5,	/* on an endpoint's connection: its SD keys */
 	UET_DEV_TOP = 6,	/* endpoints' published figures (anyone) */
+	UET_DEV_REATTACH = 7,	/* a running endpoint, to a new service */
 };
 
 /* UET_DEV_OPEN: PIDonFEP wanted, or this for any free one. */
@@ -103,6 +107,27 @@ struct uet_dev_open_rep {
 	uint32_t queue_id;	/* the rx queue its socket is bound to */
 	struct uet_dev_layout layout;
 	char msg[128];		/* with a non-zero status: why, for logs */
+};
+
+/*
+ * UET_DEV_REATTACH (issue 43): an endpoint whose service went away (killed,
+ * restarted, upgraded) hands a new service of the same interface what it
+ * was given, so that the service takes over the UMEM, the control block
+ * and the queue's rings instead of starting afresh, and the endpoint keeps
+ * its index, PIDonFEP and steering. Sent with 3 fds: its AF_XDP socket,
+ * the UMEM and the control block; answered with a uet_dev_open_rep
+ * (status 0, or -EAGAIN: the service is not ready, ask again; -ESTALE:
+ * the interface is another one now; anything else: never again). The
+ * connection is then the endpoint's, as after UET_DEV_OPEN.
+ */
+struct uet_dev_reattach_req {
+	struct uet_dev_req hdr;	/* type UET_DEV_REATTACH, job_id, pid_on_fep */
+	uint32_t ep;		/* its index */
+	uint32_t ifindex;	/* of the interface it was opened on */
+	uint32_t queue_id;	/* its rx queue */
+	uint16_t udp_port;
+	uint16_t pad;
+	struct uet_dev_layout layout;	/* as the first service gave it */
 };
 
 /*

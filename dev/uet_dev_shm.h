@@ -105,6 +105,15 @@ struct uet_dev_shm_slot {
 	 * lost rather than ever put in the fill ring twice.
 	 */
 	uint32_t held_cnt;
+	/*
+	 * Its owner (the service writes them when it gives the index out):
+	 * a service that takes over (uetd_takeover.c) frees the index of an
+	 * owner that died while no service ran, and keeps that of one that
+	 * lives and has not come back yet. Start time in clock ticks since
+	 * boot (/proc/PID/stat), so that a reused PID is not taken for it.
+	 */
+	uint32_t owner_pid;
+	uint64_t owner_start;
 	uint64_t tx_frames;	/* the owner's, for stats */
 	uint64_t rx_frames;
 	/* Of those, what its TSS or CRC32C checks dropped (the engine's). */

@@ -173,6 +173,11 @@ static void uet_xdp_unpin(const char *ifname)
 		rmdir(path);
 }
 
+void uet_xdp_pins_remove(const char *ifname)
+{
+	uet_xdp_unpin(ifname);
+}
+
 /* Our program on |ifindex|, looked up among the dispatcher's programs. */
 static struct xdp_program *uet_xdp_find(struct xdp_multiprog *mp)
 {

@@ -64,6 +64,12 @@ int uet_xdp_load(const char *ifname, enum uet_xdp_mode mode,
  */
 int uet_xdp_unload(const char *ifname);
 
+/*
+ * uet_xdp_pins_remove() removes the pins of |ifname| when the program is
+ * gone with its interface (deleted), which uet_xdp_unload() cannot reach.
+ */
+void uet_xdp_pins_remove(const char *ifname);
+
 /* uet_xdp_status_get() fills |st|; 0, -ENODEV or -ENOENT (not loaded). */
 int uet_xdp_status_get(const char *ifname, struct uet_xdp_status *st);
 

@@ -211,6 +211,8 @@ struct uet_engine_stats {
 	uint64_t rx_sealed_refused;	/* sealed while we do not */
 	uint64_t rx_crc_bad, tx_crc;
 	uint64_t tss_rekeyed;		/* the service's keys changed */
+	/* The device service went away; a new one took us back (#43). */
+	uint64_t svc_detached, svc_reattached;
 	/*
 	 * Local channels: records, their SES bytes, channels opened,
 	 * endpoints whose inbox we may not map (frames then), targets'

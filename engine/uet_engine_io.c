@@ -720,6 +720,7 @@ int uet_engine_progress(struct uet_engine *e)
 	int rx, tx, ret;
 
 	if (e->idle_polls && !e->kick_deferred && !e->nheld &&
+	    !e->svc_retrying &&
 	    !uet_xsk_tx_needs_kick(e->xsk) && uet_xsk_rx_idle(e->xsk) &&
 	    !uet_engine_local_pending(e)) {
 		e->idle_polls--;

@@ -433,6 +433,7 @@ void uet_engine_peers_tick(struct uet_engine *e)
 	uet_engine_neigh_tick(e);
 	uet_engine_tss_tick(e);
 	uet_engine_pub_tick(e);
+	uet_engine_svc_tick(e);
 	/* Each peer once, in the order its first held WRE came. */
 	for (uint32_t k = 0; k < e->nheld_wres; k++) {
 		uint32_t i = e->held_wres[k].peer, j;

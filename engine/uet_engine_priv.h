@@ -280,6 +280,13 @@ struct uet_engine {
 	bool warned_full;	/* ops.warn said the table refuses peers */
 	uint64_t age_check_ns, tick_ns;
 	uint64_t pub_ns;	/* figures last published (uet_engine_pub.c) */
+	uint64_t svc_ns;	/* the service's connection last looked at */
+	/*
+	 * The service went away and we try to reattach: every progress
+	 * call runs the tick (no idle skip), so that an idle endpoint is
+	 * back within the new service's wait (uetd_takeover.c).
+	 */
+	bool svc_retrying;
 	/* FI_UET_TRACE (uet_engine_trace.c): UINT64_MAX when off. */
 	uint64_t trace_at_ns, trace_every_ns;
 	uint64_t trace_wall_ns;	/* the wall clock less the monotonic */

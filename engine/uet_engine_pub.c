@@ -5,6 +5,11 @@
  * engine keeps anyway, copied from the millisecond tick at most every
  * UET_DEV_PUB_NS, so the data path pays nothing for them.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dev/uet_dev_client.h"
 #include "dev/uet_dev_shm.h"
 #include "dev/uet_xsk.h"
 #include "engine/uet_engine_priv.h"
@@ -54,4 +59,28 @@ void uet_engine_pub_tick(struct uet_engine *e)
 	c.tss_refused = uet_engine_pub_tss_refused(e);
 	c.crc_refused = e->stats.rx_crc_bad;
 	uet_dev_pub_write(&shm->slot[e->ep_index].pub, &c);
+}
+
+/*
+ * The device service's connection, looked at every UET_ENGINE_SVC_NS: when
+ * the service went away (killed, restarted, upgraded), the data path goes
+ * on (the service is not in it) and we reattach to the next one, which
+ * takes the interface over (dev/uet_dev_client.h: uet_dev_ep_watch).
+ */
+#define UET_ENGINE_SVC_NS	(20ull * 1000 * 1000)
+
+void uet_engine_svc_tick(struct uet_engine *e)
+{
+	int ret;
+
+	if (e->now_ns - e->svc_ns < UET_ENGINE_SVC_NS)
+		return;
+	e->svc_ns = e->now_ns;
+	ret = uet_dev_ep_watch(&e->dev, e->now_ns);
+	e->svc_retrying = ret == -ENOTCONN;
+	e->stats.svc_detached = e->dev.detached;
+	e->stats.svc_reattached = e->dev.reattached;
+	if (ret == 1 && getenv("UET_ENGINE_DEBUG"))
+		fprintf(stderr, "uet: endpoint %u reattached to the device "
+			"service of %s\n", e->ep_index, e->cfg.ifname);
 }

@@ -42,6 +42,8 @@ static const struct uet_stat_field uet_engine_fields[] = {
 	UET_STAT(uet_engine_stats, rx_crc_bad),
 	UET_STAT(uet_engine_stats, tx_crc),
 	UET_STAT(uet_engine_stats, tss_rekeyed),
+	UET_STAT(uet_engine_stats, svc_detached),
+	UET_STAT(uet_engine_stats, svc_reattached),
 	UET_STAT(uet_engine_stats, local_tx),
 	UET_STAT(uet_engine_stats, local_rx),
 	UET_STAT(uet_engine_stats, local_tx_bytes),

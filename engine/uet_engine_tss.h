@@ -32,6 +32,8 @@ void uet_engine_tss_tick(struct uet_engine *e);
  * from the millisecond tick; nothing when not on a service's interface.
  */
 void uet_engine_pub_tick(struct uet_engine *e);
+/* uet_engine_pub.c: the device service's connection; reattach (#43). */
+void uet_engine_svc_tick(struct uet_engine *e);
 
 /*
  * Seals (or adds the CRC to) the frame at |frame|: headers written, the

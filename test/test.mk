@@ -323,6 +323,13 @@ E2E_DEPS	+= $(B)/fi_flood_check $(B)/uet_flood $(B)/libuet-fi.so \
 E2E_TESTS	+= test/e2e/e2e_load_twice.sh
 E2E_DEPS	+= $(B)/uet_write $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
 
+# The device service restarted (kill -9, SIGTERM) under a verified stream,
+# an endpoint opened while it is down, its interface deleted and made
+# again (issue 43): tools/uetd_takeover.c, tools/uetd_link.c.
+E2E_TESTS	+= test/e2e/e2e_uetd_restart.sh
+E2E_DEPS	+= $(B)/fi_soak $(B)/uet_write $(B)/uet_pingpong $(B)/uet_bw \
+		   $(B)/libuet-fi.so $(B)/uetd $(B)/uetctl
+
 # The Debian packages (issue 15): make deb, apt-get install, the provider,
 # uetctl, the man pages and the dissector used with no environment, then
 # dpkg --purge leaves nothing.

@@ -16,7 +16,8 @@ UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
 		   $(B)/tools/uetd_policy_parse.o \
 		   $(B)/tools/uetd_tss_svc.o $(B)/tools/uetd_tss.o \
 		   $(B)/tools/uetd_tss_state.o $(B)/tools/uetd_tss_xdp.o \
-		   $(B)/tools/uetd_stats.o $(B)/tools/uetd_top.o
+		   $(B)/tools/uetd_stats.o $(B)/tools/uetd_top.o \
+		   $(B)/tools/uetd_takeover.o $(B)/tools/uetd_link.o
 
 # The XDP program's AES contexts are made by a skeleton's syscall program.
 $(B)/tools/uetd_tss_xdp.o: $(B)/uet_tss_ctx.skel.h

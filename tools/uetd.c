@@ -111,22 +111,99 @@ static bool uetd_may_stop(int conn)
 	       (cred.uid == 0 || cred.uid == geteuid());
 }
 
+/*
+ * One message on |conn| into |buf| (|len| bytes at most), with up to 3
+ * fds into |fds| (-1 where none came; more are closed). Its length or
+ * -errno.
+ */
+static ssize_t uetd_recv(int conn, void *buf, size_t len, int *fds)
+{
+	char cbuf[CMSG_SPACE(8 * sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	ssize_t n = recvmsg(conn, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	fds[0] = fds[1] = fds[2] = -1;
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+	     c = CMSG_NXTHDR(&mh, c)) {
+		int got;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		got = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (int i = 0; i < got; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (i < 3 && fds[i] < 0)
+				fds[i] = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
+
+static void uetd_close_fds(int *fds)
+{
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/*
+ * While waiting for endpoints to take over from (uetd_takeover.c) there
+ * is no UMEM to give out yet: a new endpoint is told to come back.
+ */
+static void uetd_open_later(struct uetd *d, int conn)
+{
+	struct uet_dev_open_rep rep = { .status = -EAGAIN };
+
+	snprintf(rep.msg, sizeof(rep.msg), "the uet device service (uetd) of "
+		 "%s is taking over from one that went away: try again in a "
+		 "second", d->ifname);
+	uetd_send(conn, &rep, sizeof(rep), NULL, 0);
+}
+
 /* One request on a connection that holds no endpoint; false: close it. */
 static bool uetd_request(struct uetd *d, int conn)
 {
-	struct uet_dev_req req;
-	ssize_t n = recv(conn, &req, sizeof(req), MSG_DONTWAIT);
+	union {
+		struct uet_dev_req req;
+		struct uet_dev_reattach_req reattach;
+	} m;
+	int fds[3];
+	ssize_t n = uetd_recv(conn, &m, sizeof(m), fds);
+	const struct uet_dev_req *req = &m.req;
 
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	if (n == -EAGAIN || n == -EINTR)
 		return true;
-	if (n != sizeof(req) || req.version != UET_DEV_PROTO_VERSION)
+	if (n == (ssize_t)sizeof(m.reattach) &&
+	    req->version == UET_DEV_PROTO_VERSION &&
+	    req->type == UET_DEV_REATTACH && fds[2] >= 0) {
+		uetd_takeover_reattach(d, conn, &m.reattach, fds);
+		uetd_close_fds(fds);
+		return true;	/* the endpoint (if back) holds it now */
+	}
+	uetd_close_fds(fds);
+	if (n != sizeof(*req) || req->version != UET_DEV_PROTO_VERSION)
 		return false;
-	switch (req.type) {
+	/* Nothing to show or give out before a takeover has its pool. */
+	if (!d->shm && req->type != UET_DEV_STOP) {
+		if (req->type == UET_DEV_OPEN)
+			uetd_open_later(d, conn);
+		return req->type == UET_DEV_OPEN;
+	}
+	switch (req->type) {
 	case UET_DEV_OPEN:
-		uetd_ep_open(d, conn, &req);
+		uetd_ep_open(d, conn, req);
 		return true;	/* the endpoint (if any) holds it now */
 	case UET_DEV_STATS:
-		uetd_stats_reply(d, conn, req.flags);
+		uetd_stats_reply(d, conn, req->flags);
 		return true;
 	case UET_DEV_TOP:
 		uetd_top_reply(d, conn);
@@ -160,6 +237,9 @@ struct uetd_conns {
 	int n;
 };
 
+/* Kept across the loops of a takeover's wait and of serving. */
+static struct uetd_conns uetd_conns;
+
 /*
  * One request on endpoint |ep|'s connection: its TSS keys, the only one
  * it may make there; false: close it (EOF, or anything else).
@@ -186,28 +266,42 @@ static int uetd_conn_ep(const struct uetd *d, int fd)
 	return -1;
 }
 
+/*
+ * Serves until asked to stop or signalled; while a takeover waits
+ * (d->adopting), only until it has adopted or given up waiting.
+ */
 static void uetd_loop(struct uetd *d)
 {
-	static struct pollfd pfd[UETD_MAX_CONNS + 1 + UET_XDP_MAX_QUEUES];
-	struct uetd_conns c = { .n = 0 };
+	static struct pollfd pfd[UETD_MAX_CONNS + 2 + UET_XDP_MAX_QUEUES];
+	struct uetd_conns *c = &uetd_conns;
+	bool waiting = d->adopting;
 
 	while (!d->stop && !uetd_signalled) {
-		int n = 0, ready, first_conn = 1 + (int)d->queues;
+		int n = 0, ready, first_conn = 2 + (int)d->queues;
 
+		if (waiting && (!d->adopting || uetd_now_ns() > d->adopt_until))
+			return;
 		pfd[n++] = (struct pollfd){ d->lsock, POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ d->nl_fd, POLLIN, 0 };
+		/* A queue without a socket yet (a takeover): -1, skipped. */
 		for (uint32_t q = 0; q < d->queues; q++)
-			pfd[n++] = (struct pollfd){ uetd_dev_fd(d, q), POLLIN,
-						    0 };
-		for (int i = 0; i < c.n; i++)
-			pfd[n++] = (struct pollfd){ c.fd[i], POLLIN, 0 };
-		ready = poll(pfd, (nfds_t)n, 100);
+			pfd[n++] = (struct pollfd){ d->shm ? uetd_dev_fd(d, q) :
+						    -1, POLLIN, 0 };
+		for (int i = 0; i < c->n; i++)
+			pfd[n++] = (struct pollfd){ c->fd[i], POLLIN, 0 };
+		ready = poll(pfd, (nfds_t)n, waiting ? 20 : 100);
 		if (uetd_hup) {
 			uetd_hup = 0;
 			uetd_tss_reload(d);
 		}
+		if (pfd[1].revents & POLLIN)
+			uetd_link_read(d);
 		uetd_dev_rx(d);
 		uetd_dev_fill_top_up(d);
-		uetd_ep_tick(d);
+		if (d->shm) {
+			uetd_takeover_tick(d);
+			uetd_ep_tick(d);
+		}
 		if (ready <= 0)
 			continue;
 		/* A job's ranks start at once: a batch of them a turn. */
@@ -217,8 +311,8 @@ static void uetd_loop(struct uetd *d)
 
 			if (fd < 0)
 				break;
-			if (c.n < UETD_MAX_CONNS)
-				c.fd[c.n++] = fd;
+			if (c->n < UETD_MAX_CONNS)
+				c->fd[c->n++] = fd;
 			else
 				close(fd);
 		}
@@ -240,16 +334,51 @@ static void uetd_loop(struct uetd *d)
 				uetd_ep_close(d, (uint32_t)ep);
 			else
 				close(fd);
-			for (int k = 0; k < c.n; k++)
-				if (c.fd[k] == fd)
-					c.fd[k] = c.fd[--c.n];
+			for (int k = 0; k < c->n; k++)
+				if (c->fd[k] == fd)
+					c->fd[k] = c->fd[--c->n];
 		}
 	}
+}
+
+/*
+ * Leaving: with |keep_eps|, endpoints keep their index and steering for
+ * the next service to take over (their connections close: they start to
+ * look for it); else each is closed.
+ */
+static void uetd_loop_end(struct uetd *d, bool keep_eps)
+{
+	struct uetd_conns *c = &uetd_conns;
+
+	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
+		if (!keep_eps) {
+			uetd_ep_close(d, i);
+		} else if (d->eps[i].conn >= 0) {
+			close(d->eps[i].conn);
+			d->eps[i].conn = -1;
+		}
+	}
+	for (int k = 0; k < c->n; k++)
+		if (uetd_conn_ep(d, c->fd[k]) < 0 && c->fd[k] != d->stop_conn)
+			close(c->fd[k]);
+	c->n = 0;
+}
+
+/*
+ * A signal (SIGTERM: systemctl stop or restart, or a package upgrade)
+ * with endpoints attached leaves the interface to them: the program stays
+ * attached and the next service takes over. `uetctl unload` (STOP) and
+ * the interface going away end everything.
+ */
+static bool uetd_leaves_eps(const struct uetd *d)
+{
+	if (d->iface_gone || d->stop_conn >= 0 || !d->shm)
+		return false;
 	for (uint32_t i = 1; i < d->layout.max_eps; i++)
-		uetd_ep_close(d, i);
-	for (int k = 0; k < c.n; k++)
-		if (uetd_conn_ep(d, c.fd[k]) < 0 && c.fd[k] != d->stop_conn)
-			close(c.fd[k]);
+		if (d->eps[i].conn >= 0 ||
+		    d->shm->slot[i].state == UET_DEV_SLOT_ACTIVE)
+			return true;
+	return false;
 }
 
 static void uetd_on_signal(int sig)
@@ -317,6 +446,7 @@ int main(int argc, char **argv)
 	static struct uetd d;
 	const char *policy = NULL, *tss_keys = NULL, *tss_state = NULL;
 	int ready_fd = -1, c, ret;
+	bool keep_eps;
 	char *end;
 	long v;
 
@@ -324,7 +454,9 @@ int main(int argc, char **argv)
 	d.udp_port = UET_UDP_PORT;
 	d.queues = 1;
 	d.umem_fd = d.shm_fd = d.pids_map = d.ep_queue_map = -1;
-	d.lsock = d.stop_conn = -1;
+	d.lsock = d.stop_conn = d.nl_fd = -1;
+	for (uint32_t q = 0; q < UET_XDP_MAX_QUEUES; q++)
+		d.q[q].raw_fd = -1;
 	d.next_auto_pid = UET_FEP_PID_AUTO_FIRST;
 	for (uint32_t i = 0; i < UET_FEP_MAX_EPS; i++)
 		d.eps[i].conn = -1;
@@ -396,12 +528,39 @@ int main(int argc, char **argv)
 	/* Keys before the device: a bad file attaches nothing. */
 	if (ret == 0)
 		ret = uetd_tss_init(&d, tss_keys, tss_state);
+	signal(SIGTERM, uetd_on_signal);
+	signal(SIGINT, uetd_on_signal);
+	signal(SIGHUP, uetd_on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	/* Link events before the device: none is missed in between. */
+	if (ret == 0)
+		ret = uetd_link_open(&d);
+	/*
+	 * Our program still attached: a service went away and its
+	 * endpoints may still run. Wait for them to come back (listening,
+	 * before telling the starter we serve) and take over their pool.
+	 */
+	if (ret == 0 && uetd_takeover_begin(&d) > 0) {
+		uetd_loop(&d);
+		if (!d.adopted && !d.stop && !uetd_signalled)
+			uetd_takeover_abandon(&d);
+		/*
+		 * Stopped while waiting: `uetctl unload` (STOP) removes the
+		 * program as ever; a signal leaves it to whom it was.
+		 */
+		if (!d.adopted && (d.stop || uetd_signalled)) {
+			d.attached = d.stop_conn >= 0;
+			ret = -EINTR;
+			snprintf(d.why, sizeof(d.why), "stopped while waiting "
+				 "for the endpoints of %s", d.ifname);
+		}
+	}
 	/*
 	 * A queue is busy for a moment after the last socket on it closed
 	 * (the kernel lets go of it in deferred work): right after an
 	 * unload, try again for up to 2 s before saying so.
 	 */
-	for (int tries = 0; ret == 0; tries++) {
+	for (int tries = 0; ret == 0 && !d.adopted; tries++) {
 		ret = uetd_dev_setup(&d);
 		if (ret != -EBUSY || tries == 20)
 			break;
@@ -409,6 +568,10 @@ int main(int argc, char **argv)
 		d.why[0] = '\0';
 		ret = 0;
 		usleep(100000);
+	}
+	if (ret == 0 && d.adopted) {
+		/* Endpoints ask for their TSS keys again: given[] is new. */
+		__atomic_add_fetch(&d.shm->tss_gen, 1, __ATOMIC_RELEASE);
 	}
 	if (ret == 0)
 		ret = uetd_tss_start(&d);
@@ -424,12 +587,14 @@ int main(int argc, char **argv)
 		if (ret != -EEXIST)
 			uetd_dev_teardown(&d);
 		uetd_tss_fini(&d);
+		if (d.stop_conn >= 0) {	/* unloaded as it was asked */
+			int32_t st = 0;
+
+			uetd_send(d.stop_conn, &st, sizeof(st), NULL, 0);
+			return 0;
+		}
 		return 1;
 	}
-	signal(SIGTERM, uetd_on_signal);
-	signal(SIGINT, uetd_on_signal);
-	signal(SIGHUP, uetd_on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	uetd_log(&d, "serving %s: queues %u-%u, UDP port %u, %u endpoints "
 		 "(%u index bits), %u MiB UMEM", d.ifname, d.queue_id,
 		 d.queue_id + d.queues - 1, d.udp_port,
@@ -437,7 +602,17 @@ int main(int argc, char **argv)
 		 (unsigned)((uint64_t)d.layout.chunks * 4096 >> 20));
 	uetd_ready(ready_fd, 0, "ok");
 	uetd_loop(&d);
-	uetd_log(&d, "stopping");
+	keep_eps = uetd_signalled && uetd_leaves_eps(&d);
+	uetd_loop_end(&d, keep_eps);
+	if (keep_eps) {
+		/* The program and its maps stay: the next service's. */
+		uetd_log(&d, "stopping; the endpoints still on %s keep it for "
+			 "the next service (uetctl unload %s ends them)",
+			 d.ifname, d.ifname);
+		d.attached = false;
+	} else {
+		uetd_log(&d, "stopping");
+	}
 	uetd_dev_teardown(&d);
 	uetd_tss_fini(&d);
 	if (d.stop_conn >= 0) {

@@ -49,6 +49,13 @@ struct uetd_ep {
  */
 struct uetd_queue {
 	struct xsk_socket *sock;
+	/*
+	 * Or, after a takeover (uetd_takeover.c), a socket of ours on the
+	 * pool the endpoints kept, its rings mapped here: -1 when none.
+	 */
+	int raw_fd;
+	void *raw_map[4];
+	size_t raw_len[4];
 	struct xsk_ring_prod fill, tx;	/* tx: the first queue's only */
 	struct xsk_ring_cons comp, rx;
 	bool rx_mid_frame;	/* the last chunk taken had more after it */
@@ -97,6 +104,17 @@ struct uetd {
 	bool tx_reserved;	/* a tx ring slot reserved, not yet used */
 	bool tx_unkicked;
 	char why[200];		/* why set-up failed, when errno says too little */
+	/*
+	 * A takeover (uetd_takeover.c): waiting for the endpoints of a
+	 * service that went away, until adopt_until; then adopted, their
+	 * pool ours; indices of owners not back looked at from orphans_at.
+	 */
+	bool adopting, adopted;
+	uint64_t adopt_until, orphans_at;
+	uint64_t reattached, orphans_freed;
+	/* The interface went away (rtnetlink, uetd_link.c): stop for good. */
+	int nl_fd;
+	bool iface_gone;
 	struct uetd_tss *tss;	/* uetd_tss_svc.c */
 };
 
@@ -134,6 +152,37 @@ uint32_t uetd_dev_queue_eps(const struct uetd *d, uint32_t q);
 /* The queue offset for a new endpoint that asked for |want|; -errno. */
 int uetd_dev_queue_pick(const struct uetd *d, uint32_t want);
 
+/*
+ * uetd_takeover.c (issue 43). begin: 1 when our program is still attached
+ * (a service went away): wait for its endpoints; 0: start afresh; -errno.
+ * abandon: none came, start afresh. reattach: UET_DEV_REATTACH on |conn|
+ * with its 3 fds (closed by the caller). tick: after a takeover.
+ */
+/*
+ * Long enough for an idle endpoint, whose progress (the provider's
+ * thread) looks at its service's connection every 1.7 s at worst, and
+ * then tries every 100 ms.
+ */
+#define UETD_TAKEOVER_WAIT_NS	(2000ull * 1000 * 1000)
+int uetd_takeover_begin(struct uetd *d);
+void uetd_takeover_abandon(struct uetd *d);
+void uetd_takeover_reattach(struct uetd *d, int conn,
+			    const struct uet_dev_reattach_req *r,
+			    const int *fds);
+void uetd_takeover_tick(struct uetd *d);
+void uetd_takeover_socket_close(struct uetd_queue *dq);
+/* Endpoint |ep|'s bound socket |fd| on queue offset |q|: as if ours. */
+int uetd_dev_ep_adopt(struct uetd *d, uint32_t ep, uint32_t q, int fd);
+/* Start time of process |pid| (/proc/PID/stat, ticks), 0 if none. */
+uint64_t uetd_proc_start(pid_t pid);
+
+/*
+ * uetd_link.c: rtnetlink link events. open: 0 or -errno (d->nl_fd);
+ * read: sets d->iface_gone and d->stop when our interface was deleted.
+ */
+int uetd_link_open(struct uetd *d);
+void uetd_link_read(struct uetd *d);
+
 /* uetd_absent.c: answers a request for an absent destination in |in|. */
 void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);
 
@@ -141,6 +190,13 @@ void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);
 void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
 void uetd_ep_close(struct uetd *d, uint32_t ep);
 void uetd_ep_tick(struct uetd *d);
+/* The steering entry of PIDonFEP |pid| (|ep| 0: to the service). */
+int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job, uint16_t ep);
+/* Whether |uid| may use |job| by the default rule (*owner: whose it is). */
+bool uetd_job_allowed(const struct uetd *d, uint32_t job, uid_t uid,
+		      uid_t *owner);
+/* Busy polling (uetd --busy-poll) on socket |fd|: 0 or -errno. */
+int uetd_busy_poll_set(const struct uetd *d, int fd);
 
 /*
  * uetd_stats.c: the answer to UET_DEV_STATS on |conn|, in the form its

@@ -100,7 +100,7 @@ static void uetd_fill_all(struct uetd *d)
  * service sets them on every socket it makes. On veth they are taken and
  * do nothing (no NAPI id). 0 or -errno.
  */
-static int uetd_busy_poll_set(const struct uetd *d, int fd)
+int uetd_busy_poll_set(const struct uetd *d, int fd)
 {
 	int one = 1;
 
@@ -284,6 +284,23 @@ int uetd_dev_setup(struct uetd *d)
 			   d->layout.ep_bits);
 	if (ret == -EEXIST || ret == -EBUSY) {
 		struct uet_xdp_status st;
+		int sret = uet_xdp_status_get(d->ifname, &st);
+
+		/*
+		 * Pins and no program: left by a service whose interface
+		 * was deleted under it (this one is a new interface of the
+		 * same name). They name maps of no program now.
+		 */
+		if (sret == 0 && !st.attached && st.pinned) {
+			uetd_log(d, "removing the pins a service of an "
+				 "earlier %s left", d->ifname);
+			uet_xdp_pins_remove(d->ifname);
+			ret = uet_xdp_load(d->ifname, d->mode, d->udp_port,
+					   d->layout.ep_bits);
+		}
+	}
+	if (ret == -EEXIST || ret == -EBUSY) {
+		struct uet_xdp_status st;
 
 		/*
 		 * We hold the service's socket name, so no service runs
@@ -361,6 +378,7 @@ void uetd_dev_teardown(struct uetd *d)
 		if (d->q[q].sock)
 			xsk_socket__delete(d->q[q].sock);
 		d->q[q].sock = NULL;
+		uetd_takeover_socket_close(&d->q[q]);
 	}
 	if (d->umem)
 		xsk_umem__delete(d->umem);
@@ -374,8 +392,13 @@ void uetd_dev_teardown(struct uetd *d)
 	if (d->ep_queue_map >= 0)
 		close(d->ep_queue_map);
 	d->pids_map = d->ep_queue_map = -1;
-	/* Only what we attached: a failed start leaves another's program. */
-	if (d->attached)
+	/*
+	 * Only what we attached: a failed start leaves another's program.
+	 * The interface gone, the program went with it: its pins remain.
+	 */
+	if (d->attached && d->iface_gone)
+		uet_xdp_pins_remove(d->ifname);
+	else if (d->attached)
 		uet_xdp_unload(d->ifname);
 	d->attached = false;
 	if (d->area)
@@ -393,7 +416,7 @@ void uetd_dev_teardown(struct uetd *d)
 
 int uetd_dev_fd(const struct uetd *d, uint32_t q)
 {
-	return xsk_socket__fd(d->q[q].sock);
+	return d->q[q].sock ? xsk_socket__fd(d->q[q].sock) : d->q[q].raw_fd;
 }
 
 uint32_t uetd_dev_queue_eps(const struct uetd *d, uint32_t q)
@@ -407,15 +430,17 @@ uint32_t uetd_dev_queue_eps(const struct uetd *d, uint32_t q)
 
 int uetd_dev_queue_pick(const struct uetd *d, uint32_t want)
 {
-	uint32_t best = 0, best_eps = uetd_dev_queue_eps(d, 0);
+	uint32_t best = 0, best_eps = UINT32_MAX;
 
 	if (want != UET_DEV_QUEUE_ANY)
 		return want - d->queue_id < d->queues ?
-		       (int)(want - d->queue_id) : -ERANGE;
-	for (uint32_t q = 1; q < d->queues; q++) {
+		       (uetd_dev_fd(d, want - d->queue_id) < 0 ? -EAGAIN :
+			(int)(want - d->queue_id)) : -ERANGE;
+	/* After a takeover, a queue may wait for its socket (a tick). */
+	for (uint32_t q = 0; q < d->queues; q++) {
 		uint32_t n = uetd_dev_queue_eps(d, q);
 
-		if (n < best_eps) {
+		if (uetd_dev_fd(d, q) >= 0 && n < best_eps) {
 			best = q;
 			best_eps = n;
 		}
@@ -434,7 +459,7 @@ int uetd_dev_ep_socket(struct uetd *d, uint32_t ep, uint32_t q)
 		.sxdp_ifindex = (uint32_t)d->ifindex,
 		.sxdp_queue_id = d->queue_id + q,
 		.sxdp_flags = XDP_SHARED_UMEM,
-		.sxdp_shared_umem_fd = (uint32_t)xsk_socket__fd(d->q[q].sock),
+		.sxdp_shared_umem_fd = (uint32_t)uetd_dev_fd(d, q),
 	};
 	int ring = (int)d->layout.ring_size;
 	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
@@ -524,13 +549,14 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 	uint64_t *addrs;
 	uint32_t n = 0, cons, prod, uniq = 0;
 
-	if (!e->rx_map)
-		return 0;
+	/* No rx ring mapped: an owner gone while no service ran. */
 	addrs = calloc(UET_DEV_HELD_MAX + UET_DEV_LOCAL_RING + e->rx.size,
 		       sizeof(*addrs));
 	if (addrs && uet_dev_shm_lock(d->shm) == 0) {
-		cons = __atomic_load_n(e->rx.consumer, __ATOMIC_ACQUIRE);
-		prod = __atomic_load_n(e->rx.producer, __ATOMIC_ACQUIRE);
+		cons = e->rx_map ? __atomic_load_n(e->rx.consumer,
+						   __ATOMIC_ACQUIRE) : 0;
+		prod = e->rx_map ? __atomic_load_n(e->rx.producer,
+						   __ATOMIC_ACQUIRE) : 0;
 		for (uint32_t i = cons; i != prod && n < e->rx.size; i++)
 			addrs[n++] = xsk_ring_cons__rx_desc(&e->rx, i)->addr &
 				     ~(uint64_t)(UET_XSK_CHUNK_LEN - 1);
@@ -550,7 +576,8 @@ uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
 		uet_dev_shm_unlock(d->shm);
 	}
 	free(addrs);
-	munmap(e->rx_map, e->rx_map_len);
+	if (e->rx_map)
+		munmap(e->rx_map, e->rx_map_len);
 	e->rx_map = NULL;
 	return uniq;
 }
@@ -566,10 +593,11 @@ static void uetd_dev_reap(struct uetd *d)
 	if (uet_dev_shm_lock(d->shm) < 0)
 		return;
 	for (uint32_t q = 0; q < d->queues; q++)
-		uet_dev_shm_reap(d->shm, &d->q[q].comp,
-				 (uint64_t)d->layout.rx_chunks *
-				 UET_XSK_CHUNK_LEN, UET_FEP_EP_SERVICE,
-				 d->tx_pool, &d->tx_pool_cnt);
+		if (uetd_dev_fd(d, q) >= 0)
+			uet_dev_shm_reap(d->shm, &d->q[q].comp,
+					 (uint64_t)d->layout.rx_chunks *
+					 UET_XSK_CHUNK_LEN, UET_FEP_EP_SERVICE,
+					 d->tx_pool, &d->tx_pool_cnt);
 	uet_dev_shm_unlock(d->shm);
 }
 
@@ -731,17 +759,23 @@ static void uetd_dev_rx_queue(struct uetd *d, uint32_t q)
 
 void uetd_dev_rx(struct uetd *d)
 {
+	/* Waiting for endpoints to take over from: nothing of ours yet. */
+	if (!d->shm)
+		return;
 	uetd_dev_reap(d);
 	for (uint32_t q = 0; q < d->queues; q++)
-		uetd_dev_rx_queue(d, q);
+		if (uetd_dev_fd(d, q) >= 0)
+			uetd_dev_rx_queue(d, q);
 }
 
 void uetd_dev_fill_top_up(struct uetd *d)
 {
-	if (!__atomic_load_n(&d->shm->reserve_cnt, __ATOMIC_RELAXED) ||
+	if (!d->shm ||
+	    !__atomic_load_n(&d->shm->reserve_cnt, __ATOMIC_RELAXED) ||
 	    uet_dev_shm_lock(d->shm) < 0)
 		return;
 	for (uint32_t q = 0; q < d->queues; q++)
-		uet_dev_shm_fill(d->shm, &d->q[q].fill, NULL, 0);
+		if (uetd_dev_fd(d, q) >= 0)
+			uet_dev_shm_fill(d->shm, &d->q[q].fill, NULL, 0);
 	uet_dev_shm_unlock(d->shm);
 }

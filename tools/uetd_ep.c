@@ -44,7 +44,7 @@ static void uetd_refuse(struct uetd *d, int conn, int err, const char *fmt,
 }
 
 /* Whether |uid| may open an endpoint of |job|. */
-static bool uetd_job_allowed(const struct uetd *d, uint32_t job, uid_t uid,
+bool uetd_job_allowed(const struct uetd *d, uint32_t job, uid_t uid,
 			     uid_t *owner)
 {
 	for (uint32_t i = 1; i < d->layout.max_eps; i++) {
@@ -60,9 +60,15 @@ static bool uetd_job_allowed(const struct uetd *d, uint32_t job, uid_t uid,
 
 static int uetd_pid_holder(const struct uetd *d, uint16_t pid)
 {
+	uint16_t ep = d->shm->pid_ep[pid];
+
 	for (uint32_t i = 1; i < d->layout.max_eps; i++)
 		if (d->eps[i].conn >= 0 && d->eps[i].pid_on_fep == pid)
 			return (int)i;
+	/* An owner that has not come back since a takeover holds it too. */
+	if (ep && ep < d->layout.max_eps && d->eps[ep].conn < 0 &&
+	    d->shm->slot[ep].state == UET_DEV_SLOT_ACTIVE)
+		return ep;
 	return -1;
 }
 
@@ -82,7 +88,7 @@ static int uetd_pid_alloc(struct uetd *d, uint64_t now)
 	return -1;
 }
 
-static int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job,
+int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job,
 			  uint16_t ep)
 {
 	struct uet_xdp_pid_ent ent = { .job_id = job, .ep = ep };
@@ -168,6 +174,10 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 				   "N: up to %u)", d->layout.max_eps - 1,
 				   d->ifname, UET_FEP_EPS_MAX);
 	q = uetd_dev_queue_pick(d, req->queue);
+	if (q == -EAGAIN)
+		return uetd_refuse(d, conn, EAGAIN, "rx queue %u of %s is being "
+				   "taken over: try again in a second",
+				   req->queue, d->ifname);
 	if (q < 0)
 		return uetd_refuse(d, conn, ERANGE, "rx queue %u is not served "
 				   "here (queues %u-%u)", req->queue,
@@ -192,6 +202,8 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 		sl->lch_nonce = 0;
 		/* Its owner has not had it yet: nobody writes it now. */
 		memset(&sl->pub, 0, sizeof(sl->pub));
+		sl->owner_pid = (uint32_t)cred.pid;
+		sl->owner_start = uetd_proc_start(cred.pid);
 		sl->state = UET_DEV_SLOT_ACTIVE;
 		uet_dev_shm_unlock(d->shm);
 	}

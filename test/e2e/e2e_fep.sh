@@ -423,12 +423,12 @@ check_f() {
 	must "$E2E_TMP/f_nosvc.out" "fi_enable: -19 (FI_ENODEV" \
 		"f: without a service: not -FI_ENODEV at fi_enable"
 	must "$E2E_TMP/f_nosvc.out" \
-		"no uet service on $IF_B (run: uetctl load $IF_B)" \
+		"no uet device service (uetd) on $IF_B: run \`uetctl load $IF_B\` or \`systemctl start uetd@$IF_B\`" \
 		"f: without a service: no clear message"
-	show "fi_enable|no uet service" "$E2E_TMP/f_nosvc.out"
+	show "fi_enable|no uet device service" "$E2E_TMP/f_nosvc.out"
 	pair "f: once loaded" uet "-e 2" "-e 2"
 	e2e_ok "f: an application started before uetctl load: -FI_ENODEV" \
-		"at fi_enable, \"no uet service on $IF_B\"; after the load" \
+		"at fi_enable, \"no uet device service (uetd) on $IF_B\"; after the load" \
 		"it runs ($(( $(now_ms) - t0 )) ms)"
 }
 

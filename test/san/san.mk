@@ -28,6 +28,7 @@ SAN_E2E		:= test/e2e/e2e_xsk.sh test/e2e/e2e_uetctl.sh \
 		   test/e2e/e2e_local_users.sh test/e2e/e2e_policy.sh \
 		   test/e2e/e2e_returning.sh test/e2e/e2e_flood.sh \
 		   test/e2e/e2e_replay.sh test/e2e/e2e_load_twice.sh \
+		   test/e2e/e2e_uetd_restart.sh \
 		   test/e2e/e2e_kill.sh test/e2e/e2e_kill_local.sh \
 		   test/e2e/e2e_neigh.sh test/e2e/e2e_rdmo.sh \
 		   test/e2e/e2e_zerocopy.sh test/e2e/e2e_multiqueue.sh \
