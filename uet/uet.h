@@ -206,15 +206,18 @@ bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
 #define UET_PROGRESS_IDLE_MIN_US	10
 /*
  * A polling application's spin budget (uet_idle.c), us: see its comment.
- * Off (-1: spin, as before) until the failure it brought is understood:
- * with 50, fi_msg_check's flood (e2e_fi_msg at MTU 1500, e2e_local by
- * frames) failed 3 runs in 10 of one session and a clean CI run, its
- * sender timing out from message 1024 on; 0 in 8 with -1. Not seen in
- * 30 runs since, pinned, loaded or not: its sends past the bound were
- * done 117-263 ms after the first was posted (-1: 119-285), the PDC
- * allows 0.5 s, and 4 resends were enough (FI_UET_MAX_RETRIES=4).
+ * 0: after a few empty reads each read yields the core, and after 1 ms
+ * of that it sleeps. Spinning first is what hurt: two processes the
+ * scheduler puts on one core (unpinned, on a loaded machine: it does)
+ * answer each other only when the spinner's budget runs out, so an 8 B
+ * ping-pong's half round trip was the budget (55 us at 50, 16 at 10, 3.5
+ * at 0; spinning for ever, -1, never got through on one core), while on
+ * cores of their own the yields cost nothing (local 8 B pinned: 0 and -1
+ * alike, see fi_uet(7)). With 50, fi_msg_check's flood once failed (its
+ * sends past the receiver's bound timed out, 3 runs in 10 of a session
+ * and a clean CI run), not seen in 30 runs since nor in 20 at 0.
  */
-#define UET_SPIN_US_DEFAULT		(-1)
+#define UET_SPIN_US_DEFAULT		0
 
 /* ---- objects ---------------------------------------------------------------- */
 struct uet_fabric {
