@@ -10,7 +10,8 @@
 #    (2-3% of a core here, 7% with the other cores' load: each nap's
 #    wake-up and the reads between).
 #    With FI_UET_SPIN_US=-1 (never sleep) the polling one must spin (over
-#    50%: the check can fail). A value that is no spin budget fails
+#    25%: the check can fail; a spinner got 43% of a core at load 10 on 2
+#    cores, a yielding one 2%). A value that is no spin budget fails
 #    fi_domain. (c. below: two processes on one core.)
 # b. More ranks than cores: Open MPI, 2 x nproc ranks in two namespaces
 #    (nproc each), not told it oversubscribes (no mpi_yield_when_idle):
@@ -51,7 +52,7 @@ check_idle() {
 check_idle "idle in fi_cq_sread, under 1% of a core" 0 sread 1
 check_idle "idle in epoll, under 1% of a core" 0 epoll 1
 check_idle "idle polling fi_cq_read, under 20%" 0 poll 20
-check_idle "polling with FI_UET_SPIN_US=-1 spins (over 50%)" 1 poll 50 \
+check_idle "polling with FI_UET_SPIN_US=-1 spins (over 25%)" 1 poll 25 \
 	FI_UET_SPIN_US=-1
 bad=$(idle sread 1 FI_UET_SPIN_US=soon || true)
 why="fi_idle_check said: $bad"
