@@ -47,7 +47,7 @@ void uet_params_spin_define(void)
 			"the core for 1 ms, then sleep on the endpoints' "
 			"sockets, up to 1 ms each, until something arrives: "
 			"the core goes to others meanwhile "
-			"(default 0: yield after a few empty reads; -1: "
+			"(default 10; 0: after a few empty reads; -1: "
 			"never, spin)");
 }
 

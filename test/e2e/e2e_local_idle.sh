@@ -5,7 +5,7 @@
 #    that cannot come, in fi_cq_sread, in epoll on its CQ's fd, and busy
 #    polling fi_cq_read; the process's CPU time over the wait (every
 #    thread, the provider's too) must stay under 1% of a core in sread and
-#    epoll, and under 20% polling: past FI_UET_SPIN_US (default 0) and a
+#    epoll, and under 20% polling: past FI_UET_SPIN_US (default 10) and a
 #    millisecond of yielding, each read sleeps on the sockets up to 1 ms
 #    (2-3% of a core here, 7% with the other cores' load: each nap's
 #    wake-up and the reads between).
@@ -80,13 +80,13 @@ same_core_lat() {
 }
 
 # c. Two processes on one core: a spinning reader holds the core its
-#    peer needs to answer, so each message waited out the spin budget
+#    peer needs to answer, so each message waits out the spin budget
 #    (50 us: 55 us a half round trip; spinning for ever never got
-#    through). With the default's yields, 3.5 us here.
+#    through). With the default's 10, 14 us here.
 lat=$(same_core_lat)
 why="fi_msg_bench: $(tail -n 2 "$E2E_TMP/same.cli" | tr '\n' ' ')"
-e2e_check "c. 8 B ping-pong, both processes on CPU 0: $lat us (under 20)" \
-	awk -v v="$lat" 'BEGIN { exit !(v != "nan" && v < 20) }'
+e2e_check "c. 8 B ping-pong, both processes on CPU 0: $lat us (under 40)" \
+	awk -v v="$lat" 'BEGIN { exit !(v != "nan" && v < 40) }'
 e2e_checks_done
 
 UET_MISSING=$(mpi_prov_missing uet)
