@@ -206,11 +206,20 @@ bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
 #define UET_PROGRESS_IDLE_MIN_US	10
 /*
  * A polling application's spin budget (uet_idle.c), us: see its comment.
- * Off (-1: spin, as before) until the failure it brings is understood:
- * with 50, e2e_fi_msg's flood (MTU 1500) failed 3 runs in 10, its sender
- * timing out at message 1024; 0 in 8 with -1.
+ * Long enough for a round trip on cores of their own, no longer: two
+ * processes the scheduler puts on one core (unpinned on a loaded machine
+ * it does, and keeps them there) answer each other only when the
+ * spinner's budget runs out, so an 8 B ping-pong's half round trip there
+ * was the budget (55 us at 50, 25 at 20, 14 at 10, 9.3 at 5, 3.5 at 0;
+ * spinning for ever, -1, never got through). Below a round trip the
+ * yields slow the ping-pong on idle cores: pinned, between namespaces
+ * (medians of 5 alternated) 3.81 us at 0 and 3.50 at 5 against 3.16
+ * spinning; 3.61 at 10 and 3.66 at 20 against 3.81 (between processes
+ * of a host 0.68 at 10, 0.75 spinning). With 50, fi_msg_check's flood
+ * once failed (its sends past the receiver's bound timed out, 3 runs in
+ * 10 of a session and a clean CI run), not seen in 30 runs since.
  */
-#define UET_SPIN_US_DEFAULT		(-1)
+#define UET_SPIN_US_DEFAULT		10
 
 /* ---- objects ---------------------------------------------------------------- */
 struct uet_fabric {

@@ -47,8 +47,8 @@ void uet_params_spin_define(void)
 			"the core for 1 ms, then sleep on the endpoints' "
 			"sockets, up to 1 ms each, until something arrives: "
 			"the core goes to others meanwhile "
-			"(default -1: never, for now; 50 as measured; 0 "
-			"sleeps after a few empty reads)");
+			"(default 10; 0: after a few empty reads; -1: "
+			"never, spin)");
 }
 
 /* 0, or -FI_EINVAL for a value that is no spin budget (warned). */

@@ -4,7 +4,7 @@
 # REPS, each figure beside its yardstick in the same rep:
 # - idle cores: fi_msg_bench -m lat's median 8 B half round trip between
 #   two processes of one namespace pinned to CPUs 0 and 1 (the local
-#   channel), uet as it comes (FI_UET_SPIN_US unset: spin, then sleep) and
+#   channel), uet as it comes (FI_UET_SPIN_US unset: yield, then sleep) and
 #   uet spinning for ever (FI_UET_SPIN_US=-1, what it did before), shm
 #   beside; and the same between two namespaces (frames over a veth pair
 #   and a bridge), uet both ways and tcp. The yielding must cost nothing
@@ -38,7 +38,7 @@ MPI_PPN=2
 # conf_env CONF: the environment words of a configuration.
 conf_env() {
 	case $1 in
-	uet) echo FI_PROVIDER=uet FI_UET_SPIN_US=50 ;;	# yielding (not the default yet)
+	uet) echo FI_PROVIDER=uet ;;	# as it comes: yielding (uet/uet.h)
 	uet_spin) echo FI_PROVIDER=uet FI_UET_SPIN_US=-1 ;;
 	uet_s*) echo FI_PROVIDER=uet "FI_UET_SPIN_US=${1#uet_s}" ;;
 	*) echo "FI_PROVIDER=$1" ;;
