@@ -84,12 +84,12 @@ static int uetd_policy_who(struct uetd_rule *r, const char *w)
 
 int uetd_policy_rule(struct uetd_rule *r, char *line)
 {
-	char *job = strtok(line, " \t\n"), *who = strtok(NULL, " \t\n");
+	char *job = strtok(line, " \t\r\n"), *who = strtok(NULL, " \t\r\n");
 	char *dash, *w, *save = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!job || !who || strtok(NULL, " \t\n"))
+	if (!job || !who || strtok(NULL, " \t\r\n"))
 		return -EINVAL;
 	dash = strchr(job, '-');
 	if (dash)
@@ -138,7 +138,8 @@ int uetd_policy_parse(struct uetd_policy *p, FILE *f, const char *name,
 		lineno++;
 		if (hash)
 			*hash = '\0';
-		while (*s == ' ' || *s == '\t')
+		/* Blanks, and a CR: a file saved with CRLF line ends. */
+		while (*s == ' ' || *s == '\t' || *s == '\r')
 			s++;
 		if (!*s || *s == '\n')
 			continue;

@@ -49,6 +49,25 @@ Test(uetd_policy, parses_rules)
 	uetd_policy_free(&p);
 }
 
+/* A file saved with CRLF line ends reads as the same rules. */
+Test(uetd_policy, reads_crlf_line_ends)
+{
+	struct uetd_policy p = { 0 };
+	char err[200];
+
+	cr_assert_eq(t_parse(&p, "# jobs\r\n\r\n500 root\r\n"
+			     "600-610 daemon,@root # a range\r\n", err), 0,
+		     "%s", err);
+	cr_assert_eq(p.n, 2);
+	cr_assert_eq(p.rule[0].lo, 500);
+	cr_assert_eq(p.rule[0].id[0], 0);
+	cr_assert_eq(p.rule[1].hi, 610);
+	cr_assert_eq(p.rule[1].nwho, 2);
+	cr_assert_eq(p.rule[1].id[0], 1);	/* daemon */
+	cr_assert(p.rule[1].is_group[1]);
+	uetd_policy_free(&p);
+}
+
 static void t_bad(const char *text, const char *want)
 {
 	struct uetd_policy p = { 0 };
