@@ -291,12 +291,18 @@ int uetd_tss_conf_parse(struct uetd_tss_conf *c, FILE *f, const char *name,
 			ret = -EINVAL;
 			break;
 		}
-		n = realloc(c->sd, (c->nsd + 1) * sizeof(*n));
+		/* Not realloc: the block it leaves would keep the keys. */
+		n = malloc((c->nsd + 1) * sizeof(*n));
 		if (!n) {
 			snprintf(err, err_len, "%s: out of memory", name);
 			ret = -ENOMEM;
 			break;
 		}
+		if (c->nsd) {
+			memcpy(n, c->sd, c->nsd * sizeof(*n));
+			OPENSSL_cleanse(c->sd, c->nsd * sizeof(*n));
+		}
+		free(c->sd);
 		c->sd = n;
 		c->sd[c->nsd++] = sd;
 	}
@@ -312,6 +318,7 @@ int uetd_tss_conf_load(struct uetd_tss_conf *c, const char *path, char *err,
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret;
 	struct stat sb;
+	char iobuf[BUFSIZ];
 	FILE *f;
 
 	if (fd < 0) {
@@ -340,8 +347,11 @@ int uetd_tss_conf_load(struct uetd_tss_conf *c, const char *path, char *err,
 		close(fd);
 		return ret;
 	}
+	/* stdio's buffer, which holds the file's keys, is ours to wipe. */
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
 	ret = uetd_tss_conf_parse(c, f, path, err, err_len);
 	fclose(f);
+	OPENSSL_cleanse(iobuf, sizeof(iobuf));
 	return ret;
 }
 
