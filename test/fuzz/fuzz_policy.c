@@ -90,8 +90,8 @@ static void f_rule_check(const char *line, const struct uetd_rule *r)
 
 	if (!copy)
 		abort();
-	job = strtok_r(copy, " \t\n", &save);
-	who = strtok_r(NULL, " \t\n", &save);
+	job = strtok_r(copy, " \t\r\n", &save);
+	who = strtok_r(NULL, " \t\r\n", &save);
 	if (!job || !who || !f_job_ok(job, r) || r->nwho > UETD_POLICY_WHO_MAX)
 		__builtin_trap();
 	for (w = strtok_r(who, ",", &save); w; w = strtok_r(NULL, ",", &save))
@@ -124,7 +124,7 @@ static int f_lines(const uint8_t *p, size_t len)
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		for (t = line; *t == ' ' || *t == '\t'; t++)
+		for (t = line; *t == ' ' || *t == '\t' || *t == '\r'; t++)
 			;
 		if (*t) {
 			char *keep = strdup(t);
