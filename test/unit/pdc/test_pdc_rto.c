@@ -83,6 +83,7 @@ Test(pdc_rto, a_late_peer_costs_one_resend_per_timeout)
 	cr_expect_leq(b.rx_dup, a.tx_retx);
 	/* The copies arrived after their originals: the timeout is undone. */
 	cr_expect_geq(a.rto_undone, 1);
+	t_sim_free(s);
 }
 
 /*
@@ -118,4 +119,5 @@ Test(pdc_rto, a_lost_window_is_resent_in_round_trips)
 	t_expect_all_once(s);
 	pdc_mgr_stats(s->end[0]->mgr, &a);
 	cr_expect_geq(a.rto_fired, 1);
+	t_sim_free(s);
 }
