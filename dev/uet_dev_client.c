@@ -108,6 +108,27 @@ int uet_dev_connect(const char *ifname)
 	return fd;
 }
 
+void uet_dev_take_fds(struct msghdr *mh, int *fds, int nfds)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c;
+	     c = CMSG_NXTHDR(mh, c)) {
+		int got;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		got = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (int i = 0; i < got; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (i < nfds && fds[i] < 0)
+				fds[i] = fd;
+			else
+				close(fd);
+		}
+	}
+}
+
 ssize_t uet_dev_call(int conn, const struct uet_dev_req *req, void *rep,
 		     size_t rep_len, int *fds, int nfds)
 {
@@ -116,7 +137,6 @@ ssize_t uet_dev_call(int conn, const struct uet_dev_req *req, void *rep,
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
 	ssize_t n;
 
 	for (int i = 0; i < nfds; i++)
@@ -132,22 +152,7 @@ ssize_t uet_dev_call(int conn, const struct uet_dev_req *req, void *rep,
 		return -errno;
 	if (n == 0)
 		return -ECONNRESET;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		int got;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		got = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		for (int i = 0; i < got; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (i < nfds)
-				fds[i] = fd;
-			else
-				close(fd);
-		}
-	}
+	uet_dev_take_fds(&mh, fds, nfds);
 	return n;
 }
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "dev/uet_dev_proto.h"
 
@@ -47,6 +48,14 @@ struct uet_dev_ep {
  * (nobody ran `uetctl load IFACE`), or another -errno.
  */
 int uet_dev_connect(const char *ifname);
+
+/*
+ * uet_dev_take_fds() takes the descriptors a received |mh| carries
+ * (SCM_RIGHTS): the first |nfds| into the slots of |fds| still -1, the
+ * rest closed, so that a peer cannot make us hold descriptors we did not
+ * ask for.
+ */
+void uet_dev_take_fds(struct msghdr *mh, int *fds, int nfds);
 
 /*
  * uet_dev_call() sends |req| on |conn| and receives the reply into |rep|

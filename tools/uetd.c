@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
+#include "dev/uet_dev_client.h"
 #include "dev/uet_dev_opts.h"
 #include "tools/uetd.h"
 #include "uet_wire.h"
@@ -128,23 +129,7 @@ static ssize_t uetd_recv(int conn, void *buf, size_t len, int *fds)
 	fds[0] = fds[1] = fds[2] = -1;
 	if (n < 0)
 		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-	     c = CMSG_NXTHDR(&mh, c)) {
-		int got;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		got = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		for (int i = 0; i < got; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (i < 3 && fds[i] < 0)
-				fds[i] = fd;
-			else
-				close(fd);
-		}
-	}
+	uet_dev_take_fds(&mh, fds, 3);
 	return n;
 }
 
