@@ -121,6 +121,8 @@ struct uetd {
 /* uetd_dev.c: the UMEM, the first socket, endpoint sockets. */
 int uetd_dev_setup(struct uetd *d);
 void uetd_dev_teardown(struct uetd *d);
+/* Unmaps the UMEM area and the control block and closes their files. */
+void uetd_dev_unmap(struct uetd *d);
 /*
  * A socket for endpoint index |ep| bound to the shared UMEM on queue
  * offset |q| (uetd_dev_queue_pick()); fd or -errno.

@@ -401,6 +401,11 @@ void uetd_dev_teardown(struct uetd *d)
 	else if (d->attached)
 		uet_xdp_unload(d->ifname);
 	d->attached = false;
+	uetd_dev_unmap(d);
+}
+
+void uetd_dev_unmap(struct uetd *d)
+{
 	if (d->area)
 		munmap(d->area, (size_t)d->layout.chunks * UET_XSK_CHUNK_LEN);
 	if (d->shm)

@@ -327,18 +327,8 @@ static int uetd_adopt(struct uetd *d, const struct uet_dev_reattach_req *r,
 		return 0;
 	for (uint32_t q = 0; q < UET_XDP_MAX_QUEUES; q++)
 		uetd_takeover_socket_close(&d->q[q]);
-	if (d->area)
-		munmap(d->area, (size_t)r->layout.chunks * UET_XSK_CHUNK_LEN);
-	if (d->shm)
-		munmap(d->shm, d->shm_len);
-	if (d->umem_fd >= 0)
-		close(d->umem_fd);
-	if (d->shm_fd >= 0)
-		close(d->shm_fd);
+	uetd_dev_unmap(d);	/* d->layout is r's once the area is mapped */
 	free(d->tx_pool);
-	d->area = NULL;
-	d->shm = NULL;
-	d->umem_fd = d->shm_fd = -1;
 	d->tx_pool = NULL;
 	d->tx_pool_cnt = 0;
 	memset(&d->layout, 0, sizeof(d->layout));
