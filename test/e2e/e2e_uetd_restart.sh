@@ -106,6 +106,21 @@ restart() {
 	e2e_log "side $side: uetd $pid ended by SIG$sig, a new one took over, endpoints [$before] back in $t ms"
 }
 
+# refused WHEN TAG WANT...: an endpoint opened on A (uet_write to B) must
+# fail, its output ($E2E_TMP/TAG.out) naming every WANT.
+refused() {
+	local when=$1 out="$E2E_TMP/$2.out" want
+	shift 2
+	if e2e_in A env FI_PROVIDER=uet FI_LOG_LEVEL=warn timeout 20 \
+		"$B/uet_write" -c "$IP_B" -S 7 -n 65536 > "$out" 2>&1; then
+		e2e_fail "an endpoint opened $when: $(cat "$out")"
+	fi
+	for want in "$@"; do
+		grep -qF "$want" "$out" ||
+			e2e_fail "$when, the error does not say '$want': $(cat "$out")"
+	done
+}
+
 e2e_setup 1500
 echo "sd 7 jobs 42 active 0 key0 $KEY" > "$E2E_TMP/tss.conf"
 chmod 600 "$E2E_TMP/tss.conf"
@@ -155,14 +170,8 @@ for _ in $(seq 100); do
 done
 sleep 0.3
 restart B KILL 2500
-if e2e_in A env FI_PROVIDER=uet FI_LOG_LEVEL=warn timeout 20 \
-	"$B/uet_write" -c "$IP_B" -S 7 -n 65536 > "$E2E_TMP/down.out" 2>&1; then
-	e2e_fail "an endpoint opened with no service: $(cat "$E2E_TMP/down.out")"
-fi
-for want in "uetd" "$IF_A" "uetctl load $IF_A" "systemctl start uetd@$IF_A"; do
-	grep -qF "$want" "$E2E_TMP/down.out" ||
-		e2e_fail "the error does not say '$want': $(cat "$E2E_TMP/down.out")"
-done
+refused "with no service" down "uetd" "$IF_A" "uetctl load $IF_A" \
+	"systemctl start uetd@$IF_A"
 e2e_log "with no service: $(grep -m1 -F "uetctl load" "$E2E_TMP/down.out")"
 # The program is still attached (nobody unloaded): the next service waits
 # 2 s for endpoints to take over from; an endpoint opened meanwhile is
@@ -170,14 +179,8 @@ e2e_log "with no service: $(grep -m1 -F "uetctl load" "$E2E_TMP/down.out")"
 load A &
 LPID=$!
 sleep 0.5
-if e2e_in A env FI_PROVIDER=uet FI_LOG_LEVEL=warn timeout 20 \
-	"$B/uet_write" -c "$IP_B" -S 7 -n 65536 > "$E2E_TMP/wait.out" 2>&1; then
-	e2e_fail "an endpoint opened while the service takes over: $(cat "$E2E_TMP/wait.out")"
-fi
-for want in "uetd" "$IF_A" "taking over" "try again"; do
-	grep -qF "$want" "$E2E_TMP/wait.out" ||
-		e2e_fail "the error during a takeover does not say '$want': $(cat "$E2E_TMP/wait.out")"
-done
+refused "while the service takes over" wait "uetd" "$IF_A" "taking over" \
+	"try again"
 wait "$LPID" || e2e_fail "uetctl load $IF_A after the kill failed"
 e2e_in A env FI_PROVIDER=uet timeout 20 "$B/uet_write" -c "$IP_B" -S 7 \
 	-n 65536 > "$E2E_TMP/up.out" 2>&1 ||
