@@ -441,7 +441,7 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 	 */
 	if (acked && ini->ack_retx)
 		ini->loss_ns = now_ns;
-	if (acked || done != ini->done_cnt)
+	if (ini->rto_recov && (acked || done != ini->done_cnt))
 		pdc_ini_rto_release(mgr, pdc, ini->ack_retx ? mgr->cfg.window :
 					      acked + ini->done_cnt - done,
 				    now_ns);

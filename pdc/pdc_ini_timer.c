@@ -152,8 +152,8 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 }
 
 /*
- * Recovery after a timeout: |room| more of the packets sent before it go
- * again, oldest first, skipping those acknowledged, queued by other means
+ * Recovery after a timeout: |room| more of the packets sent before it are
+ * queued to go again (the caller readies the PDC), oldest first, skipping those acknowledged, queued by other means
  * or sent again since, and stopping at one that has not yet waited an RTO
  * as the RTT samples now give it (without the back-off): when the peer
  * was only late, its first ACKs sample the delay and the rest of the
@@ -194,8 +194,6 @@ void pdc_ini_rto_release(struct pdc_mgr *mgr, struct pdc *pdc,
 	}
 	if (!pdc_psn_before(ini->rto_next_psn, ini->rto_end_psn))
 		ini->rto_recov = false;
-	if (ini->retx_head != PDC_NO_SLOT)
-		pdc_ready(mgr, pdc);
 }
 
 /*
