@@ -332,11 +332,20 @@ void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	if (ini->rto_at && now_ns >= ini->rto_at &&
 	    !pdc_ini_rto(mgr, pdc, now_ns))
 		return;
+	if (ini->rack_at && now_ns >= ini->rack_at) {
+		ini->rack_at = 0;
+		if (pdc_ini_sack_holes(mgr, pdc, now_ns)) {
+			pdc_cc_on_loss(&mgr->cfg, ini);
+			pdc_ready(mgr, pdc);
+		}
+	}
 	if (ini->probe_at && now_ns >= ini->probe_at)
 		pdc_ini_probe(mgr, pdc, now_ns);
 	pdc_rccc_wake(mgr, pdc, now_ns);
 	if (ini->rto_at)
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
+	if (ini->rack_at)
+		pdc_timer_arm(mgr, pdc, ini->rack_at);
 	if (ini->probe_at)
 		pdc_timer_arm(mgr, pdc, ini->probe_at);
 	if (!mgr->cfg.idle_ns || pdc->state == PDC_ST_CLOSING ||

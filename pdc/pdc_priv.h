@@ -221,6 +221,13 @@ struct pdc_ini {
 	 * load, against 27 s; 3.7-4.2 s both ways on a quieter machine).
 	 */
 	uint64_t loss_ns;
+	/*
+	 * RACK's reorder timer (RFC 8985 6.3): when the hole that waits
+	 * least is due. Without it a hole was judged only when an ACK came,
+	 * and a full window caught by a dead path draws no more ACKs: it
+	 * waited for the probe or the RTO (test_pdc_deadpath). 0: off.
+	 */
+	uint64_t rack_at;
 	uint64_t probe_at;	/* tail-loss probe timer; 0: off */
 	uint8_t probe_cnt;	/* probes since the last ACK progress */
 	uint64_t last_active_ns;
@@ -245,6 +252,8 @@ struct pdc_tgt {
 	uint32_t cack_psn;	/* every PSN up to this one arrived */
 	uint32_t clear_psn;	/* responses before this one are released */
 	uint32_t last_psn;	/* latest arrival; the ACK's ack_psn */
+	uint32_t high_psn;	/* the highest PSN that arrived */
+	uint32_t sack_rep_psn;	/* the last PSN a SACK bitmap covered */
 	uint32_t close_psn;	/* PSN of CLOSE, when close_seen */
 	uint32_t ooo_cnt;	/* arrivals past a hole (bits set) */
 	uint32_t ack_cnt, ack_len;	/* arrivals not yet acknowledged */
@@ -607,6 +616,8 @@ bool pdc_ini_close_asked(struct pdc_mgr *mgr, struct pdc *pdc,
 			 uint64_t now_ns);
 void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
 void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns);
+uint32_t pdc_ini_sack_holes(struct pdc_mgr *mgr, struct pdc *pdc,
+			    uint64_t now_ns);
 void pdc_ini_rto_release(struct pdc_mgr *mgr, struct pdc *pdc,
 			 uint32_t room, uint64_t now_ns);
 

@@ -76,7 +76,8 @@ static struct pdc *pdc_tgt_open(struct pdc_mgr *mgr, uint32_t peer,
 	pdc_hash_add(mgr, pdc);
 	pdc->state = PDC_ST_EST;
 	tgt->start_psn = start_psn;
-	tgt->cack_psn = tgt->last_psn = start_psn - 1;
+	tgt->cack_psn = tgt->last_psn = tgt->high_psn = start_psn - 1;
+	tgt->sack_rep_psn = start_psn - 1;
 	tgt->clear_psn = start_psn;
 	tgt->last_rx_ns = now_ns;
 	if (!++mgr->tgt_opens)

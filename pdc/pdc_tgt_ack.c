@@ -29,6 +29,8 @@ void pdc_tgt_mark(struct pdc *pdc, uint32_t psn)
 {
 	struct pdc_tgt *tgt = &pdc->tgt;
 
+	if (pdc_psn_after(psn, tgt->high_psn))
+		tgt->high_psn = psn;
 	if (psn != tgt->cack_psn + 1) {
 		pdc_tgt_bit_flip(pdc, psn);
 		tgt->ooo_cnt++;
@@ -41,10 +43,10 @@ void pdc_tgt_mark(struct pdc *pdc, uint32_t psn)
 	}
 }
 
-/* The 64 PSNs after cack, bit 0 = cack + 1 (sack_psn_offset 1). */
-static uint64_t pdc_tgt_sack(const struct pdc *pdc)
+/* The 64 PSNs from |base| (after cack) that arrived, bit 0 = |base|. */
+static uint64_t pdc_tgt_bits_from(const struct pdc *pdc, uint32_t base)
 {
-	uint32_t i = (pdc->tgt.cack_psn + 1) & pdc->win_mask;
+	uint32_t i = base & pdc->win_mask;
 	uint32_t w = i >> 6, sh = i & 63, words = (pdc->win_mask + 1) >> 6;
 	uint64_t v = pdc->tgt.bits[w] >> sh;
 
@@ -237,7 +239,8 @@ static uint64_t pdc_tgt_sack_claim(const struct pdc_mgr *mgr,
 
 	/* The PSNs between the claim and the real cack all arrived. */
 	v = short_by >= 64 ? ~0ull : ((1ull << short_by) - 1) |
-				     pdc_tgt_sack(pdc) << short_by;
+				     pdc_tgt_bits_from(pdc, tgt->cack_psn + 1)
+				     << short_by;
 	for (i = tgt->resp_head; i != PDC_NIL; i = mgr->resp[i].next) {
 		const struct pdc_resp_ent *e = &mgr->resp[i];
 		uint32_t d = e->psn - (cack + 1);
@@ -251,6 +254,39 @@ static uint64_t pdc_tgt_sack_claim(const struct pdc_mgr *mgr,
 		v &= e->due ? (1ull << d) - 1 : ~(1ull << d);
 	}
 	return v;
+}
+
+/*
+ * Where the SACK bitmap starts (ref 2.4: cack_psn + sack_psn_offset):
+ * just past cack while arrivals reach no further than its 64 PSNs; else
+ * it moves on through the window, each ACK showing the 64 PSNs after the
+ * last one shown (sack_rep_psn), until it shows the newest arrivals. A
+ * window of 256 sprayed over paths of which one died has holes all over
+ * it; a bitmap fixed after cack hid those past its 64 PSNs until the ones
+ * before were filled, a batch of 64 per recovery and a window cut each
+ * (test_pdc_deadpath). Anchored at the newest alone, it left PSNs of a
+ * burst read in one batch unshown, and the initiator resent them. Held
+ * responses keep it after cack: arrivals shown past one that has not
+ * reached the initiator yet would make it look lost.
+ */
+static uint32_t pdc_tgt_sack_base(const struct pdc_mgr *mgr,
+				  const struct pdc *pdc, uint32_t cack,
+				  const struct pdc_resp_ent *ent, bool *moves)
+{
+	const struct pdc_tgt *tgt = &pdc->tgt;
+	uint32_t i, from = pdc_psn_after(tgt->sack_rep_psn, cack) ?
+			   tgt->sack_rep_psn : cack;
+
+	*moves = false;
+	if (cack != tgt->cack_psn || pdc_psn_diff(tgt->high_psn, cack) <= 64)
+		return cack + 1;
+	for (i = tgt->resp_head; i != PDC_NIL; i = mgr->resp[i].next)
+		if (&mgr->resp[i] != ent && pdc_resp_is_held(pdc, &mgr->resp[i]))
+			return cack + 1;
+	*moves = true;
+	if (pdc_psn_diff(tgt->high_psn, from) > 64)
+		return from + 1;
+	return tgt->high_psn - 63;
 }
 
 /*
@@ -288,7 +324,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	uint32_t cack = pdc_tgt_cack_claim(mgr, pdc, ent);
 	bool held = cack != tgt->cack_psn;
 	bool nscc = mgr->cfg.cc & PDC_CC_NSCC;
-	bool sack = tgt->ooo_cnt > 0 || held || nscc;
+	bool sack = tgt->ooo_cnt > 0 || held || nscc, moves = false;
 	int32_t off = pdc_psn_diff(ent ? ent->psn : tgt->last_psn, cack);
 	struct pdc_ack a = {
 		.pro.type = sack ? UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK,
@@ -313,9 +349,15 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		a.ack_psn_offset = 0;
 	}
 	if (sack) {
+		uint32_t base = pdc_tgt_sack_base(mgr, pdc, cack, ent, &moves);
+
 		a.cc_type = UET_PDS_CC_NSCC;
-		a.sack_psn_offset = 1;
-		a.sack_bitmap = pdc_tgt_sack_claim(mgr, pdc, cack, ent);
+		a.sack_psn_offset = (int16_t)(base - cack);
+		if (moves)
+			tgt->sack_rep_psn = base + 63;
+		a.sack_bitmap = base == cack + 1 ?
+				pdc_tgt_sack_claim(mgr, pdc, cack, ent) :
+				pdc_tgt_bits_from(pdc, base);
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
 		if (nscc)
@@ -341,6 +383,9 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		mgr->stats.tx_resp_again += again;
 	}
 	tgt->ack_now = tgt->ecn = tgt->retx = tgt->close_req = false;
+	/* A bitmap on its way through the window: the next one at once. */
+	if (moves && pdc_psn_after(tgt->high_psn, tgt->sack_rep_psn))
+		tgt->ack_now = true;
 	tgt->ack_cnt = tgt->ack_len = 0;
 	tgt->ack_at = 0;
 	mgr->tx_ev = tgt->ack_ev;
