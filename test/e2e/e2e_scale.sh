@@ -174,6 +174,9 @@ scale_all_to_all() {
 	[ $rc = 0 ] || scale_fail_show "all-to-all of $total endpoints" "$E2E_TMP"/b.*
 	secs=$(sed -n 's/^fi_scale_check: a: .* in \([0-9.]*\) s ok$/\1/p' \
 		"$E2E_TMP"/b.* | sort -g | tail -n 1)
+	# CPU sharing: the longest a process was runnable without a core.
+	waited=$(sed -n 's/^fi_scale_check: a: .*waiting for one \([0-9.]*\) s$/\1/p' \
+		"$E2E_TMP"/b.* | sort -g | tail -n 1)
 	pdcs=$(cat "$E2E_TMP"/b.* | awk '/^uet_engine_stats / &&
 		(i = index($0, "\"pdc_created\":")) { n += substr($0, i + 14) + 0 }
 		END { print n + 0 }')
@@ -183,7 +186,8 @@ scale_all_to_all() {
 	wire=$(( pairs - SCALE_A2A_NS * SCALE_A2A_PER_NS * (SCALE_A2A_PER_NS - 1) ))
 	e2e_ok "all-to-all: $total endpoints ($SCALE_A2A_NS namespaces x" \
 		"$SCALE_A2A_PER_NS), $SCALE_A2A_LEN B from each to each, every slot" \
-		"verified, in $secs s; $pdcs PDCs opened (both ends) for $wire" \
+		"verified, in $secs s (a process waited up to ${waited:-?} s" \
+		"for a core); $pdcs PDCs opened (both ends) for $wire" \
 		"ordered pairs between namespaces:" \
 		"$(awk -v p="$pdcs" -v n="$wire" 'BEGIN { printf "%.2f", p / n / 2 }')" \
 		"a pair and end"

@@ -21,6 +21,7 @@
  * wait (default 60). Exit 0 when every byte checked out; the last line
  * says what was done ("fi_scale_check: ... ok") or what failed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -374,6 +375,39 @@ static int fsc_all(void)
 	return !ret && good == o.n * (total - 1) ? 0 : 1;
 }
 
+/*
+ * What the process's threads had of a CPU, and how long they waited for
+ * one while runnable (/proc's schedstat, ns): with many processes on a few
+ * cores, a peer that answers late was often waiting here, not lost.
+ */
+static void fsc_cpu_report(void)
+{
+	unsigned long long run = 0, wait = 0, r, w;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	char path[300];
+	FILE *f;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu %llu", &r, &w) == 2) {
+			run += r;
+			wait += w;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	printf("fi_scale_check: %c: on a cpu %.2f s, runnable and waiting "
+	       "for one %.2f s\n", o.mode, run / 1e9, wait / 1e9);
+}
+
 static void fsc_usage(void)
 {
 	fprintf(stderr, "usage: fi_scale_check -s SLOTS -p SERVICE [-l LEN]\n"
@@ -436,6 +470,7 @@ int main(int argc, char **argv)
 	fsc_open();
 	ret = o.mode == 's' ? fsc_server() : o.mode == 'c' ? fsc_client() :
 			      fsc_all();
+	fsc_cpu_report();
 	/* Endpoints close before the domain: engines print their counters
 	 * (FI_UET_STATS) as they go. */
 	for (int i = 0; i < o.n; i++) {
