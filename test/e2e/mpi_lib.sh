@@ -173,7 +173,9 @@ mpi_prov_missing() {
 # holds more mpirun options. With MPI_START_TIMEOUT set, a start that
 # printed no line matching MPI_START_LINE (mpi_check's first, after
 # MPI_Init) in that many seconds counts as hung at once, so that a big job
-# need not wait out its MPI_TIMEOUT to be tried again. The provider's
+# need not wait out its MPI_TIMEOUT to be tried again; with
+# MPI_RETRY_STARTED=0 a job that timed out after that line is not tried
+# again (its status stays 124). The provider's
 # settings in our environment (FI_UET_* but the interface, FI_LOG_LEVEL)
 # reach every rank: mpirun passes on only what -x names, so that
 # FI_UET_CC=nscc,rccc bash test/e2e/e2e_mpi.sh runs the jobs with RCCC.
@@ -224,6 +226,10 @@ mpi_run() {
 		wait "$pid" || rc=$?
 		# 143: timeout(1) killed by mpi_started's verdict
 		[ $rc = 124 ] || [ $rc = 137 ] || [ $rc = 143 ] || break
+		# MPI_RETRY_STARTED=0: a job whose ranks had started and
+		# then ran out of time failed (a stall), it did not hang
+		[ "${MPI_RETRY_STARTED:-1}" != 0 ] ||
+			! grep -q "$MPI_START_LINE" "$out" || break
 		MPI_RETRIES=$try
 		mpi_kill_jobs
 	done
