@@ -117,6 +117,9 @@ E2E_TESTS	+= test/e2e/e2e_mpi.sh
 E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
 # A job of 64 ranks, 8 namespaces of 8, oversubscribed (issue 39).
 E2E_TESTS	+= test/e2e/e2e_mpi64.sh
+# Jobs of 2 and 8 ranks with receiver credits (FI_UET_CC=nscc,rccc), 3
+# runs (issue 42 item 6; MPI_RCCC_RUNS=20 for fi_uet(7)'s count).
+E2E_TESTS	+= test/e2e/e2e_mpi_rccc.sh
 BENCH_SCRIPTS	+= test/bench/bench_mpi.sh
 BENCH_DEPS	+= $(B)/mpi_check $(B)/mpi_rate $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd

@@ -59,9 +59,13 @@ void uet_params_cc_get(struct uet_params *p)
 	int trim;
 
 	/*
-	 * RCCC is not on by default: with it, Open MPI's 8 ranks in two
-	 * namespaces on 2 cores (e2e_mpi) failed 1 run in 4 with
-	 * MPI_ERR_INTERN, not yet understood (NSCC alone: 0 in 6).
+	 * NSCC alone by default: on bench_incast it finished incasts as
+	 * fast as or faster than with receiver credits too (fi_uet(7),
+	 * CONGESTION CONTROL, has the figures). The MPI_ERR_INTERN once
+	 * seen with nscc,rccc (a PDC out of retries) came on loaded cores
+	 * with ranks that busy-polled, and NSCC alone stalled there too;
+	 * it went when polling began to yield (FI_UET_SPIN_US), and
+	 * e2e_mpi_rccc runs that job with RCCC in make check.
 	 */
 	p->cc = PDC_CC_NSCC;
 	if (fi_param_get_str(&uet_prov, "cc", &cc) == FI_SUCCESS && cc) {

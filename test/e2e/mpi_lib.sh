@@ -173,13 +173,22 @@ mpi_prov_missing() {
 # holds more mpirun options. With MPI_START_TIMEOUT set, a start that
 # printed no line matching MPI_START_LINE (mpi_check's first, after
 # MPI_Init) in that many seconds counts as hung at once, so that a big job
-# need not wait out its MPI_TIMEOUT to be tried again.
+# need not wait out its MPI_TIMEOUT to be tried again; with
+# MPI_RETRY_STARTED=0 a job that timed out after that line is not tried
+# again (its status stays 124). The provider's
+# settings in our environment (FI_UET_* but the interface, FI_LOG_LEVEL)
+# reach every rank: mpirun passes on only what -x names, so that
+# FI_UET_CC=nscc,rccc bash test/e2e/e2e_mpi.sh runs the jobs with RCCC.
 MPI_OPTS=()
 MPI_START_LINE='^mpi_check: [0-9]* ranks in'
 mpi_run() {
 	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i pid
-	local -a launch transport
+	local -a launch transport fwd=()
 	shift 3
+	for i in $(compgen -e); do
+		case $i in FI_UET_IFACE) ;;
+		FI_UET_*|FI_LOG_LEVEL) fwd+=(-x "$i=${!i}") ;; esac
+	done
 	if [ "$prov" = vader ]; then
 		transport=(--mca pml ob1 --mca btl "vader,self")
 	else
@@ -207,7 +216,7 @@ mpi_run() {
 			--mca plm_rsh_no_tree_spawn 1 \
 			--mca oob_tcp_if_include "$MPI_NET.0/24" \
 			--bind-to "${MPI_BIND:-none}" "${transport[@]}" \
-			"${MPI_OPTS[@]}" \
+			"${fwd[@]}" "${MPI_OPTS[@]}" \
 			-x FI_PROVIDER="$prov" -x FI_PROVIDER_PATH \
 			-x FI_UET_IFACE="$MPI_IF" -x FI_TCP_IFACE="$MPI_IF" \
 			"${MPI_PROG:-$MPI_BIN/mpi_check}" "$@" > "$out" 2>&1 &
@@ -217,6 +226,10 @@ mpi_run() {
 		wait "$pid" || rc=$?
 		# 143: timeout(1) killed by mpi_started's verdict
 		[ $rc = 124 ] || [ $rc = 137 ] || [ $rc = 143 ] || break
+		# MPI_RETRY_STARTED=0: a job whose ranks had started and
+		# then ran out of time failed (a stall), it did not hang
+		[ "${MPI_RETRY_STARTED:-1}" != 0 ] ||
+			! grep -q "$MPI_START_LINE" "$out" || break
 		MPI_RETRIES=$try
 		mpi_kill_jobs
 	done
