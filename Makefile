@@ -228,20 +228,22 @@ demo: deps all
 # ---- man pages ----------------------------------------------------------------
 # fi_uet(7) gets its RUNTIME PARAMETERS from the provider's fi_param_define
 # calls (man/params.sh), in place of the marker line of man/fi_uet.7, and
-# its LIMITS and LIMITATIONS from man/fi_uet-limits.roff (a page of its own
-# source: the whole would be over 900 lines).
+# its CONGESTION CONTROL from man/fi_uet-cc.roff and its LIMITS and
+# LIMITATIONS from man/fi_uet-limits.roff (sources of their own: the whole
+# would be over 1000 lines).
 MAN_PAGES	:= $(B)/man/fi_uet.7 $(B)/man/uetctl.8 $(B)/man/uetd.8
 PARAM_SRCS	:= $(shell grep -l fi_param_define uet/*.c)
 
-$(B)/man/fi_uet.7: man/fi_uet.7 man/fi_uet-limits.roff man/params.sh \
-		  $(PARAM_SRCS)
+$(B)/man/fi_uet.7: man/fi_uet.7 man/fi_uet-cc.roff man/fi_uet-limits.roff \
+		  man/params.sh $(PARAM_SRCS)
 	$(call msg,MAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)sh man/params.sh $(PARAM_SRCS) > $@.params
-	$(Q)for m in RUNTIME_PARAMETERS LIMITS; do \
+	$(Q)for m in RUNTIME_PARAMETERS CONGESTION_CONTROL LIMITS; do \
 		grep -q "^\.\\\\\" @$$m@" $< || \
 		{ echo "$<: no @$$m@ line" >&2; exit 1; }; done
 	$(Q)sed -e '/^\.\\" @RUNTIME_PARAMETERS@/{r $@.params' -e 'd;}' \
+		-e '/^\.\\" @CONGESTION_CONTROL@/{r man/fi_uet-cc.roff' -e 'd;}' \
 		-e '/^\.\\" @LIMITS@/{r man/fi_uet-limits.roff' -e 'd;}' $< > $@
 	$(Q)rm -f $@.params
 
