@@ -343,7 +343,8 @@ E2E_DEPS	+= $(B)/gen_uet_pcap
 # either side mid-transfer; e2e_mpi_kill.sh: a rank of a loop of
 # MPI_Allreduce killed at random.
 FI_SOAK_OBJS	:= $(B)/test/progs/fi_soak.o $(B)/test/progs/fi_soak_cli.o \
-		   $(B)/test/progs/fi_soak_srv.o $(B)/examples/ex_common.o
+		   $(B)/test/progs/fi_soak_srv.o $(B)/test/progs/fi_soak_mix.o \
+		   $(B)/examples/ex_common.o
 $(B)/fi_soak: $(FI_SOAK_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
