@@ -35,22 +35,12 @@ U="$B/uetctl"
 REATTACH_MS=1000	# the target: running endpoints back within a second
 KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
-# alive PID: the process runs (a zombie, exited and not yet reaped by
-# whoever inherited it, does not).
-alive() {
-	local st
-	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ]
-}
+alive() { e2e_alive "$@"; }
 
 # uetd_pid SIDE: the pid of the uetd serving that side's interface.
 uetd_pid() {
-	local ns=NS_$1 pid
-	for pid in $(ip netns pids "${!ns}"); do
-		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = uetd ] &&
-			alive "$pid" && { echo "$pid"; return 0; }
-	done
-	return 1
+	local ns=NS_$1
+	e2e_uetd_pid "${!ns}"
 }
 
 # load SIDE: uetctl load of that side's interface (skb mode, veth), with
@@ -62,12 +52,10 @@ load() {
 		e2e_fail "uetctl load ${!ifc} failed"
 }
 
-# eps SIDE: the endpoint indices its service lists, one a line.
+# eps SIDE: the endpoint indices its service lists, on one line.
 eps() {
-	local ifc=IF_$1
-	e2e_in "$1" "$U" stats "${!ifc}" --json 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys
-for e in json.load(sys.stdin).get("endpoints", []): print(e["index"])'
+	local ns=NS_$1 ifc=IF_$1
+	e2e_uetd_eps "${!ns}" "${!ifc}"
 }
 
 # wait_for FILE PATTERN SECONDS.
@@ -80,30 +68,11 @@ wait_for() {
 # `uetctl load` again; the endpoints listed before must be listed again
 # within BOUND_MS (REATTACH_MS).
 restart() {
-	local side=$1 sig=$2 bound=${3:-$REATTACH_MS} pid before after t0 t
-	before=$(eps "$side" | sort | tr '\n' ' ')
-	[ -n "$before" ] || e2e_fail "side $side: no endpoint listed before"
+	local side=$1 ns=NS_$1 ifc=IF_$1 pid
 	pid=$(uetd_pid "$side") || e2e_fail "side $side: no uetd"
-	kill "-$sig" "$pid"
-	for _ in $(seq 40); do
-		alive "$pid" || break
-		sleep 0.05
-	done
-	alive "$pid" && e2e_fail "uetd $pid still runs 2 s after SIG$sig"
-	sleep 0.2
-	load "$side"
-	t0=$(now_ms)
-	for _ in $(seq 60); do
-		after=$(eps "$side" | sort | tr '\n' ' ')
-		[ "$after" = "$before" ] && break
-		sleep 0.05
-	done
-	t=$(( $(now_ms) - t0 ))
-	[ "$after" = "$before" ] ||
-		e2e_fail "side $side: endpoints [$before] before, [$after] 3 s after the restart"
-	[ "$t" -le "$bound" ] ||
-		e2e_fail "side $side: endpoints back after $t ms (> $bound)"
-	e2e_log "side $side: uetd $pid ended by SIG$sig, a new one took over, endpoints [$before] back in $t ms"
+	e2e_uetd_restart "${!ns}" "${!ifc}" "$2" "${3:-$REATTACH_MS}" \
+		load "$side" || e2e_fail "side $side: $why"
+	e2e_log "side $side: uetd $pid ended by SIG$2, a new one took over, endpoints [$E2E_RESTART_EPS] back in $E2E_RESTART_MS ms"
 }
 
 # refused WHEN TAG WANT...: an endpoint opened on A (uet_write to B) must
