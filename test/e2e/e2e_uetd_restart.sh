@@ -10,6 +10,13 @@
 #     second of the restart (it reattached: same index), its engine counted
 #     the reattach and asked for its keys again, and a second client, a new endpoint opened after the
 #     restarts, passes the same checks;
+#  1b. two endpoints of one secure domain on B (two servers), each fed
+#     sealed mixed traffic (fi_soak -m mix: writes, tagged messages,
+#     fetch-and-adds, appends) by a client on A while B's service is
+#     restarted three times: every operation completes and verifies, and
+#     neither server answers a frame with NACK (the first endpoint back
+#     was once given the whole SD's frames, the other's too, and failed
+#     their PDCs with INV_DPDCID: uetd_tss_sdi_sync);
 #  2. an idle endpoint (a server waiting for its client) is back within
 #     2.5 s of its service's restart; an endpoint opened while A's service
 #     is down fails with an error that
@@ -122,6 +129,37 @@ e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -p "$PORT" -m rma \
 	e2e_fail "a new endpoint after the restarts: $(cat "$E2E_TMP/c2.out")"
 wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/server.out")"
 e2e_ok "a new endpoint after the restarts: 64 MiB sealed and verified"
+
+# 1b. Two endpoints of one SD on B across restarts of B's service.
+P2=$((PORT + 1))
+for k in 1 2; do
+	e2e_in B env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" -s -a "$IP_B" \
+		-S $((50 + k)) -p $((PORT + k)) -m mix -T 60 \
+		> "$E2E_TMP/sd-srv$k.out" 2>&1 &
+	eval "SD_SRV$k=\$!"
+done
+wait_for "$E2E_TMP/sd-srv1.out" ready 10
+wait_for "$E2E_TMP/sd-srv2.out" ready 10
+for k in 1 2; do
+	e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -S $((50 + k)) \
+		-p $((PORT + k)) -m mix -D 8 -M 4 -n 65536 -T 60 \
+		> "$E2E_TMP/sd-cli$k.out" 2>&1 &
+	eval "SD_CLI$k=\$!"
+done
+wait_for "$E2E_TMP/sd-cli1.out" "fi_soak: running" 10
+wait_for "$E2E_TMP/sd-cli2.out" "fi_soak: running" 10
+for sig in KILL TERM KILL; do
+	sleep 0.5
+	restart B $sig
+done
+for k in 1 2; do
+	c=SD_CLI$k s=SD_SRV$k
+	wait "${!c}" || e2e_fail "client $k of the shared SD: $(grep -v '^uet_engine_stats' "$E2E_TMP/sd-cli$k.out")"
+	wait "${!s}" || e2e_fail "server $k of the shared SD: $(grep -v '^uet_engine_stats' "$E2E_TMP/sd-srv$k.out")"
+	n=$(e2e_engine_stat "$E2E_TMP/sd-srv$k.out" tx_nack)
+	[ "$n" = 0 ] || e2e_fail "server $k of the shared SD sent $n NACKs"
+done
+e2e_ok "two endpoints of one SD on B, sealed mixed traffic across 3 restarts of its service: every operation verified, no NACK"
 unset FI_UET_JOB_ID FI_UET_TSS
 
 # 2. An endpoint opened while the service is down.
