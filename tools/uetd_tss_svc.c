@@ -117,7 +117,7 @@ int uetd_tss_init(struct uetd *d, const char *keys, const char *state)
 	return 0;
 }
 
-void uetd_tss_fini(struct uetd *d)
+void uetd_tss_fini(struct uetd *d, bool keep_xdp)
 {
 	struct uetd_tss *t = d->tss;
 
@@ -126,7 +126,7 @@ void uetd_tss_fini(struct uetd *d)
 	uetd_tss_peek_free(t, t->conf.nsd);
 	uetd_tss_conf_free(&t->conf);
 	uetd_tss_state_free(&t->state);
-	uetd_tss_xdp_free(t->xdp);
+	uetd_tss_xdp_free(t->xdp, !keep_xdp);
 	if (t->sdi_map >= 0)
 		close(t->sdi_map);
 	OPENSSL_cleanse(t, sizeof(*t));

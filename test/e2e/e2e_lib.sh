@@ -84,7 +84,8 @@ print(" ".join(sorted(str(e["index"]) for e in json.load(sys.stdin).get("endpoin
 }
 
 # e2e_uetd_restart NS IFACE SIGNAL BOUND_MS LOAD_CMD...: the uetd of NS
-# killed with SIGNAL, a pause, LOAD_CMD (`uetctl load` again); the
+# killed with SIGNAL, a pause (E2E_RESTART_PAUSE s, 0.2), LOAD_CMD
+# (`uetctl load` again); the
 # endpoints listed before must be listed again within BOUND_MS. Sets
 # E2E_RESTART_MS (the time they took) and E2E_RESTART_EPS (their list);
 # on failure sets $why and returns 1.
@@ -101,7 +102,7 @@ e2e_uetd_restart() {
 	done
 	e2e_alive "$pid" &&
 		{ why="uetd $pid still runs 2 s after SIG$sig"; return 1; }
-	sleep 0.2
+	sleep "${E2E_RESTART_PAUSE:-0.2}"
 	"$@" || { why="$ns: $* failed"; return 1; }
 	t0=$(now_ms)
 	for _ in $(seq 60); do

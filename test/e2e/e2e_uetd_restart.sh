@@ -13,10 +13,14 @@
 #  1b. two endpoints of one secure domain on B (two servers), each fed
 #     sealed mixed traffic (fi_soak -m mix: writes, tagged messages,
 #     fetch-and-adds, appends) by a client on A while B's service is
-#     restarted three times: every operation completes and verifies, and
-#     neither server answers a frame with NACK (the first endpoint back
-#     was once given the whole SD's frames, the other's too, and failed
-#     their PDCs with INV_DPDCID: uetd_tss_sdi_sync);
+#     restarted three times (after kill -9 and SIGTERM the service stays
+#     away 3 s, longer than the retry budget): every operation completes
+#     and verifies, and neither server answers a frame with NACK (the
+#     first endpoint back was once given the whole SD's frames, the
+#     other's too, and failed their PDCs with INV_DPDCID:
+#     uetd_tss_sdi_sync; a service stopped by SIGTERM once took the XDP
+#     program's AES contexts with it, and the SD's sealed frames found no
+#     endpoint until the next one came: uetd_tss_fini);
 #  2. an idle endpoint (a server waiting for its client) is back within
 #     2.5 s of its service's restart; an endpoint opened while A's service
 #     is down fails with an error that
@@ -142,15 +146,20 @@ wait_for "$E2E_TMP/sd-srv1.out" ready 10
 wait_for "$E2E_TMP/sd-srv2.out" ready 10
 for k in 1 2; do
 	e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -S $((50 + k)) \
-		-p $((PORT + k)) -m mix -D 8 -M 4 -n 65536 -T 60 \
+		-p $((PORT + k)) -m mix -D 14 -M 4 -n 65536 -T 60 \
 		> "$E2E_TMP/sd-cli$k.out" 2>&1 &
 	eval "SD_CLI$k=\$!"
 done
 wait_for "$E2E_TMP/sd-cli1.out" "fi_soak: running" 10
 wait_for "$E2E_TMP/sd-cli2.out" "fi_soak: running" 10
-for sig in KILL TERM KILL; do
+# SIGNAL:SECONDS the service stays away
+for how in KILL:3 TERM:3 KILL:0.2; do
 	sleep 0.5
-	restart B $sig
+	E2E_RESTART_PAUSE=${how#*:} e2e_uetd_restart "$NS_B" "$IF_B" \
+		"${how%:*}" 3000 load B ||
+		e2e_fail "SIG${how%:*}, the service away ${how#*:} s: $why;" \
+			"the clients: $(grep -hv '^uet_engine_stats' "$E2E_TMP"/sd-cli*.out)"
+	e2e_log "side B: SIG${how%:*}, the service away ${how#*:} s, endpoints [$E2E_RESTART_EPS] back in $E2E_RESTART_MS ms"
 done
 for k in 1 2; do
 	c=SD_CLI$k s=SD_SRV$k
