@@ -94,8 +94,12 @@ restart_all() {
 	local sig=KILL i
 	[ $(( $1 % 2 )) = 0 ] && sig=TERM
 	for i in $HOSTS; do
-		e2e_uetd_restart "${FAB_HOSTS[$i]}" fab0 "$sig" 3000 \
-			fab_uet_load_host "$i" || e2e_fail "restart $1: $why"
+		if ! e2e_uetd_restart "${FAB_HOSTS[$i]}" fab0 "$sig" 3000 \
+			fab_uet_load_host "$i"; then
+			fab_host_in "$i" "$B/uetctl" status fab0 \
+				> "$E2E_TMP/status-h$i.out" 2>&1 || true
+			e2e_fail "restart $1: $why (uetctl status: status-h$i.out)"
+		fi
 		RESTARTS=$(( RESTARTS + 1 ))
 		[ "$E2E_RESTART_MS" -le "$RESTART_MAX" ] ||
 			RESTART_MAX=$E2E_RESTART_MS
@@ -116,7 +120,23 @@ sum() {
 			END { printf "%d\n", n }'
 }
 
+# soak_keep: with SOAK_KEEP=DIR, the programs' outputs, the samples, the
+# services' counters and the summary copied there, whatever the end (the
+# run's folder goes at exit).
+soak_keep() {
+	local i
+	[ -n "${SOAK_KEEP:-}" ] || return 0
+	mkdir -p "$SOAK_KEEP"
+	for i in $HOSTS; do
+		[ -s "$E2E_TMP/uetd-h$i.json" ] || fab_host_in "$i" "$B/uetctl" \
+			stats fab0 --json > "$E2E_TMP/uetd-h$i.json" 2>&1 || true
+	done
+	cp "$E2E_TMP"/*.out "$E2E_TMP"/uetd-h*.json "$E2E_TMP"/samples \
+		"$E2E_TMP"/summary "$E2E_TMP"/stats "$SOAK_KEEP/" 2>/dev/null || true
+}
+
 fab_leaf_spine 2 2 2 1000 262144 9000
+trap 'rc=$?; soak_keep; (exit $rc); fab_cleanup' EXIT
 echo "sd 7 jobs 42 active 0 key0 $KEY" > "$E2E_TMP/tss.conf"
 chmod 600 "$E2E_TMP/tss.conf"
 FAB_TSS_KEYS=$E2E_TMP/tss.conf
@@ -254,13 +274,6 @@ lat=$(sed -n 's/^fi_soak: mix: done in .*max latency \([0-9.]*\) ms/\1/p' \
 	echo "soak: endpoint_reattaches $reattached count"
 	grep '^soak:' "$E2E_TMP/stats" || true
 } | tee "$E2E_TMP/summary"
-# SOAK_KEEP=DIR: the programs' outputs, the samples and the services'
-# counters kept there (the run's folder goes at exit).
-if [ -n "${SOAK_KEEP:-}" ]; then
-	mkdir -p "$SOAK_KEEP"
-	cp "$E2E_TMP"/*.out "$E2E_TMP"/uetd-h*.json "$E2E_TMP/samples" \
-		"$E2E_TMP/summary" "$E2E_TMP/stats" "$SOAK_KEEP/"
-fi
 
 [ "$rc" = 0 ] || e2e_fail "a client or server failed (above)"
 e2e_ok "8 endpoints, $SOAK_MIN min: $(( rma + tag + amo + rdmo )) operations verified"
