@@ -135,7 +135,6 @@ wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/server.out")"
 e2e_ok "a new endpoint after the restarts: 64 MiB sealed and verified"
 
 # 1b. Two endpoints of one SD on B across restarts of B's service.
-P2=$((PORT + 1))
 for k in 1 2; do
 	e2e_in B env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" -s -a "$IP_B" \
 		-S $((50 + k)) -p $((PORT + k)) -m mix -T 60 \
