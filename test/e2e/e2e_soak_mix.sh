@@ -184,6 +184,9 @@ while :; do
 		e2e_alive "${PID[cli$i]}" && running=$((running + 1))
 	done
 	[ "$running" = 0 ] && break
+	# A client that ended early failed: judge now (its host's service
+	# would have no endpoint left to restart).
+	[ "$running" = 4 ] || [ "$t" -ge "$SOAK_S" ] || break
 	[ "$t" -le "$LIMIT_S" ] || e2e_fail "clients still run after $t s"
 	if [ "$t" -ge "$next_sample" ]; then
 		sample "$(( $(now_ms) - T0 ))e-3"
