@@ -571,7 +571,7 @@ int main(int argc, char **argv)
 				strerror(-ret));
 		if (ret != -EEXIST)
 			uetd_dev_teardown(&d);
-		uetd_tss_fini(&d);
+		uetd_tss_fini(&d, false);
 		if (d.stop_conn >= 0) {	/* unloaded as it was asked */
 			int32_t st = 0;
 
@@ -599,7 +599,7 @@ int main(int argc, char **argv)
 		uetd_log(&d, "stopping");
 	}
 	uetd_dev_teardown(&d);
-	uetd_tss_fini(&d);
+	uetd_tss_fini(&d, keep_eps);
 	if (d.stop_conn >= 0) {
 		int32_t st = 0;
 

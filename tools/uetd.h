@@ -227,7 +227,10 @@ const char *uetd_policy_error(void);
  */
 int uetd_tss_init(struct uetd *d, const char *keys, const char *state);
 int uetd_tss_start(struct uetd *d);
-void uetd_tss_fini(struct uetd *d);
+/* |keep_xdp|: the program stays for the next service (uetd_leaves_eps),
+ * and so do the XDP program's AES contexts, which steer sealed frames to
+ * the endpoints meanwhile (as after kill -9). */
+void uetd_tss_fini(struct uetd *d, bool keep_xdp);
 /* SIGHUP: the key file again (kept as it was when it is bad). */
 void uetd_tss_reload(struct uetd *d);
 /* UET_DEV_TSS on endpoint |ep|'s connection: the reply. */

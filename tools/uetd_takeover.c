@@ -521,6 +521,8 @@ void uetd_takeover_tick(struct uetd *d)
 		e->queue = first_q;
 		e->rest_until = now + UETD_SLOT_REST_NS;
 		d->orphans_freed++;
+		/* One fewer awaited: an SD's steering may change. */
+		uetd_tss_ep_changed(d, i);
 		uetd_log(d, "endpoint %u did not come back (process %u is "
 			 "gone): its index rests", i,
 			 d->shm->slot[i].owner_pid);

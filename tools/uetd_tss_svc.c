@@ -117,7 +117,7 @@ int uetd_tss_init(struct uetd *d, const char *keys, const char *state)
 	return 0;
 }
 
-void uetd_tss_fini(struct uetd *d)
+void uetd_tss_fini(struct uetd *d, bool keep_xdp)
 {
 	struct uetd_tss *t = d->tss;
 
@@ -126,7 +126,7 @@ void uetd_tss_fini(struct uetd *d)
 	uetd_tss_peek_free(t, t->conf.nsd);
 	uetd_tss_conf_free(&t->conf);
 	uetd_tss_state_free(&t->state);
-	uetd_tss_xdp_free(t->xdp);
+	uetd_tss_xdp_free(t->xdp, !keep_xdp);
 	if (t->sdi_map >= 0)
 		close(t->sdi_map);
 	OPENSSL_cleanse(t, sizeof(*t));
@@ -171,14 +171,35 @@ static uint32_t uetd_tss_sdi_shared(struct uetd *d,
 }
 
 /*
+ * Indices of a taken-over pool whose owner has not come back yet
+ * (uetd_takeover.c): of an SD we cannot tell until it does.
+ */
+static uint32_t uetd_tss_awaited(const struct uetd *d)
+{
+	uint32_t n = 0;
+
+	if (!d->adopted || !d->shm)
+		return 0;
+	for (uint32_t i = 1; i < d->layout.max_eps; i++)
+		n += d->eps[i].conn < 0 &&
+		     d->shm->slot[i].state == UET_DEV_SLOT_ACTIVE;
+	return n;
+}
+
+/*
  * uet_xdp_sdi as the endpoints open now need it: an SD with one endpoint
  * goes to it, one with several to whoever reads its headers (above), one
- * with none (or gone from the file) nowhere.
+ * with none (or gone from the file) nowhere. While endpoints of a
+ * takeover are still to come back, an SD with one endpoint back is read
+ * as one with several: every sealed frame of the SD sent to the first one
+ * back would give it the others' frames too, which it answers NACK
+ * INV_DPDCID for a PDC it does not know, failing their peers' PDCs.
  */
 void uetd_tss_sdi_sync(struct uetd *d)
 {
 	struct uetd_tss *t = d->tss;
 	uint32_t keys[UET_XDP_MAX_SDS], n = 0, key, *prev = NULL;
+	uint32_t awaited = uetd_tss_awaited(d);
 
 	if (!t || t->sdi_map < 0)
 		return;
@@ -204,7 +225,7 @@ void uetd_tss_sdi_sync(struct uetd *d)
 			bpf_map_delete_elem(t->sdi_map, &sd->sdi);
 			continue;
 		}
-		if (eps > 1)
+		if (eps > 1 || awaited)
 			ep = uetd_tss_sdi_shared(d, sd);
 		if (bpf_map_update_elem(t->sdi_map, &sd->sdi, &ep, BPF_ANY))
 			uetd_log(d, "TSS: SD %u: steering entry: %s", sd->sdi,

@@ -106,11 +106,11 @@ struct uetd_tss_xdp *uetd_tss_xdp_new(const char *ifname,
 	return x;
 }
 
-void uetd_tss_xdp_free(struct uetd_tss_xdp *x)
+void uetd_tss_xdp_free(struct uetd_tss_xdp *x, bool flush)
 {
 	if (!x)
 		return;
-	if (x->on)
+	if (x->on && flush)
 		uetd_tss_xdp_flush(x);
 	uet_tss_ctx__destroy(x->skel);
 	if (x->map >= 0)

@@ -27,7 +27,7 @@ struct uetd_tss_xdp;
  */
 struct uetd_tss_xdp *uetd_tss_xdp_new(const char *ifname,
 				      const char *setting);
-void uetd_tss_xdp_free(struct uetd_tss_xdp *x);
+void uetd_tss_xdp_free(struct uetd_tss_xdp *x, bool flush);
 bool uetd_tss_xdp_on(const struct uetd_tss_xdp *x);
 const char *uetd_tss_xdp_why(const struct uetd_tss_xdp *x);
 

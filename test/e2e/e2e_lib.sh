@@ -57,6 +57,70 @@ e2e_wait_for() {
 	return 1
 }
 
+# e2e_alive PID: the process runs (a zombie, exited and not yet reaped by
+# whoever inherited it, does not).
+e2e_alive() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# e2e_uetd_pid NS: the pid of the uetd running in namespace NS.
+e2e_uetd_pid() {
+	local pid
+	for pid in $(ip netns pids "$1"); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = uetd ] &&
+			e2e_alive "$pid" && { echo "$pid"; return 0; }
+	done
+	return 1
+}
+
+# e2e_uetd_eps NS IFACE: the endpoint indices IFACE's service lists,
+# sorted, on one line.
+e2e_uetd_eps() {
+	ip netns exec "$1" "$B/uetctl" stats "$2" --json 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys
+print(" ".join(sorted(str(e["index"]) for e in json.load(sys.stdin).get("endpoints", []))))'
+}
+
+# e2e_uetd_restart NS IFACE SIGNAL BOUND_MS LOAD_CMD...: the uetd of NS
+# killed with SIGNAL, a pause (E2E_RESTART_PAUSE s, 0.2), LOAD_CMD
+# (`uetctl load` again); the
+# endpoints listed before must be listed again within BOUND_MS. Sets
+# E2E_RESTART_MS (the time they took) and E2E_RESTART_EPS (their list);
+# on failure sets $why and returns 1.
+e2e_uetd_restart() {
+	local ns=$1 ifc=$2 sig=$3 bound=$4 pid before after t0
+	shift 4
+	before=$(e2e_uetd_eps "$ns" "$ifc")
+	[ -n "$before" ] || { why="$ns: no endpoint listed before"; return 1; }
+	pid=$(e2e_uetd_pid "$ns") || { why="$ns: no uetd"; return 1; }
+	kill "-$sig" "$pid"
+	for _ in $(seq 40); do
+		e2e_alive "$pid" || break
+		sleep 0.05
+	done
+	e2e_alive "$pid" &&
+		{ why="uetd $pid still runs 2 s after SIG$sig"; return 1; }
+	sleep "${E2E_RESTART_PAUSE:-0.2}"
+	"$@" || { why="$ns: $* failed"; return 1; }
+	t0=$(now_ms)
+	for _ in $(seq 60); do
+		after=$(e2e_uetd_eps "$ns" "$ifc")
+		[ "$after" = "$before" ] && break
+		sleep 0.05
+	done
+	E2E_RESTART_MS=$(( $(now_ms) - t0 ))
+	E2E_RESTART_EPS=$before
+	if [ "$after" != "$before" ]; then
+		why="$ns: endpoints [$before] before, [$after] 3 s after"
+		why+=" the restart"
+		return 1
+	fi
+	[ "$E2E_RESTART_MS" -le "$bound" ] ||
+		{ why="$ns: endpoints back after $E2E_RESTART_MS ms"; return 1; }
+}
+
 # Root is needed; without it skip, except under CI where it fails.
 e2e_require_root() {
 	if [ "$(id -u)" != 0 ]; then

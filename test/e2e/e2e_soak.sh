@@ -7,7 +7,7 @@
 # tagged messages (fi_tsend/fi_trecv, up to 1 MiB, lengths varied, tag,
 # length and every byte checked by the receiver). 1 GiB in all by default
 # (bytes the programs verified);
-# SOAK_GIB=N scales every run by N (`make soak` runs SOAK_GIB=8). Each run
+# SOAK_GIB=N scales every run by N (`make soak-loss` runs SOAK_GIB=8). Each run
 # prints bytes, seconds, MB/s, the longest operation, the retransmissions
 # of both engines (UET_ENGINE_DEBUG's counters at close) and the frames
 # the XDP programs dropped, and must end within its time limit.

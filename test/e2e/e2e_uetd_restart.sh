@@ -10,6 +10,17 @@
 #     second of the restart (it reattached: same index), its engine counted
 #     the reattach and asked for its keys again, and a second client, a new endpoint opened after the
 #     restarts, passes the same checks;
+#  1b. two endpoints of one secure domain on B (two servers), each fed
+#     sealed mixed traffic (fi_soak -m mix: writes, tagged messages,
+#     fetch-and-adds, appends) by a client on A while B's service is
+#     restarted three times (after kill -9 and SIGTERM the service stays
+#     away 3 s, longer than the retry budget): every operation completes
+#     and verifies, and neither server answers a frame with NACK (the
+#     first endpoint back was once given the whole SD's frames, the
+#     other's too, and failed their PDCs with INV_DPDCID:
+#     uetd_tss_sdi_sync; a service stopped by SIGTERM once took the XDP
+#     program's AES contexts with it, and the SD's sealed frames found no
+#     endpoint until the next one came: uetd_tss_fini);
 #  2. an idle endpoint (a server waiting for its client) is back within
 #     2.5 s of its service's restart; an endpoint opened while A's service
 #     is down fails with an error that
@@ -35,22 +46,12 @@ U="$B/uetctl"
 REATTACH_MS=1000	# the target: running endpoints back within a second
 KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
-# alive PID: the process runs (a zombie, exited and not yet reaped by
-# whoever inherited it, does not).
-alive() {
-	local st
-	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ]
-}
+alive() { e2e_alive "$@"; }
 
 # uetd_pid SIDE: the pid of the uetd serving that side's interface.
 uetd_pid() {
-	local ns=NS_$1 pid
-	for pid in $(ip netns pids "${!ns}"); do
-		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = uetd ] &&
-			alive "$pid" && { echo "$pid"; return 0; }
-	done
-	return 1
+	local ns=NS_$1
+	e2e_uetd_pid "${!ns}"
 }
 
 # load SIDE: uetctl load of that side's interface (skb mode, veth), with
@@ -62,12 +63,10 @@ load() {
 		e2e_fail "uetctl load ${!ifc} failed"
 }
 
-# eps SIDE: the endpoint indices its service lists, one a line.
+# eps SIDE: the endpoint indices its service lists, on one line.
 eps() {
-	local ifc=IF_$1
-	e2e_in "$1" "$U" stats "${!ifc}" --json 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys
-for e in json.load(sys.stdin).get("endpoints", []): print(e["index"])'
+	local ns=NS_$1 ifc=IF_$1
+	e2e_uetd_eps "${!ns}" "${!ifc}"
 }
 
 # wait_for FILE PATTERN SECONDS.
@@ -80,30 +79,11 @@ wait_for() {
 # `uetctl load` again; the endpoints listed before must be listed again
 # within BOUND_MS (REATTACH_MS).
 restart() {
-	local side=$1 sig=$2 bound=${3:-$REATTACH_MS} pid before after t0 t
-	before=$(eps "$side" | sort | tr '\n' ' ')
-	[ -n "$before" ] || e2e_fail "side $side: no endpoint listed before"
+	local side=$1 ns=NS_$1 ifc=IF_$1 pid
 	pid=$(uetd_pid "$side") || e2e_fail "side $side: no uetd"
-	kill "-$sig" "$pid"
-	for _ in $(seq 40); do
-		alive "$pid" || break
-		sleep 0.05
-	done
-	alive "$pid" && e2e_fail "uetd $pid still runs 2 s after SIG$sig"
-	sleep 0.2
-	load "$side"
-	t0=$(now_ms)
-	for _ in $(seq 60); do
-		after=$(eps "$side" | sort | tr '\n' ' ')
-		[ "$after" = "$before" ] && break
-		sleep 0.05
-	done
-	t=$(( $(now_ms) - t0 ))
-	[ "$after" = "$before" ] ||
-		e2e_fail "side $side: endpoints [$before] before, [$after] 3 s after the restart"
-	[ "$t" -le "$bound" ] ||
-		e2e_fail "side $side: endpoints back after $t ms (> $bound)"
-	e2e_log "side $side: uetd $pid ended by SIG$sig, a new one took over, endpoints [$before] back in $t ms"
+	e2e_uetd_restart "${!ns}" "${!ifc}" "$2" "${3:-$REATTACH_MS}" \
+		load "$side" || e2e_fail "side $side: $why"
+	e2e_log "side $side: uetd $pid ended by SIG$2, a new one took over, endpoints [$E2E_RESTART_EPS] back in $E2E_RESTART_MS ms"
 }
 
 # refused WHEN TAG WANT...: an endpoint opened on A (uet_write to B) must
@@ -153,6 +133,41 @@ e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -p "$PORT" -m rma \
 	e2e_fail "a new endpoint after the restarts: $(cat "$E2E_TMP/c2.out")"
 wait "$SPID" || e2e_fail "server: $(cat "$E2E_TMP/server.out")"
 e2e_ok "a new endpoint after the restarts: 64 MiB sealed and verified"
+
+# 1b. Two endpoints of one SD on B across restarts of B's service.
+for k in 1 2; do
+	e2e_in B env FI_PROVIDER=uet FI_UET_STATS=1 "$B/fi_soak" -s -a "$IP_B" \
+		-S $((50 + k)) -p $((PORT + k)) -m mix -T 60 \
+		> "$E2E_TMP/sd-srv$k.out" 2>&1 &
+	eval "SD_SRV$k=\$!"
+done
+wait_for "$E2E_TMP/sd-srv1.out" ready 10
+wait_for "$E2E_TMP/sd-srv2.out" ready 10
+for k in 1 2; do
+	e2e_in A env FI_PROVIDER=uet "$B/fi_soak" -c "$IP_B" -S $((50 + k)) \
+		-p $((PORT + k)) -m mix -D 14 -M 4 -n 65536 -T 60 \
+		> "$E2E_TMP/sd-cli$k.out" 2>&1 &
+	eval "SD_CLI$k=\$!"
+done
+wait_for "$E2E_TMP/sd-cli1.out" "fi_soak: running" 10
+wait_for "$E2E_TMP/sd-cli2.out" "fi_soak: running" 10
+# SIGNAL:SECONDS the service stays away
+for how in KILL:3 TERM:3 KILL:0.2; do
+	sleep 0.5
+	E2E_RESTART_PAUSE=${how#*:} e2e_uetd_restart "$NS_B" "$IF_B" \
+		"${how%:*}" 3000 load B ||
+		e2e_fail "SIG${how%:*}, the service away ${how#*:} s: $why;" \
+			"the clients: $(grep -hv '^uet_engine_stats' "$E2E_TMP"/sd-cli*.out)"
+	e2e_log "side B: SIG${how%:*}, the service away ${how#*:} s, endpoints [$E2E_RESTART_EPS] back in $E2E_RESTART_MS ms"
+done
+for k in 1 2; do
+	c=SD_CLI$k s=SD_SRV$k
+	wait "${!c}" || e2e_fail "client $k of the shared SD: $(grep -v '^uet_engine_stats' "$E2E_TMP/sd-cli$k.out")"
+	wait "${!s}" || e2e_fail "server $k of the shared SD: $(grep -v '^uet_engine_stats' "$E2E_TMP/sd-srv$k.out")"
+	n=$(e2e_engine_stat "$E2E_TMP/sd-srv$k.out" tx_nack)
+	[ "$n" = 0 ] || e2e_fail "server $k of the shared SD sent $n NACKs"
+done
+e2e_ok "two endpoints of one SD on B, sealed mixed traffic across 3 restarts of its service: every operation verified, no NACK"
 unset FI_UET_JOB_ID FI_UET_TSS
 
 # 2. An endpoint opened while the service is down.

@@ -576,8 +576,19 @@ fab_port_qdrops() {
 fab_uet_load() {
 	local i
 	for i in "${!FAB_HOSTS[@]}"; do
-		fab_host_in "$i" "$B/uetctl" load fab0 --mode skb >/dev/null
+		fab_uet_load_host "$i"
 	done
+}
+
+# fab_uet_load_host I: the same on host I (again: a restarted service).
+# With FAB_TSS_KEYS set, the service gets that key file and an epoch
+# state of the host's own.
+fab_uet_load_host() {
+	local tss=()
+	[ -z "${FAB_TSS_KEYS:-}" ] || tss=(--tss-keys "$FAB_TSS_KEYS" \
+		--tss-state "$E2E_TMP/tss-h$1.state")
+	fab_host_in "$1" "$B/uetctl" load fab0 --mode skb "${tss[@]}" \
+		>/dev/null || e2e_fail "uetctl load fab0 on host $1 failed"
 }
 
 # fab_teardown: the fabric's namespaces and everything in them gone (the

@@ -30,6 +30,17 @@
  * for any message more (a receive of any tag): each one is an extra (a
  * duplicate), which the client's check allows only for -E.
  *
+ * -m mix -D SEC (client; the server too is started with -m mix, for
+ * atomics): rounds of each kind in turn until SEC have passed, each
+ * verified: rma and tag as above (-M MiB each, at most 63), then 4096
+ * fetch-and-adds of 1 on one counter of the server (the old values a
+ * permutation, the counter where it must be, read by the server), then
+ * 4096 8-byte RDMO appends to a queue of the server's (the old pointers a
+ * permutation, each record read back where its append put it, the
+ * server's pointer and records each once). Each cycle's data differ.
+ * Prints "fi_soak: mix: ..." with the operations and bytes of each kind
+ * (fi_soak_mix.c).
+ *
  * -E (a link that flaps): an error completion is not the end. The client
  * says the first, counts them and posts the failed operation again (the
  * same write, read or send, tag and bytes) until it succeeds, at most
@@ -59,8 +70,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_ext_uet.h>
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
@@ -129,8 +142,11 @@ int sk_open(struct sk *s)
 				  .flags = s->o.server ? FI_SOURCE : 0,
 				  .cq_size = 1024,
 				  .cq_format = FI_CQ_FORMAT_TAGGED };
+	/* Atomics only for mix: tcp's rxm refuses them unless asked. */
 	struct fi_info *h = ex_hints_rdm(EX_RMA_CAPS | FI_TAGGED | FI_SEND |
-					 FI_RECV, FI_CONTEXT | FI_CONTEXT2);
+					 FI_RECV | (s->o.mode == SK_MIX ?
+					 FI_ATOMIC : 0),
+					 FI_CONTEXT | FI_CONTEXT2);
 	size_t len = 2 * SK_REGION;
 	int ret;
 
@@ -151,6 +167,14 @@ int sk_open(struct sk *s)
 		SK_CALL(fi_mr_enable(s->mr));
 	}
 	s->desc = fi_mr_desc(s->mr);
+	if (s->o.mode == SK_MIX && !s->o.server &&
+	    (fi_open_ops(&s->fab.domain->fid, FI_UET_RDMO_OPS, 0,
+			 (void **)&s->rdmo, NULL) || !s->rdmo ||
+	     !s->rdmo->append)) {
+		fprintf(stderr, "fi_soak: -m mix: the provider has no RDMO "
+			"appends (" FI_UET_RDMO_OPS ")\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -329,36 +353,56 @@ struct sk_op *sk_op_free(struct sk *s)
 	return NULL;
 }
 
-/* Posts op k (local and remote slot |slot|, |len| bytes), retrying while
- * the provider says FI_EAGAIN; 0 or -1. */
-int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
-		   uint64_t len)
+/* Posts op k at local offset |loff| and remote offset |roff| (see
+ * fi_soak.h), retrying while the provider says FI_EAGAIN; 0 or -1. */
+int sk_post_at(struct sk *s, enum sk_kind kind, uint64_t k, uint64_t loff,
+	       uint64_t roff, uint64_t len)
 {
 	uint64_t end = sk_now_ns() + SK_OP_WAIT_MS * 1000000ull;
-	uint64_t off = (uint64_t)slot * s->o.size;
-	uint8_t *src = s->buf + off, *rb = s->buf + SK_REGION + off;
-	uint64_t raddr = s->srv.region_addr + off;
+	uint8_t *src = s->buf + loff, *rb = s->buf + SK_REGION + loff;
+	uint64_t raddr = s->srv.region_addr + roff, key = s->srv.region_key;
 	struct sk_op *op = sk_op_free(s);
 	ssize_t ret;
 
 	if (!op)
 		return -1;
 	op->k = k;
-	op->slot = slot;
+	op->loff = loff;
+	op->roff = roff;
+	op->slot = (int)(loff / s->o.size);
 	op->kind = kind;
 	op->len = len;
 	op->t_post = sk_now_ns();
 	for (;;) {
-		if (kind == SK_WRITE)
+		switch (kind) {
+		case SK_WRITE:
 			ret = fi_write(s->fab.ep, src, len, s->desc, s->peer,
-				       raddr, s->srv.region_key, &op->ctx);
-		else if (kind == SK_READ)
+				       raddr, key, &op->ctx);
+			break;
+		case SK_READ:
+		case SK_READ_AT:
 			ret = fi_read(s->fab.ep, rb, len, s->desc, s->peer,
-				      raddr, s->srv.region_key, &op->ctx);
-		else
+				      raddr, key, &op->ctx);
+			break;
+		case SK_TSEND:
 			ret = fi_tsend(s->fab.ep, src, len, s->desc, s->peer,
 				       (uint64_t)s->srv.session << 40 | k,
 				       &op->ctx);
+			break;
+		case SK_FADD:	/* adds the 1 at SK_MIX_OFF of ours */
+			ret = fi_fetch_atomic(s->fab.ep, s->buf + SK_MIX_OFF,
+					      1, s->desc, src, s->desc,
+					      s->peer, raddr, key, FI_UINT64,
+					      FI_SUM, &op->ctx);
+			break;
+		case SK_APPEND:
+			ret = s->rdmo->append(s->fab.ep, src, len, s->desc,
+					      s->peer, raddr, key, key,
+					      (uint64_t *)(void *)rb, &op->ctx);
+			break;
+		default:
+			ret = -FI_EINVAL;
+		}
 		if (ret != -FI_EAGAIN || sk_now_ns() > end)
 			break;
 		fi_cq_read(s->fab.cq, NULL, 0);
@@ -373,11 +417,22 @@ int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
 	return 0;
 }
 
+/* Op k at slot |slot| of both sides (|slot| * o.size). */
+int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
+	    uint64_t len)
+{
+	uint64_t off = (uint64_t)slot * s->o.size;
+
+	return sk_post_at(s, kind, k, off, off, len);
+}
+
 static const char *sk_usage =
 	"usage: fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-w WINDOW]"
-	" [-E] [-T SEC]\n"
+	" [-m mix] [-E] [-T SEC]\n"
 	"       fi_soak -c SERVER [-p PORT] -m rma|tag [-M MIB] [-n SIZE] "
-	"[-w WINDOW] [-N] [-K [-r] | -E] [-T SEC]\n";
+	"[-w WINDOW] [-N] [-K [-r] | -E] [-T SEC]\n"
+	"       fi_soak -c SERVER [-p PORT] -m mix -D SEC [-M MIB] [-n SIZE] "
+	"[-w WINDOW] [-T SEC]\n";
 
 int main(int argc, char **argv)
 {
@@ -387,7 +442,8 @@ int main(int argc, char **argv)
 	s.o = (struct sk_opts){ .service = "42", .port = 47990, .window = 8,
 				.clients = 1, .grace_ms = 2000, .limit_s = 120,
 				.mib = 64, .size = SK_MIB };
-	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrEC:G:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrEC:G:T:D:h")) !=
+	       -1) {
 		switch (c) {
 		case 's': s.o.server = true; break;
 		case 'c': s.o.addr = optarg; break;
@@ -396,7 +452,8 @@ int main(int argc, char **argv)
 		case 'p': s.o.port = atoi(optarg); break;
 		case 'm':
 			s.o.mode = !strcmp(optarg, "rma") ? SK_RMA :
-				   !strcmp(optarg, "tag") ? SK_TAG : -1;
+				   !strcmp(optarg, "tag") ? SK_TAG :
+				   !strcmp(optarg, "mix") ? SK_MIX : -1;
 			break;
 		case 'M': s.o.mib = strtoull(optarg, NULL, 0); break;
 		case 'n': s.o.size = strtoull(optarg, NULL, 0); break;
@@ -408,6 +465,7 @@ int main(int argc, char **argv)
 		case 'C': s.o.clients = (unsigned int)atoi(optarg); break;
 		case 'G': s.o.grace_ms = (unsigned int)atoi(optarg); break;
 		case 'T': s.o.limit_s = (unsigned int)atoi(optarg); break;
+		case 'D': s.o.duration_s = (unsigned int)atoi(optarg); break;
 		default:
 			fprintf(stderr, "%s", sk_usage);
 			return c == 'h' ? 0 : 2;
@@ -416,12 +474,16 @@ int main(int argc, char **argv)
 	if (!s.o.addr || (!s.o.server && s.o.mode <= 0) || s.o.window < 1 ||
 	    s.o.window > SK_WMAX || !s.o.size || s.o.size > SK_REGION ||
 	    SK_REGION / s.o.size < (uint64_t)s.o.window || !s.o.limit_s ||
-	    (s.o.retry && s.o.keep_going)) {
+	    (s.o.retry && s.o.keep_going) || s.o.mode < 0 ||
+	    (s.o.mode == SK_MIX && !s.o.server &&
+	     (!s.o.duration_s || s.o.duration_s >= s.o.limit_s ||
+	      s.o.keep_going || s.o.retry))) {
 		fprintf(stderr, "%s", sk_usage);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ex_time_limit("fi_soak", s.o.limit_s);
+	s.seed = 0x50a4feedull;
 	ret = s.o.server ? sk_server(&s) : sk_client(&s);
 	sk_close(&s);
 	if (!s.o.server)

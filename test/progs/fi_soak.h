@@ -19,6 +19,8 @@
 
 #include "examples/ex_common.h"
 
+struct fi_uet_rdmo_ops;
+
 #define SK_MIB		(1024 * 1024ull)
 #define SK_REGION	(64 * SK_MIB)	/* RMA target; and the recv area */
 #define SK_WMAX		64
@@ -29,14 +31,31 @@
 #define SK_EXTRA_WAIT_MS 300		/* a leftover message, at the end */
 #define SK_EXTRA_MAX	64
 
-enum { SK_RMA = 1, SK_TAG = 2 };
-enum { SK_CMD_CHECK = 1, SK_CMD_TAG, SK_CMD_DONE };
+enum { SK_RMA = 1, SK_TAG = 2, SK_MIX = 3 };
+/* WORD: the server's uint64 at region offset |first| (reply's done);
+ * QRESET: its append queue emptied (pointer to its start, data zeroed);
+ * QCHECK: the queue holds |count| records, values seed..seed+count-1,
+ * each once (fi_soak_mix.c). */
+enum { SK_CMD_CHECK = 1, SK_CMD_TAG, SK_CMD_DONE, SK_CMD_WORD,
+       SK_CMD_QRESET, SK_CMD_QCHECK };
+
+/*
+ * -m mix keeps the top SK_MIB of the server's region out of its RMA
+ * rounds for the atomics and the appends: the counter that fetch-and-adds
+ * hit, the append queue's pointer, then its data (8-byte records).
+ */
+#define SK_MIX_OFF	(SK_REGION - SK_MIB)
+#define SK_MIX_COUNTER	SK_MIX_OFF
+#define SK_MIX_QPTR	(SK_MIX_OFF + 8)
+#define SK_MIX_QDATA	(SK_MIX_OFF + 4096)
+#define SK_MIX_QMAX	((SK_MIB - 4096) / 8)	/* records a round */
 
 struct sk_opts {
 	bool server, keep_going, no_read_back, reads, retry;
 	const char *addr, *service;
 	int port, mode, window;
 	unsigned int clients, grace_ms, limit_s;
+	unsigned int duration_s;	/* -D: mix rounds until then */
 	uint64_t mib, size;
 };
 
@@ -59,13 +78,16 @@ struct sk_reply {
 	uint64_t ok, done, bad, extra;
 };
 
-enum sk_kind { SK_WRITE, SK_READ, SK_TSEND };
+/* FADD: fetch-and-add of 1 to the mix counter; APPEND: an 8-byte RDMO
+ * append to the mix queue; READ_AT: fi_read at any offset (sk_post_at). */
+enum sk_kind { SK_WRITE, SK_READ, SK_TSEND, SK_FADD, SK_APPEND, SK_READ_AT };
 
 struct sk_op {
 	struct fi_context2 ctx;	/* first: the CQ gives it back */
 	uint64_t t_post, k, len;
 	bool busy;
 	int slot;
+	uint64_t loff, roff;	/* local and remote offsets (sk_post_at) */
 	enum sk_kind kind;	/* the client's: what to post again (-E) */
 };
 
@@ -85,6 +107,10 @@ struct sk {
 	struct sk_op *err_op;	/* its operation (sk_wait_one) */
 	uint64_t last_tag;	/* the server's: of the last receive */
 	char first_err[160];	/* -E: the first error completion, said */
+	uint64_t seed;		/* of the data patterns (mix: per cycle) */
+	bool quiet;		/* mix: no line per run */
+	uint64_t tag_bytes;	/* sent in tag runs, in all */
+	struct fi_uet_rdmo_ops *rdmo;	/* mix: the provider's appends */
 };
 
 #define SK_CALL(call)	do { int r_ = (int)(call); if (r_) { \
@@ -117,9 +143,28 @@ struct sk_op *sk_op_free(struct sk *s);
  * the provider says FI_EAGAIN; 0 or -1. */
 int sk_post(struct sk *s, enum sk_kind kind, uint64_t k, int slot,
 	    uint64_t len);
+/* The same at local offset |loff| of s->buf and remote offset |roff| of
+ * the server's region (FADD: |loff| its result's; APPEND: its record's,
+ * the result at SK_REGION + |loff|). */
+int sk_post_at(struct sk *s, enum sk_kind kind, uint64_t k, uint64_t loff,
+	       uint64_t roff, uint64_t len);
 
 /* ---- fi_soak_cli.c, fi_soak_srv.c ---------------------------------------- */
 int sk_client(struct sk *s);
 int sk_server(struct sk *s);
+/* One verified run of |total| ops from op |k0| on (rma: writes of
+ * o.size, checked by the server and read back; tag: messages). */
+int sk_client_rma(struct sk *s, uint64_t k0, uint64_t total);
+int sk_client_tag(struct sk *s, uint64_t k0, uint64_t total);
+/* Waits until at most |max| ops are in flight; 1 on an error completion. */
+int sk_drain_to(struct sk *s, int max);
+/* A command on the side channel and its reply; 0 or -1. */
+int sk_cmd(struct sk *s, const struct sk_cmd *c, struct sk_reply *r);
+
+/* ---- fi_soak_mix.c ------------------------------------------------------- */
+/* -m mix: rma, tag, fetch-and-add and append rounds in turn until -D. */
+int sk_client_mix(struct sk *s);
+/* The server's side of WORD, QRESET and QCHECK; 0 or -1. */
+int sk_srv_mix_cmd(struct sk *s, const struct sk_cmd *c);
 
 #endif /* FI_SOAK_H */

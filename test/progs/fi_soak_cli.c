@@ -40,7 +40,7 @@ static int sk_repost(struct sk *s)
 
 /* Waits until at most |max| ops are in flight; 1 on an error completion
  * (-E: the op is posted again instead). */
-static int sk_drain_to(struct sk *s, int max)
+int sk_drain_to(struct sk *s, int max)
 {
 	while (s->inflight > max) {
 		int ret = sk_wait_one(s);
@@ -56,7 +56,7 @@ static int sk_drain_to(struct sk *s, int max)
 	return 0;
 }
 
-static int sk_cmd(struct sk *s, const struct sk_cmd *c, struct sk_reply *r)
+int sk_cmd(struct sk *s, const struct sk_cmd *c, struct sk_reply *r)
 {
 	if (sk_send(s, c, sizeof(*c)) || sk_recv(s, r, sizeof(*r))) {
 		fprintf(stderr, "fi_soak: side channel lost\n");
@@ -125,12 +125,15 @@ static int sk_read_back(struct sk *s, uint64_t count)
 	return 0;
 }
 
-static const uint64_t sk_seed = 0x50a4feedull;
-
-static int sk_client_rma(struct sk *s)
+/* Mix keeps the top of the region for atomics and appends (fi_soak.h). */
+static uint64_t sk_rma_slots(const struct sk *s)
 {
-	uint64_t slots = SK_REGION / s->o.size, total = s->o.mib * SK_MIB /
-			 s->o.size, t0 = sk_now_ns(), k = 0, ns;
+	return (s->o.mode == SK_MIX ? SK_MIX_OFF : SK_REGION) / s->o.size;
+}
+
+int sk_client_rma(struct sk *s, uint64_t k0, uint64_t total)
+{
+	uint64_t slots = sk_rma_slots(s), t0 = sk_now_ns(), k = k0, ns;
 	/*
 	 * "running" says a fault may come now. -E: early in the second round,
 	 * so that the whole round and its read-back are ahead (a link that
@@ -142,6 +145,7 @@ static int sk_client_rma(struct sk *s)
 	struct sk_reply r;
 	int ret;
 
+	total += k0;
 	while (s->o.keep_going || k < total) {
 		uint64_t first = k, round = s->o.keep_going ? slots :
 			total - k < slots ? total - k : slots;
@@ -157,11 +161,11 @@ static int sk_client_rma(struct sk *s)
 				return -1;
 			if (!s->o.reads)	/* -K -r: reads only */
 				sk_pattern(s->buf + j * s->o.size, s->o.size,
-					   sk_seed + k);
+					   s->seed + k);
 			if (sk_post(s, s->o.reads ? SK_READ : SK_WRITE, k,
 				    (int)j, s->o.size))
 				return -1;
-			if (k == running)
+			if (k == running && !s->quiet)
 				printf("fi_soak: running\n");
 		}
 		ret = sk_drain_to(s, 0);
@@ -175,7 +179,7 @@ static int sk_client_rma(struct sk *s)
 			continue;
 		struct sk_cmd c = { .op = SK_CMD_CHECK, .first = first,
 				    .count = round, .size = s->o.size,
-				    .seed = sk_seed };
+				    .seed = s->seed };
 		if (sk_cmd(s, &c, &r))
 			return -1;
 		if (!r.ok) {
@@ -190,6 +194,9 @@ static int sk_client_rma(struct sk *s)
 			return -1;
 	}
 	ns = sk_now_ns() - t0;
+	total -= k0;
+	if (s->quiet)
+		return 0;
 	printf("fi_soak: rma: %llu bytes in %llu writes of %llu B (%d in "
 	       "flight), checked by the target%s: %.2f s, %.1f MB/s, max "
 	       "latency %.1f ms\n", (unsigned long long)(total * s->o.size),
@@ -200,12 +207,11 @@ static int sk_client_rma(struct sk *s)
 	return 0;
 }
 
-static int sk_client_tag(struct sk *s)
+int sk_client_tag(struct sk *s, uint64_t k0, uint64_t total)
 {
-	uint64_t slots = SK_REGION / s->o.size, bytes = 0, k = 0,
-		 total = s->o.mib * SK_MIB / s->o.size, t0, ns;
+	uint64_t slots = SK_REGION / s->o.size, bytes = 0, k = k0, t0, ns;
 	struct sk_cmd c = { .op = SK_CMD_TAG, .size = s->o.size,
-			    .seed = sk_seed,
+			    .seed = s->seed, .first = k0,
 			    .count = s->o.keep_going ? UINT64_MAX : total };
 	struct sk_reply r;
 	int ret;
@@ -214,6 +220,7 @@ static int sk_client_tag(struct sk *s)
 	if (sk_cmd(s, &c, &r))
 		return -1;
 	t0 = sk_now_ns();
+	total += k0;
 	while (s->o.keep_going || k < total) {
 		uint64_t round = s->o.keep_going ? slots :
 			total - k < slots ? total - k : slots;
@@ -228,11 +235,11 @@ static int sk_client_tag(struct sk *s)
 				sk_err_print(s, "tsend");
 			if (ret)
 				return -1;
-			sk_pattern(s->buf + j * s->o.size, len, sk_seed + k);
+			sk_pattern(s->buf + j * s->o.size, len, s->seed + k);
 			if (sk_post(s, SK_TSEND, k, (int)j, len))
 				return -1;
 			bytes += len;
-			if (k == 16 + (uint64_t)s->o.window)
+			if (k == 16 + (uint64_t)s->o.window && !s->quiet)
 				printf("fi_soak: running\n");
 		}
 		ret = sk_drain_to(s, 0);
@@ -248,6 +255,7 @@ static int sk_client_tag(struct sk *s)
 		return -1;
 	}
 	ns = sk_now_ns() - t0;
+	total -= k0;
 	if (!r.ok || r.done != total) {
 		fprintf(stderr, "fi_soak: tag: the server received %llu of "
 			"%llu, %llu wrong\n", (unsigned long long)r.done,
@@ -262,6 +270,9 @@ static int sk_client_tag(struct sk *s)
 			(unsigned long long)s->nretry);
 		return -1;
 	}
+	s->tag_bytes += bytes;
+	if (s->quiet)
+		return 0;
 	printf("fi_soak: tag: %llu bytes in %llu messages of 0 to %llu B (%d "
 	       "in flight), tag, length and bytes checked by the receiver: "
 	       "%.2f s, %.1f MB/s, max latency %.1f ms, %llu extra\n",
@@ -276,6 +287,7 @@ int sk_client(struct sk *s)
 {
 	struct sk_hello mine;
 	struct sk_cmd done = { .op = SK_CMD_DONE };
+	uint64_t total;
 	int ret;
 
 	if (sk_open(s) || sk_hello_make(s, &mine, s->o.mode))
@@ -288,7 +300,10 @@ int sk_client(struct sk *s)
 	}
 	printf("fi_soak: client: pid %d, server pid %llu, session %u\n",
 	       getpid(), (unsigned long long)s->srv.pid, s->srv.session);
-	ret = s->o.mode == SK_RMA ? sk_client_rma(s) : sk_client_tag(s);
+	total = s->o.mib * SK_MIB / s->o.size;
+	ret = s->o.mode == SK_MIX ? sk_client_mix(s) :
+	      s->o.mode == SK_RMA ? sk_client_rma(s, 0, total) :
+	      sk_client_tag(s, 0, total);
 	if (s->o.retry)
 		printf("fi_soak: errors: %llu, each posted again%s%s\n",
 		       (unsigned long long)s->nretry, s->nretry ? "; first: " :

@@ -194,8 +194,8 @@ static int64_t sk_srv_extras(struct sk *s, const struct sk_cmd *c,
  * 0, 1 (the client went and its receives came back) or -1. */
 static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 {
-	uint64_t slot_len = SK_REGION / (uint64_t)s->o.window, next = 0,
-		 rcvd = 0;
+	uint64_t slot_len = SK_REGION / (uint64_t)s->o.window, next = c->first,
+		 rcvd = 0, end = c->first + c->count;
 	struct sk_reply r = { 0 };
 	struct sk_op *op;
 	bool err;
@@ -206,7 +206,9 @@ static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 			(unsigned long long)slot_len);
 		return -1;
 	}
-	while (next < c->count && s->inflight < s->o.window)
+	if (c->count == UINT64_MAX)	/* -K: until the client goes */
+		end = UINT64_MAX;
+	while (next < end && s->inflight < s->o.window)
 		if (sk_srv_post_recv(s, session, next++, slot_len))
 			return -1;
 	if (sk_send(s, &r, sizeof(r)))
@@ -252,7 +254,7 @@ static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 				(unsigned long long)want);
 			r.bad++;
 		}
-		if (next < c->count &&
+		if (next < end &&
 		    sk_srv_post_recv(s, session, next++, slot_len))
 			return -1;
 	}
@@ -261,9 +263,10 @@ static int sk_srv_tag(struct sk *s, const struct sk_cmd *c, uint32_t session)
 	r.done = rcvd;
 	r.ok = !r.bad && extra >= 0;
 	r.extra = extra > 0 ? (uint64_t)extra : 0;
-	printf("fi_soak: server: session %u: %llu messages, %llu wrong, "
-	       "%llu extra\n", session, (unsigned long long)rcvd,
-	       (unsigned long long)r.bad, (unsigned long long)r.extra);
+	if (s->o.mode != SK_MIX || r.bad || r.extra)	/* mix: many runs */
+		printf("fi_soak: server: session %u: %llu messages, %llu "
+		       "wrong, %llu extra\n", session, (unsigned long long)rcvd,
+		       (unsigned long long)r.bad, (unsigned long long)r.extra);
 	return sk_send(s, &r, sizeof(r)) || r.bad ? -1 : 0;
 }
 
@@ -293,6 +296,8 @@ static int sk_srv_session(struct sk *s, uint32_t session)
 			ret = sk_srv_check(s, &c);
 		else if (c.op == SK_CMD_TAG)
 			ret = sk_srv_tag(s, &c, session);
+		else if (c.op >= SK_CMD_WORD && c.op <= SK_CMD_QCHECK)
+			ret = sk_srv_mix_cmd(s, &c);
 		else
 			ret = -1;
 		if (ret == 1)		/* the client went, receives back */
