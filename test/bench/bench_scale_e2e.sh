@@ -44,7 +44,7 @@ a=$(grep 'e2e_scale: incast:' "$out")
 b=$(grep 'e2e_scale: all-to-all:' "$out")
 peers=$(sed -n 's/.*incast: \([0-9]*\) initiator endpoints.*/\1/p' <<<"$a")
 total=$(( a2a_ns * a2a_per ))
-secs=$(sed -n 's/.*verified, in \([0-9.]*\) s;.*/\1/p' <<<"$b")
+secs=$(sed -n 's/.*verified, in \([0-9.]*\) s[ ;].*/\1/p' <<<"$b")
 echo "bench: scale_e2e_peers_served $peers peers"
 echo "bench: scale_e2e_setup_s $(sed -n 's/.* set up in \([0-9.]*\) s.*/\1/p' \
 	<<<"$a") s"
