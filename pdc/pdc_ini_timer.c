@@ -153,9 +153,10 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 
 /*
  * Recovery after a timeout: |room| more of the packets sent before it are
- * queued to go again (the caller readies the PDC), oldest first, skipping those acknowledged, queued by other means
- * or sent again since, and stopping at one that has not yet waited an RTO
- * as the RTT samples now give it (without the back-off): when the peer
+ * queued to go again (the caller readies the PDC), oldest first, skipping
+ * those acknowledged, queued by other means or sent again since, and
+ * stopping at one that has not yet waited an RTO as the RTT samples now
+ * give it (without the back-off): when the peer
  * was only late, its first ACKs sample the delay and the rest of the
  * window, covered by the ACKs that follow, is not sent twice.
  */

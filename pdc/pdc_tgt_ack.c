@@ -355,9 +355,9 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		a.sack_psn_offset = (int16_t)(base - cack);
 		if (moves)
 			tgt->sack_rep_psn = base + 63;
-		a.sack_bitmap = base == cack + 1 ?
-				pdc_tgt_sack_claim(mgr, pdc, cack, ent) :
-				pdc_tgt_bits_from(pdc, base);
+		/* Moving: no response held, so nothing for the claim to mask. */
+		a.sack_bitmap = moves ? pdc_tgt_bits_from(pdc, base) :
+				pdc_tgt_sack_claim(mgr, pdc, cack, ent);
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
 		if (nscc)
