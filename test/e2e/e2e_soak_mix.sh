@@ -135,8 +135,28 @@ soak_keep() {
 		"$E2E_TMP"/summary "$E2E_TMP"/stats "$SOAK_KEEP/" 2>/dev/null || true
 }
 
+# wait_all KIND PATTERN WHO: every host's KIND output (srv, cli) says
+# PATTERN within 20 s, or the soak fails showing it.
+wait_all() {
+	local i
+	for i in $HOSTS; do
+		e2e_wait_for "$E2E_TMP/$1$i.out" "$2" 20 ||
+			e2e_fail "$3 on host $i: $(cat "$E2E_TMP/$1$i.out")"
+	done
+}
+
+# reap_all KIND WHO: every host's KIND process ended well and said so;
+# rc=1 otherwise.
+reap_all() {
+	local i
+	for i in $HOSTS; do
+		wait "${PID[$1$i]}" || rc=1
+		grep -q "^fi_soak: $2: all ok" "$E2E_TMP/$1$i.out" || rc=1
+	done
+}
+
 fab_leaf_spine 2 2 2 1000 262144 9000
-trap 'rc=$?; soak_keep; (exit $rc); fab_cleanup' EXIT
+trap 'rc=$?; set +e; soak_keep; (exit $rc); fab_cleanup' EXIT
 echo "sd 7 jobs 42 active 0 key0 $KEY" > "$E2E_TMP/tss.conf"
 chmod 600 "$E2E_TMP/tss.conf"
 FAB_TSS_KEYS=$E2E_TMP/tss.conf
@@ -158,10 +178,7 @@ for i in $HOSTS; do
 		-T "$LIMIT_S" > "$E2E_TMP/srv$i.out" 2>&1 &
 	PID[srv$i]=$!
 done
-for i in $HOSTS; do
-	e2e_wait_for "$E2E_TMP/srv$i.out" "ready" 20 ||
-		e2e_fail "server on host $i: $(cat "$E2E_TMP/srv$i.out")"
-done
+wait_all srv ready server
 T0=$(now_ms)
 for i in $HOSTS; do
 	fab_host_in "$i" "$B/fi_soak" -c "${FAB_IP[${PEER[$i]}]}" -p "$PORT" \
@@ -169,10 +186,7 @@ for i in $HOSTS; do
 		> "$E2E_TMP/cli$i.out" 2>&1 &
 	PID[cli$i]=$!
 done
-for i in $HOSTS; do
-	e2e_wait_for "$E2E_TMP/cli$i.out" "^fi_soak: running" 20 ||
-		e2e_fail "client on host $i: $(cat "$E2E_TMP/cli$i.out")"
-done
+wait_all cli "^fi_soak: running" client
 e2e_log "8 endpoints running (H1->H3, H2->H4, H3->H1, H4->H2)"
 
 # The soak: faults on their clocks until every client is done.
@@ -219,14 +233,8 @@ for i in $HOSTS; do
 		2>&1 || true
 done
 rc=0
-for i in $HOSTS; do
-	wait "${PID[cli$i]}" || rc=1
-	grep -q "^fi_soak: client: all ok" "$E2E_TMP/cli$i.out" || rc=1
-done
-for i in $HOSTS; do
-	wait "${PID[srv$i]}" || rc=1
-	grep -q "^fi_soak: server: all ok" "$E2E_TMP/srv$i.out" || rc=1
-done
+reap_all cli client
+reap_all srv server
 if [ "$rc" != 0 ]; then
 	for f in "$E2E_TMP"/cli*.out "$E2E_TMP"/srv*.out; do
 		grep -v '^uet_engine_stats' "$f" | tail -8 | sed "s|^|  ${f##*/}: |"
