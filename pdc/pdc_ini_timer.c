@@ -121,15 +121,30 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 	bool had_data = false;
 	uint32_t psn;
 
-	/* What a failure looked like, for UET_ENGINE_DEBUG. */
-	pdc_log(mgr, "pdc %#x to peer %u (its pdc %#x, %s) failed: %d; psn "
-		"una %#x send %#x next %#x, srtt %llu us, rto %llu us",
-		pdc->id, pdc->peer, pdc->rid,
-		pdc->state == PDC_ST_SYN ? "unanswered" :
-		pdc->state == PDC_ST_EST ? "established" : "closing", err,
-		ini->una_psn, ini->send_psn, ini->next_psn,
-		(unsigned long long)(ini->srtt_ns / 1000),
-		(unsigned long long)(ini->rto_ns / 1000));
+	/*
+	 * What a failure looked like, for UET_ENGINE_DEBUG: with the oldest
+	 * packet's copies and age, and the last NACK, which tell a peer that
+	 * never answered from one that answered with something else.
+	 */
+	if (mgr->ops.log) {
+		const struct pdc_slot *old = ini->una_psn != ini->send_psn ?
+			pdc_ini_slot(pdc, ini->una_psn) : NULL;
+
+		pdc_log(mgr, "pdc %#x to peer %u (its pdc %#x, %s) failed: "
+			"%d; psn una %#x send %#x next %#x, srtt %llu us, rto "
+			"%llu us; oldest sent %u times over %llu ms; "
+			"last nack %s", pdc->id, pdc->peer, pdc->rid,
+			pdc->state == PDC_ST_SYN ? "unanswered" :
+			pdc->state == PDC_ST_EST ? "established" : "closing",
+			err, ini->una_psn, ini->send_psn, ini->next_psn,
+			(unsigned long long)(ini->srtt_ns / 1000),
+			(unsigned long long)(ini->rto_ns / 1000),
+			old ? old->tx_cnt : 0, old && old->tx_cnt ?
+			(unsigned long long)((old->sent_ns - old->first_ns) /
+					     1000000) : 0ull,
+			ini->last_nack ? pdc_nack_code_name(ini->last_nack) :
+					 "none");
+	}
 	/* Out of the hash first: callbacks that send open a new PDC. */
 	pdc_hash_del(mgr, pdc);
 	pdc_ready_del(mgr, pdc);
@@ -210,6 +225,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	double nscc = ini->cc.cwnd;
 	bool lossy = ini->loss_ns && now_ns - ini->loss_ns < PDC_LOSS_MEMORY_NS;
 	uint32_t due = 0, cnt = 0;
+	bool queued = false;
 
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
@@ -217,6 +233,17 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		if (!pdc_slot_needs_tx(slot) ||
 		    now_ns - slot->sent_ns < ini->rto_ns)
 			continue;
+		/*
+		 * Its copy waits to go (the host is short of CPU or of
+		 * frames): not a time-out of the network. Its wait starts
+		 * again when the copy leaves; firing now would only back
+		 * off and cut the window again for the same copy (a starved
+		 * all-to-all fired 4 times for each copy sent).
+		 */
+		if (slot->flags & PDC_SLOT_RETXQ) {
+			queued = true;
+			continue;
+		}
 		if (pdc_slot_tries(slot) > mgr->cfg.max_retries) {
 			pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 			return false;
@@ -247,6 +274,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			pdc_ini_lost(mgr, pdc, due, now_ns);
 			mgr->stats.retx_rto++;
 		}
+		pdc_ready(mgr, pdc);
+	} else if (queued) {
 		pdc_ready(mgr, pdc);
 	}
 	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;

@@ -6,7 +6,9 @@
  * in round trips once the path is back, not a timeout per packet.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 
+#include "test/unit/pdc/t_pdc_nop.h"
 #include "test/unit/pdc/test_pdc_sim.h"
 
 #define T_SEC	1000000000ull
@@ -120,4 +122,53 @@ Test(pdc_rto, a_lost_window_is_resent_in_round_trips)
 	pdc_mgr_stats(s->end[0]->mgr, &a);
 	cr_expect_geq(a.rto_fired, 1);
 	t_sim_free(s);
+}
+
+/*
+ * A copy that cannot leave (its host is short of CPU or of frames: here
+ * every build finds no room) is not timed out again while it waits: the
+ * timer fired once for the packet, and its next wait starts when the copy
+ * leaves. Firing at every RTO, as before, backed off and cut the window
+ * again for one copy (a starved all-to-all fired 4 times a copy sent).
+ */
+Test(pdc_rto, a_copy_waiting_to_leave_is_not_timed_out_again)
+{
+	struct pdc_pkt pkt = { .peer = 1, .len = 16, .mode = PDC_MODE_RUD,
+			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+	uint8_t buf[256], tiny[8];
+	struct pdc_mgr *mgr;
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+	uint64_t now = 0, wait;
+	uint32_t peer;
+
+	pdc_cfg_init(&cfg);
+	mgr = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cr_assert_not_null(mgr);
+	cr_assert_eq(pdc_send(mgr, &pkt, now), 0);
+	cr_assert_gt(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0,
+		     "the first copy (lost)");
+	/* Six RTO caps, within time_wait / 2 of the first copy. */
+	for (int i = 0; i < 6; i++) {
+		now += cfg.rto_max_ns;
+		cr_assert_eq(pdc_tx_build(mgr, tiny, sizeof(tiny), &peer, now),
+			     -ENOBUFS, "no room for the copy at %d", i);
+	}
+	pdc_mgr_stats(mgr, &st);
+	cr_expect_eq(st.rto_fired, 1, "fired %llu times for one copy",
+		     (unsigned long long)st.rto_fired);
+	cr_expect_eq(st.tx_retx, 0);
+	cr_assert_gt(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0,
+		     "the copy leaves");
+	cr_assert_eq(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0);
+	/* Lost too: the timer fires again one backed-off RTO after it. */
+	wait = pdc_next_timeout(mgr) - now;
+	cr_expect_leq(wait, 2 * cfg.rto_init_ns, "next fire in %llu ns",
+		      (unsigned long long)wait);
+	now += wait;
+	cr_assert_gt(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0);
+	pdc_mgr_stats(mgr, &st);
+	cr_expect_eq(st.rto_fired, 2);
+	cr_expect_eq(st.tx_retx, 2);
+	pdc_mgr_destroy(mgr);
 }
