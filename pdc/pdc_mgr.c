@@ -383,7 +383,7 @@ void pdc_emit(struct pdc_mgr *mgr, const struct pdc *pdc, uint32_t type,
 
 void pdc_log(struct pdc_mgr *mgr, const char *fmt, ...)
 {
-	char msg[160];
+	char msg[256];
 	va_list ap;
 
 	if (!mgr->ops.log)

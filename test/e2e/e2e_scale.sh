@@ -90,7 +90,7 @@ scale_fail_show() {
 	local why=$1 f
 	shift
 	# SCALE_KEEP=DIR: every process's whole output kept there.
-	[ -z "${SCALE_KEEP:-}" ] || cp "$@" "$SCALE_KEEP/"
+	[ -z "${SCALE_KEEP:-}" ] || { mkdir -p "$SCALE_KEEP" && cp "$@" "$SCALE_KEEP/"; }
 	for f in "$@"; do
 		grep -v '^uet_engine_stats' "$f" | tail -n 4 | sed "s|^|  $(basename "$f"): |"
 	done
