@@ -117,12 +117,44 @@ void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 	ini->rto_ns = pdc_rto_estimate(cfg, ini);
 }
 
+/*
+ * The longest RTO the samples may give: rto_max bounds the back-off of a
+ * PDC whose peer answered fast (so that a dead one is found in a bounded
+ * time), not what a peer that answers slowly is measured to take. A
+ * process off its core on a loaded host answers in hundreds of ms; held
+ * to 64 ms, its initiators resent every packet (a 256-endpoint
+ * all-to-all on 2 cores: 4.7 copies per packet). Some copies still fit
+ * in pdc_ini_put's time_wait / 2 at this bound.
+ */
+static uint64_t pdc_rto_ceiling(const struct pdc_cfg *cfg)
+{
+	uint64_t c = cfg->time_wait_ns / 8;
+
+	return c > cfg->rto_max_ns ? c : cfg->rto_max_ns;
+}
+
 /* The RTO the samples give, without the back-off of timeouts since. */
 uint64_t pdc_rto_estimate(const struct pdc_cfg *cfg,
 			  const struct pdc_ini *ini)
 {
 	return pdc_clamp_ns(ini->srtt_ns + 4 * ini->rttvar_ns,
-			    cfg->rto_min_ns, cfg->rto_max_ns);
+			    cfg->rto_min_ns, pdc_rto_ceiling(cfg));
+}
+
+/*
+ * A PDC learnt that its peer may take |est| to answer (its RTO after a
+ * sample, or a slow answer): the manager's hint rises to it at once and
+ * falls by an eighth of the difference at each smaller one, so that a
+ * spell of slow answers is remembered for a few samples, not for ever.
+ */
+void pdc_rto_hint_sample(struct pdc_mgr *mgr, uint64_t est)
+{
+	if (est > pdc_rto_ceiling(&mgr->cfg))
+		est = pdc_rto_ceiling(&mgr->cfg);
+	if (est >= mgr->rto_hint_ns)
+		mgr->rto_hint_ns = est;
+	else
+		mgr->rto_hint_ns -= (mgr->rto_hint_ns - est) / 8;
 }
 
 /*
@@ -147,8 +179,26 @@ void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 		ini->rtt_cnt++;
 }
 
-void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini)
+/*
+ * Doubles the RTO after a time-out, up to rto_max, or up to twice what
+ * the samples give when that is longer. A PDC with no sample of its own
+ * (its peer never answered) waits at least what the manager's other
+ * peers lately took (rto_hint_ns): a new PDC to a host as slow as those
+ * would otherwise resend every 64 ms while its first packet waits to be
+ * read (and fail after time_wait / 2 of copies).
+ */
+void pdc_rto_backoff(const struct pdc_mgr *mgr, struct pdc_ini *ini)
 {
-	ini->rto_ns = pdc_clamp_ns(ini->rto_ns * 2, cfg->rto_min_ns,
-				   cfg->rto_max_ns);
+	const struct pdc_cfg *cfg = &mgr->cfg;
+	uint64_t cap = cfg->rto_max_ns, rto = ini->rto_ns * 2;
+
+	if (ini->srtt_ns && 2 * pdc_rto_estimate(cfg, ini) > cap)
+		cap = 2 * pdc_rto_estimate(cfg, ini);
+	if (!ini->srtt_ns && mgr->rto_hint_ns > cap)
+		cap = mgr->rto_hint_ns;
+	if (cap > pdc_rto_ceiling(cfg))
+		cap = pdc_rto_ceiling(cfg);
+	if (!ini->srtt_ns && rto < mgr->rto_hint_ns)
+		rto = mgr->rto_hint_ns;
+	ini->rto_ns = pdc_clamp_ns(rto, cfg->rto_min_ns, cap);
 }

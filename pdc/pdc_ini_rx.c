@@ -194,7 +194,7 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 	uint32_t ack_psn = ack->cack_psn + (uint32_t)(int32_t)ack->ack_psn_offset;
 	bool ecn = ack->pro.flags & UET_PDS_F_ACK_M;
 	uint32_t psn, acked = 0;
-	uint64_t rtt_ns = UINT64_MAX;
+	uint64_t rtt_ns = UINT64_MAX, slow_ns = 0;
 
 	ini->ack_retx = ack->pro.flags & UET_PDS_F_ACK_RETX;
 
@@ -206,6 +206,8 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 			/* Karn: only a packet sent once times the path. */
 			if (slot->tx_cnt == 1)
 				rtt_ns = now_ns - slot->sent_ns;
+			else if (now_ns - slot->sent_ns >= ini->rto_ns)
+				slow_ns = now_ns - slot->sent_ns;
 			pdc_ini_path_rtt(pdc, slot, now_ns);
 		}
 		*nscc_rtt = pdc_ini_nscc_rtt(ack, slot, now_ns);
@@ -216,8 +218,21 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 			acked += pdc_ini_ack_resp(mgr, pdc, ack_psn, resp,
 						  ecn, now_ns);
 	}
-	if (rtt_ns != UINT64_MAX)	/* before RACK judges by min RTT */
+	if (rtt_ns != UINT64_MAX) {	/* before RACK judges by min RTT */
 		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns);
+		pdc_rto_hint_sample(mgr, pdc_rto_estimate(&mgr->cfg, ini));
+	} else if (slow_ns) {
+		/*
+		 * Even the last copy of a resent packet waited a whole RTO:
+		 * whichever copy drew the ACK, the peer took at least that
+		 * long to answer (its process was off its core). Not a
+		 * sample of the path (it is ambiguous, and one that says
+		 * less than the truth would still raise srtt by the copies'
+		 * waits at high loss: the unit streams at 20% failed), but
+		 * what new PDCs to such peers should wait before resending.
+		 */
+		pdc_rto_hint_sample(mgr, slow_ns);
+	}
 	if (pdc_psn_after(ack->cack_psn, ini->cack_psn)) {
 		for (psn = ini->cack_psn + 1; psn != ack->cack_psn + 1; psn++)
 			acked += pdc_ini_ack_one(mgr, pdc, psn, ecn, now_ns);

@@ -258,7 +258,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	if (cnt) {
 		mgr->stats.rto_fired++;
 		pdc_cc_on_loss(&mgr->cfg, ini);
-		pdc_rto_backoff(&mgr->cfg, ini);
+		pdc_rto_backoff(mgr, ini);
 		if (!ini->undo_ok) {	/* the first of a run keeps the windows */
 			ini->undo_ok = true;
 			ini->undo_cwnd = cwnd;

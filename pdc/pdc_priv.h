@@ -446,6 +446,13 @@ struct pdc_mgr {
 	uint64_t room_close_ns;
 	uint16_t tx_ev;		/* EV of the frame built last */
 	/*
+	 * How long this manager's peers lately took to answer: the largest
+	 * RTO the RTT samples of any of its PDCs gave, decaying toward the
+	 * newer ones (pdc_rto_hint_sample). A new PDC, which has no sample
+	 * of its own, waits at least this long before it resends.
+	 */
+	uint64_t rto_hint_ns;
+	/*
 	 * Ids of target PDCs that armed a delayed ACK, for pdc_ack_flush:
 	 * an id may stay after its ACK went or its PDC closed (checked
 	 * then), never twice while tgt.ack_listed; 2 x max_pdcs of them.
@@ -677,11 +684,12 @@ uint64_t pdc_nscc_received(struct pdc_ini *ini, uint32_t units);
 uint64_t pdc_nscc_target(const struct pdc_cfg *cfg, const struct pdc_ini *ini);
 uint64_t pdc_rto_estimate(const struct pdc_cfg *cfg,
 			  const struct pdc_ini *ini);
+void pdc_rto_hint_sample(struct pdc_mgr *mgr, uint64_t est);
 void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
 		    uint64_t rtt_ns);
 void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 			 uint64_t now_ns);
-void pdc_rto_backoff(const struct pdc_cfg *cfg, struct pdc_ini *ini);
+void pdc_rto_backoff(const struct pdc_mgr *mgr, struct pdc_ini *ini);
 
 /* pdc_rccc.c */
 void pdc_rccc_init(struct pdc_mgr *mgr);

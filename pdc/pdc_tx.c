@@ -185,6 +185,9 @@ static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
 	ini->peer_win = mgr->cfg.window;
 	ini->last_active_ns = now_ns;
 	pdc_cc_init(&mgr->cfg, ini);
+	/* No sample yet: wait at least what our peers lately took. */
+	if (mgr->rto_hint_ns > ini->rto_ns)
+		ini->rto_ns = mgr->rto_hint_ns;
 	pdc_rccc_ini_init(mgr, ini);
 	pdc_ev_init(mgr, pdc);
 	return pdc;
