@@ -3,6 +3,7 @@
 # AF_XDP device; independent of libfabric.
 ENGINE_SRCS	:= engine/uet_engine.c engine/uet_engine_io.c engine/uet_engine_gen.c \
 		   engine/uet_engine_rx.c engine/uet_engine_peer.c \
+		   engine/uet_engine_probe.c \
 		   engine/uet_engine_peer_tbl.c \
 		   engine/uet_engine_neigh.c engine/uet_engine_stats.c \
 		   engine/uet_engine_tss.c \

@@ -354,6 +354,7 @@ static inline bool uet_fa_equal(const struct uet_fa *a, const struct uet_fa *b)
 }
 
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status);
+void uet_engine_silent_peers(struct uet_engine *e);
 void uet_engine_probe_done(struct uet_engine *e, uint32_t peer,
 			   const struct ses_tx_cpl *cpl);
 
