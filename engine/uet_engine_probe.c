@@ -15,7 +15,11 @@
  * whether they live (uet_engine_priv.h). Checked after the frames that
  * were waiting were read, so our own stalls do not count as their silence.
  * Only peers with something outstanding are looked at (e->busy); those
- * with nothing left leave the list here.
+ * with nothing left leave the list here. Not one our PDC still has packets
+ * unacknowledged to: its retransmit timer judges the peer (a dead one's
+ * service NACKs them, a dead host times out), and a probe would only
+ * queue behind them (a starved all-to-all of 256 endpoints probed every
+ * peer: 240 extra requests an endpoint).
  */
 void uet_engine_silent_peers(struct uet_engine *e)
 {
@@ -39,7 +43,8 @@ void uet_engine_silent_peers(struct uet_engine *e)
 		k++;
 		if (p->state != UET_PEER_LIVE || !p->ops_out || p->probe ||
 		    e->now_ns - p->heard_ns < UET_ENGINE_SILENT_NS ||
-		    !(p->tag & UET_ENGINE_TAG_PID))
+		    !(p->tag & UET_ENGINE_TAG_PID) ||
+		    pdc_peer_unacked(e->pdc, i))
 			continue;
 		p->probe = calloc(1, sizeof(*p->probe));
 		if (!p->probe)

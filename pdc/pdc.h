@@ -497,6 +497,13 @@ void pdc_ack_flush(struct pdc_mgr *mgr);
 bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer);
 
 /*
+ * pdc_peer_unacked() tells whether an initiator PDC of ours to |peer|, of
+ * either mode, holds packets not yet acknowledged (sent, queued or waiting
+ * to go again): its retransmit timer is then judging the peer.
+ */
+bool pdc_peer_unacked(const struct pdc_mgr *mgr, uint32_t peer);
+
+/*
  * pdc_rudi_local_peer() tells the peer of our outstanding RUDI request
  * |pkt_id| (a RUDI response, or a NACK with NT set, names it): 0 or
  * -ENOENT.

@@ -438,3 +438,18 @@ bool pdc_peer_in_use(const struct pdc_mgr *mgr, uint32_t peer)
 {
 	return pdc_counts_get(&mgr->peer_use, peer) != 0;
 }
+
+bool pdc_peer_unacked(const struct pdc_mgr *mgr, uint32_t peer)
+{
+	static const uint8_t modes[] = { PDC_MODE_RUD, PDC_MODE_ROD };
+
+	for (size_t m = 0; m < sizeof(modes); m++) {
+		const struct pdc *p = pdc_hash_find(mgr,
+						    pdc_key_ini(peer, modes[m]),
+						    NULL);
+
+		if (p && p->ini.una_psn != p->ini.next_psn)
+			return true;
+	}
+	return false;
+}

@@ -4,7 +4,8 @@
  * last walk or have packets in flight, each once, with their snapshot
  * (peer, bytes in flight, retransmissions, NSCC's window); idle ones drop
  * out until they send again, and a PDC that fails between walks is gone
- * from the next.
+ * from the next. pdc_peer_unacked: a peer's packets queued, in flight or
+ * waiting to go again, until they are acknowledged.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -166,4 +167,46 @@ Test(pdc_active, an_idle_pdc_drops_out_until_it_sends_again)
 	cr_expect_eq(t_walk(s->end[1]->mgr, &seen), 0,
 		     "a target PDC is never listed");
 	t_sim_free(s);
+}
+
+/* Hands every frame |from| has now to |to|, as from |src|. */
+static void t_hand(struct pdc_mgr *from, struct pdc_mgr *to, uint32_t src,
+		   uint64_t now)
+{
+	struct pdc_rx_meta meta = { .peer = src, .src = src };
+	uint8_t buf[256];
+	uint32_t peer;
+	ssize_t n;
+
+	while ((n = pdc_tx_build(from, buf, sizeof(buf), &peer, now)) > 0)
+		cr_assert_eq(pdc_rx_frame(to, &meta, buf, (size_t)n, now), 0);
+}
+
+Test(pdc_active, tells_a_peer_with_packets_unacknowledged)
+{
+	struct pdc_mgr *a, *b;
+	struct pdc_cfg cfg;
+	uint8_t buf[256];
+	uint32_t peer;
+
+	pdc_cfg_init(&cfg);
+	a = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cfg.seed++;
+	b = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cr_assert(a && b);
+	cr_expect_not(pdc_peer_unacked(a, 1), "no PDC");
+	t_send(a, 1, 0);
+	cr_expect(pdc_peer_unacked(a, 1), "queued");
+	cr_expect_not(pdc_peer_unacked(a, 2), "another peer");
+	cr_assert_gt(pdc_tx_build(a, buf, sizeof(buf), &peer, 0), 0);
+	cr_expect(pdc_peer_unacked(a, 1), "in flight (and lost)");
+	cr_assert_eq(pdc_tx_build(a, buf, 8, &peer, 10 * T_MS), -ENOBUFS);
+	cr_expect(pdc_peer_unacked(a, 1), "waiting to go again");
+	t_hand(a, b, 0, 10 * T_MS);
+	pdc_ack_flush(b);
+	t_hand(b, a, 1, 10 * T_MS);
+	cr_expect_not(pdc_peer_unacked(a, 1), "acknowledged");
+	cr_expect_not(pdc_peer_unacked(b, 0), "a target PDC is not ours");
+	pdc_mgr_destroy(a);
+	pdc_mgr_destroy(b);
 }
