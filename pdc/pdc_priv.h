@@ -401,6 +401,11 @@ const struct pdc_tomb *pdc_tomb_of(struct pdc_tombs *ts, uint64_t key,
 uint32_t pdc_tomb_src_cnt(struct pdc_tombs *ts, uint64_t src,
 			  uint64_t now_ns);
 
+struct pdc_heap_ent {
+	uint64_t wake_ns;	/* its PDC's wake_ns */
+	struct pdc *pdc;
+};
+
 struct pdc_mgr {
 	struct pdc_cfg cfg;
 	struct pdc_ops ops;
@@ -424,7 +429,12 @@ struct pdc_mgr {
 	uint32_t free_head, free_cnt;
 	uint32_t *hash;		/* bucket heads: slot + 1 */
 	uint32_t hash_mask;
-	struct pdc **heap;
+	/*
+	 * The timer heap: each entry carries its key, so that sifting reads
+	 * the heap's own array and not the PDCs it points to (64k PDCs: a
+	 * cache miss per comparison made pdc_timer_del 10% of a RUDI bench).
+	 */
+	struct pdc_heap_ent *heap;
 	uint32_t heap_cnt;
 	struct pdc *ready_head, *ready_tail;
 	struct pdc *send_cache;	/* last initiator PDC pdc_send() used */

@@ -658,7 +658,7 @@ void pdc_ack_flush(struct pdc_mgr *mgr)
 	}
 	mgr->ack_due_cnt = 0;
 	for (uint32_t i = 0; full && i < mgr->heap_cnt; i++) {
-		struct pdc *pdc = mgr->heap[i];
+		struct pdc *pdc = mgr->heap[i].pdc;
 
 		if (pdc->role == PDC_ROLE_TGT)
 			pdc_ack_now(mgr, pdc);

@@ -290,7 +290,7 @@ ssize_t pdc_tx_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 {
 	ssize_t n;
 
-	if (mgr->heap_cnt && mgr->heap[0]->wake_ns <= now_ns)
+	if (mgr->heap_cnt && mgr->heap[0].wake_ns <= now_ns)
 		pdc_timers_run(mgr, now_ns);
 	if (mgr->rccc.head)
 		pdc_rccc_run(mgr, now_ns);
