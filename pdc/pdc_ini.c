@@ -296,18 +296,18 @@ static ssize_t pdc_ini_put_close(struct pdc *pdc, uint32_t psn, bool retx,
 }
 
 /*
- * |slot| (|psn|) goes a third time or more, and nothing came back since its
- * last copy left: the window stalled, and no ACK brings a good EV to the
- * ring (pdc_ev.c). Each copy of it alone explores one random EV a
- * time-out, and in a blackhole of most paths all its tries may go to dead
- * ones: with one leaf-to-spine link of 4 dropping everything (e2e_soak_mix.sh),
- * a cross-leaf packet and its ACK have a quarter of the EVs, and all 25
- * tries of a stalled packet went dead about once a 3-minute soak
- * (FI_ETIMEDOUT). So up to PDC_STALL_PROBES packets out as long as it,
- * unanswered too, go again with it, each on its own EV: the first that
- * finds a live path makes it the fresh EV the next copies take
- * (pdc_ev_pick). Not the whole window, as a timeout taken for loss sends:
- * a peer only late (pdc_ini_rto) costs a few copies a time-out.
+ * |slot| (|psn|) goes a third time or more, and nothing came back since
+ * its last copy left: the window stalled, and no ACK brings a good EV to
+ * the ring (pdc_ev.c). Each copy of it alone explores one random EV a
+ * time-out, and in a blackhole of most paths all its tries may go to
+ * dead ones: with one leaf-to-spine link of 4 dropping everything
+ * (e2e_soak_mix.sh), a cross-leaf packet and its ACK have a quarter of
+ * the EVs, and all 25 tries of a stalled packet went dead about once a
+ * 3-minute soak (FI_ETIMEDOUT). So up to PDC_STALL_PROBES packets out as
+ * long as it, unanswered too, go again with it, each on its own EV: the
+ * first that finds a live path makes it the fresh EV the next copies
+ * take (pdc_ev_pick). Not the whole window, as a timeout taken for loss
+ * sends: a peer only late (pdc_ini_rto) costs a few copies a time-out.
  */
 static void pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
 				 uint32_t psn, const struct pdc_slot *slot,
