@@ -201,11 +201,21 @@ static int uet_engine_io_setup(struct uet_engine *e)
 	return 0;
 }
 
-/* PDC's notes on rare events, to stderr when UET_ENGINE_DEBUG is set. */
+/*
+ * PDC's notes on rare events, to stderr when UET_ENGINE_DEBUG is set, with
+ * the wall-clock time, so that a soak's notes line up with its faults
+ * (blackholes, service restarts) and with the other hosts' notes.
+ */
 static void uet_engine_pdc_log(void *ctx, const char *msg)
 {
+	struct timespec ts;
+	struct tm tm;
+
 	(void)ctx;
-	fprintf(stderr, "uet engine: %s\n", msg);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "uet engine: %s (at %02d:%02d:%02d.%03ld)\n", msg,
+		tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
 static int uet_engine_pdc_setup(struct uet_engine *e)

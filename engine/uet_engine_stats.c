@@ -83,6 +83,7 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, retx_sack),
 	UET_STAT(pdc_stats, retx_probe),
 	UET_STAT(pdc_stats, retx_nack),
+	UET_STAT(pdc_stats, retx_stall),
 	UET_STAT(pdc_stats, retx_spurious),
 	UET_STAT(pdc_stats, rto_undone),
 	UET_STAT(pdc_stats, ev_in_use),

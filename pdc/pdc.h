@@ -338,6 +338,8 @@ struct pdc_stats {
 	uint64_t tx_tomb_ack;	/* ACKs from records of evicted PDCs */
 	/* Retransmissions queued, by cause (pdc_ini_*.c). */
 	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;
+	uint64_t retx_stall;	/* resent beside a stalled packet, each on
+				 * its own EV (pdc_ini_stall_probes) */
 	uint64_t rto_fired;	/* retransmit timeouts (retx_rto: packets) */
 	uint64_t retx_spurious;	/* the original's ACK came back after a
 				 * retransmission had gone: reordering, not

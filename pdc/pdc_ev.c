@@ -93,10 +93,21 @@ static uint16_t pdc_ev_ring_pop(struct pdc_paths *p)
 	return ev;
 }
 
-uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
-		     uint64_t now_ns)
+/*
+ * The EV of the next copy of |slot| (its tx_cnt and sent_ns still those
+ * of the copy before). A packet whose resend was lost too goes on the
+ * path that delivered last, when that was after its copy left: a path
+ * alive now. The ring's EVs came back before: in a blackhole of most
+ * paths, those of the window that stalled are mostly dead, and with the
+ * ring empty an exploration finds a live path only as often as there
+ * are live paths (a quarter of them for one link of four down,
+ * e2e_soak_mix.sh: 25 tries all dead about once a soak).
+ */
+uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc,
+		     const struct pdc_slot *slot, uint64_t now_ns)
 {
 	struct pdc_paths *p = &pdc->ini.paths;
+	bool retx = slot->tx_cnt > 0;
 
 	if (mgr->cfg.mp_mode == PDC_MP_OFF)
 		return 0;
@@ -104,6 +115,8 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
 		return p->cur;
 	if (mgr->cfg.mp_mode == PDC_MP_OBLIVIOUS)
 		return pdc_ev_any(mgr, p);
+	if (slot->tx_cnt >= 2 && p->fresh_ev && p->fresh_ns > slot->sent_ns)
+		return p->fresh_ev;
 	if (!retx && --p->explore_in == 0) {
 		p->explore_in = PDC_EV_EXPLORE;
 		return pdc_ev_explore(mgr, p, now_ns);
@@ -114,12 +127,17 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
 }
 
 /* A packet sent on |ev| was acknowledged without a mark: reuse it. */
-void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev)
+void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		 uint64_t now_ns)
 {
 	struct pdc_paths *p = &pdc->ini.paths;
 
 	if (!ev || mgr->cfg.mp_mode != PDC_MP_AWARE ||
-	    pdc->mode == PDC_MODE_ROD || p->cnt == PDC_EV_RING)
+	    pdc->mode == PDC_MODE_ROD)
+		return;
+	p->fresh_ev = ev;
+	p->fresh_ns = now_ns;
+	if (p->cnt == PDC_EV_RING)
 		return;
 	p->ring[(p->head + p->cnt++) & (PDC_EV_RING - 1)] = ev;
 	mgr->stats.ev_recycled++;
@@ -157,6 +175,8 @@ void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 				p->ring[at];
 	}
 	p->cnt = kept;
+	if (p->fresh_ev == ev)
+		p->fresh_ev = 0;
 	if (pdc->mode == PDC_MODE_ROD && p->cur == ev && mgr->cfg.ev_count > 1)
 		do
 			p->cur = pdc_ev_explore(mgr, p, now_ns);

@@ -295,6 +295,47 @@ static ssize_t pdc_ini_put_close(struct pdc *pdc, uint32_t psn, bool retx,
 			   (retx ? UET_PDS_F_CTL_RETX : 0), psn, 0, buf, len);
 }
 
+/*
+ * |slot| (|psn|) goes a third time or more, and nothing came back since
+ * its last copy left: the window stalled, and no ACK brings a good EV to
+ * the ring (pdc_ev.c). Each copy of it alone explores one random EV a
+ * time-out, and in a blackhole of most paths all its tries may go to
+ * dead ones: with one leaf-to-spine link of 4 dropping everything
+ * (e2e_soak_mix.sh), a cross-leaf packet and its ACK have a quarter of
+ * the EVs, and all 25 tries of a stalled packet went dead about once a
+ * 3-minute soak (FI_ETIMEDOUT). So up to PDC_STALL_PROBES packets out as
+ * long as it, unanswered too, go again with it, each on its own EV: the
+ * first that finds a live path makes it the fresh EV the next copies
+ * take (pdc_ev_pick). Not the whole window, as a timeout taken for loss
+ * sends: a peer only late (pdc_ini_rto) costs a few copies a time-out.
+ */
+static void pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
+				 uint32_t psn, const struct pdc_slot *slot,
+				 uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	const struct pdc_paths *p = &ini->paths;
+	uint32_t q, n = 0;
+
+	if (mgr->cfg.mp_mode != PDC_MP_AWARE || pdc->mode == PDC_MODE_ROD ||
+	    (p->fresh_ev && p->fresh_ns > slot->sent_ns))
+		return;
+	for (q = ini->una_psn; q != ini->send_psn && n < PDC_STALL_PROBES;
+	     q++) {
+		struct pdc_slot *o = pdc_ini_slot(pdc, q);
+
+		if (q == psn || !pdc_slot_needs_tx(o) ||
+		    (o->flags & PDC_SLOT_RETXQ) || o->sent_ns > slot->sent_ns)
+			continue;
+		pdc_ev_bad(mgr, pdc, o->ev, now_ns);
+		pdc_ini_retx_push(pdc, q);
+		mgr->stats.retx_stall++;
+		n++;
+	}
+	if (n)
+		pdc_ready(mgr, pdc);
+}
+
 static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 			   uint8_t *buf, size_t len, uint64_t now_ns)
 {
@@ -312,13 +353,15 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 		return -ECANCELED;
 	}
+	if (retx && slot->tx_cnt >= 2)
+		pdc_ini_stall_probes(mgr, pdc, psn, slot, now_ns);
 	if (slot->flags & PDC_SLOT_CLOSE)
 		n = pdc_ini_put_close(pdc, psn, retx, buf, len);
 	else
 		n = pdc_ini_put_req(mgr, pdc, psn, retx, buf, len);
 	if (n < 0)
 		return n;
-	slot->ev = pdc_ev_pick(mgr, pdc, retx, now_ns);
+	slot->ev = pdc_ev_pick(mgr, pdc, slot, now_ns);
 	mgr->tx_ev = slot->ev;
 	if (!retx && !(slot->flags & PDC_SLOT_CLOSE)) {
 		/* out of the backlog, onto the credit */

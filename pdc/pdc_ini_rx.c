@@ -86,7 +86,7 @@ static void pdc_ini_delivered(struct pdc_mgr *mgr, struct pdc *pdc,
 		return;
 	}
 	if (!ecn)
-		pdc_ev_good(mgr, pdc, slot->ev);
+		pdc_ev_good(mgr, pdc, slot->ev, now_ns);
 	if (slot->sent_ns >= ini->rack_sent_ns) {
 		ini->rack_sent_ns = slot->sent_ns;
 		ini->rack_rtt_ns = now_ns - slot->sent_ns;

@@ -32,6 +32,8 @@
 					 * (REPS's buffer; 8 in htsim, which
 					 * ACKs every packet: one ACK of ours
 					 * covers 16 or more); power of 2 */
+#define PDC_STALL_PROBES	3	/* packets resent beside a stalled
+						 * one (pdc_ini_stall_probes) */
 #define PDC_EV_BAD		8	/* EVs left after a failure */
 #define PDC_EV_RTTS		32	/* paths whose RTT is remembered */
 #define PDC_EV_EXPLORE		64	/* a new EV for one new packet in this
@@ -100,6 +102,13 @@ struct pdc_paths {
 	uint16_t bad[PDC_EV_BAD];	/* left until bad_until */
 	uint64_t bad_until[PDC_EV_BAD];
 	uint64_t bad_last;	/* the latest of bad_until */
+	/*
+	 * The EV of the latest clean return, and when it came back (0:
+	 * none, or it went bad since): a path alive now, for a packet
+	 * whose resend was lost too (pdc_ev_pick).
+	 */
+	uint16_t fresh_ev;
+	uint64_t fresh_ns;
 	/* The latest RTT of recent EVs' paths, direct-mapped by EV. */
 	uint16_t rtt_ev[PDC_EV_RTTS];
 	uint64_t rtt_ns[PDC_EV_RTTS];
@@ -654,9 +663,10 @@ void pdc_ini_rx_close_req(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 
 /* pdc_ev.c */
 void pdc_ev_init(struct pdc_mgr *mgr, struct pdc *pdc);
-uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc, bool retx,
-		     uint64_t now_ns);
-void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev);
+uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc,
+		     const struct pdc_slot *slot, uint64_t now_ns);
+void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		 uint64_t now_ns);
 void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		uint64_t now_ns);
 uint32_t pdc_ev_in_use(const struct pdc *pdc);

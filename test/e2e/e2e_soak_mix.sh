@@ -26,7 +26,11 @@
 # Periods scale with SOAK_MIN unless set: restarts every min(300 s, 20 s
 # a minute), blackholes every min(60 s, 10 s a minute) for a sixth of
 # that, warm-up min(60 s, 10 s a minute). A summary at the end, and a
-# line `soak: NAME VALUE UNIT` for each figure.
+# line `soak: NAME VALUE UNIT` for each figure. The start of every
+# blackhole and the end of every restart are logged with the UTC time,
+# as are the engines' PDC notes with UET_ENGINE_DEBUG=1 in the
+# environment (the programs inherit it; their outputs stay with
+# SOAK_KEEP=DIR): a failed PDC's note then says which fault it met.
 source "$(dirname "$0")/e2e_lib.sh"
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
@@ -105,7 +109,8 @@ restart_all() {
 			RESTART_MAX=$E2E_RESTART_MS
 	done
 	e2e_log "$2 s: restart $1: 4 services ended by SIG$sig and loaded" \
-		"again, endpoints back (longest so far $RESTART_MAX ms)"
+		"again, endpoints back (longest so far $RESTART_MAX ms) at" \
+		"$(date -u +%T.%3N) UTC"
 }
 
 # sum NAME [after]: the figure before NAME (after it with "after") in
@@ -212,6 +217,7 @@ while :; do
 		bh_end=$(( t + SOAK_BLACKHOLE_DOWN_S ))
 		fab_link_drop "$bh_link" both
 		BLACKHOLES=$(( BLACKHOLES + 1 ))
+		e2e_log "$t s: link $bh_link blackholed at $(date -u +%T.%3N) UTC"
 	elif [ "$bh_link" != 0 ] && [ "$t" -ge "$bh_end" ]; then
 		fab_link_restore "$bh_link"
 		fab_link_loss "$bh_link" "$SOAK_LOSS_PCT" fwd
