@@ -63,6 +63,10 @@ flap() {
 		for f in client.out client.err server.out server.err; do
 			grep -v '^uet_engine_stats' "$E2E_TMP/$f" | tail -12 |
 				sed "s/^/  $f: /"
+			# FLAP_KEEP=DIR: the whole outputs, for a diagnosis.
+			[ -z "${FLAP_KEEP:-}" ] ||
+				{ mkdir -p "$FLAP_KEEP" &&
+				  cp "$E2E_TMP/$f" "$FLAP_KEEP/"; }
 		done
 		e2e_fail "$name: client rc $rc, server rc $src after $dt ms"
 	fi
