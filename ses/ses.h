@@ -426,8 +426,9 @@ int ses_progress(struct ses *s, uint64_t now_ns);
  * The lower layer gave up on |peer|: every message to it completes with
  * |status| (negative errno), and its partial messages here are dropped
  * (their receives complete with |status|). Ids keep counting up.
- * Except, for -ETIMEDOUT (silence: a link flap, a dead host), rendezvous
- * sends the peer took: their data is the target's to read and their end
+ * Except, for -ETIMEDOUT (silence: a link flap, a dead host, an
+ * overloaded one), rendezvous sends the peer took (it answered the
+ * request, or READ the buffer while the answer was lost): their data is the target's to read and their end
  * its to say, and failed here one may have been received whole there
  * (its answer lost in the flap), so that the application sends it again
  * to a receiver that took it already. They wait for that answer until

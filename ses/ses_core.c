@@ -361,15 +361,21 @@ int ses_progress(struct ses *s, uint64_t now_ns)
 /*
  * Whether a failure of ours with |status| leaves |m| to wait for its
  * target's answer (ses_peer_fail): a rendezvous send whose request the
- * target took, and for no longer than rdv_answer_wait_ns after the first
- * failure that spared it. Notes that first one.
+ * target took (it answered it, or READ the buffer: the answer may be
+ * what the failure lost), and for no longer than rdv_answer_wait_ns
+ * after the first failure that spared it. Notes that first one.
  */
 static bool ses_msg_outlives_failure(struct ses *s, struct ses_msg *m,
 				     int status)
 {
+	const struct ses_region *r;
+
 	if (status != -ETIMEDOUT || !(m->flags & SES_MSG_F_RDV) ||
 	    (m->flags & SES_MSG_F_DONE) || m->pkt_sent != m->pkt_cnt ||
-	    m->rsp_cnt < m->pkt_cnt || !s->cfg.rdv_answer_wait_ns)
+	    !s->cfg.rdv_answer_wait_ns)
+		return false;
+	r = ses_pool_at(&s->mrs, m->rdv_mr);
+	if (m->rsp_cnt < m->pkt_cnt && !r->read)
 		return false;
 	if (!(m->flags & SES_MSG_F_SPARED)) {
 		m->flags |= SES_MSG_F_SPARED;

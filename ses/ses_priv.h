@@ -170,6 +170,12 @@ struct ses_region {
 	uint32_t tbl;		/* index */
 	uint32_t access;
 	uint32_t seq;		/* changes whenever the slot is reused */
+	/*
+	 * A peer READ it: for a rendezvous send's buffer, its target took
+	 * the send, whether or not the ACK of its request came back
+	 * (ses_peer_fail).
+	 */
+	bool read;
 };
 
 static inline uint64_t ses_ri_key(uint32_t job, uint16_t pid, uint16_t ri)

@@ -264,6 +264,7 @@ static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
 
 static int ses_rx_read(struct ses *s, struct ses_rx_ctx *c)
 {
+	c->region->read = true;
 	ses_rx_id_done(s, c->peer, c->h.message_id);
 	ses_read_serve(s, c);
 	/* The data follows in RESPONSE_DATA packets; an empty READ is done. */

@@ -149,6 +149,51 @@ Test(ses_rdv_flap, answer_after_our_failure)
 }
 
 /*
+ * Under load our PDC may give up while the link works: b took the send
+ * (its ACK is lost) and read it whole, and its answer is late. Served
+ * READs of the send's buffer tell that b took it: it waits too.
+ */
+Test(ses_rdv_flap, answer_after_ack_lost)
+{
+	bool dropped = false;
+	struct ses_wre wr;
+	struct ses_iov iov;
+	struct t_pkt ans;
+	size_t k;
+
+	t_recv(1);
+	t_send(&wr, &iov, 1);
+	for (int i = 0; i < 10000 && b.rx_cnt == 0; i++) {
+		for (k = 0; k < w.q_cnt && !dropped; k++) {
+			if (w.q[k].src != b.id || !w.q[k].is_default)
+				continue;
+			ans = t_wire_take(&w, k);	/* the request's ACK */
+			t_pkt_free(&ans);
+			dropped = true;
+		}
+		cr_assert(t_wire_step(&w));
+	}
+	cr_assert(dropped);
+	cr_assert_eq(b.rx_cnt, 1);
+	cr_assert_eq(b.rx[0].status, 0);
+	k = t_find_answer();
+	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
+	ans = t_wire_take(&w, k);
+	t_wire_run(&w, 10000);
+	cr_assert_eq(a.tx_cnt, 0);
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 0, "the send b read whole failed (%d)",
+		     a.tx_cnt ? a.tx[0].cpl.status : 0);
+	t_tick(100);
+	t_wire_deliver(&w, &ans);
+	t_pkt_free(&ans);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].cpl.status, 0);
+	cr_assert_eq(a.tx[0].cpl.modified_len, T_BIG);
+}
+
+/*
  * b took the send and never answers (it died): every failure within
  * rdv_answer_wait_ns of the first spares it, the first after fails it.
  */
