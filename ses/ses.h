@@ -431,9 +431,10 @@ int ses_progress(struct ses *s, uint64_t now_ns);
  * request, or READ the buffer while the answer was lost): their data is
  * the target's to read and their end its to say, and failed here one may
  * have been received whole there (its answer lost in the flap), so that
- * the application sends it again to a receiver that took it already. They wait for that answer until
- * the first such failure rdv_answer_wait_ns after the first that spared
- * them (a dead host's: the liveness probes' PDCs keep failing).
+ * the application sends it again to a receiver that took it already.
+ * They wait for that answer until a failure rdv_answer_wait_ns after the
+ * first that spared them and after the last request or response heard
+ * from the peer (a dead host's: the liveness probes' PDCs keep failing).
  * Returns 0 or -ENOENT (peer never seen).
  */
 int ses_peer_fail(struct ses *s, uint32_t peer, int status);

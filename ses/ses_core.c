@@ -362,13 +362,18 @@ int ses_progress(struct ses *s, uint64_t now_ns)
  * Whether a failure of ours with |status| leaves |m| to wait for its
  * target's answer (ses_peer_fail): a rendezvous send whose request the
  * target took (it answered it, or READ the buffer: the answer may be
- * what the failure lost), and for no longer than rdv_answer_wait_ns
- * after the first failure that spared it. Notes that first one.
+ * what the failure lost), while the target was heard within
+ * rdv_answer_wait_ns, and the first failure that spared it (noted here)
+ * is as recent. A loaded target makes our PDCs time out again and again
+ * after a flap (a retry budget of a few ms), while it still reads and
+ * answers: a fixed time from the first failure failed sends it had taken.
  */
 static bool ses_msg_outlives_failure(struct ses *s, struct ses_msg *m,
 				     int status)
 {
+	const struct ses_peer *p = ses_pool_at(&s->peers, m->peer);
 	const struct ses_region *r;
+	uint64_t since;
 
 	if (status != -ETIMEDOUT || !(m->flags & SES_MSG_F_RDV) ||
 	    (m->flags & SES_MSG_F_DONE) || m->pkt_sent != m->pkt_cnt ||
@@ -382,7 +387,8 @@ static bool ses_msg_outlives_failure(struct ses *s, struct ses_msg *m,
 		m->spared_ns = s->now_ns;
 		return true;
 	}
-	return s->now_ns - m->spared_ns < s->cfg.rdv_answer_wait_ns;
+	since = p->heard_ns > m->spared_ns ? p->heard_ns : m->spared_ns;
+	return s->now_ns - since < s->cfg.rdv_answer_wait_ns;
 }
 
 /*

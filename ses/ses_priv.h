@@ -112,6 +112,11 @@ struct ses_peer {
 	 */
 	uint32_t rx_answered;
 	struct ses_rx_refusal *rx_refused;
+	/*
+	 * When a request or response of its last came: a rendezvous send it
+	 * took waits through our failures while it talks (ses_peer_fail).
+	 */
+	uint64_t heard_ns;
 	struct ses_list tx_wait;	/* messages waiting for an id */
 };
 

@@ -514,6 +514,7 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	c.peer = ses_peer_get(s, pkt->peer);
 	if (!c.peer)
 		return -EAGAIN;
+	c.peer->heard_ns = pkt->now_ns ? pkt->now_ns : s->now_ns;
 	c.pdc = pkt->pdc;
 	switch (ses_rx_pdc_age(c.peer, pkt->pdc)) {
 	case SES_RX_PDC_STALE:

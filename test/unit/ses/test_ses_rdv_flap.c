@@ -222,6 +222,56 @@ Test(ses_rdv_flap, dead_target_fails_in_bounded_time)
 }
 
 /*
+ * After a flap our PDCs may keep timing out (a loaded target, a retry
+ * budget of a few ms) past rdv_answer_wait_ns while b lives and answers
+ * other messages: the send it took still waits, and completes when b's
+ * application takes it.
+ */
+Test(ses_rdv_flap, live_target_outlasts_wait)
+{
+	uint64_t wait_ms = a.cfg.rdv_answer_wait_ns / T_MS;
+	static uint8_t small_sink[64];
+	struct ses_wre wr, small;
+	struct ses_iov iov, small_iov;
+
+	t_send(&wr, &iov, 1);		/* no receive yet: unexpected at b */
+	t_wire_run(&w, 10000);
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	for (int i = 0; i < 4; i++) {
+		struct ses_iov ri = { small_sink, sizeof(small_sink), NULL };
+		struct ses_recv_attr ra = { .iov = &ri, .iov_cnt = 1,
+					    .tag = 100 + i,
+					    .initiator = SES_INITIATOR_ANY,
+					    .flags = SES_RECV_F_TAGGED };
+
+		t_tick(wait_ms / 2);
+		/* b answers a small send: it lives. */
+		cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+		t_wre(&small, UET_SES_OP_TAGGED_SEND, &to_b, &small_iov, src,
+		      sizeof(small_sink));
+		small.ri = T_RI_MSG;
+		small.tag = 100 + i;
+		cr_assert_eq(ses_wre_post(a.s, &small), 0);
+		t_wire_run(&w, 10000);
+		cr_assert_eq(a.tx_cnt, (unsigned)i + 1);
+		cr_assert_eq(a.tx[i].wre, &small);
+		t_tick(wait_ms / 2);
+		cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+		cr_assert_eq(a.tx_cnt, (unsigned)i + 1, "the send b took "
+			     "failed while b lived");
+	}
+	t_recv(1);
+	t_wire_run(&w, 10000);
+	cr_assert_eq(b.rx_cnt, 5);
+	cr_assert_eq(b.rx[4].status, 0);
+	cr_assert_eq(memcmp(sink, src, T_BIG), 0);
+	cr_assert_eq(a.tx_cnt, 5);
+	cr_assert_eq(a.tx[4].wre, &wr);
+	cr_assert_eq(a.tx[4].cpl.status, 0);
+}
+
+/*
  * What b did not take fails at once, as does what it took when the
  * failure is not silence (a reset peer: no answer of the old one comes).
  */
