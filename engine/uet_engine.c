@@ -318,6 +318,13 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 		cfg.rdv_eager_len = cfg.payload_mtu;
 	if (cfg.rdv_eager_len > cfg.rdv_threshold)
 		cfg.rdv_eager_len = cfg.rdv_threshold;
+	/*
+	 * A rendezvous send the target took waits through our PDC's failure
+	 * for the answer the target sends again (uet_engine_resp_resend,
+	 * for UET_ENGINE_RESP_RETRY_NS after its own PDC failed, which may
+	 * be a retry budget after ours).
+	 */
+	cfg.rdv_answer_wait_ns = UET_ENGINE_RESP_RETRY_NS + 2000000000ull;
 	cfg.max_peers = e->max_peers;
 	/* Our index in every message_id: responses on a PDC the target
 	 * opens are steered by it while that PDC's SYN is set. */

@@ -285,6 +285,14 @@ struct ses_config {
 	uint32_t max_msg_len;	/* largest send accepted as a target */
 	uint64_t rx_idle_ns;	/* partial message idle time-out */
 	/*
+	 * How long a rendezvous send its target took (it answered the
+	 * request) outlives our failures to reach that target
+	 * (ses_peer_fail with -ETIMEDOUT): its target owes it a deferred
+	 * answer, which it sends again on a new PDC after a link flap. 0:
+	 * not at all.
+	 */
+	uint64_t rdv_answer_wait_ns;
+	/*
 	 * With msg_id_prefix_bits = n > 0 (at most 9), every message_id this
 	 * engine allocates as initiator is msg_id_prefix << (16 - n) | seq
 	 * (msg_id_prefix < 2^n), so that a shared interface can steer the
@@ -418,6 +426,15 @@ int ses_progress(struct ses *s, uint64_t now_ns);
  * The lower layer gave up on |peer|: every message to it completes with
  * |status| (negative errno), and its partial messages here are dropped
  * (their receives complete with |status|). Ids keep counting up.
+ * Except, for -ETIMEDOUT (silence: a link flap, a dead host, an
+ * overloaded one), rendezvous sends the peer took (it answered the
+ * request, or READ the buffer while the answer was lost): their data is
+ * the target's to read and their end its to say, and failed here one may
+ * have been received whole there (its answer lost in the flap), so that
+ * the application sends it again to a receiver that took it already.
+ * They wait for that answer until a failure rdv_answer_wait_ns after the
+ * first that spared them and after the last request or response heard
+ * from the peer (a dead host's: the liveness probes' PDCs keep failing).
  * Returns 0 or -ENOENT (peer never seen).
  */
 int ses_peer_fail(struct ses *s, uint32_t peer, int status);

@@ -31,6 +31,8 @@ void ses_config_init(struct ses_config *cfg)
 	cfg->max_msg_len = 1u << 30;
 	/* ref 4: the reference provider drops partial messages after 5 s. */
 	cfg->rx_idle_ns = 5 * SES_NS_PER_S;
+	/* The engine's target sends a lost answer again for 10 s. */
+	cfg->rdv_answer_wait_ns = 12 * SES_NS_PER_S;
 }
 
 static bool ses_config_is_valid(const struct ses_config *c)
@@ -343,7 +345,10 @@ static int ses_rsp_progress(struct ses *s)
 
 int ses_progress(struct ses *s, uint64_t now_ns)
 {
-	int sent = ses_rsp_progress(s);
+	int sent;
+
+	s->now_ns = now_ns;
+	sent = ses_rsp_progress(s);
 
 	sent += ses_read_progress(s);
 	sent += ses_tx_progress(s);
@@ -353,7 +358,43 @@ int ses_progress(struct ses *s, uint64_t now_ns)
 	return sent;
 }
 
-/* Completes every message to peer index |pidx| and frees its slot. */
+/*
+ * Whether a failure of ours with |status| leaves |m| to wait for its
+ * target's answer (ses_peer_fail): a rendezvous send whose request the
+ * target took (it answered it, or READ the buffer: the answer may be
+ * what the failure lost), while the target was heard within
+ * rdv_answer_wait_ns, and the first failure that spared it (noted here)
+ * is as recent. A loaded target makes our PDCs time out again and again
+ * after a flap (a retry budget of a few ms), while it still reads and
+ * answers: a fixed time from the first failure failed sends it had taken.
+ */
+static bool ses_msg_outlives_failure(struct ses *s, struct ses_msg *m,
+				     int status)
+{
+	const struct ses_peer *p = ses_pool_at(&s->peers, m->peer);
+	const struct ses_region *r;
+	uint64_t since;
+
+	if (status != -ETIMEDOUT || !(m->flags & SES_MSG_F_RDV) ||
+	    (m->flags & SES_MSG_F_DONE) || m->pkt_sent != m->pkt_cnt ||
+	    !s->cfg.rdv_answer_wait_ns)
+		return false;
+	r = ses_pool_at(&s->mrs, m->rdv_mr);
+	if (m->rsp_cnt < m->pkt_cnt && !r->read)
+		return false;
+	if (!(m->flags & SES_MSG_F_SPARED)) {
+		m->flags |= SES_MSG_F_SPARED;
+		m->spared_ns = s->now_ns;
+		return true;
+	}
+	since = p->heard_ns > m->spared_ns ? p->heard_ns : m->spared_ns;
+	return s->now_ns - since < s->cfg.rdv_answer_wait_ns;
+}
+
+/*
+ * Completes every message to peer index |pidx| and frees its slot, but
+ * those left to wait for their target (ses_msg_outlives_failure).
+ */
 static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
 {
 	struct ses_peer *p = ses_pool_at(&s->peers, pidx);
@@ -366,7 +407,8 @@ static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
 	for (i = 0; i < s->msgs.len; i++) {
 		struct ses_msg *m = ses_pool_at(&s->msgs, i);
 
-		if (m->wre && m->peer == pidx)
+		if (m->wre && m->peer == pidx &&
+		    !ses_msg_outlives_failure(s, m, status))
 			m->flags |= SES_MSG_F_FAILING;
 	}
 	for (i = 0; i < s->msgs.len; i++) {

@@ -119,6 +119,9 @@ void ses_rx_default(struct ses *s, uint64_t msg_ref)
 		s->st.rx_stale_rsps++;
 		return;
 	}
+	/* An ACK: the peer lives (ses_peer_fail). */
+	((struct ses_peer *)ses_pool_at(&s->peers, m->peer))->heard_ns =
+		s->now_ns;
 	ses_msg_on_default(s, m);
 }
 
@@ -199,12 +202,15 @@ static void ses_msg_on_data(struct ses *s, struct ses_msg *m,
 
 int ses_rx_rsp(struct ses *s, const struct ses_rx_pkt *pkt)
 {
+	struct ses_peer *p = ses_peer_find(s, pkt->peer);
 	struct ses_rsp_data_hdr dh;
 	struct ses_rsp_hdr h;
 	struct ses_msg *m;
 	ssize_t n;
 
 	s->st.rx_rsps++;
+	if (p)
+		p->heard_ns = pkt->now_ns ? pkt->now_ns : s->now_ns;
 	if (pkt->next_hdr == UET_PDS_NEXT_HDR_RESPONSE) {
 		n = ses_rsp_hdr_decode(&h, pkt->buf, pkt->len);
 		if (n < 0)

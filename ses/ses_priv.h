@@ -112,6 +112,11 @@ struct ses_peer {
 	 */
 	uint32_t rx_answered;
 	struct ses_rx_refusal *rx_refused;
+	/*
+	 * When a request or response of its last came: a rendezvous send it
+	 * took waits through our failures while it talks (ses_peer_fail).
+	 */
+	uint64_t heard_ns;
 	struct ses_list tx_wait;	/* messages waiting for an id */
 };
 
@@ -125,6 +130,7 @@ struct ses_peer {
 #define SES_MSG_F_FAILING	0x40	/* being failed by ses_peer_fail */
 #define SES_MSG_F_WAIT		0x80	/* no id yet: on its peer's tx_wait
 					 * (until completed) */
+#define SES_MSG_F_SPARED	0x100	/* outlived a failure (spared_ns) */
 
 struct ses_msg {
 	const struct ses_wre *wre;
@@ -146,9 +152,11 @@ struct ses_msg {
 	uint16_t msg_id;	/* unless SES_MSG_F_WAIT */
 	uint8_t opcode;		/* on the wire */
 	uint8_t gen;
-	uint8_t flags;
+	uint16_t flags;
 	uint32_t flush_wait;	/* RDMO_FLUSH answered: earlier writes to
 				 * its peer still to complete (ses_rdmo.c) */
+	uint64_t spared_ns;	/* the first failure it outlived, when
+				 * SES_MSG_F_SPARED (ses_peer_fail) */
 };
 
 /* ---- RI tables and regions ---------------------------------------------- */
@@ -167,6 +175,12 @@ struct ses_region {
 	uint32_t tbl;		/* index */
 	uint32_t access;
 	uint32_t seq;		/* changes whenever the slot is reused */
+	/*
+	 * A peer READ it: for a rendezvous send's buffer, its target took
+	 * the send, whether or not the ACK of its request came back
+	 * (ses_peer_fail).
+	 */
+	bool read;
 };
 
 static inline uint64_t ses_ri_key(uint32_t job, uint16_t pid, uint16_t ri)
@@ -277,6 +291,7 @@ struct ses {
 	struct ses_ops ops;
 	void *ctx;
 	struct ses_stats st;
+	uint64_t now_ns;		/* as ses_progress was last told */
 
 	struct ses_pool peers;
 	struct ses_map peer_map;	/* peer id -> index */
@@ -382,7 +397,7 @@ void ses_rsp_send(struct ses *s, const struct ses_rxm *m, uint8_t rc,
 /* ses_tx.c */
 struct ses_msg_init {
 	uint8_t opcode;		/* 0: the WRE's */
-	uint8_t flags;		/* SES_MSG_F_* */
+	uint16_t flags;		/* SES_MSG_F_* */
 	int gen;		/* -1: ask ops.ri_gen_get */
 	uint32_t rdv_mr;
 	uint32_t post_seq;	/* a retry: its WRE's (0: a new WRE) */

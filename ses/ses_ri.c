@@ -222,6 +222,7 @@ int ses_mr_add_tbl(struct ses *s, struct ses_ri_tbl *t, uint64_t rkey,
 	r->tbl = tidx;
 	r->access = access;
 	r->seq = ++s->mr_seq;
+	r->read = false;
 	t->nregions++;
 	return 0;
 }

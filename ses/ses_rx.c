@@ -264,6 +264,7 @@ static int ses_rx_write(struct ses *s, struct ses_rx_ctx *c)
 
 static int ses_rx_read(struct ses *s, struct ses_rx_ctx *c)
 {
+	c->region->read = true;
 	ses_rx_id_done(s, c->peer, c->h.message_id);
 	ses_read_serve(s, c);
 	/* The data follows in RESPONSE_DATA packets; an empty READ is done. */
@@ -513,6 +514,7 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 	c.peer = ses_peer_get(s, pkt->peer);
 	if (!c.peer)
 		return -EAGAIN;
+	c.peer->heard_ns = pkt->now_ns ? pkt->now_ns : s->now_ns;
 	c.pdc = pkt->pdc;
 	switch (ses_rx_pdc_age(c.peer, pkt->pdc)) {
 	case SES_RX_PDC_STALE:

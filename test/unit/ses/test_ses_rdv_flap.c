@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A rendezvous send its target took, and our PDC to that target failing
+ * (ses_peer_fail -ETIMEDOUT: a link down longer than the retry budget).
+ * The target reads the data and answers on a PDC of its own, which it
+ * sends again after the flap: the send waits for that answer instead of
+ * failing, for failed here it may have been received whole there, and
+ * the application's resend then waits for ever for a receive the target
+ * has no reason to post (issue 43, e2e_link_flap.sh c, tagged). A dead
+ * target still fails it, within rdv_answer_wait_ns.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "test_ses_wire.h"
+
+#define T_JOB		7
+#define T_RI_MSG	0x002
+#define T_RI_RDV	0x100
+#define T_BIG		100000
+#define T_MS		1000000ull
+
+static struct t_wire w;
+static struct t_node a, b;
+static struct ses_addr to_b;
+static uint8_t *src, *sink;
+
+static void t_setup(void)
+{
+	struct ses_ri_id msg = { T_JOB, 3, T_RI_MSG };
+	struct ses_config cfg;
+
+	t_wire_init(&w, 9);
+	ses_config_init(&cfg);
+	cfg.payload_mtu = 4096;
+	cfg.job_id = T_JOB;
+	cfg.pid_on_fep = 1;
+	cfg.initiator = 1;
+	cfg.rdv_ri = T_RI_RDV;
+	cfg.rdv_eager_len = 0;
+	t_node_init(&w, &a, 1, &cfg);
+	cfg.pid_on_fep = 3;
+	cfg.initiator = 2;
+	t_node_init(&w, &b, 2, &cfg);
+	cr_assert_eq(ses_ri_add(b.s, &msg, SES_RI_F_MSG), 0);
+	t_addr(&to_b, 2, T_JOB, 3);
+	src = malloc(T_BIG);
+	sink = malloc(T_BIG);
+	cr_assert(src && sink);
+	for (size_t i = 0; i < T_BIG; i++)
+		src[i] = (uint8_t)(i * 13 + (i >> 8));
+	memset(sink, 0xC5, T_BIG);
+	w.now_ns = 1000 * T_MS;		/* a monotonic clock is never 0 */
+}
+
+static void t_teardown(void)
+{
+	t_node_fini(&a);
+	t_node_fini(&b);
+	t_wire_fini(&w);
+	free(src);
+	free(sink);
+}
+
+TestSuite(ses_rdv_flap, .init = t_setup, .fini = t_teardown, .timeout = 30);
+
+static void t_send(struct ses_wre *wr, struct ses_iov *iov, uint64_t tag)
+{
+	t_wre(wr, UET_SES_OP_TAGGED_SEND, &to_b, iov, src, T_BIG);
+	wr->ri = T_RI_MSG;
+	wr->tag = tag;
+	cr_assert_eq(ses_wre_post(a.s, wr), 0);
+}
+
+static void t_recv(uint64_t tag)
+{
+	struct ses_iov iov = { sink, T_BIG, NULL };
+	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = 1, .tag = tag,
+				    .initiator = SES_INITIATOR_ANY,
+				    .flags = SES_RECV_F_TAGGED,
+				    .user_ctx = sink };
+
+	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+}
+
+/* The clock moves on by |ms|; every node's progress sees it. */
+static void t_tick(uint64_t ms)
+{
+	w.now_ns += ms * T_MS;
+	for (unsigned n = 0; n < w.n; n++)
+		ses_progress(w.nodes[n]->s, w.now_ns);
+}
+
+/* The index in the queue of b's deferred answer to a, or w.q_cnt. */
+static size_t t_find_answer(void)
+{
+	size_t k;
+
+	for (k = 0; k < w.q_cnt; k++)
+		if (w.q[k].src == b.id && !w.q[k].is_req &&
+		    !w.q[k].is_default &&
+		    w.q[k].next_hdr == UET_PDS_NEXT_HDR_RESPONSE)
+			break;
+	return k;
+}
+
+/*
+ * The e2e case: b took the send, read it whole and completed its receive;
+ * its answer is lost with its PDC and our PDC fails too. b's answer, sent
+ * again on a new PDC seconds later, completes the send: received once,
+ * completed once, without error.
+ */
+Test(ses_rdv_flap, answer_after_our_failure)
+{
+	struct ses_wre wr;
+	struct ses_iov iov;
+	struct t_pkt ans;
+	size_t k;
+
+	t_recv(1);
+	t_send(&wr, &iov, 1);
+	for (int i = 0; i < 10000 && b.rx_cnt == 0; i++)
+		cr_assert(t_wire_step(&w));
+	cr_assert_eq(b.rx_cnt, 1);
+	cr_assert_eq(b.rx[0].status, 0);
+	cr_assert_eq(memcmp(sink, src, T_BIG), 0);
+	k = t_find_answer();
+	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
+	ans = t_wire_take(&w, k);
+	t_wire_run(&w, 10000);
+	cr_assert_eq(a.tx_cnt, 0);
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 0, "the send b received failed (%d) with our "
+		     "PDC", a.tx_cnt ? a.tx[0].cpl.status : 0);
+	/* Every failing PDC of the flap says so; the send still waits. */
+	t_tick(1500);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 0);
+	t_tick(1500);
+	t_wire_deliver(&w, &ans);
+	t_pkt_free(&ans);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].wre, &wr);
+	cr_assert_eq(a.tx[0].cpl.status, 0);
+	cr_assert_eq(a.tx[0].cpl.modified_len, T_BIG);
+	cr_assert(ses_peer_is_idle(a.s, b.id));
+}
+
+/*
+ * Under load our PDC may give up while the link works: b took the send
+ * (its ACK is lost) and read it whole, and its answer is late. Served
+ * READs of the send's buffer tell that b took it: it waits too.
+ */
+Test(ses_rdv_flap, answer_after_ack_lost)
+{
+	bool dropped = false;
+	struct ses_wre wr;
+	struct ses_iov iov;
+	struct t_pkt ans;
+	size_t k;
+
+	t_recv(1);
+	t_send(&wr, &iov, 1);
+	for (int i = 0; i < 10000 && b.rx_cnt == 0; i++) {
+		for (k = 0; k < w.q_cnt && !dropped; k++) {
+			if (w.q[k].src != b.id || !w.q[k].is_default)
+				continue;
+			ans = t_wire_take(&w, k);	/* the request's ACK */
+			t_pkt_free(&ans);
+			dropped = true;
+		}
+		cr_assert(t_wire_step(&w));
+	}
+	cr_assert(dropped);
+	cr_assert_eq(b.rx_cnt, 1);
+	cr_assert_eq(b.rx[0].status, 0);
+	k = t_find_answer();
+	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
+	ans = t_wire_take(&w, k);
+	t_wire_run(&w, 10000);
+	cr_assert_eq(a.tx_cnt, 0);
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 0, "the send b read whole failed (%d)",
+		     a.tx_cnt ? a.tx[0].cpl.status : 0);
+	t_tick(100);
+	t_wire_deliver(&w, &ans);
+	t_pkt_free(&ans);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].cpl.status, 0);
+	cr_assert_eq(a.tx[0].cpl.modified_len, T_BIG);
+}
+
+/*
+ * b took the send and never answers (it died): every failure within
+ * rdv_answer_wait_ns of the first spares it, the first after fails it.
+ */
+Test(ses_rdv_flap, dead_target_fails_in_bounded_time)
+{
+	uint64_t wait_ms = a.cfg.rdv_answer_wait_ns / T_MS;
+	struct ses_wre wr;
+	struct ses_iov iov;
+
+	cr_assert_gt(wait_ms, 2000);
+	t_send(&wr, &iov, 1);		/* no receive: unexpected at b */
+	t_wire_run(&w, 10000);
+	cr_assert_eq(w.q_cnt, 0);
+	cr_assert_eq(a.tx_cnt, 0);
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 0);
+	t_tick(wait_ms - 1000);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 0, "failed before rdv_answer_wait_ns");
+	t_tick(2000);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].cpl.status, -ETIMEDOUT);
+	cr_assert(ses_peer_is_idle(a.s, b.id));
+}
+
+/*
+ * After a flap our PDCs may keep timing out (a loaded target, a retry
+ * budget of a few ms) past rdv_answer_wait_ns while b lives and answers
+ * other messages: the send it took still waits, and completes when b's
+ * application takes it.
+ */
+Test(ses_rdv_flap, live_target_outlasts_wait)
+{
+	uint64_t wait_ms = a.cfg.rdv_answer_wait_ns / T_MS;
+	static uint8_t small_sink[64];
+	struct ses_wre wr, small;
+	struct ses_iov iov, small_iov;
+
+	t_send(&wr, &iov, 1);		/* no receive yet: unexpected at b */
+	t_wire_run(&w, 10000);
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	for (int i = 0; i < 4; i++) {
+		struct ses_iov ri = { small_sink, sizeof(small_sink), NULL };
+		struct ses_recv_attr ra = { .iov = &ri, .iov_cnt = 1,
+					    .tag = 100 + i,
+					    .initiator = SES_INITIATOR_ANY,
+					    .flags = SES_RECV_F_TAGGED };
+
+		t_tick(wait_ms / 2);
+		/* b answers a small send: it lives. */
+		cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+		t_wre(&small, UET_SES_OP_TAGGED_SEND, &to_b, &small_iov, src,
+		      sizeof(small_sink));
+		small.ri = T_RI_MSG;
+		small.tag = 100 + i;
+		cr_assert_eq(ses_wre_post(a.s, &small), 0);
+		t_wire_run(&w, 10000);
+		cr_assert_eq(a.tx_cnt, (unsigned)i + 1);
+		cr_assert_eq(a.tx[i].wre, &small);
+		t_tick(wait_ms / 2);
+		cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+		cr_assert_eq(a.tx_cnt, (unsigned)i + 1, "the send b took "
+			     "failed while b lived");
+	}
+	t_recv(1);
+	t_wire_run(&w, 10000);
+	cr_assert_eq(b.rx_cnt, 5);
+	cr_assert_eq(b.rx[4].status, 0);
+	cr_assert_eq(memcmp(sink, src, T_BIG), 0);
+	cr_assert_eq(a.tx_cnt, 5);
+	cr_assert_eq(a.tx[4].wre, &wr);
+	cr_assert_eq(a.tx[4].cpl.status, 0);
+}
+
+/*
+ * What b did not take fails at once, as does what it took when the
+ * failure is not silence (a reset peer: no answer of the old one comes).
+ */
+Test(ses_rdv_flap, others_fail_at_once)
+{
+	struct ses_wre wr[2];
+	struct ses_iov iov[2];
+
+	t_send(&wr[0], &iov[0], 1);	/* its request never arrives */
+	t_tick(1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].cpl.status, -ETIMEDOUT);
+	while (w.q_cnt) {
+		struct t_pkt p = t_wire_take(&w, 0);
+
+		t_pkt_free(&p);
+	}
+	t_send(&wr[1], &iov[1], 2);	/* taken, unexpected */
+	t_wire_run(&w, 10000);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(ses_peer_fail(a.s, b.id, -ECONNRESET), 0);
+	cr_assert_eq(a.tx_cnt, 2);
+	cr_assert_eq(a.tx[1].wre, &wr[1]);
+	cr_assert_eq(a.tx[1].cpl.status, -ECONNRESET);
+}
