@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
+#include "test/unit/pdc/t_pdc_hand.h"
 #include "test/unit/pdc/t_pdc_nop.h"
 #include "test/unit/pdc/test_pdc_sim.h"
 
@@ -167,19 +168,6 @@ Test(pdc_active, an_idle_pdc_drops_out_until_it_sends_again)
 	cr_expect_eq(t_walk(s->end[1]->mgr, &seen), 0,
 		     "a target PDC is never listed");
 	t_sim_free(s);
-}
-
-/* Hands every frame |from| has now to |to|, as from |src|. */
-static void t_hand(struct pdc_mgr *from, struct pdc_mgr *to, uint32_t src,
-		   uint64_t now)
-{
-	struct pdc_rx_meta meta = { .peer = src, .src = src };
-	uint8_t buf[256];
-	uint32_t peer;
-	ssize_t n;
-
-	while ((n = pdc_tx_build(from, buf, sizeof(buf), &peer, now)) > 0)
-		cr_assert_eq(pdc_rx_frame(to, &meta, buf, (size_t)n, now), 0);
 }
 
 Test(pdc_active, tells_a_peer_with_packets_unacknowledged)

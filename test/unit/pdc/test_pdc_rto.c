@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
+#include "test/unit/pdc/t_pdc_hand.h"
 #include "test/unit/pdc/t_pdc_nop.h"
 #include "test/unit/pdc/test_pdc_sim.h"
 
@@ -173,109 +174,89 @@ Test(pdc_rto, a_copy_waiting_to_leave_is_not_timed_out_again)
 	pdc_mgr_destroy(mgr);
 }
 
-/* Hands every frame |from| has now to |to| (peer ids are the other's). */
-static void t_hand(struct pdc_mgr *from, struct pdc_mgr *to, uint32_t src,
-		   uint64_t now)
+/*
+ * Manager |a| sends one packet to peer 1 (manager |b|), which answers only
+ * 300 ms on (both hosts' processes off their cores: nothing else runs
+ * meanwhile). The resend at the first RTO leaves when |resend_leaves|
+ * (and is lost), else finds no room and still waits. Returns |a|'s PDC
+ * to peer 1 then, and the RTO a new PDC of |a| (to peer 2) starts from.
+ */
+static uint64_t t_slow_answer(bool resend_leaves, struct pdc_info *info)
 {
-	struct pdc_rx_meta meta = { .peer = src, .src = src };
-	uint8_t buf[512];
+	struct pdc_pkt pkt = { .peer = 1, .len = 16, .mode = PDC_MODE_RUD,
+			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+	struct pdc_rx_meta from_a = { .peer = 0, .src = 7 };
+	uint8_t buf[512], resend[512];
+	struct pdc_info fresh;
+	struct pdc_mgr *a, *b;
+	struct pdc_cfg cfg;
 	uint32_t peer;
 	ssize_t n;
 
-	while ((n = pdc_tx_build(from, buf, sizeof(buf), &peer, now)) > 0)
-		cr_assert_eq(pdc_rx_frame(to, &meta, buf, (size_t)n, now), 0);
+	pdc_cfg_init(&cfg);
+	a = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cfg.seed++;
+	b = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cr_assert(a && b);
+	cr_assert_eq(pdc_send(a, &pkt, 0), 0);
+	n = pdc_tx_build(a, buf, sizeof(buf), &peer, 0);
+	cr_assert_gt(n, 0);
+	if (resend_leaves)
+		cr_assert_gt(pdc_tx_build(a, resend, sizeof(resend), &peer,
+					  cfg.rto_init_ns), 0);
+	else
+		cr_assert_eq(pdc_tx_build(a, resend, 8, &peer,
+					  cfg.rto_init_ns), -ENOBUFS);
+	cr_assert_eq(pdc_rx_frame(b, &from_a, buf, (size_t)n, 300 * T_MS), 0);
+	pdc_ack_flush(b);
+	t_hand(b, a, 1, 300 * T_MS);
+	cr_assert_eq(pdc_info_get(a, 1, PDC_MODE_RUD, info), 0);
+	pkt.peer = 2;
+	cr_assert_eq(pdc_send(a, &pkt, 300 * T_MS), 0);
+	cr_assert_eq(pdc_info_get(a, 2, PDC_MODE_RUD, &fresh), 0);
+	pdc_mgr_destroy(a);
+	pdc_mgr_destroy(b);
+	return fresh.rto_ns;
 }
 
 /*
- * An initiator whose peer answers only after 300 ms (both hosts' processes
- * off their cores: nothing else runs meanwhile): its first copy's ACK is
- * read 300 ms on, and its resend, which could not leave, still waits. The
- * RTO that sample gives passes rto_max (up to an eighth of time_wait),
- * and a new PDC of the manager, with no sample of its own, starts from
- * it rather than from rto_init: it would resend 5 or 6 times before its
- * peer could answer.
+ * The first copy's ACK is read 300 ms on, the resend still waiting: a
+ * sample of 300 ms, whose RTO passes rto_max (up to an eighth of
+ * time_wait). A new PDC of the manager, with no sample of its own, starts
+ * from it rather than from rto_init: it would resend 5 or 6 times before
+ * its peer could answer.
  */
 Test(pdc_rto, a_slow_peer_raises_the_rto_of_new_pdcs)
 {
-	struct pdc_pkt pkt = { .len = 16, .mode = PDC_MODE_RUD,
-			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
-	struct pdc_mgr *a, *b;
-	uint8_t buf[512], tiny[8];
 	struct pdc_info info;
 	struct pdc_cfg cfg;
-	uint32_t peer;
-	ssize_t n;
+	uint64_t rto;
 
 	pdc_cfg_init(&cfg);
-	a = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
-	cfg.seed++;
-	b = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
-	cr_assert(a && b);
-	pkt.peer = 1;
-	cr_assert_eq(pdc_send(a, &pkt, 0), 0);
-	n = pdc_tx_build(a, buf, sizeof(buf), &peer, 0);
-	cr_assert_gt(n, 0);
-	cr_assert_eq(pdc_tx_build(a, tiny, sizeof(tiny), &peer,
-				  cfg.rto_init_ns), -ENOBUFS, "no room");
-	/* 300 ms on, b reads the first copy and answers; a reads that. */
-	cr_assert_eq(pdc_rx_frame(b, &(struct pdc_rx_meta){ .peer = 0,
-				  .src = 7 }, buf, (size_t)n, 300 * T_MS), 0);
-	pdc_ack_flush(b);
-	t_hand(b, a, 1, 300 * T_MS);
-	cr_assert_eq(pdc_info_get(a, 1, PDC_MODE_RUD, &info), 0);
+	rto = t_slow_answer(false, &info);
 	cr_expect(info.is_established);
 	cr_expect_eq(info.rto_ns, cfg.time_wait_ns / 8, "rto %llu us",
 		     (unsigned long long)(info.rto_ns / T_US));
-	/* A new PDC, to another peer, waits as long before resending. */
-	pkt.peer = 2;
-	cr_assert_eq(pdc_send(a, &pkt, 300 * T_MS), 0);
-	cr_assert_eq(pdc_info_get(a, 2, PDC_MODE_RUD, &info), 0);
-	cr_expect_eq(info.rto_ns, cfg.time_wait_ns / 8, "rto %llu us",
-		     (unsigned long long)(info.rto_ns / T_US));
-	pdc_mgr_destroy(a);
-	pdc_mgr_destroy(b);
+	cr_expect_eq(rto, cfg.time_wait_ns / 8, "a new PDC's rto %llu us",
+		     (unsigned long long)(rto / T_US));
 }
 
 /*
- * The same peer, but the resend did leave (and was lost): the ACK read
- * 300 ms on is ambiguous, no sample of the path, yet even the last copy
- * waited far longer than the RTO, so the peer took at least that long. A
- * new PDC waits that long (up to an eighth of time_wait) before resending.
+ * The resend did leave (and was lost): the ACK read 300 ms on is
+ * ambiguous, no sample of the path, yet even the last copy waited far
+ * longer than the RTO, so the peer took at least that long. A new PDC
+ * waits that long (up to an eighth of time_wait) before resending.
  */
 Test(pdc_rto, an_answer_slower_than_every_copy_raises_the_rto_of_new_pdcs)
 {
-	struct pdc_pkt pkt = { .len = 16, .mode = PDC_MODE_RUD,
-			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
-	struct pdc_mgr *a, *b;
-	uint8_t buf[512];
 	struct pdc_info info;
 	struct pdc_cfg cfg;
-	uint32_t peer;
-	ssize_t n;
+	uint64_t rto;
 
 	pdc_cfg_init(&cfg);
-	a = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
-	cfg.seed++;
-	b = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
-	cr_assert(a && b);
-	pkt.peer = 1;
-	cr_assert_eq(pdc_send(a, &pkt, 0), 0);
-	n = pdc_tx_build(a, buf, sizeof(buf), &peer, 0);
-	cr_assert_gt(n, 0);
-	cr_assert_gt(pdc_tx_build(a, buf + 256, 256, &peer, cfg.rto_init_ns),
-		     0, "the resend leaves (and is lost)");
-	cr_assert_eq(pdc_rx_frame(b, &(struct pdc_rx_meta){ .peer = 0,
-				  .src = 7 }, buf, (size_t)n, 300 * T_MS), 0);
-	pdc_ack_flush(b);
-	t_hand(b, a, 1, 300 * T_MS);
-	cr_assert_eq(pdc_info_get(a, 1, PDC_MODE_RUD, &info), 0);
+	rto = t_slow_answer(true, &info);
 	cr_expect(info.is_established);
 	cr_expect_eq(info.srtt_ns, 0, "an ambiguous ACK is no sample");
-	pkt.peer = 2;
-	cr_assert_eq(pdc_send(a, &pkt, 300 * T_MS), 0);
-	cr_assert_eq(pdc_info_get(a, 2, PDC_MODE_RUD, &info), 0);
-	cr_expect_eq(info.rto_ns, cfg.time_wait_ns / 8, "rto %llu us",
-		     (unsigned long long)(info.rto_ns / T_US));
-	pdc_mgr_destroy(a);
-	pdc_mgr_destroy(b);
+	cr_expect_eq(rto, cfg.time_wait_ns / 8, "a new PDC's rto %llu us",
+		     (unsigned long long)(rto / T_US));
 }
