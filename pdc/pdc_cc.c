@@ -190,15 +190,15 @@ void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 void pdc_rto_backoff(const struct pdc_mgr *mgr, struct pdc_ini *ini)
 {
 	const struct pdc_cfg *cfg = &mgr->cfg;
-	uint64_t cap = cfg->rto_max_ns, rto = ini->rto_ns * 2;
+	/* What the PDC has evidence a peer may take: its own, else others'. */
+	uint64_t slow = ini->srtt_ns ? 2 * pdc_rto_estimate(cfg, ini) :
+				       mgr->rto_hint_ns;
+	uint64_t cap = slow > cfg->rto_max_ns ? slow : cfg->rto_max_ns;
+	uint64_t rto = ini->rto_ns * 2;
 
-	if (ini->srtt_ns && 2 * pdc_rto_estimate(cfg, ini) > cap)
-		cap = 2 * pdc_rto_estimate(cfg, ini);
-	if (!ini->srtt_ns && mgr->rto_hint_ns > cap)
-		cap = mgr->rto_hint_ns;
+	if (!ini->srtt_ns && rto < slow)
+		rto = slow;
 	if (cap > pdc_rto_ceiling(cfg))
 		cap = pdc_rto_ceiling(cfg);
-	if (!ini->srtt_ns && rto < mgr->rto_hint_ns)
-		rto = mgr->rto_hint_ns;
 	ini->rto_ns = pdc_clamp_ns(rto, cfg->rto_min_ns, cap);
 }
