@@ -121,6 +121,8 @@ struct pdc_cfg {
 				 * smaller one is measured */
 	uint64_t target_qdelay_ns;	/* NSCC: 0 (the default): scaled to
 					 * the measured base RTT */
+	bool no_dfc;		/* NSCC: never ask initiators for less when
+				 * behind (pdc_rx_backlog); default false */
 	uint32_t rccc_spec;	/* RCCC: bytes a sender may send on
 				 * speculation (0: two of max_payload_len) */
 	uint64_t rto_init_ns;
@@ -358,6 +360,11 @@ struct pdc_stats {
 	uint64_t cc_quick_adapts;	/* NSCC quick adapts */
 	uint64_t cc_fair_incs, cc_prop_incs, cc_fast_incs;	/* ACKs by case */
 	uint64_t cc_holds;	/* marked ACKs of a queue below target */
+	uint64_t cc_rcv_penalised;	/* ACKs whose target asked for less
+					 * (Rcv_Cwnd_Pend) */
+	uint64_t cc_rcv_restores;	/* windows given back (Restore_Cwnd) */
+	uint64_t tx_rcv_penalty;	/* ACKs we sent asking for less: we
+					 * were behind (pdc_rx_backlog) */
 	uint64_t rccc_granted;	/* bytes of credit granted (receiver) */
 	uint64_t rccc_credits_tx, rccc_credits_rx;	/* CREDIT packets */
 	uint64_t rccc_reqs;	/* CREDIT_REQs sent */
@@ -482,6 +489,19 @@ int pdc_close(struct pdc_mgr *mgr, uint32_t peer, uint8_t mode,
  */
 int pdc_local_peer(const struct pdc_mgr *mgr, uint16_t pdcid, bool initiator,
 		   uint32_t *peer);
+
+/*
+ * Destination flow control (UE 1.0 3.6.13.2): how far behind the caller
+ * is in reading what arrives, |waiting| frames in a receive queue of
+ * |room|, as it starts to read. While more than half the queue waits,
+ * the NSCC ACKs this manager sends ask their initiators for a smaller
+ * window (Rcv_Cwnd_Pend, rising to 127 with a full queue); once no more
+ * than an eighth waits, they tell them to restore the window
+ * they had (Restore_Cwnd). Holds until the next call. The queue that
+ * overflows when a receiver falls behind is the caller's (an AF_XDP ring
+ * drops what it has no room for), so only the caller can tell.
+ */
+void pdc_rx_backlog(struct pdc_mgr *mgr, uint32_t waiting, uint32_t room);
 
 /*
  * pdc_ack_flush() makes every ACK this manager's target PDCs owe due now

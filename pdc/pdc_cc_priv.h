@@ -40,6 +40,8 @@ struct pdc_nscc {
 	uint64_t fast_cnt;	/* bytes acknowledged at near-zero delay */
 	uint64_t ignore, ignored;	/* marked bytes after a QA to skip */
 	uint64_t qa_end_ns, last_dec_ns, last_adjust_ns;
+	double saved_cwnd;	/* the window before the target's penalty
+				 * (Rcv_Cwnd_Pend) began; 0: none */
 };
 
 /* RCCC's grants of one manager (pdc_rccc.c). */
@@ -68,6 +70,9 @@ struct pdc_nscc_ack {
 	uint64_t rtt_ns;	/* RTT less the target's service time; 0: none */
 	uint32_t pkts;		/* packets it newly acknowledged */
 	bool ecn;		/* it echoed a CE mark */
+	uint8_t rcv_penalty;	/* Rcv_Cwnd_Pend, 0..127: the target is
+				 * behind (3.6.13.2) */
+	bool restore;		/* Restore_Cwnd: it has caught up */
 };
 
 void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini);

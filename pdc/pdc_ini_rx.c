@@ -393,6 +393,8 @@ static void pdc_ini_nscc_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 	cc->ecn = ack->pro.flags & UET_PDS_F_ACK_M;
 	if (pdc_ack_has_nscc(ack)) {
 		cc->newly = pdc_nscc_received(ini, ack->cc.nscc.rcvd_bytes);
+		cc->rcv_penalty = ack->cc.nscc.rcv_cwnd_penalty;
+		cc->restore = ack->cc.nscc.restore_cwnd;
 	} else {
 		cc->newly = ini->acked_bytes;
 		ini->cc.inflight = ini->cc.inflight > ini->acked_bytes ?

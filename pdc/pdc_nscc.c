@@ -14,7 +14,8 @@
  * less than 1/8 of the largest window arrived in the last base RTT plus
  * target, sets the window to what did arrive. The largest window is 1.5
  * times the bandwidth-delay product of our link (cfg.link_bps) and the
- * base RTT, which only ever decreases.
+ * base RTT, which only ever decreases. A target that falls behind holds
+ * the window down itself (destination flow control, nscc_rcv_penalty).
  *
  * The constants and their scaling follow the spec's reference (100 Gb/s,
  * 12 us), as the UEC's simulator (uet-htsim, uec.cpp) sets them: the
@@ -199,6 +200,41 @@ static void nscc_adjust(const struct pdc_cfg *cfg, struct pdc_nscc *n,
 	n->received = 0;
 }
 
+/*
+ * Destination flow control (3.6.13.2): a target that cannot keep up with
+ * what arrives returns a penalty (Rcv_Cwnd_Pend, 1..127). The window falls
+ * to what is in flight, less penalty/128 of the bytes this ACK reports
+ * received (64 on every ACK of a round trip halves it; 127 leaves about
+ * a packet), and does not grow while it lasts. The window before the
+ * first penalty is kept; Restore_Cwnd on an ACK without one gives it
+ * back. Unlike the spec's pseudocode, never lower than the window has
+ * grown to since: a target that caught up long after asks for no less.
+ * Returns true while the target holds the window down.
+ */
+static bool nscc_rcv_penalty(struct pdc_mgr *mgr, struct pdc_nscc *n,
+			     const struct pdc_nscc_ack *ack)
+{
+	double mss = nscc_mss(&mgr->cfg), cut;
+
+	if (ack->rcv_penalty) {
+		if (!n->saved_cwnd)
+			n->saved_cwnd = n->cwnd;
+		cut = (double)(((uint64_t)ack->rcv_penalty * ack->newly) >> 7);
+		if (n->cwnd > n->inflight)
+			n->cwnd = n->inflight;
+		n->cwnd = n->cwnd - cut > mss ? n->cwnd - cut : mss;
+		mgr->stats.cc_rcv_penalised++;
+		return true;
+	}
+	if (ack->restore && n->saved_cwnd > 0) {
+		if (n->cwnd < n->saved_cwnd)
+			n->cwnd = n->saved_cwnd;
+		n->saved_cwnd = 0;
+		mgr->stats.cc_rcv_restores++;
+	}
+	return false;
+}
+
 void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 		     const struct pdc_nscc_ack *ack, uint64_t now_ns)
 {
@@ -206,12 +242,14 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	struct pdc_nscc *n = &ini->cc;
 	uint64_t delay = n->avg_delay_ns, target;
 	double mss = nscc_mss(cfg);
+	bool limited;
 
 	n->achieved += ack->newly;
 	n->received += ack->newly;
 	n->ignored += ack->newly;
 	if (ack->rtt_ns && ack->rtt_ns < n->base_rtt_ns)
 		nscc_set_base_rtt(cfg, n, ack->rtt_ns);
+	limited = nscc_rcv_penalty(mgr, n, ack);
 	target = pdc_nscc_target(cfg, ini);
 	if (ack->rtt_ns) {
 		delay = ack->rtt_ns - n->base_rtt_ns;
@@ -220,7 +258,9 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	mgr->stats.cc_ecn_acks += ack->ecn;
 	if (nscc_quick_adapt(mgr, ini, false, ack->ecn, delay, now_ns))
 		return;
-	if (!ack->ecn && delay >= target) {
+	if (limited && !ack->ecn) {
+		/* no increase while the target is behind */
+	} else if (!ack->ecn && delay >= target) {
 		n->inc += NSCC_FAIR_MSS * mss * n->scale * (double)ack->newly;
 		mgr->stats.cc_fair_incs++;
 	} else if (!ack->ecn) {

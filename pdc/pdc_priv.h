@@ -440,6 +440,9 @@ struct pdc_mgr {
 	 * of its own, waits at least this long before it resends.
 	 */
 	uint64_t rto_hint_ns;
+	/* What our NSCC ACKs say of our own backlog (pdc_rx_backlog). */
+	uint8_t rcv_penalty;
+	bool rcv_restore;
 	/*
 	 * Ids of target PDCs that armed a delayed ACK, for pdc_ack_flush:
 	 * an id may stay after its ACK went or its PDC closed (checked

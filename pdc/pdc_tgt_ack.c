@@ -295,8 +295,9 @@ static uint32_t pdc_tgt_sack_base(const struct pdc_mgr *mgr,
  * RTT sample is the network's (a response's PSN: when it arrived, as
  * it was answered then). rcvd_bytes: every SES byte
  * received, duplicates too, as the initiator counts every copy it sends.
+ * rcv_cwnd_penalty and restore_cwnd: our own backlog (pdc_rx_backlog).
  */
-static void pdc_tgt_nscc_state(const struct pdc *pdc,
+static void pdc_tgt_nscc_state(struct pdc_mgr *mgr, const struct pdc *pdc,
 			       const struct pdc_resp_ent *ent, uint32_t ack_psn,
 			       struct pdc_nscc_state *st, uint64_t now_ns)
 {
@@ -310,6 +311,38 @@ static void pdc_tgt_nscc_state(const struct pdc *pdc,
 			   UET_PDS_NSCC_SERVICE_TIME_NONE - 1 : (uint16_t)units;
 	st->rcvd_bytes = (tgt->rcvd_bytes >> UET_PDS_NSCC_RCVD_UNIT_SHIFT) &
 			 UET_PDS_NSCC_RCVD_BYTES_MAX;
+	st->rcv_cwnd_penalty = mgr->rcv_penalty;
+	st->restore_cwnd = !mgr->rcv_penalty && mgr->rcv_restore;
+	mgr->stats.tx_rcv_penalty += mgr->rcv_penalty > 0;
+}
+
+/*
+ * The penalty grows linearly from nothing at half the queue to 127 when
+ * it is full: any penalty stops the initiator's new packets until the
+ * ACKs of what it has out come back (nscc_rcv_penalty), so it is kept
+ * for a queue at risk. Half a ring is not: one stream of jumbo frames
+ * between two namespaces keeps a quarter of it (3 descriptors a frame)
+ * and lost 10-30% of its rate to a brake set there. Restore once an
+ * eighth or less waits, so that windows given back do not refill a queue
+ * still draining; in between, NSCC's own increases apply.
+ */
+void pdc_rx_backlog(struct pdc_mgr *mgr, uint32_t waiting, uint32_t room)
+{
+	uint64_t over, span;
+
+	if (mgr->cfg.no_dfc || !room)
+		return;
+	if (waiting > room)
+		waiting = room;
+	mgr->rcv_restore = (uint64_t)waiting * 8 <= room;
+	if ((uint64_t)waiting * 2 <= room) {
+		mgr->rcv_penalty = 0;
+		return;
+	}
+	over = (uint64_t)waiting * 2 - room;	/* x2: no fractions */
+	span = room;
+	mgr->rcv_penalty = (uint8_t)((over * UET_PDS_NSCC_CWND_PENALTY_MASK +
+				      span - 1) / span);
 }
 
 /*
@@ -361,7 +394,7 @@ static ssize_t pdc_tgt_put_ack(struct pdc_mgr *mgr, struct pdc *pdc,
 		a.cc.nscc.ooo_count = (uint16_t)(tgt->ooo_cnt > UINT16_MAX ?
 						 UINT16_MAX : tgt->ooo_cnt);
 		if (nscc)
-			pdc_tgt_nscc_state(pdc, ent, cack + (uint32_t)(int32_t)
+			pdc_tgt_nscc_state(mgr, pdc, ent, cack + (uint32_t)(int32_t)
 					   a.ack_psn_offset,
 					   &a.cc.nscc, now_ns);
 		else
