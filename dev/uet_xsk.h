@@ -114,6 +114,12 @@ struct uet_dev_shm *uet_xsk_shm(const struct uet_xsk *x);
  * local ring are empty. Cheap: for a caller that polls in a loop.
  */
 bool uet_xsk_rx_idle(const struct uet_xsk *x);
+/*
+ * Frames waiting in the receive ring now (descriptors: a multi-buffer
+ * frame counts each) and, in |*size|, how many it holds: how far behind
+ * the reader is, before the kernel drops what has no room.
+ */
+uint32_t uet_xsk_rx_backlog(const struct uet_xsk *x, uint32_t *size);
 
 /*
  * uet_xsk_tx_alloc() takes free chunks for a frame of |len| bytes and

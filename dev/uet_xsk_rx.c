@@ -175,6 +175,13 @@ bool uet_xsk_rx_idle(const struct uet_xsk *x)
 	return true;
 }
 
+uint32_t uet_xsk_rx_backlog(const struct uet_xsk *x, uint32_t *size)
+{
+	*size = x->rx.size;
+	return __atomic_load_n(x->rx.producer, __ATOMIC_ACQUIRE) -
+	       x->rx.cached_cons;
+}
+
 uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 			  uint32_t max)
 {

@@ -283,6 +283,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	if (e->cfg.link_mbps)
 		cfg.link_bps = (uint64_t)e->cfg.link_mbps * 1000000;
 	cfg.trimming = e->cfg.trimming;
+	cfg.no_dfc = e->cfg.no_dfc;
 	cfg.mp_mode = e->cfg.multipath;
 	cfg.ev_mask = UET_ENGINE_EV_MASK;	/* a bad count fails the create */
 	if (e->cfg.entropies)

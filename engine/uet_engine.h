@@ -120,13 +120,16 @@ struct uet_engine_cfg {
 	 * spec's reference rate; an emulated fabric behind an unshaped veth
 	 * wants its own).
 	 * |trimming|: the fabric trims (NSCC's target delay is then 3/4 of
-	 * the base RTT). |dscp_set|: |dscp| holds the DSCPs to use; else
+	 * the base RTT). |no_dfc|: never ask initiators for a smaller
+	 * window when our receive ring backs up (pdc_rx_backlog).
+	 * |dscp_set|: |dscp| holds the DSCPs to use; else
 	 * uet_engine_dscp_default.
 	 */
 	bool cc_set;
 	uint8_t cc;
 	uint32_t link_mbps;
 	bool trimming;
+	bool no_dfc;
 	bool dscp_set;
 	struct uet_engine_dscp dscp;
 	/*

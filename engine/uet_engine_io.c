@@ -661,6 +661,7 @@ int uet_engine_progress(struct uet_engine *e)
 	e->idle_polls = 0;
 	e->now_ns = uet_engine_now_ns();
 	rx = uet_engine_local_rx(e);
+	uet_engine_rx_backlog(e);
 	/*
 	 * Every frame waiting is read before the timers run: after a spell
 	 * off the CPU the ring holds the ACKs that answer the packets whose

@@ -419,6 +419,7 @@ static inline uint8_t uet_pds_type(const uint8_t *pds)
 
 /* The receive path (uet_engine_rx.c): frames in, PDC's deliveries up. */
 int uet_engine_rx(struct uet_engine *e);
+void uet_engine_rx_backlog(struct uet_engine *e);
 int uet_engine_pdc_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 			   struct pdc_resp *resp);
 int uet_engine_resp_id(const struct pdc_rx_pkt *pkt);

@@ -248,6 +248,19 @@ static void uet_engine_rx_frame(struct uet_engine *e,
 		e->stats.rx_bad++;
 }
 
+/*
+ * Destination flow control: what waits in our receive ring as we start
+ * to read it tells the initiators, in our ACKs, whether we keep up
+ * (pdc_rx_backlog). A ring that fills drops what comes next, and every
+ * drop costs its sender a time-out or a SACK round.
+ */
+void uet_engine_rx_backlog(struct uet_engine *e)
+{
+	uint32_t size, waiting = uet_xsk_rx_backlog(e->xsk, &size);
+
+	pdc_rx_backlog(e->pdc, waiting, size);
+}
+
 int uet_engine_rx(struct uet_engine *e)
 {
 	struct uet_xsk_frame frames[UET_ENGINE_RX_BATCH];

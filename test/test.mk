@@ -590,3 +590,9 @@ E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 # each checked in NSCC's largest window through FI_UET_TRACE.
 E2E_TESTS	+= test/e2e/e2e_link_rate.sh
 E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
+# Destination flow control (pdc_rx_backlog, FI_UET_DFC): 16 endpoints of
+# two processes write 2 MiB each into one; its ring backs up, its ACKs
+# brake the initiators and release them; every slot verified.
+E2E_TESTS	+= test/e2e/e2e_dfc.sh
+E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd

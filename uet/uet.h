@@ -169,6 +169,7 @@ struct uet_params {
 	uint8_t cc;			/* FI_UET_CC: PDC_CC_* */
 	uint32_t link_mbps;		/* 0: the engine's default */
 	bool trimming;
+	bool dfc;			/* FI_UET_DFC */
 	struct uet_engine_dscp dscp;
 	/* Data protection (uet_init_dp.c). */
 	uint8_t tss;			/* FI_UET_TSS: enum uet_engine_tss */

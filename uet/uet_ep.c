@@ -165,6 +165,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->cc = p->cc;
 	cfg->link_mbps = dom->link_mbps;
 	cfg->trimming = p->trimming;
+	cfg->no_dfc = !p->dfc;
 	cfg->dscp_set = true;
 	cfg->dscp = p->dscp;
 	cfg->tss = p->tss;

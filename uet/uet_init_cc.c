@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The provider's congestion-control settings (FI_UET_CC, FI_UET_LINK_MBPS,
- * FI_UET_TRIMMING, FI_UET_DSCP_*): what the engine hands PDC's NSCC and
+ * FI_UET_TRIMMING, FI_UET_DFC, FI_UET_DSCP_*): what the engine hands PDC's NSCC and
  * writes in its frames' traffic class. See fi_uet(7).
  */
 #include <stdatomic.h>
@@ -34,6 +34,11 @@ void uet_params_cc_define(void)
 	fi_param_define(&uet_prov, "trimming", FI_PARAM_BOOL,
 			"The fabric trims packets: NSCC's target delay is 3/4 "
 			"of the base RTT instead of 1 (default 0)");
+	fi_param_define(&uet_prov, "dfc", FI_PARAM_BOOL,
+			"Destination flow control: while an endpoint's receive "
+			"ring backs up, its ACKs ask the senders for smaller "
+			"windows, and for the old ones back once it caught up "
+			"(NSCC; default 1)");
 	fi_param_define(&uet_prov, "dscp", FI_PARAM_INT,
 			"DSCP of requests, which a switch may trim (default "
 			"10)");
@@ -56,7 +61,7 @@ static void uet_param_dscp(const char *name, uint8_t *v)
 void uet_params_cc_get(struct uet_params *p)
 {
 	char *cc = NULL;
-	int trim;
+	int trim, dfc;
 
 	/*
 	 * NSCC alone by default: on bench_incast it finished incasts as
@@ -85,6 +90,9 @@ void uet_params_cc_get(struct uet_params *p)
 	uet_param_int("link_mbps", 10000000, &p->link_mbps);	/* 0: default */
 	if (fi_param_get_bool(&uet_prov, "trimming", &trim) == FI_SUCCESS)
 		p->trimming = trim != 0;
+	p->dfc = true;
+	if (fi_param_get_bool(&uet_prov, "dfc", &dfc) == FI_SUCCESS)
+		p->dfc = dfc != 0;
 	p->dscp = uet_engine_dscp_default;
 	uet_param_dscp("dscp", &p->dscp.data);
 	uet_param_dscp("dscp_ctl", &p->dscp.ctl);
