@@ -27,8 +27,8 @@ static void t_setup(void)
 
 TestSuite(ses_rdv_flap, .init = t_setup, .fini = t_teardown, .timeout = 30);
 
-/* The index in the queue of b's deferred answer to a, or w.q_cnt. */
-static size_t t_find_answer(void)
+/* Takes b's deferred answer to a off the wire; there must be one. */
+static struct t_pkt t_take_answer(void)
 {
 	size_t k;
 
@@ -37,7 +37,8 @@ static size_t t_find_answer(void)
 		    !w.q[k].is_default &&
 		    w.q[k].next_hdr == UET_PDS_NEXT_HDR_RESPONSE)
 			break;
-	return k;
+	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
+	return t_wire_take(&w, k);
 }
 
 /*
@@ -51,7 +52,6 @@ Test(ses_rdv_flap, answer_after_our_failure)
 	struct ses_wre wr;
 	struct ses_iov iov;
 	struct t_pkt ans;
-	size_t k;
 
 	t_recv(T_BIG, 1);
 	t_send(&wr, &iov, T_BIG, 1);
@@ -60,9 +60,7 @@ Test(ses_rdv_flap, answer_after_our_failure)
 	cr_assert_eq(b.rx_cnt, 1);
 	cr_assert_eq(b.rx[0].status, 0);
 	cr_assert_eq(memcmp(sink, src, T_BIG), 0);
-	k = t_find_answer();
-	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
-	ans = t_wire_take(&w, k);
+	ans = t_take_answer();
 	t_wire_run(&w, 10000);
 	cr_assert_eq(a.tx_cnt, 0);
 	t_tick(1);
@@ -111,9 +109,7 @@ Test(ses_rdv_flap, answer_after_ack_lost)
 	cr_assert(dropped);
 	cr_assert_eq(b.rx_cnt, 1);
 	cr_assert_eq(b.rx[0].status, 0);
-	k = t_find_answer();
-	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
-	ans = t_wire_take(&w, k);
+	ans = t_take_answer();
 	t_wire_run(&w, 10000);
 	cr_assert_eq(a.tx_cnt, 0);
 	t_tick(1);
