@@ -108,14 +108,6 @@ static uint32_t t_src_cnt(const struct t_sim *s, int idx, uint64_t src)
 	return n;
 }
 
-static struct pdc_stats t_stats(const struct t_sim *s, int idx)
-{
-	struct pdc_stats st;
-
-	pdc_mgr_stats(s->end[idx]->mgr, &st);
-	return st;
-}
-
 /* Every message of A's first incarnation reached B exactly once. */
 static void t_expect_all_once(const struct t_sim *s, uint32_t from,
 			      uint32_t to)

@@ -17,14 +17,6 @@
 
 TestSuite(pdc_deadpath, .timeout = 60);
 
-static struct pdc_stats t_stats(const struct t_sim *s, int end)
-{
-	struct pdc_stats st;
-
-	pdc_mgr_stats(s->end[end]->mgr, &st);
-	return st;
-}
-
 /* The initiator's PDC (end 0 has one). */
 static const struct pdc *t_ini(const struct t_sim *s)
 {

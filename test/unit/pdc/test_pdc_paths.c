@@ -16,36 +16,6 @@
 
 TestSuite(pdc_paths, .timeout = 60);
 
-/* Two ends over |paths| paths with |delay_us| each (one-way, in us). */
-static struct t_sim *t_fabric(uint32_t paths, const uint32_t *delay_us,
-			      uint8_t mp_mode, uint64_t seed)
-{
-	struct t_wire w = { .delay_ns = 2000, .paths = paths };
-	struct t_sim *s;
-	struct pdc_cfg cfg;
-
-	for (uint32_t i = 0; i < paths; i++)
-		w.path_delay_ns[i] = delay_us ? delay_us[i] * 1000ull : 0;
-	s = t_sim_new(&w, seed, 2);
-	t_cfg_lossy(&cfg, seed * 31 + 7);
-	cfg.mp_mode = mp_mode;
-	cfg.max_retries = 10;
-	cfg.rto_min_ns = 500000;	/* above the slowest path's RTT */
-	cfg.rto_init_ns = 500000;
-	t_end_start(s, 0, &cfg);
-	cfg.seed++;
-	t_end_start(s, 1, &cfg);
-	return s;
-}
-
-static struct pdc_stats t_stats(const struct t_sim *s, int end)
-{
-	struct pdc_stats st;
-
-	pdc_mgr_stats(s->end[end]->mgr, &st);
-	return st;
-}
-
 /* Every message completed once and arrived once. */
 static void t_all_delivered(const struct t_sim *s, uint32_t msgs)
 {

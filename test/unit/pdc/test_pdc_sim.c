@@ -217,6 +217,42 @@ void t_cfg_lossy(struct pdc_cfg *cfg, uint64_t seed)
 	cfg->max_payload_len = 64;
 }
 
+/*
+ * Two ends over |paths| paths with |delay_us| each (one-way, in us; NULL:
+ * none but the wire's 2 us), multipath |mp_mode|, 10 tries from an RTO of
+ * 0.5 ms (above the slowest path's RTT): test_pdc_paths.c, test_pdc_stall.c.
+ */
+struct t_sim *t_fabric(uint32_t paths, const uint32_t *delay_us,
+		       uint8_t mp_mode, uint64_t seed)
+{
+	struct t_wire w = { .delay_ns = 2000, .paths = paths };
+	struct t_sim *s;
+	struct pdc_cfg cfg;
+
+	cr_assert_leq(paths, T_PATHS);
+	for (uint32_t i = 0; i < paths; i++)
+		w.path_delay_ns[i] = delay_us ? delay_us[i] * 1000ull : 0;
+	s = t_sim_new(&w, seed, 2);
+	t_cfg_lossy(&cfg, seed * 31 + 7);
+	cfg.mp_mode = mp_mode;
+	cfg.max_retries = 10;
+	cfg.rto_min_ns = 500000;
+	cfg.rto_init_ns = 500000;
+	t_end_start(s, 0, &cfg);
+	cfg.seed++;
+	t_end_start(s, 1, &cfg);
+	return s;
+}
+
+/* The counters of end |idx|'s manager, now. */
+struct pdc_stats t_stats(const struct t_sim *s, int idx)
+{
+	struct pdc_stats st;
+
+	pdc_mgr_stats(s->end[idx]->mgr, &st);
+	return st;
+}
+
 struct t_sim *t_sim_new(const struct t_wire *wire, uint64_t seed, int ends)
 {
 	struct t_sim *s = calloc(1, sizeof(*s));

@@ -135,6 +135,9 @@ struct t_sim {
 struct t_sim *t_sim_new(const struct t_wire *wire, uint64_t seed, int ends);
 void t_sim_free(struct t_sim *s);
 void t_cfg_lossy(struct pdc_cfg *cfg, uint64_t seed);
+struct t_sim *t_fabric(uint32_t paths, const uint32_t *delay_us,
+		       uint8_t mp_mode, uint64_t seed);
+struct pdc_stats t_stats(const struct t_sim *s, int idx);
 void t_end_start(struct t_sim *s, int idx, const struct pdc_cfg *cfg);
 void t_end_restart(struct t_sim *s, int idx, uint64_t seed);
 void t_end_plan(struct t_sim *s, int idx, int to, uint8_t mode,

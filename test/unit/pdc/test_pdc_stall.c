@@ -46,20 +46,9 @@ static bool t_hole_ended(struct t_sim *s)
  */
 static uint64_t t_blackhole(uint64_t seed, uint32_t live)
 {
-	struct t_wire w = { .delay_ns = 2000, .paths = T_PATHS_USED };
+	struct t_sim *s = t_fabric(T_PATHS_USED, NULL, PDC_MP_AWARE, seed);
 	struct pdc_stats st;
-	struct pdc_cfg cfg;
-	struct t_sim *s;
 
-	s = t_sim_new(&w, seed, 2);
-	t_cfg_lossy(&cfg, seed * 31 + 7);
-	cfg.mp_mode = PDC_MP_AWARE;
-	cfg.max_retries = 10;
-	cfg.rto_min_ns = 500000;
-	cfg.rto_init_ns = 500000;
-	t_end_start(s, 0, &cfg);
-	cfg.seed++;
-	t_end_start(s, 1, &cfg);
 	t_end_plan(s, 0, 1, PDC_MODE_RUD, T_MSGS, 0);
 	cr_assert(t_sim_run(s, T_LIMIT_NS, t_quarter_done));
 	for (uint32_t p = 0; p < T_PATHS_USED; p++)
@@ -71,7 +60,7 @@ static uint64_t t_blackhole(uint64_t seed, uint32_t live)
 	cr_assert(t_sim_run(s, T_LIMIT_NS, t_sim_senders_done));
 	cr_expect_eq(s->end[0]->ok_cnt + s->end[0]->err_cnt, T_MSGS);
 	cr_expect_eq(s->end[1]->rx_dup, 0);
-	pdc_mgr_stats(s->end[0]->mgr, &st);
+	st = t_stats(s, 0);
 	if (st.pdc_failed)
 		cr_log_info("seed %llu, path %u live: %u operations failed "
 			    "(%d)", (unsigned long long)seed, live,

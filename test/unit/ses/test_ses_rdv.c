@@ -8,44 +8,17 @@
 #include <errno.h>
 #include <string.h>
 
-#include "test_ses_wire.h"
+#include "t_ses_rdv.h"
 
-#define T_JOB		7
-#define T_RI_MSG	0x002
-#define T_RI_RDV	0x100
-#define T_BIG		100000
-
-static struct t_wire w;
-static struct t_node a, b;
-static struct ses_addr to_b;
-static uint8_t *src, *sink;
-
+/* b has room for the headers (and eager bytes) of unexpected sends only. */
 static void t_setup_eager(uint32_t eager, uint64_t seed)
 {
-	struct ses_ri_id msg = { T_JOB, 3, T_RI_MSG };
-	struct ses_config cfg;
+	const struct t_rdv_opts o = {
+		.seed = seed, .eager_len = eager, .b_eager_only = true,
+		.sink_len = T_BIG + 4096, .src_mul = 7, .src_shift = 9,
+	};
 
-	t_wire_init(&w, seed);
-	ses_config_init(&cfg);
-	cfg.payload_mtu = 4096;
-	cfg.job_id = T_JOB;
-	cfg.pid_on_fep = 1;
-	cfg.initiator = 1;
-	cfg.rdv_ri = T_RI_RDV;
-	cfg.rdv_eager_len = eager;
-	t_node_init(&w, &a, 1, &cfg);
-	cfg.pid_on_fep = 3;
-	cfg.initiator = 2;
-	cfg.max_unexpected_len = eager;	/* room for headers only */
-	t_node_init(&w, &b, 2, &cfg);
-	cr_assert_eq(ses_ri_add(b.s, &msg, SES_RI_F_MSG), 0);
-	t_addr(&to_b, 2, T_JOB, 3);
-	src = malloc(T_BIG);
-	sink = malloc(T_BIG + 4096);
-	cr_assert(src && sink);
-	for (size_t i = 0; i < T_BIG; i++)
-		src[i] = (uint8_t)(i * 7 + (i >> 9));
-	memset(sink, 0xC5, T_BIG + 4096);
+	t_rdv_setup(&o);
 }
 
 static void t_setup(void)
@@ -53,36 +26,7 @@ static void t_setup(void)
 	t_setup_eager(0, 9);
 }
 
-static void t_teardown(void)
-{
-	t_node_fini(&a);
-	t_node_fini(&b);
-	t_wire_fini(&w);
-	free(src);
-	free(sink);
-}
-
 TestSuite(ses_rdv, .init = t_setup, .fini = t_teardown, .timeout = 30);
-
-static void t_big_send(struct ses_wre *wr, struct ses_iov *iov, size_t len,
-		       uint64_t tag)
-{
-	t_wre(wr, UET_SES_OP_TAGGED_SEND, &to_b, iov, src, len);
-	wr->ri = T_RI_MSG;
-	wr->tag = tag;
-	cr_assert_eq(ses_wre_post(a.s, wr), 0);
-}
-
-static void t_recv(size_t len, uint64_t tag)
-{
-	struct ses_iov iov = { sink, len, NULL };
-	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = 1, .tag = tag,
-				    .initiator = SES_INITIATOR_ANY,
-				    .flags = SES_RECV_F_TAGGED,
-				    .user_ctx = sink };
-
-	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
-}
 
 Test(ses_rdv, unexpected_costs_a_header_then_pulls)
 {
@@ -94,7 +38,7 @@ Test(ses_rdv, unexpected_costs_a_header_then_pulls)
 	struct ses_std_hdr h;
 
 	w.capture = true;
-	t_big_send(&wr, &iov, T_BIG, 5);
+	t_send(&wr, &iov, T_BIG, 5);
 	cr_assert_eq(w.log_cnt, 1);
 	cr_assert_eq(ses_std_hdr_decode(&h, w.log[0].buf, w.log[0].len), 44);
 	cr_assert_eq(h.opcode, UET_SES_OP_RENDEZVOUS_TSEND);
@@ -143,7 +87,7 @@ Test(ses_rdv, expected_with_eager_bytes)
 	t_teardown();
 	t_setup_eager(512, 9);
 	t_recv(T_BIG, 6);
-	t_big_send(&wr, &iov, T_BIG, 6);
+	t_send(&wr, &iov, T_BIG, 6);
 	t_wire_run(&w, 10000);
 	cr_assert_eq(b.rx_cnt, 1);
 	cr_assert_eq(b.rx[0].status, 0);
@@ -160,7 +104,7 @@ Test(ses_rdv, truncated_pulls_only_what_fits)
 
 	t_recv(50000, 7);
 	w.capture = true;
-	t_big_send(&wr, &iov, T_BIG, 7);
+	t_send(&wr, &iov, T_BIG, 7);
 	t_wire_run(&w, 10000);
 	cr_assert_eq(b.rx_cnt, 1);
 	cr_assert_eq(b.rx[0].status, -EMSGSIZE);
@@ -197,7 +141,7 @@ Test(ses_rdv, send_buffer_withdrawn_after_completion)
 
 	t_recv(T_BIG, 8);
 	w.capture = true;
-	t_big_send(&wr, &iov, T_BIG, 8);
+	t_send(&wr, &iov, T_BIG, 8);
 	t_wire_run(&w, 10000);
 	cr_assert_eq(a.tx[0].cpl.rc, UET_SES_RC_OK);
 	for (size_t i = 0; i < w.log_cnt; i++)
@@ -224,8 +168,8 @@ Test(ses_rdv, claim_pulls_and_discard_releases_the_sender)
 	struct ses_wre wr[2];
 	struct ses_iov iov[2];
 
-	t_big_send(&wr[0], &iov[0], T_BIG, 1);
-	t_big_send(&wr[1], &iov[1], 20000, 2);
+	t_send(&wr[0], &iov[0], T_BIG, 1);
+	t_send(&wr[1], &iov[1], 20000, 2);
 	t_wire_run(&w, 1000);
 	cr_assert_eq(ses_recv_peek(b.s, &any, true, &i1), 0);
 	cr_assert_eq(ses_recv_peek(b.s, &any, true, &i2), 0);
@@ -259,23 +203,14 @@ Test(ses_rdv, lossy_wire)
 		w.drop_pct = 15;
 		a.tx_cnt = 0;
 		for (unsigned i = 0; i < 4; i++) {
-			struct ses_iov ri = { out[i], sizeof(out[i]), NULL };
-			struct ses_recv_attr ra = {
-				.iov = &ri, .iov_cnt = 1, .tag = i,
-				.initiator = SES_INITIATOR_ANY,
-				.flags = SES_RECV_F_TAGGED };
-
 			memset(out[i], 0, sizeof(out[i]));
 			if (i % 2)
-				cr_assert_eq(ses_recv_post(b.s, &ra), 0);
-			t_wre(&wr[i], UET_SES_OP_TAGGED_SEND, &to_b, &iov[i],
-			      src + 1000 * i, sizeof(out[i]));
-			wr[i].ri = T_RI_MSG;
-			wr[i].tag = i;
-			cr_assert_eq(ses_wre_post(a.s, &wr[i]), 0);
+				t_recv_at(out[i], sizeof(out[i]), i, NULL);
+			t_send_from(&wr[i], &iov[i], src + 1000 * i,
+				    sizeof(out[i]), i);
 			t_wire_run(&w, 50);
 			if (!(i % 2))
-				cr_assert_eq(ses_recv_post(b.s, &ra), 0);
+				t_recv_at(out[i], sizeof(out[i]), i, NULL);
 		}
 		t_wire_run(&w, 100000);
 		cr_assert_eq(a.tx_cnt, 4);

@@ -10,47 +10,18 @@
 #include <errno.h>
 #include <string.h>
 
-#include "test_ses_wire.h"
+#include "t_ses_rdv.h"
 
-#define T_JOB		7
-#define T_RI_MSG	0x002
-#define T_RI_RDV	0x100
-#define T_BIG		100000
-#define T_MS		1000000ull
-
-static struct t_wire w;
-static struct t_node a, b;
-static struct ses_addr to_b;
-static uint8_t *src, *sink;
-
+/* b keeps no bytes of an unexpected message, and |b_max_msgs| at once. */
 static void t_setup_msgs(uint32_t b_max_msgs)
 {
-	struct ses_ri_id msg = { T_JOB, 3, T_RI_MSG };
-	struct ses_config cfg;
+	const struct t_rdv_opts o = {
+		.seed = 5, .b_eager_only = true, .b_max_msgs = b_max_msgs,
+		.sink_len = 2 * T_BIG, .src_mul = 7, .src_shift = 9,
+		.start_ns = 1000 * T_MS,	/* a monotonic clock is never 0 */
+	};
 
-	t_wire_init(&w, 5);
-	ses_config_init(&cfg);
-	cfg.payload_mtu = 4096;
-	cfg.job_id = T_JOB;
-	cfg.pid_on_fep = 1;
-	cfg.initiator = 1;
-	cfg.rdv_ri = T_RI_RDV;
-	cfg.rdv_eager_len = 0;
-	t_node_init(&w, &a, 1, &cfg);
-	cfg.pid_on_fep = 3;
-	cfg.initiator = 2;
-	cfg.max_unexpected_len = 0;
-	cfg.max_msgs = b_max_msgs;
-	t_node_init(&w, &b, 2, &cfg);
-	cr_assert_eq(ses_ri_add(b.s, &msg, SES_RI_F_MSG), 0);
-	t_addr(&to_b, 2, T_JOB, 3);
-	src = malloc(T_BIG);
-	sink = malloc(2 * T_BIG);
-	cr_assert(src && sink);
-	for (size_t i = 0; i < T_BIG; i++)
-		src[i] = (uint8_t)(i * 7 + (i >> 9));
-	memset(sink, 0xC5, 2 * T_BIG);
-	w.now_ns = 1000 * T_MS;		/* a monotonic clock is never 0 */
+	t_rdv_setup(&o);
 }
 
 static void t_setup(void)
@@ -58,36 +29,7 @@ static void t_setup(void)
 	t_setup_msgs(4096);
 }
 
-static void t_teardown(void)
-{
-	t_node_fini(&a);
-	t_node_fini(&b);
-	t_wire_fini(&w);
-	free(src);
-	free(sink);
-}
-
 TestSuite(ses_rdv_dead, .init = t_setup, .fini = t_teardown, .timeout = 30);
-
-static void t_send(struct ses_wre *wr, struct ses_iov *iov, size_t len,
-		   uint64_t tag)
-{
-	t_wre(wr, UET_SES_OP_TAGGED_SEND, &to_b, iov, src, len);
-	wr->ri = T_RI_MSG;
-	wr->tag = tag;
-	cr_assert_eq(ses_wre_post(a.s, wr), 0);
-}
-
-static void t_recv_at(uint8_t *buf, size_t len, uint64_t tag, void *ctx)
-{
-	struct ses_iov iov = { buf, len, NULL };
-	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = 1, .tag = tag,
-				    .initiator = SES_INITIATOR_ANY,
-				    .flags = SES_RECV_F_TAGGED,
-				    .user_ctx = ctx };
-
-	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
-}
 
 static bool t_is_data(const struct t_pkt *p)
 {
@@ -233,11 +175,8 @@ Test(ses_rdv_dead, slow_pull_lives)
 			break;
 		}
 		t_take_deliver(k);
-		for (int i = 0; i < 40; i++) {
-			w.now_ns += 50 * T_MS;
-			for (unsigned n = 0; n < w.n; n++)
-				ses_progress(w.nodes[n]->s, w.now_ns);
-		}
+		for (int i = 0; i < 40; i++)
+			t_tick(50);
 		/* Answers (the READ's ACK) go; the data waits its turn. */
 		for (size_t j = 0; j < w.q_cnt;) {
 			if (t_is_data(&w.q[j]))

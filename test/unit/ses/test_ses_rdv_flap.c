@@ -13,87 +13,22 @@
 #include <errno.h>
 #include <string.h>
 
-#include "test_ses_wire.h"
-
-#define T_JOB		7
-#define T_RI_MSG	0x002
-#define T_RI_RDV	0x100
-#define T_BIG		100000
-#define T_MS		1000000ull
-
-static struct t_wire w;
-static struct t_node a, b;
-static struct ses_addr to_b;
-static uint8_t *src, *sink;
+#include "t_ses_rdv.h"
 
 static void t_setup(void)
 {
-	struct ses_ri_id msg = { T_JOB, 3, T_RI_MSG };
-	struct ses_config cfg;
+	const struct t_rdv_opts o = {
+		.seed = 9, .sink_len = T_BIG, .src_mul = 13, .src_shift = 8,
+		.start_ns = 1000 * T_MS,	/* a monotonic clock is never 0 */
+	};
 
-	t_wire_init(&w, 9);
-	ses_config_init(&cfg);
-	cfg.payload_mtu = 4096;
-	cfg.job_id = T_JOB;
-	cfg.pid_on_fep = 1;
-	cfg.initiator = 1;
-	cfg.rdv_ri = T_RI_RDV;
-	cfg.rdv_eager_len = 0;
-	t_node_init(&w, &a, 1, &cfg);
-	cfg.pid_on_fep = 3;
-	cfg.initiator = 2;
-	t_node_init(&w, &b, 2, &cfg);
-	cr_assert_eq(ses_ri_add(b.s, &msg, SES_RI_F_MSG), 0);
-	t_addr(&to_b, 2, T_JOB, 3);
-	src = malloc(T_BIG);
-	sink = malloc(T_BIG);
-	cr_assert(src && sink);
-	for (size_t i = 0; i < T_BIG; i++)
-		src[i] = (uint8_t)(i * 13 + (i >> 8));
-	memset(sink, 0xC5, T_BIG);
-	w.now_ns = 1000 * T_MS;		/* a monotonic clock is never 0 */
-}
-
-static void t_teardown(void)
-{
-	t_node_fini(&a);
-	t_node_fini(&b);
-	t_wire_fini(&w);
-	free(src);
-	free(sink);
+	t_rdv_setup(&o);
 }
 
 TestSuite(ses_rdv_flap, .init = t_setup, .fini = t_teardown, .timeout = 30);
 
-static void t_send(struct ses_wre *wr, struct ses_iov *iov, uint64_t tag)
-{
-	t_wre(wr, UET_SES_OP_TAGGED_SEND, &to_b, iov, src, T_BIG);
-	wr->ri = T_RI_MSG;
-	wr->tag = tag;
-	cr_assert_eq(ses_wre_post(a.s, wr), 0);
-}
-
-static void t_recv(uint64_t tag)
-{
-	struct ses_iov iov = { sink, T_BIG, NULL };
-	struct ses_recv_attr ra = { .iov = &iov, .iov_cnt = 1, .tag = tag,
-				    .initiator = SES_INITIATOR_ANY,
-				    .flags = SES_RECV_F_TAGGED,
-				    .user_ctx = sink };
-
-	cr_assert_eq(ses_recv_post(b.s, &ra), 0);
-}
-
-/* The clock moves on by |ms|; every node's progress sees it. */
-static void t_tick(uint64_t ms)
-{
-	w.now_ns += ms * T_MS;
-	for (unsigned n = 0; n < w.n; n++)
-		ses_progress(w.nodes[n]->s, w.now_ns);
-}
-
-/* The index in the queue of b's deferred answer to a, or w.q_cnt. */
-static size_t t_find_answer(void)
+/* Takes b's deferred answer to a off the wire; there must be one. */
+static struct t_pkt t_take_answer(void)
 {
 	size_t k;
 
@@ -102,7 +37,8 @@ static size_t t_find_answer(void)
 		    !w.q[k].is_default &&
 		    w.q[k].next_hdr == UET_PDS_NEXT_HDR_RESPONSE)
 			break;
-	return k;
+	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
+	return t_wire_take(&w, k);
 }
 
 /*
@@ -116,18 +52,15 @@ Test(ses_rdv_flap, answer_after_our_failure)
 	struct ses_wre wr;
 	struct ses_iov iov;
 	struct t_pkt ans;
-	size_t k;
 
-	t_recv(1);
-	t_send(&wr, &iov, 1);
+	t_recv(T_BIG, 1);
+	t_send(&wr, &iov, T_BIG, 1);
 	for (int i = 0; i < 10000 && b.rx_cnt == 0; i++)
 		cr_assert(t_wire_step(&w));
 	cr_assert_eq(b.rx_cnt, 1);
 	cr_assert_eq(b.rx[0].status, 0);
 	cr_assert_eq(memcmp(sink, src, T_BIG), 0);
-	k = t_find_answer();
-	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
-	ans = t_wire_take(&w, k);
+	ans = t_take_answer();
 	t_wire_run(&w, 10000);
 	cr_assert_eq(a.tx_cnt, 0);
 	t_tick(1);
@@ -161,8 +94,8 @@ Test(ses_rdv_flap, answer_after_ack_lost)
 	struct t_pkt ans;
 	size_t k;
 
-	t_recv(1);
-	t_send(&wr, &iov, 1);
+	t_recv(T_BIG, 1);
+	t_send(&wr, &iov, T_BIG, 1);
 	for (int i = 0; i < 10000 && b.rx_cnt == 0; i++) {
 		for (k = 0; k < w.q_cnt && !dropped; k++) {
 			if (w.q[k].src != b.id || !w.q[k].is_default)
@@ -176,9 +109,7 @@ Test(ses_rdv_flap, answer_after_ack_lost)
 	cr_assert(dropped);
 	cr_assert_eq(b.rx_cnt, 1);
 	cr_assert_eq(b.rx[0].status, 0);
-	k = t_find_answer();
-	cr_assert_lt(k, w.q_cnt, "no deferred answer from b");
-	ans = t_wire_take(&w, k);
+	ans = t_take_answer();
 	t_wire_run(&w, 10000);
 	cr_assert_eq(a.tx_cnt, 0);
 	t_tick(1);
@@ -204,7 +135,7 @@ Test(ses_rdv_flap, dead_target_fails_in_bounded_time)
 	struct ses_iov iov;
 
 	cr_assert_gt(wait_ms, 2000);
-	t_send(&wr, &iov, 1);		/* no receive: unexpected at b */
+	t_send(&wr, &iov, T_BIG, 1);	/* no receive: unexpected at b */
 	t_wire_run(&w, 10000);
 	cr_assert_eq(w.q_cnt, 0);
 	cr_assert_eq(a.tx_cnt, 0);
@@ -234,25 +165,16 @@ Test(ses_rdv_flap, live_target_outlasts_wait)
 	struct ses_wre wr, small;
 	struct ses_iov iov, small_iov;
 
-	t_send(&wr, &iov, 1);		/* no receive yet: unexpected at b */
+	/* No receive yet: unexpected at b. */
+	t_send(&wr, &iov, T_BIG, 1);
 	t_wire_run(&w, 10000);
 	t_tick(1);
 	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
 	for (int i = 0; i < 4; i++) {
-		struct ses_iov ri = { small_sink, sizeof(small_sink), NULL };
-		struct ses_recv_attr ra = { .iov = &ri, .iov_cnt = 1,
-					    .tag = 100 + i,
-					    .initiator = SES_INITIATOR_ANY,
-					    .flags = SES_RECV_F_TAGGED };
-
 		t_tick(wait_ms / 2);
 		/* b answers a small send: it lives. */
-		cr_assert_eq(ses_recv_post(b.s, &ra), 0);
-		t_wre(&small, UET_SES_OP_TAGGED_SEND, &to_b, &small_iov, src,
-		      sizeof(small_sink));
-		small.ri = T_RI_MSG;
-		small.tag = 100 + i;
-		cr_assert_eq(ses_wre_post(a.s, &small), 0);
+		t_recv_at(small_sink, sizeof(small_sink), 100 + i, NULL);
+		t_send(&small, &small_iov, sizeof(small_sink), 100 + i);
 		t_wire_run(&w, 10000);
 		cr_assert_eq(a.tx_cnt, (unsigned)i + 1);
 		cr_assert_eq(a.tx[i].wre, &small);
@@ -261,7 +183,7 @@ Test(ses_rdv_flap, live_target_outlasts_wait)
 		cr_assert_eq(a.tx_cnt, (unsigned)i + 1, "the send b took "
 			     "failed while b lived");
 	}
-	t_recv(1);
+	t_recv(T_BIG, 1);
 	t_wire_run(&w, 10000);
 	cr_assert_eq(b.rx_cnt, 5);
 	cr_assert_eq(b.rx[4].status, 0);
@@ -280,7 +202,7 @@ Test(ses_rdv_flap, others_fail_at_once)
 	struct ses_wre wr[2];
 	struct ses_iov iov[2];
 
-	t_send(&wr[0], &iov[0], 1);	/* its request never arrives */
+	t_send(&wr[0], &iov[0], T_BIG, 1);	/* its request never arrives */
 	t_tick(1);
 	cr_assert_eq(ses_peer_fail(a.s, b.id, -ETIMEDOUT), 0);
 	cr_assert_eq(a.tx_cnt, 1);
@@ -290,7 +212,7 @@ Test(ses_rdv_flap, others_fail_at_once)
 
 		t_pkt_free(&p);
 	}
-	t_send(&wr[1], &iov[1], 2);	/* taken, unexpected */
+	t_send(&wr[1], &iov[1], T_BIG, 2);	/* taken, unexpected */
 	t_wire_run(&w, 10000);
 	cr_assert_eq(a.tx_cnt, 1);
 	cr_assert_eq(ses_peer_fail(a.s, b.id, -ECONNRESET), 0);
