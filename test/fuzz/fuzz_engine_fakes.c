@@ -180,6 +180,14 @@ bool uet_xsk_rx_idle(const struct uet_xsk *x)
 	return fake_dev.rx_head >= fake_dev.rx_cnt;
 }
 
+/* The fake ring's frames still to read, of a ring as large as they are. */
+uint32_t uet_xsk_rx_backlog(const struct uet_xsk *x, uint32_t *size)
+{
+	(void)x;
+	*size = fake_dev.rx_cnt;
+	return fake_dev.rx_cnt - fake_dev.rx_head;
+}
+
 /* One process, one thread: the fuzzer's control block needs no lock. */
 int uet_dev_shm_lock(struct uet_dev_shm *s)
 {
