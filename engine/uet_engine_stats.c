@@ -86,6 +86,7 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, retx_stall),
 	UET_STAT(pdc_stats, retx_spurious),
 	UET_STAT(pdc_stats, rto_undone),
+	UET_STAT(pdc_stats, syn_backs),
 	UET_STAT(pdc_stats, ev_in_use),
 	UET_STAT(pdc_stats, ev_explored),
 	UET_STAT(pdc_stats, ev_recycled),

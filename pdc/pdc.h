@@ -347,6 +347,8 @@ struct pdc_stats {
 				 * retransmission had gone: reordering, not
 				 * loss */
 	uint64_t rto_undone;	/* timeouts found spurious, windows restored */
+	uint64_t syn_backs;	/* SYNs sent back to their first start PSN
+				 * after INV_DPDCID (pdc_ini_syn_back) */
 	/* Entropies (enum pdc_mp_mode). */
 	uint64_t ev_explored;	/* new EVs tried */
 	uint64_t ev_recycled;	/* EVs of clean ACKs kept for reuse */

@@ -10,6 +10,9 @@
 
 #include "pdc/pdc_priv.h"
 
+/* INV_DPDCIDs that may send a renumbered SYN back to its first start. */
+#define PDC_SYN_BACKS	3
+
 /*
  * The initiator PDC a reply (NACK, CLOSE_REQ, CREDIT) names: ours, of the
  * frame's peer, answered by the PDC it knows (a reply without an SPDCID
@@ -105,6 +108,8 @@ static void pdc_ini_renumber(struct pdc_mgr *mgr, struct pdc *pdc,
 	}
 	if (!start_psn || !delta)
 		return;
+	if (!ini->first_start_psn)
+		ini->first_start_psn = ini->start_psn;
 	pdc_ini_retx_clear(pdc);
 	/* The ring is indexed from the start PSN, so no slot moves. */
 	for (psn = ini->una_psn; psn != ini->next_psn; psn++)
@@ -139,6 +144,66 @@ static void pdc_ini_target_lost(struct pdc_mgr *mgr, struct pdc *pdc,
 		pdc->peer, pdc_nack_code_name(pdc->ini.last_nack));
 	pdc_emit(mgr, pdc, PDC_EV_PEER_RESTART, -ECONNRESET);
 	pdc_ini_fail(mgr, pdc, -ECONNRESET);
+}
+
+/*
+ * INV_DPDCID to a SYN of ours that renumbered to a cookie and was never
+ * answered: the target holds a PDC under our PDCID that never left its
+ * SYN phase and takes us for an initiator it both challenged and
+ * admitted (pdc_tgt.c). That may be just what happened: one copy of our
+ * first SYNs was challenged, and another, later, admitted without a
+ * cookie, its packets delivered, its ACK not yet here. The target will
+ * not follow our renumbering (a restarted initiator under our PDCID would
+ * look the same to it), so we go back: the first start PSN again, once
+ * more for each such NACK up to PDC_SYN_BACKS. If the PDC there is ours,
+ * our copies are its packets, delivered once, and it answers; if not, its
+ * start is not ours, the SYN is refused again and we fail as before. In
+ * a starved all-to-all of 256 endpoints this race failed a few writes
+ * with ECONNRESET in about a third of the runs, their data landed.
+ */
+static bool pdc_ini_syn_back(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	struct pdc_ini *ini = &pdc->ini;
+
+	if (pdc->rid || pdc->state != PDC_ST_SYN || !ini->first_start_psn ||
+	    ini->start_psn == ini->first_start_psn ||
+	    ini->syn_backs >= PDC_SYN_BACKS)
+		return false;
+	ini->syn_backs++;
+	mgr->stats.syn_backs++;
+	pdc_log(mgr, "pdc %#x: peer %u holds our first SYN's PDC: back to "
+		"start psn %#x", pdc->id, pdc->peer, ini->first_start_psn);
+	pdc_ini_renumber(mgr, pdc, ini->first_start_psn);
+	return true;
+}
+
+/*
+ * An ACK whose cumulative PSN |cack_psn| is in the numbering our SYNs had
+ * before a NEW_START_PSN, and within what we sent: the target admitted one
+ * of those copies too (the race above), and its PDC holds our packets.
+ * Going back to that numbering now, the ACK is read as any other: we are
+ * answered at once, instead of when a copy under the cookie draws an
+ * INV_DPDCID (by then the target may be gone, its work done).
+ */
+bool pdc_ini_ack_first_start(struct pdc_mgr *mgr, struct pdc *pdc,
+			     uint32_t cack_psn)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint32_t acked = cack_psn + 1 - ini->first_start_psn;
+
+	if (pdc->rid || pdc->state != PDC_ST_SYN || !ini->first_start_psn ||
+	    ini->start_psn == ini->first_start_psn ||
+	    acked > ini->next_psn - ini->start_psn)
+		return false;
+	mgr->stats.syn_backs++;
+	pdc_log(mgr, "pdc %#x: peer %u answers our first SYNs: back to start "
+		"psn %#x", pdc->id, pdc->peer, ini->first_start_psn);
+	pdc_ini_renumber(mgr, pdc, ini->first_start_psn);
+	/* What it acknowledges went, under this numbering: no copy now. */
+	for (uint32_t i = 0; i < acked; i++)
+		pdc_ini_slot(pdc, ini->una_psn + i)->flags |= PDC_SLOT_SENT;
+	ini->send_psn = ini->una_psn + acked;
+	return true;
 }
 
 /* GTD_RESP_UNAVAIL: the packet arrived but its response is gone. */
@@ -275,6 +340,9 @@ void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		pdc_ini_renumber(mgr, pdc, nack->payload);
 		break;
 	case UET_PDS_NACK_INV_DPDCID:
+		if (!pdc_ini_syn_back(mgr, pdc))
+			pdc_ini_target_lost(mgr, pdc, psn);
+		break;
 	case UET_PDS_NACK_PDC_HDR_MISMATCH:
 		pdc_ini_target_lost(mgr, pdc, psn);
 		break;

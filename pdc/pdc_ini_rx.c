@@ -435,7 +435,9 @@ void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 
 	if (!pdc)
 		return;
-	if (!pdc_ini_ack_is_sane(mgr, pdc, ack, resp_len)) {
+	if (!pdc_ini_ack_is_sane(mgr, pdc, ack, resp_len) &&
+	    (!pdc_ini_ack_first_start(mgr, pdc, ack->cack_psn) ||
+	     !pdc_ini_ack_is_sane(mgr, pdc, ack, resp_len))) {
 		mgr->stats.rx_stale++;
 		return;
 	}

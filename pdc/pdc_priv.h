@@ -227,6 +227,13 @@ struct pdc_ini {
 	struct pdc *act_prev, *act_next;
 	uint16_t retx_head, retx_tail;
 	uint8_t last_nack;	/* code of the latest NACK, for the error */
+	/*
+	 * The start PSN before the first NEW_START_PSN (0: never
+	 * renumbered), and how often an INV_DPDCID sent us back to it
+	 * (pdc_ini_nack.c, pdc_ini_syn_back).
+	 */
+	uint32_t first_start_psn;
+	uint8_t syn_backs;
 	uint64_t no_room_since;	/* first NO_PDC_AVAIL of this SYN, or 0 */
 	uint64_t no_room_wait;	/* the last wait it drew (pdc_ini_nack.c) */
 	uint64_t no_room_until;	/* and its end */
@@ -623,6 +630,8 @@ void pdc_ini_rto_release(struct pdc_mgr *mgr, struct pdc *pdc,
 struct pdc *pdc_ini_reply_pdc(struct pdc_mgr *mgr,
 			      const struct pdc_rx_meta *meta, uint16_t dpdcid,
 			      uint16_t spdcid);
+bool pdc_ini_ack_first_start(struct pdc_mgr *mgr, struct pdc *pdc,
+			     uint32_t cack_psn);
 
 /* pdc_ini_rx.c */
 void pdc_ini_rx_ack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
