@@ -317,15 +317,23 @@ static void pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
 	const struct pdc_paths *p = &ini->paths;
 	uint32_t q, n = 0;
 
+	/*
+	 * Copies that left at this very time (one progress call builds its
+	 * frames at one clock reading) are not stalled: without that test,
+	 * two stalled packets sent in one call pushed each other back on the
+	 * queue for ever (fuzz_pdc_engine: a hang).
+	 */
 	if (mgr->cfg.mp_mode != PDC_MP_AWARE || pdc->mode == PDC_MODE_ROD ||
-	    (p->fresh_ev && p->fresh_ns > slot->sent_ns))
+	    (p->fresh_ev && p->fresh_ns > slot->sent_ns) ||
+	    slot->sent_ns >= now_ns)
 		return;
 	for (q = ini->una_psn; q != ini->send_psn && n < PDC_STALL_PROBES;
 	     q++) {
 		struct pdc_slot *o = pdc_ini_slot(pdc, q);
 
 		if (q == psn || !pdc_slot_needs_tx(o) ||
-		    (o->flags & PDC_SLOT_RETXQ) || o->sent_ns > slot->sent_ns)
+		    (o->flags & PDC_SLOT_RETXQ) || o->sent_ns > slot->sent_ns ||
+		    o->sent_ns >= now_ns)
 			continue;
 		pdc_ev_bad(mgr, pdc, o->ev, now_ns);
 		pdc_ini_retx_push(pdc, q);
