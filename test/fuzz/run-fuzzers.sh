@@ -21,7 +21,10 @@ for t in "$@"; do
 		cp -r "$seeds/$t/." "$work/$t/"
 	fi
 	log="$work/$t.log"
-	if ! "$build/fuzz/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 \
+	# -timeout: an input that runs 10 s is a hang, reported as a crash
+	# (libFuzzer's own default, 20 minutes, stalls the whole run).
+	if ! "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 \
+		-print_final_stats=1 \
 		-artifact_prefix="$work/$t-" "$work/$t" >"$log" 2>&1; then
 		echo "fuzz: $t CRASHED"
 		tail -n 40 "$log"
