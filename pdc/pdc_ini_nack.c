@@ -146,6 +146,25 @@ static void pdc_ini_target_lost(struct pdc_mgr *mgr, struct pdc *pdc,
 	pdc_ini_fail(mgr, pdc, -ECONNRESET);
 }
 
+/* A SYN renumbered to a cookie, never answered: it may go back (below). */
+static bool pdc_ini_may_go_back(const struct pdc *pdc)
+{
+	const struct pdc_ini *ini = &pdc->ini;
+
+	return !pdc->rid && pdc->state == PDC_ST_SYN && ini->first_start_psn &&
+	       ini->start_psn != ini->first_start_psn;
+}
+
+/* Back to the first start PSN: everything goes again under it. */
+static void pdc_ini_go_back(struct pdc_mgr *mgr, struct pdc *pdc,
+			    const char *why)
+{
+	mgr->stats.syn_backs++;
+	pdc_log(mgr, "pdc %#x: peer %u %s: back to start psn %#x", pdc->id,
+		pdc->peer, why, pdc->ini.first_start_psn);
+	pdc_ini_renumber(mgr, pdc, pdc->ini.first_start_psn);
+}
+
 /*
  * INV_DPDCID to a SYN of ours that renumbered to a cookie and was never
  * answered: the target holds a PDC under our PDCID that never left its
@@ -163,17 +182,11 @@ static void pdc_ini_target_lost(struct pdc_mgr *mgr, struct pdc *pdc,
  */
 static bool pdc_ini_syn_back(struct pdc_mgr *mgr, struct pdc *pdc)
 {
-	struct pdc_ini *ini = &pdc->ini;
-
-	if (pdc->rid || pdc->state != PDC_ST_SYN || !ini->first_start_psn ||
-	    ini->start_psn == ini->first_start_psn ||
-	    ini->syn_backs >= PDC_SYN_BACKS)
+	if (!pdc_ini_may_go_back(pdc) ||
+	    pdc->ini.syn_backs >= PDC_SYN_BACKS)
 		return false;
-	ini->syn_backs++;
-	mgr->stats.syn_backs++;
-	pdc_log(mgr, "pdc %#x: peer %u holds our first SYN's PDC: back to "
-		"start psn %#x", pdc->id, pdc->peer, ini->first_start_psn);
-	pdc_ini_renumber(mgr, pdc, ini->first_start_psn);
+	pdc->ini.syn_backs++;
+	pdc_ini_go_back(mgr, pdc, "holds our first SYN's PDC");
 	return true;
 }
 
@@ -191,14 +204,9 @@ bool pdc_ini_ack_first_start(struct pdc_mgr *mgr, struct pdc *pdc,
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t acked = cack_psn + 1 - ini->first_start_psn;
 
-	if (pdc->rid || pdc->state != PDC_ST_SYN || !ini->first_start_psn ||
-	    ini->start_psn == ini->first_start_psn ||
-	    acked > ini->next_psn - ini->start_psn)
+	if (!pdc_ini_may_go_back(pdc) || acked > ini->next_psn - ini->start_psn)
 		return false;
-	mgr->stats.syn_backs++;
-	pdc_log(mgr, "pdc %#x: peer %u answers our first SYNs: back to start "
-		"psn %#x", pdc->id, pdc->peer, ini->first_start_psn);
-	pdc_ini_renumber(mgr, pdc, ini->first_start_psn);
+	pdc_ini_go_back(mgr, pdc, "answers our first SYNs");
 	/* What it acknowledges went, under this numbering: no copy now. */
 	for (uint32_t i = 0; i < acked; i++)
 		pdc_ini_slot(pdc, ini->una_psn + i)->flags |= PDC_SLOT_SENT;

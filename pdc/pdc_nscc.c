@@ -204,11 +204,12 @@ static void nscc_adjust(const struct pdc_cfg *cfg, struct pdc_nscc *n,
  * Destination flow control (3.6.13.2): a target that cannot keep up with
  * what arrives returns a penalty (Rcv_Cwnd_Pend, 1..127). The window falls
  * to what is in flight, less penalty/128 of the bytes this ACK reports
- * received (64 on every ACK of a round trip halves it; 127 leaves about
- * a packet), and does not grow while it lasts. The window before the
- * first penalty is kept; Restore_Cwnd on an ACK without one gives it
- * back. Unlike the spec's pseudocode, never lower than the window has
- * grown to since: a target that caught up long after asks for no less.
+ * received (never below a packet), and does not grow while it lasts: no
+ * new packet goes until the penalty ends, and the higher it was the less
+ * window is left then. The window before the first penalty is kept;
+ * Restore_Cwnd on an ACK without one gives it back. Unlike the spec's
+ * pseudocode, never lower than the window has grown to since: a target
+ * that caught up long after asks for no less.
  * Returns true while the target holds the window down.
  */
 static bool nscc_rcv_penalty(struct pdc_mgr *mgr, struct pdc_nscc *n,

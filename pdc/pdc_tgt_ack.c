@@ -312,7 +312,7 @@ static void pdc_tgt_nscc_state(struct pdc_mgr *mgr, const struct pdc *pdc,
 	st->rcvd_bytes = (tgt->rcvd_bytes >> UET_PDS_NSCC_RCVD_UNIT_SHIFT) &
 			 UET_PDS_NSCC_RCVD_BYTES_MAX;
 	st->rcv_cwnd_penalty = mgr->rcv_penalty;
-	st->restore_cwnd = !mgr->rcv_penalty && mgr->rcv_restore;
+	st->restore_cwnd = mgr->rcv_restore;	/* never with a penalty */
 	mgr->stats.tx_rcv_penalty += mgr->rcv_penalty > 0;
 }
 
