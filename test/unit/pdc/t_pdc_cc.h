@@ -40,12 +40,20 @@ static void t_cc_init(struct t_cc *t, bool trimming)
 	t->now = 1000 * T_US;
 }
 
-static void t_ack(struct t_cc *t, uint64_t rtt_ns, uint64_t bytes, bool ecn)
+/* An ACK of |bytes|, with the target's |penalty| and |restore| flag. */
+static void t_ack_rcv(struct t_cc *t, uint64_t rtt_ns, uint64_t bytes,
+		      bool ecn, uint8_t penalty, bool restore)
 {
 	struct pdc_nscc_ack a = { .newly = bytes, .rtt_ns = rtt_ns,
-				  .pkts = (uint32_t)(bytes / T_MSS), .ecn = ecn };
+				  .pkts = (uint32_t)(bytes / T_MSS), .ecn = ecn,
+				  .rcv_penalty = penalty, .restore = restore };
 
 	pdc_nscc_on_ack(t->mgr, &t->ini, &a, t->now);
+}
+
+static void t_ack(struct t_cc *t, uint64_t rtt_ns, uint64_t bytes, bool ecn)
+{
+	t_ack_rcv(t, rtt_ns, bytes, ecn, 0, false);
 }
 
 /* 10 us base RTT: BDP 125 KB, largest window 187.5 KB; the window half. */

@@ -16,12 +16,8 @@ TestSuite(pdc_dfc, .timeout = 60);
 static void t_ack_dfc(struct t_cc *t, uint64_t bytes, uint8_t penalty,
 		      bool restore)
 {
-	struct pdc_nscc_ack a = { .newly = bytes, .rtt_ns = 10 * T_US,
-				  .pkts = (uint32_t)(bytes / T_MSS),
-				  .rcv_penalty = penalty, .restore = restore };
-
 	t->ini.cc.inflight -= (double)bytes;	/* as pdc_nscc_received */
-	pdc_nscc_on_ack(t->mgr, &t->ini, &a, t->now);
+	t_ack_rcv(t, 10 * T_US, bytes, false, penalty, restore);
 }
 
 /*
