@@ -263,9 +263,7 @@ ratio() {
 		return 0
 	fi
 	paste "$E2E_TMP/$kind.$a" "$E2E_TMP/$kind.$b" |
-		awk '$2 > 0 { print $1 / $2 }' | median |
-		awk -v n="$name" '{ if ($1 == "nan") print "bench: " n " nan x"
-			else printf "bench: %s %.2f x\n", n, $1 }'
+		awk '$2 > 0 { print $1 / $2 }' | median | bench_ratio "$name"
 }
 
 for kind in $FI_KINDS pp64k; do

@@ -98,8 +98,7 @@ mpi_multi() {
 ratio() {
 	paste "$E2E_TMP/$2.$3" "$E2E_TMP/$2.$4" |
 		awk '$1 != "nan" && $2 != "nan" && $2 > 0 { print $1 / $2 }' |
-		median | awk -v n="$1" '{ if ($1 == "nan") print "bench: " n \
-			" nan x"; else printf "bench: %s %.2f x\n", n, $1 }'
+		median | bench_ratio "$1"
 }
 
 for _ in $(seq "$REPS"); do

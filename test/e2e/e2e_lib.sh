@@ -38,6 +38,16 @@ e2e_checks_done() {
 # the middle two when even); nan when there is none.
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 
+# bench_ratio NAME: the ratio on stdin as "bench: NAME VALUE x", to three
+# significant digits however small (a fixed two decimals printed a ratio
+# of 0.002 as 0.00, which reads as a failed run); nan passes through.
+bench_ratio() {
+	awk -v n="$1" '{ v = $1 } END {
+		if (v == "" || v == "nan" || v + 0 <= 0) { print "bench: " n " nan x"; exit }
+		d = 2; for (x = v + 0; x < 1 && d < 8; x *= 10) d++
+		printf "bench: %s %.*f x\n", n, d, v }'
+}
+
 # e2e_engine_stat FILE NAME: the engine counter NAME (FI_UET_STATS and
 # UET_ENGINE_DEBUG print each engine's at its close, a line
 # "uet_engine_stats {...}"), summed over FILE's engines; 0 when none.
