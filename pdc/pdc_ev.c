@@ -144,6 +144,24 @@ void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 }
 
 /*
+ * A packet sent on |ev| came back refused (the target out of room): the
+ * path works, though the packet must go again. The EV is the fresh one a
+ * stalled packet takes, and no stall is probed past it (pdc_ini.c): a
+ * receiver that refuses is not a blackhole.
+ */
+void pdc_ev_heard(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		  uint64_t now_ns)
+{
+	struct pdc_paths *p = &pdc->ini.paths;
+
+	if (!ev || mgr->cfg.mp_mode != PDC_MP_AWARE ||
+	    pdc->mode == PDC_MODE_ROD)
+		return;
+	p->fresh_ev = ev;
+	p->fresh_ns = now_ns;
+}
+
+/*
  * A packet sent on |ev| was lost, timed out or marked: the EV leaves the
  * ring and is not explored again for two round trips (at least the
  * minimum RTO); a ROD PDC moves to another.

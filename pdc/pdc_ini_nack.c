@@ -57,6 +57,16 @@ static void pdc_ini_rewind(struct pdc_mgr *mgr, struct pdc *pdc,
 	    (!pdc_psn_after(exp_psn, ini->rewind_psn) &&
 	     now_ns - ini->rewind_ns < pdc_ini_guard_ns(ini)))
 		return;
+	/*
+	 * The target expects a packet it refused for want of room: those
+	 * behind it were dropped for order, not lost. Going back would
+	 * resend the refused one a round trip after the last copy, not as
+	 * the retransmit timer backs off, and use up its tries (CI: a flood
+	 * past a receiver's bound failed 54 ms after it began). The timer
+	 * resends it; the rest follow as ACKs come (pdc_ini_rto_release).
+	 */
+	if (ini->refused && ini->refused_psn == exp_psn)
+		return;
 	ini->rewind_psn = exp_psn;
 	ini->rewind_ns = now_ns;
 	for (psn = exp_psn; psn != ini->send_psn; psn++) {
@@ -259,7 +269,7 @@ static void pdc_ini_no_room(struct pdc_mgr *mgr, struct pdc *pdc,
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
 
 		slot->tx_cnt = slot->tx_cnt ? 1 : 0;
-		slot->trims = 0;
+		slot->forgiven = 0;
 		slot->first_ns = slot->sent_ns;
 	}
 	/* One wait per round: the packets of a window are refused together. */
@@ -280,6 +290,31 @@ static void pdc_ini_no_room(struct pdc_mgr *mgr, struct pdc *pdc,
 		ini->rto_at = ini->no_room_until;
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
 	}
+}
+
+/*
+ * The target refused |psn| for want of resources (NO_SES_MSG_AVAIL: its
+ * SES has no room for another message until its application posts
+ * receives; NO_RESOURCE and the like): the retransmit timer resends it as
+ * it backs off. The target is there and answers, so the copy is no try
+ * against max_retries: a receiver out of room for longer than the tries
+ * last (0.2 s of back-off from the smallest RTO) is not a dead one;
+ * pdc_ini_put's bound of half a TIME_WAIT still ends the wait. The copy's
+ * path works: pdc_ev_heard.
+ */
+static void pdc_ini_refused(struct pdc_mgr *mgr, struct pdc *pdc,
+			    uint32_t psn, uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
+
+	if (!pdc_slot_needs_tx(slot))
+		return;
+	if (slot->forgiven < PDC_FORGIVEN)
+		slot->forgiven++;
+	ini->refused_psn = psn;
+	ini->refused = true;
+	pdc_ev_heard(mgr, pdc, slot->ev, now_ns);
 }
 
 /*
@@ -305,8 +340,8 @@ static void pdc_ini_nack_loss(struct pdc_mgr *mgr, struct pdc *pdc,
 		ini->loss_ns = now_ns;
 		pdc_cc_on_loss(&mgr->cfg, ini);
 	} else {
-		if (slot->trims < PDC_TRIMS_FORGIVEN)
-			slot->trims++;
+		if (slot->forgiven < PDC_FORGIVEN)
+			slot->forgiven++;
 		pdc_ini_retx_push(pdc, psn);
 		if (ini->nscc)
 			pdc_nscc_on_trim(mgr, ini, pdc_ini_slot_bytes(slot),
@@ -371,7 +406,7 @@ void pdc_ini_rx_nack(struct pdc_mgr *mgr, const struct pdc_rx_meta *meta,
 		pdc_ini_no_room(mgr, pdc, now_ns);
 		break;
 	default:
-		/* Resource shortages: the retransmit timer retries. */
+		pdc_ini_refused(mgr, pdc, psn, now_ns);
 		break;
 	}
 }

@@ -71,20 +71,22 @@ struct pdc_slot {
 	uint8_t flags;		/* PDC_SLOT_* */
 	uint8_t tx_cnt;		/* transmissions so far */
 	/*
-	 * Of those, resends a trim asked for (NACK TRIMMED): the packet's
-	 * header arrived, it met a full queue, not a lost path, so they are
-	 * no tries against max_retries; at most PDC_TRIMS_FORGIVEN.
+	 * Of those, copies that are no tries against max_retries: a trim
+	 * asked for them (NACK TRIMMED: the header arrived, it met a full
+	 * queue, not a lost path) or the target refused them for want of
+	 * room (pdc_ini_refused: it is there and answers); at most
+	 * PDC_FORGIVEN. Time still bounds them (pdc_ini_put).
 	 */
-	uint8_t trims;
+	uint8_t forgiven;
 	uint16_t ev;		/* entropy of the last transmission */
 };
 
-#define PDC_TRIMS_FORGIVEN	64
+#define PDC_FORGIVEN		64
 
 /* The tries |s| has used against cfg.max_retries. */
 static inline unsigned int pdc_slot_tries(const struct pdc_slot *s)
 {
-	return (unsigned int)(s->tx_cnt - s->trims);
+	return (unsigned int)(s->tx_cnt - s->forgiven);
 }
 
 /*
@@ -152,6 +154,13 @@ struct pdc_ini {
 	uint32_t cc_hold_psn;	/* no second cut before cack passes it */
 	uint32_t peer_win;	/* PSNs past cack the target can track */
 	uint32_t rewind_psn;	/* last ROD go-back point */
+	/*
+	 * The last PSN the target refused for want of resources (NACK
+	 * NO_SES_MSG_AVAIL and the like); meaningful while refused is set
+	 * and the PSN is not acknowledged (pdc_ini_refused).
+	 */
+	uint32_t refused_psn;
+	bool refused;
 	uint32_t resend_psn, resend_end;	/* ROD go-back still to send */
 	uint64_t rewind_ns;
 	uint64_t srtt_ns, rttvar_ns, rto_ns;
@@ -648,6 +657,8 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc,
 		     const struct pdc_slot *slot, uint64_t now_ns);
 void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		 uint64_t now_ns);
+void pdc_ev_heard(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		  uint64_t now_ns);
 void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		uint64_t now_ns);
 uint32_t pdc_ev_in_use(const struct pdc *pdc);

@@ -113,6 +113,9 @@ static int t_deliver(void *ctx, const struct pdc_rx_pkt *pkt,
 	e->deliver_calls++;
 	if (e->eagain_every && e->deliver_calls % e->eagain_every == 0)
 		return -EAGAIN;
+	if (e->eagain_until_ns && e->sim->now < e->eagain_until_ns &&
+	    e->rx_cnt >= e->eagain_after)
+		return -EAGAIN;
 	if (pkt->len != T_PAYLOAD_LEN) {
 		e->rx_bad++;
 		return 0;

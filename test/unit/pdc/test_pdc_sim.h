@@ -83,6 +83,13 @@ struct t_end {
 	uint32_t open_max[T_INC][T_ENDS][T_INC];
 	uint32_t rx_cnt, rx_bad, rx_dup, rx_order_err, rx_mix, rx_uud;
 	uint32_t eagain_every;	/* deliver refuses every n-th packet */
+	/*
+	 * deliver refuses every packet past the first |eagain_after| (a
+	 * receiver's bound on unexpected messages) until sim time
+	 * |eagain_until_ns| (its application posts receives); 0: never.
+	 */
+	uint32_t eagain_after;
+	uint64_t eagain_until_ns;
 	uint32_t deliver_calls;
 };
 

@@ -6,6 +6,7 @@
  * the SES response it asked for, and no request runs past the window.
  */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "test/unit/pdc/test_pdc_sim.h"
 
@@ -246,6 +247,48 @@ Test(pdc_stream, ses_backpressure_retries)
 	cr_expect_gt(st.nack_tx_code[UET_PDS_NACK_NO_SES_MSG_AVAIL], 0);
 	t_sim_free(s);
 }
+
+/*
+ * A receiver out of room for 100 ms (its unexpected-message bound full
+ * until its application posts receives, fi_msg_check's flood) with the
+ * product's timers: the packets past the bound wait at the sender and
+ * all arrive once, in order, none failed. In ROD every later packet draws
+ * ROD_OOO for the refused one, and those go-backs resent it once a round
+ * trip: its tries ran out within tens of ms (CI: 976 sends ETIMEDOUT 54 ms
+ * after the first past the bound).
+ */
+static void t_refused_for(uint8_t mode, uint64_t seed)
+{
+	/* One path, no jitter: ROD keeps one EV, and nothing reorders. */
+	struct t_wire w = { .delay_ns = 20000 };
+	struct t_sim *s = t_sim_new(&w, seed, 2);
+	struct pdc_cfg cfg;
+	uint32_t seq;
+
+	t_cfg_lossy(&cfg, seed);
+	cfg.rto_init_ns = 1000000;	/* pdc_cfg_init's */
+	cfg.rto_min_ns = 200000;
+	cfg.rto_max_ns = 64000000;
+	cfg.max_retries = 10;
+	cfg.time_wait_ns = 1000000000;
+	t_end_start(s, 0, &cfg);
+	t_end_start(s, 1, &cfg);
+	s->end[1]->eagain_after = 64;
+	s->end[1]->eagain_until_ns = 100000000;
+	t_end_plan(s, 0, 1, mode, 200, 0);
+	cr_assert(t_sim_run(s, T_SIM_LIMIT_NS, t_sim_senders_done));
+	cr_expect_eq(s->end[0]->err_cnt, 0, "%u failed (%s) at %llu us",
+		     s->end[0]->err_cnt, strerror(-s->end[0]->first_err),
+		     (unsigned long long)s->end[0]->first_err_ns / 1000);
+	cr_expect_eq(s->end[0]->ok_cnt, 200);
+	for (seq = 0; seq < 200; seq++)
+		cr_expect_eq(s->end[1]->rx[0][0][0][seq], 1, "message %u", seq);
+	cr_expect_eq(s->end[1]->rx_order_err, 0);
+	t_sim_free(s);
+}
+
+Test(pdc_stream, refused_100ms_rod) { t_refused_for(PDC_MODE_ROD, 41); }
+Test(pdc_stream, refused_100ms_rud) { t_refused_for(PDC_MODE_RUD, 42); }
 
 /* UUD: no PDC, no ACK; what the wire loses is simply lost. */
 Test(pdc_stream, uud_is_best_effort)
