@@ -18,6 +18,10 @@
 #  - leaf/spine: 2 leaves of 2 hosts, 2 spines, the same links; every
 #    host writes to the one on the other leaf at once (a permutation): the
 #    4 flows' sum over the leaves' up-links both ways (the bisection).
+#  - cross flow: a UDP flow (iperf3) at half a link's rate pinned to link
+#    1 while uet writes over all 4, path-aware and oblivious: uet's rate
+#    over what the links leave it, and the share of uet's bytes on link 1
+#    (see cross_flow).
 # tcp runs the same program where a comparison means something (slow link,
 # permutation); bench_fabric.sh has the plain 4-link share of both.
 # BENCH_SERIES=DIR (make bench-report): the first repetition's dead link
@@ -218,9 +222,91 @@ permutation() {
 		"across the leaves"
 }
 
+# ---- a cross flow pinned to one link ---------------------------------------------
+# cols_rate FILE FROM TO: each column's Mbit/s (after the time) of FILE's
+# fab_sample_ports_start samples between epoch times FROM and TO (the
+# first and last sample inside), on one line; zeros with fewer than two.
+cols_rate() {
+	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b {
+			if (!n++) k = split($0, f0)
+			split($0, f1) }
+		END { dt = f1[1] - f0[1]
+		      for (i = 2; i <= k; i++) {
+			v = dt > 0 ? (f1[i] - f0[i]) * 8 / dt / 1e6 : 0
+			printf "%s%.1f", (i > 2 ? " " : ""), v }
+		      printf "\n" }' "$1"
+}
+
+# cross_flow: hosts H3 on R1 and H4 on R2 whose routes take link 1 only;
+# iperf3 sends H3 -> H4 over UDP at CROSS_MBIT (default half a link),
+# paced and deaf to congestion, while uet_bw writes H1 -> H2 over all 4,
+# path-aware (the default) and then oblivious (random EVs, the yardstick).
+# Over the uet flow's middle (from a fifth to nine tenths of its time):
+# uet's rate over what the links leave it (4 links less the cross flow,
+# both seen at R2's ports toward H2 and H4), and the share of uet's bytes
+# that took link 1 (R1's port l1 less the cross flow, over R1's 4 ports
+# less it): 0.25 when spraying ignores the load, 0.143 when uet fills
+# exactly what each link leaves at the default rate.
+cross_flow() {
+	fab_paths 4 "$RATE" "$BUF" "$MTU"
+	fab_host_add 3 r1
+	fab_host_add 4 r2
+	FAB_ROUTES+=("$(fab_ns r1) 10.100.4.0/24 1" "$(fab_ns r2) 10.100.3.0/24 1")
+	fab_routes
+	fab_uet_load_host 1
+	fab_uet_load_host 2
+	cross_run aware
+	cross_run oblivious
+}
+
+# cross_run MODE: one uet_bw run beside the cross flow, FI_UET_MULTIPATH
+# MODE; its figures to cross_left_MODE and cross_l1_MODE.
+cross_run() {
+	local mode=$1 mbit=${CROSS_MBIT:-$(( RATE / 2 ))} t0 t1 ta tb r1s xpid
+	local h u x l up
+	fab_host_in 4 timeout 120 iperf3 -s -1 -B "${FAB_IP[4]}" \
+		> "$E2E_TMP/iperf_s" 2>&1 &
+	sleep 0.3
+	fab_host_in 3 timeout 120 iperf3 -c "${FAB_IP[4]}" -u -b "${mbit}M" \
+		-l 8000 -t 100 > "$E2E_TMP/iperf_c" 2>&1 &
+	xpid=$!
+	fab_sample_ports_start r1 tx_bytes "$E2E_TMP/cross_r1" l1 l2 l3 l4
+	r1s=$FAB_PORTS_SAMPLER
+	fab_sample_ports_start r2 tx_bytes "$E2E_TMP/cross_r2" h2 h4
+	sleep 0.5
+	t0=$(now)
+	FI_UET_MULTIPATH=$mode bw_start uet 1 2 "${CROSS_ITERS:-500}" \
+		"$E2E_TMP/cross.out"
+	bw_wait
+	t1=$(now)
+	kill "$r1s" 2>/dev/null || true
+	wait "$r1s" 2>/dev/null || true
+	fab_sample_ports_stop
+	kill "$xpid" 2>/dev/null || true
+	wait "$xpid" 2>/dev/null || true
+	wait 2>/dev/null || true		# the server, once its client went
+	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", a + (b - a) * 0.2 }')
+	tb=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", a + (b - a) * 0.9 }')
+	read -r h x < <(cols_rate "$E2E_TMP/cross_r2" "$ta" "$tb")
+	l=$(cols_rate "$E2E_TMP/cross_r1" "$ta" "$tb")
+	awk -v x="$x" 'BEGIN { exit !(x > 0) }' ||
+		e2e_fail "no cross flow: $(tail -3 "$E2E_TMP/iperf_c")"
+	u=$(awk -v h="$h" -v x="$x" -v c=$(( 4 * RATE )) \
+		'BEGIN { printf "%.3f", h / (c - x) }')
+	up=$(echo "$l" | awk -v x="$x" '{ t = $1 + $2 + $3 + $4 - x
+		printf "%.3f", (t > 0 ? ($1 - x) / t : 0) }')
+	echo "$u" >> "$E2E_TMP/cross_left_$mode"
+	echo "$up" >> "$E2E_TMP/cross_l1_$mode"
+	echo "cross flow, $mode: $x Mbit/s on link 1; uet $h Mbit/s ($u of" \
+		"what is left), links $l Mbit/s, uet's share on link 1 $up;" \
+		"retired $(e2e_engine_stat "$E2E_TMP/cross.out" ev_retired)" \
+		"entropies, $(e2e_engine_stat "$E2E_TMP/cross.out" tx_retx)" \
+		"retransmissions"
+}
+
 fab_init
 for rep in $(seq "$REPS"); do
-	for sc in ${MP_SCENARIOS:-dead_link slow_link no_loss permutation}; do
+	for sc in ${MP_SCENARIOS:-dead_link slow_link no_loss permutation cross_flow}; do
 		"$sc"
 	done
 done
@@ -235,3 +321,9 @@ for prov in uet tcp; do
 		"$(median < "$E2E_TMP/perm_$prov")" $(( 2 * 2 * RATE ))) ratio"
 done
 echo "bench: mp_noloss_once_share $(median < "$E2E_TMP/noloss") ratio"
+for mode in aware oblivious; do
+	echo "bench: mp_cross_${mode}_share_of_left" \
+		"$(median < "$E2E_TMP/cross_left_$mode") ratio"
+	echo "bench: mp_cross_${mode}_link1_share" \
+		"$(median < "$E2E_TMP/cross_l1_$mode") ratio"
+done
