@@ -216,9 +216,10 @@ bool uet_rudi_wanted(const struct uet_ep *ep, fi_addr_t addr, uint64_t mkey,
  * yields slow the ping-pong on idle cores: pinned, between namespaces
  * (medians of 5 alternated) 3.81 us at 0 and 3.50 at 5 against 3.16
  * spinning; 3.61 at 10 and 3.66 at 20 against 3.81 (between processes
- * of a host 0.68 at 10, 0.75 spinning). With 50, fi_msg_check's flood
- * once failed (its sends past the receiver's bound timed out, 3 runs in
- * 10 of a session and a clean CI run), not seen in 30 runs since.
+ * of a host 0.68 at 10, 0.75 spinning). (With 50, fi_msg_check's flood
+ * once failed, its sends past the receiver's bound timed out: an ordered
+ * PDC resent a refused packet once a round trip until its tries ran out,
+ * whatever the budget; pdc_ini_refused.)
  */
 #define UET_SPIN_US_DEFAULT		10
 
