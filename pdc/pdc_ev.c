@@ -126,39 +126,36 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc,
 	return pdc_ev_explore(mgr, p, now_ns);
 }
 
-/* A packet sent on |ev| was acknowledged without a mark: reuse it. */
-void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
-		 uint64_t now_ns)
-{
-	struct pdc_paths *p = &pdc->ini.paths;
-
-	if (!ev || mgr->cfg.mp_mode != PDC_MP_AWARE ||
-	    pdc->mode == PDC_MODE_ROD)
-		return;
-	p->fresh_ev = ev;
-	p->fresh_ns = now_ns;
-	if (p->cnt == PDC_EV_RING)
-		return;
-	p->ring[(p->head + p->cnt++) & (PDC_EV_RING - 1)] = ev;
-	mgr->stats.ev_recycled++;
-}
-
 /*
- * A packet sent on |ev| came back refused (the target out of room): the
- * path works, though the packet must go again. The EV is the fresh one a
- * stalled packet takes, and no stall is probed past it (pdc_ini.c): a
- * receiver that refuses is not a blackhole.
+ * A packet sent on |ev| came back, acknowledged or refused (the target
+ * out of room): the path works, though a refused packet must go again.
+ * The EV is the fresh one a stalled packet takes, and no stall is probed
+ * past it (pdc_ini.c): a receiver that refuses is not a blackhole. False
+ * where EVs are not followed (ROD, not PDC_MP_AWARE).
  */
-void pdc_ev_heard(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+bool pdc_ev_heard(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		  uint64_t now_ns)
 {
 	struct pdc_paths *p = &pdc->ini.paths;
 
 	if (!ev || mgr->cfg.mp_mode != PDC_MP_AWARE ||
 	    pdc->mode == PDC_MODE_ROD)
-		return;
+		return false;
 	p->fresh_ev = ev;
 	p->fresh_ns = now_ns;
+	return true;
+}
+
+/* A packet sent on |ev| was acknowledged without a mark: reuse it. */
+void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+		 uint64_t now_ns)
+{
+	struct pdc_paths *p = &pdc->ini.paths;
+
+	if (!pdc_ev_heard(mgr, pdc, ev, now_ns) || p->cnt == PDC_EV_RING)
+		return;
+	p->ring[(p->head + p->cnt++) & (PDC_EV_RING - 1)] = ev;
+	mgr->stats.ev_recycled++;
 }
 
 /*

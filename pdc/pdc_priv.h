@@ -657,7 +657,7 @@ uint16_t pdc_ev_pick(struct pdc_mgr *mgr, struct pdc *pdc,
 		     const struct pdc_slot *slot, uint64_t now_ns);
 void pdc_ev_good(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		 uint64_t now_ns);
-void pdc_ev_heard(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
+bool pdc_ev_heard(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		  uint64_t now_ns);
 void pdc_ev_bad(struct pdc_mgr *mgr, struct pdc *pdc, uint16_t ev,
 		uint64_t now_ns);
