@@ -36,7 +36,7 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 	o->oob_port = 47931;
 	o->size = 16384;
 	o->iters = 1;
-	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dKT:D:th")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:n:i:dKT:D:twh")) != -1) {
 		switch (c) {
 		case 's': o->server = true; break;
 		case 'c': o->dst = optarg; break;
@@ -55,6 +55,7 @@ int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage)
 			break;
 		case 'D': o->duration = strtod(optarg, NULL); break;
 		case 't': o->trace = true; break;
+		case 'w': o->wait = true; break;
 		default:
 			fprintf(stderr, "%s", usage);
 			return c == 'h' ? 1 : -1;
@@ -132,6 +133,7 @@ static int ex_fab_queues(struct ex_fab *f, const struct ex_fab_opts *o,
 	struct fi_cq_attr cq_attr = {
 		.size = o->cq_size,
 		.format = o->cq_format ? o->cq_format : FI_CQ_FORMAT_DATA,
+		.wait_obj = o->cq_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE,
 	};
 	struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
 
@@ -238,6 +240,8 @@ int ex_setup_hints(struct ex_ctx *c, const struct ex_opts *o,
 	at.node = o->server ? o->src : o->dst;
 	at.service = o->service;
 	at.flags = o->server ? FI_SOURCE : 0;
+	at.cq_wait = at.cq_wait || o->wait;
+	c->wait = at.cq_wait;
 	ret = ex_fab_open(&c->fab, hints, &at);
 	fi_freeinfo(hints);
 	if (c->fab.info)
@@ -390,9 +394,28 @@ int ex_oob_send(struct ex_ctx *c, const void *buf, size_t len)
 }
 
 /*
- * Drives the provider while |fd| has nothing to read, spinning as HPC
- * programs do (a provider with manual progress moves the peer's RMA only
- * while we call it); bounded to 120 s.
+ * Sleeps until the CQ's wait object or |fd| is readable, at most 100 ms,
+ * when the provider has nothing to do now (fi_trywait); returns at once
+ * otherwise. Without a wait fd (FI_GETWAIT unsupported), it naps 1 ms.
+ */
+static void ex_sleep_cq_or(struct ex_ctx *c, int fd)
+{
+	struct fid *cq = &c->fab.cq->fid;
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+				 { .fd = -1, .events = POLLIN } };
+
+	if (fi_trywait(c->fab.fabric, &cq, 1) != FI_SUCCESS)
+		return;
+	if (fi_control(cq, FI_GETWAIT, &pfd[1].fd) < 0)
+		pfd[1].fd = -1;
+	(void)poll(pfd, 2, pfd[1].fd < 0 ? 1 : 100);
+}
+
+/*
+ * Drives the provider while |fd| has nothing to read (a provider with
+ * manual progress moves the peer's RMA only while we call it), spinning
+ * as HPC programs do, or with ex_opts.wait sleeping between calls on the
+ * CQ's wait object and |fd|; bounded to 120 s.
  */
 static int ex_progress_until_readable(struct ex_ctx *c, int fd)
 {
@@ -404,7 +427,9 @@ static int ex_progress_until_readable(struct ex_ctx *c, int fd)
 		if (c->nstash < 16 &&
 		    fi_cq_read(c->fab.cq, &c->stash[c->nstash], 1) == 1)
 			c->nstash++;
-		if (i % 256)
+		if (c->wait)
+			ex_sleep_cq_or(c, fd);
+		else if (i % 256)
 			continue;
 		if (poll(&pfd, 1, 0) == 1)
 			return 0;
@@ -471,7 +496,8 @@ int ex_wait_cq(struct ex_ctx *c, struct fi_cq_data_entry *entry)
 		return 0;
 	}
 	do {
-		n = fi_cq_read(c->fab.cq, entry, 1);
+		n = c->wait ? fi_cq_sread(c->fab.cq, entry, 1, NULL, 1000) :
+			      fi_cq_read(c->fab.cq, entry, 1);
 	} while (n == -FI_EAGAIN);
 	if (n == 1)
 		return 0;

@@ -41,6 +41,10 @@ struct ex_opts {
 	const char *start_file;
 	double duration;	/* -D: stop after this many seconds (0: no) */
 	bool trace;		/* -t: print every sample, not only a summary */
+	/* -w: wait for completions as programs on shared cores do
+	 * (fi_cq_sread; the server sleeps in fi_trywait and poll), instead
+	 * of spinning on fi_cq_read as HPC programs on cores of their own. */
+	bool wait;
 };
 
 #define EX_FAB_CNTRS	2
@@ -68,6 +72,7 @@ struct ex_fab_opts {
 	enum fi_cq_format cq_format;	/* 0: FI_CQ_FORMAT_DATA */
 	uint64_t cq_flags;	/* bind flags added: FI_SELECTIVE_COMPLETION */
 	bool rx_cq;		/* receives on a CQ of their own */
+	bool cq_wait;		/* CQs with a wait object (FI_WAIT_UNSPEC) */
 	/* Each non-zero: a counter bound with these flags (FI_SEND, ...). */
 	uint64_t cntr[EX_FAB_CNTRS];
 	size_t min_multi_recv;	/* non-zero: FI_OPT_MIN_MULTI_RECV */
@@ -101,6 +106,7 @@ struct ex_ctx {
 	/* Completions read while waiting on the side channel. */
 	struct fi_cq_data_entry stash[16];
 	int nstash;
+	bool wait;		/* ex_opts.wait: CQs opened to be waited on */
 };
 
 enum { EX_CNTR_REMOTE_WR, EX_CNTR_REMOTE_RD };
@@ -115,7 +121,7 @@ struct ex_peer_info {
 };
 
 /* Parses -s, -c ADDR, -a ADDR, -S SERVICE, -p PORT, -n SIZE, -i ITERS, -d, -K,
- * -T START, -D SECONDS, -t. */
+ * -T START, -D SECONDS, -t, -w. */
 int ex_parse(int argc, char **argv, struct ex_opts *o, const char *usage);
 
 /* The caps of RMA both ways. */

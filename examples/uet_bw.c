@@ -21,9 +21,10 @@
 #define BW_WINDOW	64
 
 static const char *usage =
-	"usage: uet_bw -s [-a ADDR] [-S SERVICE] [-p PORT] [-n BYTES]\n"
+	"usage: uet_bw -s [-a ADDR] [-S SERVICE] [-p PORT] [-n BYTES] [-w]\n"
 	"       uet_bw -c SERVER [-S SERVICE] [-p PORT] [-n BYTES] "
-	"[-i ITERS] [-T START|@FILE]\n";
+	"[-i ITERS] [-T START|@FILE] [-w]\n"
+	"  -w: wait for completions (fi_cq_sread), do not spin\n";
 
 static uint64_t now_ns(void)
 {
@@ -71,6 +72,8 @@ static int bw_client(struct ex_ctx *c, const struct ex_opts *o,
 	wall0 = ex_wall_now();
 	t0 = now_ns();
 	while (done < o->iters) {
+		bool more;	/* room to post another write */
+
 		while (posted < o->iters && posted - done < BW_WINDOW) {
 			ret = fi_write(c->fab.ep, c->buf, o->size, c->desc,
 				       c->peer, r->addr, r->key, NULL);
@@ -83,7 +86,13 @@ static int bw_client(struct ex_ctx *c, const struct ex_opts *o,
 			}
 			posted++;
 		}
-		ret = fi_cq_read(c->fab.cq, e, 16);
+		more = posted < o->iters && posted - done < BW_WINDOW &&
+		       ret != -FI_EAGAIN;
+		/* -w: nothing more to post until a write completes: sleep on
+		 * the CQ (1 s at most, then look again). */
+		ret = c->wait && !more ?
+		      fi_cq_sread(c->fab.cq, e, 16, NULL, 1000) :
+		      fi_cq_read(c->fab.cq, e, 16);
 		if (ret > 0)
 			done += ret;
 		else if (ret != -FI_EAGAIN && ex_wait_cq(c, e))

@@ -22,9 +22,10 @@
 
 static const char *usage =
 	"usage: uet_pingpong -s [-a ADDR] [-S SERVICE] [-p PORT] [-n BYTES] "
-	"[-i ITERS]\n"
+	"[-i ITERS] [-w]\n"
 	"       uet_pingpong -c SERVER [-S SERVICE] [-p PORT] [-n BYTES] "
-	"[-i ITERS] [-T START|@FILE] [-D SECONDS] [-t]\n";
+	"[-i ITERS] [-T START|@FILE] [-D SECONDS] [-t] [-w]\n"
+	"  -w: wait for completions (fi_cq_sread), do not spin\n";
 
 /* The remote CQ data that ends a client's run before ITERS (-D); fits
  * the 4 bytes of remote CQ data some providers carry. */
