@@ -35,11 +35,11 @@ run() {
 	fab_link_counters > "$E2E_TMP/c0"
 	fab_host_in 2 env FI_PROVIDER="$prov" FI_UET_IFACE=fab0 \
 		FI_TCP_IFACE=fab0 timeout 120 "$B/uet_bw" -s -a "${FAB_IP[2]}" \
-		-p "$port" -n 1048576 > /dev/null 2>&1 &
+		-p "$port" -n 1048576 $FAB_WAIT > /dev/null 2>&1 &
 	s=$!
 	out=$(fab_host_in 1 env FI_PROVIDER="$prov" FI_UET_IFACE=fab0 \
 		FI_TCP_IFACE=fab0 timeout 120 "$B/uet_bw" -c "${FAB_IP[2]}" \
-		-p "$port" -n 1048576 -i "$ITERS" 2>&1) ||
+		-p "$port" -n 1048576 -i "$ITERS" $FAB_WAIT 2>&1) ||
 		e2e_fail "uet_bw over $prov: $out"
 	wait "$s" 2>/dev/null || true	# a server may fail once its client left
 	fab_link_counters > "$E2E_TMP/c1"

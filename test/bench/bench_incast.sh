@@ -57,12 +57,14 @@
 # The figures are measured, not judged: the script fails only when a
 # program fails or a figure is missing. BENCH_SMOKE=1 (bench_smoke.sh)
 # is a quick run: INCAST_N=4, 4 MiB a sender, 16 MiB alone.
-# CPU: every uet_bw and uet_pingpong process busy-polls, a 16:1 incast
-# is 32 of them, and the routers forward in softirq on the same cores.
-# On 2 cores the senders cannot fill an 800 Mbit/s port from 4 of them
-# on (the table shows the rate the port passed, the CPU's busy and
-# softirq shares during the incast): read time_ratio with port_mbit,
-# and try a lower INCAST_RATE. The bulk programs run at nice 10
+# CPU: a 16:1 incast is 32 uet_bw processes, and the routers forward in
+# softirq on the same cores. Each waits for its completions in
+# fi_cq_sread (FAB_WAIT, fabric_lib.sh), as applications on shared cores
+# do: spinning, they took the CPU the routers needed, and the figures
+# measured its sharing more than the fabric (FAB_WAIT= spins again). The
+# table shows the rate the port passed, the CPU's busy and softirq shares
+# during the incast: read time_ratio with port_mbit, and try a lower
+# INCAST_RATE where the CPU is short. The bulk programs run at nice 10
 # (INCAST_NICE), so that the small flow and ksoftirqd are served first,
 # as on cores of their own; at nice 0 the small flow's mean measures
 # the scheduler (round trips of several ms while its server waits for
@@ -241,12 +243,13 @@ bw_pair() {
 	# shellcheck disable=SC2086 # the env words split on purpose
 	fab_host_in "$to" env $env timeout "$LIMIT" nice -n "$NICE" \
 		"$B/uet_bw" -s -a "${FAB_IP[$to]}" -S $(( SVC0 + k )) \
-		-p $(( PORT0 + k )) -n 1048576 > "$out.srv" 2>&1 &
+		-p $(( PORT0 + k )) -n 1048576 $FAB_WAIT > "$out.srv" 2>&1 &
 	PIDS_S+=($!)
 	# shellcheck disable=SC2086
 	fab_host_in "$from" env $env ${BW_CLIENT_ENV:-} timeout "$LIMIT" \
 		nice -n "$NICE" "$B/uet_bw" -c "${FAB_IP[$to]}" -S $(( SVC0 + k )) \
-		-p $(( PORT0 + k )) -n 1048576 -i "$mib" -T "$t" > "$out" 2>&1 &
+		-p $(( PORT0 + k )) -n 1048576 -i "$mib" -T "$t" $FAB_WAIT \
+		> "$out" 2>&1 &
 	PIDS_C+=($!)
 }
 
@@ -258,12 +261,12 @@ pp_pair() {
 	# shellcheck disable=SC2086
 	fab_host_in "$to" env $env timeout "$LIMIT" "$B/uet_pingpong" -s \
 		-a "${FAB_IP[$to]}" -S $(( SVC0 + 40 )) -p $(( PORT0 + 40 )) \
-		-n 8 -i 1000000 > "$6.srv" 2>&1 &
+		-n 8 -i 1000000 $FAB_WAIT > "$6.srv" 2>&1 &
 	PP_PIDS=($!)
 	# shellcheck disable=SC2086
 	fab_host_in "$from" env $env timeout "$LIMIT" "$B/uet_pingpong" \
 		-c "${FAB_IP[$to]}" -S $(( SVC0 + 40 )) -p $(( PORT0 + 40 )) \
-		-n 8 -i 1000000 -T "$4" -D "$5" -t > "$6" 2>&1 &
+		-n 8 -i 1000000 -T "$4" -D "$5" -t $FAB_WAIT > "$6" 2>&1 &
 	PP_PIDS+=($!)
 }
 

@@ -63,12 +63,12 @@ bw_start() {
 	local prov=$1 from=$2 to=$3 iters=$4 out=$5
 	local port=$((47000 + RANDOM % 2000)) limit=${BW_TIMEOUT:-120}
 	fab_host_in "$to" env FI_PROVIDER="$prov" timeout "$limit" "$B/uet_bw" -s \
-		-a "${FAB_IP[$to]}" -p "$port" -n 1048576 > /dev/null 2>&1 &
+		-a "${FAB_IP[$to]}" -p "$port" -n 1048576 $FAB_WAIT > /dev/null 2>&1 &
 	BW_PIDS+=($!)
 	sleep 0.3
 	fab_host_in "$from" env FI_PROVIDER="$prov" FI_UET_STATS=1 timeout "$limit" \
 		"$B/uet_bw" -c "${FAB_IP[$to]}" -p "$port" -n 1048576 \
-		-i "$iters" > "$out" 2>&1 &
+		-i "$iters" $FAB_WAIT > "$out" 2>&1 &
 	BW_PIDS+=($!)
 }
 

@@ -42,6 +42,13 @@
 # trimming and drops decided by bpf/uet_port.bpf.c ahead of its tbf).
 # Namespaces are uet-fE2E_ID-NAME (NAME h1.., r1 r2, l1.., s1..).
 
+# The example programs' flag the benchmarks of a fabric give uet_bw and
+# uet_pingpong (FAB_WAIT, default -w): they wait for completions in
+# fi_cq_sread, as applications on shared cores do, so that the emulated
+# routers (softirq on the same 2 cores) get the CPU the spinning of 2 x N
+# processes took; FAB_WAIT= spins as HPC programs on cores of their own.
+FAB_WAIT=${FAB_WAIT--w}
+
 FAB_PREFIX="uet-f$E2E_ID"
 FAB_NS=()		# every namespace made (hosts and routers)
 FAB_HOSTS=()		# host namespaces, index 1..
