@@ -643,6 +643,7 @@ void uet_params_spin_define(void);
 int uet_params_spin_get(struct uet_params *p);
 void uet_domain_spin_init(struct uet_domain *dom);
 bool uet_domain_idle(struct uet_domain *dom, int extra_fd);
+bool uet_domain_sread_spins(struct uet_domain *dom, uint64_t *until);
 /* The domain's progress thread, started with its first endpoint. */
 int uet_progress_thread_start(struct uet_domain *dom);
 void uet_progress_thread_stop(struct uet_domain *dom);

@@ -119,7 +119,7 @@ static int uet_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			 int timeout)
 {
 	struct uet_cntr *c = uet_cntr_of(cntr_fid);
-	uint64_t deadline = uet_deadline_ns(timeout), err;
+	uint64_t deadline = uet_deadline_ns(timeout), err, spin_until = 0;
 	int ret;
 
 	uet_domain_lock(c->dom);
@@ -138,6 +138,8 @@ static int uet_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			ret = -FI_ETIMEDOUT;
 			break;
 		}
+		if (uet_domain_sread_spins(c->dom, &spin_until))
+			continue;
 		/* What waits for our answer would wait out our sleep. */
 		uet_domain_send_held(c->dom);
 		if (uet_domain_wait(c->dom, c->wait.evfd, deadline))

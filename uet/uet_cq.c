@@ -195,7 +195,7 @@ static ssize_t uet_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 				int timeout)
 {
 	struct uet_cq *cq = container_of(cq_fid, struct uet_cq, cq_fid);
-	uint64_t deadline = uet_deadline_ns(timeout);
+	uint64_t deadline = uet_deadline_ns(timeout), spin_until = 0;
 	ssize_t ret;
 
 	(void)cond;	/* a threshold is only an optimisation */
@@ -211,6 +211,8 @@ static ssize_t uet_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 			cq->signalled = false;
 			break;
 		}
+		if (uet_domain_sread_spins(cq->dom, &spin_until))
+			continue;
 		/* What waits for our answer would wait out our sleep. */
 		uet_domain_send_held(cq->dom);
 		/* Woken by the eventfd: a new entry or fi_cq_signal. */
