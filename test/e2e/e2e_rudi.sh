@@ -122,7 +122,10 @@ if command -v tshark >/dev/null; then
 	# Responses are sent copies (the server's mirror, a unix datagram
 	# socket that queues net.unix.max_dgram_qlen, 10, before it drops):
 	# of 300 frames 82-147 were responses on a quiet machine, 18 in a
-	# loaded CI run; 5 suffice to show them decoded and paired.
+	# loaded CI run; 5 paired suffice to show them decoded and paired.
+	# Requests are lost to it too: a loaded CI run had 25 of 142
+	# responses whose request it missed; a pkt_id decoded wrong would
+	# pair none, so at most half may be unpaired.
 	bits=$(sed -n 's/^#define UET_FEP_EP_BITS_MIN[[:space:]]*\([0-9]*\).*/\1/p' \
 		"$(dirname "$0")/../../include/uet_fep.h")
 	[ -n "$bits" ] || e2e_fail "no UET_FEP_EP_BITS_MIN in uet_fep.h"
@@ -136,7 +139,7 @@ if command -v tshark >/dev/null; then
 	     END { printf "%d RUDI_REQ, %d RUDI_RESP decoded, %d answering " \
 			  "no request captured, %d of another endpoint\n",
 			  nreq, nrsp, stray, bad
-		   exit !(nreq > 50 && nrsp >= 5 && stray * 10 <= nrsp &&
+		   exit !(nreq > 50 && nrsp - stray >= 5 && stray * 2 <= nrsp &&
 			  !bad) }' "$E2E_TMP/rudi.fields") ||
 		e2e_fail "dissector: $sum"
 	echo "  $sum"
