@@ -129,9 +129,8 @@ bool uet_domain_idle(struct uet_domain *dom, int extra_fd)
  */
 bool uet_domain_sread_spins(struct uet_domain *dom, uint64_t *until)
 {
-	long us = dom->params.spin_us < 0 ? UET_SPIN_US_DEFAULT :
-					    dom->params.spin_us;
-	uint64_t now, budget = (uint64_t)us * 1000ull;
+	uint64_t now, budget = dom->spin_ns == UINT64_MAX ?
+			       UET_SPIN_US_DEFAULT * 1000ull : dom->spin_ns;
 
 	if (!budget)
 		return false;
