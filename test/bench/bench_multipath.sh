@@ -223,20 +223,6 @@ permutation() {
 }
 
 # ---- a cross flow pinned to one link ---------------------------------------------
-# cols_rate FILE FROM TO: each column's Mbit/s (after the time) of FILE's
-# fab_sample_ports_start samples between epoch times FROM and TO (the
-# first and last sample inside), on one line; zeros with fewer than two.
-cols_rate() {
-	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b {
-			if (!n++) k = split($0, f0)
-			split($0, f1) }
-		END { dt = f1[1] - f0[1]
-		      for (i = 2; i <= k; i++) {
-			v = dt > 0 ? (f1[i] - f0[i]) * 8 / dt / 1e6 : 0
-			printf "%s%.1f", (i > 2 ? " " : ""), v }
-		      printf "\n" }' "$1"
-}
-
 # cross_flow: hosts H3 on R1 and H4 on R2 whose routes take link 1 only;
 # iperf3 sends H3 -> H4 over UDP at CROSS_MBIT (default half a link),
 # paced and deaf to congestion, while uet_bw writes H1 -> H2 over all 4,
@@ -287,8 +273,8 @@ cross_run() {
 	wait 2>/dev/null || true		# the server, once its client went
 	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", a + (b - a) * 0.2 }')
 	tb=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", a + (b - a) * 0.9 }')
-	read -r h x < <(cols_rate "$E2E_TMP/cross_r2" "$ta" "$tb")
-	l=$(cols_rate "$E2E_TMP/cross_r1" "$ta" "$tb")
+	read -r h x < <(fab_ports_rate "$E2E_TMP/cross_r2" "$ta" "$tb")
+	l=$(fab_ports_rate "$E2E_TMP/cross_r1" "$ta" "$tb")
 	awk -v x="$x" 'BEGIN { exit !(x > 0) }' ||
 		e2e_fail "no cross flow: $(tail -3 "$E2E_TMP/iperf_c")"
 	u=$(awk -v h="$h" -v x="$x" -v c=$(( 4 * RATE )) \

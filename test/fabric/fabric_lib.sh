@@ -479,10 +479,20 @@ fab_sample_stop() {
 # fab_sample_rate FILE FROM TO: Mbit/s of FILE's samples between epoch
 # times FROM and TO (the first and last sample inside); 0 with fewer
 # than two samples there.
-fab_sample_rate() {
-	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b { if (!n++) { t0 = $1; b0 = $2 }
-		t1 = $1; b1 = $2 }
-		END { printf "%.1f\n", (t1 > t0 ? (b1 - b0) * 8 / (t1 - t0) / 1e6 : 0) }' "$1"
+fab_sample_rate() { fab_ports_rate "$@"; }
+
+# fab_ports_rate FILE FROM TO: the same for each column of a
+# fab_sample_ports_start FILE (after the time), on one line.
+fab_ports_rate() {
+	awk -v a="$2" -v b="$3" '$1 >= a && $1 <= b {
+			if (!n++) k = split($0, f0)
+			split($0, f1) }
+		END { if (!n) { print "0.0"; exit }
+		      dt = f1[1] - f0[1]
+		      for (i = 2; i <= k; i++) {
+			v = dt > 0 ? (f1[i] - f0[i]) * 8 / dt / 1e6 : 0
+			printf "%s%.1f", (i > 2 ? " " : ""), v }
+		      printf "\n" }' "$1"
 }
 
 # ---- the switch-port model (bpf/uet_port.bpf.c, loaded by $B/uet_port) -----
