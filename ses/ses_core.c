@@ -196,6 +196,7 @@ void ses_destroy(struct ses *s)
 	ses_jobs_free(&s->rsp_jobs);
 	ses_pool_fini(&s->peers);
 	ses_map_fini(&s->peer_map);
+	free(s->peer_dir);
 	ses_pool_fini(&s->msgs);
 	ses_map_fini(&s->msg_map);
 	ses_pool_fini(&s->tbls);
@@ -216,10 +217,47 @@ struct ses_peer *ses_peer_find(struct ses *s, uint32_t id)
 
 	if (s->last_peer && s->last_peer->id == id)
 		return s->last_peer;
-	if (!ses_map_get(&s->peer_map, id, &idx))
+	if (id < SES_PEER_DIR_MAX) {
+		if (id >= s->peer_dir_len || !s->peer_dir[id])
+			return NULL;
+		idx = s->peer_dir[id] - 1;
+	} else if (!ses_map_get(&s->peer_map, id, &idx)) {
 		return NULL;
+	}
 	s->last_peer = ses_pool_at(&s->peers, idx);
 	return s->last_peer;
+}
+
+/* Files peer |id| at pool index |idx|. Returns 0 or -ENOMEM. */
+static int ses_peer_file(struct ses *s, uint32_t id, uint32_t idx)
+{
+	uint32_t len = s->peer_dir_len ? s->peer_dir_len : 64;
+	uint32_t *dir;
+
+	if (id >= SES_PEER_DIR_MAX)
+		return ses_map_put(&s->peer_map, id, idx);
+	if (id >= s->peer_dir_len) {
+		while (len <= id)
+			len = len * 2 < SES_PEER_DIR_MAX ? len * 2 :
+							   SES_PEER_DIR_MAX;
+		dir = realloc(s->peer_dir, (size_t)len * sizeof(*dir));
+		if (!dir)
+			return -ENOMEM;
+		memset(dir + s->peer_dir_len, 0,
+		       (size_t)(len - s->peer_dir_len) * sizeof(*dir));
+		s->peer_dir = dir;
+		s->peer_dir_len = len;
+	}
+	s->peer_dir[id] = idx + 1;
+	return 0;
+}
+
+static void ses_peer_unfile(struct ses *s, uint32_t id)
+{
+	if (id >= SES_PEER_DIR_MAX)
+		ses_map_del(&s->peer_map, id);
+	else if (id < s->peer_dir_len)
+		s->peer_dir[id] = 0;
 }
 
 struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
@@ -237,7 +275,7 @@ struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
 		return NULL;
 	p->win = calloc(1, sizeof(*p->win));
 	if (!p->win ||
-	    ses_map_put(&s->peer_map, id, ses_pool_idx(&s->peers, p)) < 0) {
+	    ses_peer_file(s, id, ses_pool_idx(&s->peers, p)) < 0) {
 		free(p->win);
 		ses_pool_put(&s->peers, p);
 		return NULL;
@@ -520,7 +558,7 @@ int ses_peer_forget(struct ses *s, uint32_t peer)
 		return -ENOENT;
 	if (!ses_peer_is_idle(s, peer))
 		return -EBUSY;
-	ses_map_del(&s->peer_map, peer);
+	ses_peer_unfile(s, peer);
 	if (s->last_peer == p)
 		s->last_peer = NULL;
 	free(p->rx_refused);

@@ -285,6 +285,9 @@ struct ses_recv {
 	void *user_ctx;
 };
 
+/* Ids below this (the engine's largest table, 2^24) index peer_dir. */
+#define SES_PEER_DIR_MAX	(1u << 24)
+
 /* ---- the engine ---------------------------------------------------------- */
 struct ses {
 	struct ses_config cfg;
@@ -294,7 +297,16 @@ struct ses {
 	uint64_t now_ns;		/* as ses_progress was last told */
 
 	struct ses_pool peers;
-	struct ses_map peer_map;	/* peer id -> index */
+	/*
+	 * Peer id -> index + 1 (0: none), an array for ids below
+	 * SES_PEER_DIR_MAX (the engine's are table indices, dense from 1):
+	 * one load where a hash map's probe lands anywhere, and ids taken in
+	 * turn read it in order. It grows to the largest id seen. Other ids
+	 * go to peer_map.
+	 */
+	uint32_t *peer_dir;
+	uint32_t peer_dir_len;
+	struct ses_map peer_map;	/* peer id -> index, ids past the array */
 	struct ses_peer *last_peer;	/* lookup cache */
 
 	uint16_t id_prefix;		/* cfg.msg_id_prefix in place */

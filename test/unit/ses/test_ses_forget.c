@@ -31,16 +31,21 @@ static uint8_t src[4][T_LEN];
 static struct ses_wre wr[4];
 static struct ses_iov iov[4];
 
-static void t_initiator(void)
+static void t_initiator_as(uint32_t id)
 {
 	struct ses_config cfg;
 
 	ses_config_init(&cfg);
 	cfg.job_id = T_JOB;
 	cfg.pid_on_fep = T_PID_A;
-	cfg.initiator = T_ID_A;
-	t_node_init(&w, &a, T_ID_A, &cfg);
+	cfg.initiator = id;
+	t_node_init(&w, &a, id, &cfg);
 	a.pdc = 1;
+}
+
+static void t_initiator(void)
+{
+	t_initiator_as(T_ID_A);
 }
 
 static void t_setup(void)
@@ -201,4 +206,31 @@ Test(ses_forget, trimmed_peer_resumes_on_a_new_context)
 			     "write %u placed", i);
 	}
 	cr_expect(ses_peer_is_idle(a.s, T_ID_B));
+}
+
+/*
+ * Peer ids below SES_PEER_DIR_MAX are filed in an array, the rest in a
+ * hash map: ids on both sides of that line, one after the other with the
+ * earlier ones still known, each found, placed, then forgotten.
+ */
+Test(ses_forget, ids_on_both_sides_of_the_directory)
+{
+	static const uint32_t ids[] = { 70000, (1u << 24) - 1, 1u << 24,
+					0xfffffffeu };
+
+	for (unsigned i = 0; i < 4; i++) {
+		t_node_fini(&a);
+		t_initiator_as(ids[i]);
+		t_write(i, (uint8_t)(0x51 + i));
+		t_wire_run(&w, 1000);
+		cr_assert_eq(a.tx_cnt, 1, "id %#x", ids[i]);
+		cr_expect_eq(a.tx[0].cpl.status, 0);
+		cr_expect_eq(mem_b[i * T_LEN], 0x51 + i, "id %#x", ids[i]);
+		cr_expect(ses_peer_is_idle(b.s, ids[i]));
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		cr_expect_eq(ses_peer_forget(b.s, ids[i]), 0, "id %#x", ids[i]);
+		cr_expect_eq(ses_peer_forget(b.s, ids[i]), -ENOENT);
+	}
+	cr_expect_eq(ses_peer_forget(b.s, T_ID_A), -ENOENT, "never heard");
 }
