@@ -161,6 +161,13 @@ struct pdc_ini {
 	 */
 	uint32_t refused_psn;
 	bool refused;
+	/*
+	 * A stalled packet with no other to probe with goes again at once
+	 * on another EV (pdc_ini_stall_probes): |twin_psn|'s next copy is
+	 * that twin while twin_due is set, and no try against max_retries.
+	 */
+	bool twin_due;
+	uint32_t twin_psn;
 	uint32_t resend_psn, resend_end;	/* ROD go-back still to send */
 	uint64_t rewind_ns;
 	uint64_t srtt_ns, rttvar_ns, rto_ns;

@@ -25,6 +25,7 @@
 #define T_MSGS		4000
 #define T_LIMIT_NS	(60ull * 1000000000ull)
 #define T_HOLE_NS	(40ull * 1000000ull)	/* past the ~15 ms budget */
+#define T_LONE_RUNS	200
 
 TestSuite(pdc_stall, .timeout = 120);
 
@@ -80,4 +81,47 @@ Test(pdc_stall, a_window_stalled_by_dead_paths_finds_the_live_one)
 	cr_expect_eq(failed, 0, "%llu PDCs of %u failed in a blackhole of %u "
 		     "paths of %u", (unsigned long long)failed, T_HOLES,
 		     T_PATHS_USED - 1, T_PATHS_USED);
+}
+
+/*
+ * A PDC with one packet out has no other to probe with: its copies alone
+ * explored one EV a time-out, and in the blackhole above it failed when
+ * every try went to a dead path. Each stalled copy now has a twin on
+ * another EV (pdc_ini_twin). Here a PDC of one packet, all paths but one
+ * dead from the start for T_HOLE_NS: returns 1 when it failed. Its tries
+ * (max_retries 10 here) all find dead paths with (7/8)^11 = 23% alone, 47
+ * of 200 runs; with twins from the third copy about (7/8)^20 = 7%: 17.
+ */
+static uint64_t t_lone(uint64_t seed)
+{
+	struct t_sim *s = t_fabric(T_PATHS_USED, NULL, PDC_MP_AWARE, seed);
+	struct pdc_stats st;
+
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 1, 0);
+	for (uint32_t p = 0; p < T_PATHS_USED; p++)
+		s->wire.path_dead[p] = p != seed % T_PATHS_USED;
+	t_hole_end = s->now + T_HOLE_NS;
+	t_sim_run(s, T_LIMIT_NS, t_hole_ended);
+	for (uint32_t p = 0; p < T_PATHS_USED; p++)
+		s->wire.path_dead[p] = false;
+	cr_assert(t_sim_run(s, T_LIMIT_NS, t_sim_senders_done));
+	cr_expect_eq(s->end[0]->ok_cnt + s->end[0]->err_cnt, 1);
+	cr_expect_eq(s->end[1]->rx_dup, 0, "a twin delivered once");
+	st = t_stats(s, 0);
+	t_sim_free(s);
+	return st.pdc_failed;
+}
+
+Test(pdc_stall, a_lone_stalled_packet_explores_two_paths_a_time_out)
+{
+	uint64_t failed = 0;
+
+	for (uint32_t i = 0; i < T_LONE_RUNS; i++)
+		failed += t_lone(500 + i);
+	cr_log_info("lone packets: %llu of %u failed",
+		    (unsigned long long)failed, T_LONE_RUNS);
+	cr_expect_leq(failed, T_LONE_RUNS / 8, "%llu of %u lone packets failed "
+		      "in a blackhole of %u paths of %u",
+		      (unsigned long long)failed, T_LONE_RUNS,
+		      T_PATHS_USED - 1, T_PATHS_USED);
 }
