@@ -306,6 +306,22 @@ static int uet_dev_reattach(struct uet_dev_ep *ep)
 	return n < 0 ? (int)n : -ECONNRESET;
 }
 
+bool uet_dev_reattach_gives_up(int err)
+{
+	switch (err) {
+	case -EACCES:		/* the service's socket or policy refuses us */
+	case -EPERM:
+	case -EADDRINUSE:	/* our PIDonFEP went to another endpoint */
+	case -EPROTO:		/* another protocol, or what we bring is not */
+	case -EPROTONOSUPPORT:	/* what it checks (uetd_takeover.c) */
+	case -EINVAL:
+	case -EBADF:
+		return true;
+	default:		/* no service yet, one not ready, or short */
+		return false;
+	}
+}
+
 int uet_dev_ep_watch(struct uet_dev_ep *ep, uint64_t now_ns)
 {
 	int ret;
@@ -336,9 +352,7 @@ int uet_dev_ep_watch(struct uet_dev_ep *ep, uint64_t now_ns)
 		return 1;
 	}
 	ep->retry_at_ns = now_ns + UET_DEV_REATTACH_NS;
-	/* No service yet, or one not ready: again; refused: never. */
-	if (ret != -ENOENT && ret != -EAGAIN && ret != -ECONNRESET &&
-	    ret != -ECONNREFUSED && ret != -EPIPE)
+	if (uet_dev_reattach_gives_up(ret))
 		ep->gave_up = ret;
 	else if (++ep->tries >= UET_DEV_REATTACH_TRIES)
 		ep->gave_up = -ETIMEDOUT;

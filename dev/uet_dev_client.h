@@ -94,6 +94,15 @@ void uet_dev_ep_close(struct uet_dev_ep *ep);
 int uet_dev_ep_watch(struct uet_dev_ep *ep, uint64_t now_ns);
 
 /*
+ * Whether a reattach that failed with |err| (-errno) gives up at once:
+ * only for what trying again cannot change (the service refuses us, our
+ * PIDonFEP went to another endpoint, a service that speaks another
+ * protocol). Anything else, a service short of memory or descriptors
+ * while it starts included, is tried again within the bound above.
+ */
+bool uet_dev_reattach_gives_up(int err);
+
+/*
  * uet_dev_tss_keys() asks the service, on an open endpoint's connection
  * |conn|, for the TSS keys of its JobID's secure domain, with epochs of
  * its own (dev/uet_dev_proto.h: UET_DEV_TSS). Ask again when the control
