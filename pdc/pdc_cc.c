@@ -34,7 +34,8 @@ void pdc_cc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
 bool pdc_cc_has_room(const struct pdc_ini *ini)
 {
 	return ini->inflight < ini->cwnd &&
-	       (!ini->nscc || ini->cc.inflight < ini->cc.cwnd);
+	       (!ini->nscc || (ini->cc.inflight < ini->cc.cwnd &&
+			       !ini->cc.pace_at_ns));
 }
 
 /* Sending |bytes| more fills the window: that packet asks for an ACK. */

@@ -42,6 +42,8 @@ struct pdc_nscc {
 	uint64_t qa_end_ns, last_dec_ns, last_adjust_ns;
 	double saved_cwnd;	/* the window before the target's penalty
 				 * (Rcv_Cwnd_Pend) began; 0: none */
+	uint64_t pace_at_ns;	/* a window below a packet: nothing new
+				 * before this (pdc_nscc_pace); 0: none */
 };
 
 /* RCCC's grants of one manager (pdc_rccc.c). */
@@ -83,6 +85,10 @@ void pdc_nscc_on_loss(struct pdc_mgr *mgr, struct pdc_ini *ini,
 void pdc_nscc_on_trim(struct pdc_mgr *mgr, struct pdc_ini *ini,
 		      uint32_t bytes, uint64_t now_ns);
 void pdc_nscc_sent(struct pdc_ini *ini, uint32_t bytes);
+void pdc_nscc_pace(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t bytes,
+		   uint64_t now_ns);
+void pdc_nscc_pace_wake(struct pdc_mgr *mgr, struct pdc *pdc,
+			uint64_t now_ns);
 uint64_t pdc_nscc_received(struct pdc_ini *ini, uint32_t units);
 uint64_t pdc_nscc_target(const struct pdc_cfg *cfg, const struct pdc_ini *ini);
 uint64_t pdc_rto_estimate(const struct pdc_cfg *cfg,

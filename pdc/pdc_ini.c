@@ -405,8 +405,12 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		ini->inflight++;
 		ini->infl_bytes += pdc_ini_slot_bytes(slot);
 	}
-	if (ini->nscc)	/* every copy is in the network */
+	if (ini->nscc) {	/* every copy is in the network */
 		pdc_nscc_sent(ini, pdc_ini_slot_bytes(slot));
+		if (!retx)
+			pdc_nscc_pace(mgr, pdc, pdc_ini_slot_bytes(slot),
+				      now_ns);
+	}
 	slot->flags |= PDC_SLOT_SENT;
 	slot->sent_ns = now_ns;
 	if (!retx)

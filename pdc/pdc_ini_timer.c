@@ -372,6 +372,7 @@ void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	if (ini->probe_at && now_ns >= ini->probe_at)
 		pdc_ini_probe(mgr, pdc, now_ns);
 	pdc_rccc_wake(mgr, pdc, now_ns);
+	pdc_nscc_pace_wake(mgr, pdc, now_ns);
 	if (ini->rto_at)
 		pdc_timer_arm(mgr, pdc, ini->rto_at);
 	if (ini->rack_at)

@@ -48,6 +48,14 @@
 					 * 800 Mbit/s x 20 us x 1.5 is 3 KB, a
 					 * third of a jumbo frame; 4:1 incast
 					 * 4.9 -> 4.1 x its ideal time) */
+/*
+ * The smallest window, MSS / this: below a packet the window is a rate
+ * (pdc_nscc_pace). N senders into one port each with one MSS out queue
+ * N MSS there whatever the delay says (4 x 8 KiB at 800 Mbit/s: 330 us);
+ * a 4:1 incast's fair share of that port's BDP and target queue (20 us
+ * each way) is about an eighth of a jumbo MSS, 8:1 a sixteenth.
+ */
+#define NSCC_MIN_CWND_DIV	16
 
 static double nscc_mss(const struct pdc_cfg *cfg)
 {
@@ -89,8 +97,8 @@ void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
 
 static void nscc_bound(const struct pdc_cfg *cfg, struct pdc_nscc *n)
 {
-	if (n->cwnd < nscc_mss(cfg))
-		n->cwnd = nscc_mss(cfg);
+	if (n->cwnd < nscc_mss(cfg) / NSCC_MIN_CWND_DIV)
+		n->cwnd = nscc_mss(cfg) / NSCC_MIN_CWND_DIV;
 	if (n->cwnd > n->max_wnd)
 		n->cwnd = n->max_wnd;
 }
@@ -329,6 +337,42 @@ void pdc_nscc_on_trim(struct pdc_mgr *mgr, struct pdc_ini *ini,
 void pdc_nscc_sent(struct pdc_ini *ini, uint32_t bytes)
 {
 	ini->cc.inflight += bytes;
+}
+
+/*
+ * A new packet of |bytes| just left. A window below it is a rate: cwnd
+ * bytes per base RTT and target delay, so nothing new goes until the
+ * packet's share of that time has passed (the window still gates too:
+ * with cwnd below a packet, only one is out at a time).
+ */
+void pdc_nscc_pace(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t bytes,
+		   uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	struct pdc_nscc *n = &ini->cc;
+	double rtt;
+
+	if (n->cwnd >= bytes)
+		return;
+	rtt = (double)(n->base_rtt_ns + pdc_nscc_target(&mgr->cfg, ini));
+	n->pace_at_ns = now_ns + (uint64_t)((double)bytes * rtt / n->cwnd);
+	pdc_timer_arm(mgr, pdc, n->pace_at_ns);
+}
+
+/* From the PDC's timer: a paced PDC may send again once its time came. */
+void pdc_nscc_pace_wake(struct pdc_mgr *mgr, struct pdc *pdc,
+			uint64_t now_ns)
+{
+	struct pdc_nscc *n = &pdc->ini.cc;
+
+	if (!n->pace_at_ns)
+		return;
+	if (now_ns < n->pace_at_ns) {
+		pdc_timer_arm(mgr, pdc, n->pace_at_ns);
+		return;
+	}
+	n->pace_at_ns = 0;
+	pdc_ready(mgr, pdc);
 }
 
 /*

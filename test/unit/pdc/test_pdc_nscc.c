@@ -136,8 +136,11 @@ Test(pdc_nscc, quick_adapt_on_trim_sets_the_window_to_what_arrived)
 	t.ini.cc.inflight = 4 * T_MSS;
 	pdc_nscc_on_trim(t.mgr, &t.ini, T_MSS, t.now);
 	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
-	/* what arrived in the period (a quarter MSS): the floor, one MSS */
-	cr_expect_float_eq(t.ini.cc.cwnd, (double)T_MSS, 1);
+	/*
+	 * What arrived in the period: nothing after the ACK that opened it,
+	 * so the floor, MSS / 16 (a window below a packet paces).
+	 */
+	cr_expect_float_eq(t.ini.cc.cwnd, T_MSS / 16.0, 1);
 	cr_expect_float_eq(t.ini.cc.inflight, 3.0 * T_MSS, 1);
 	/*
 	 * A trim of a packet in flight at that quick adapt is ignored (the
@@ -169,11 +172,11 @@ Test(pdc_nscc, loss_takes_bytes_out_of_flight)
 	cr_expect_float_eq(t.ini.cc.inflight, 2.0 * T_MSS, 1);
 	cr_expect_float_eq(t.ini.cc.cwnd, 9.0 * T_MSS, 1);
 	cr_expect(t.ini.cc.trigger_qa);
-	/* past it, little arrived: quick adapt to one MSS */
+	/* past it, nothing arrived: quick adapt to the floor, MSS / 16 */
 	t.now += 2000 * T_US;
 	pdc_nscc_on_loss(t.mgr, &t.ini, T_MSS, t.now);
 	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
-	cr_expect_float_eq(t.ini.cc.cwnd, (double)T_MSS, 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, T_MSS / 16.0, 1);
 	pdc_mgr_destroy(t.mgr);
 }
 
@@ -411,5 +414,65 @@ Test(pdc_nscc, trims_are_no_tries_against_max_retries)
 	pdc_mgr_stats(s->end[0]->mgr, &sa);
 	cr_expect_gt(s->trimmed, 500 / 2);
 	cr_expect_eq(sa.pdc_failed, 0);
+	t_sim_free(s);
+}
+
+static uint32_t t_pace_half;
+
+static bool t_half_done(struct t_sim *s)
+{
+	return s->end[0]->fin_cnt >= t_pace_half;
+}
+
+/* Holds the sender's window at 4 bytes: every ACK bounds it by max_wnd. */
+static bool t_pin_window(struct t_sim *s, int from, int to,
+			 const uint8_t *buf, size_t len)
+{
+	struct pdc *p = s->end[0]->mgr->send_cache;
+
+	(void)from, (void)to, (void)buf, (void)len;
+	if (p && p->ini.nscc) {
+		p->ini.cc.max_wnd = 4.0;
+		if (p->ini.cc.cwnd > 4.0)
+			p->ini.cc.cwnd = 4.0;
+	}
+	return true;
+}
+
+/*
+ * A window below a packet is a rate (pdc_nscc_pace): the sender's window
+ * held at 4 bytes (NSCC's floor is MSS / 16, the simulator's MSS 64),
+ * below its 16-byte packets. At one packet a window the second half of the
+ * stream would take a round trip a packet (~14 us here, 10-14 before
+ * pacing); paced, a new packet goes once per bytes / cwnd = 4 times the
+ * base RTT and target (~40 us). Every message arrives once, and pacing
+ * is no time-out.
+ */
+Test(pdc_nscc, a_window_below_a_packet_paces)
+{
+	struct t_wire w = { .delay_ns = 5000, .jitter_ns = 2000 };
+	const uint32_t msgs = 400;
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+	uint64_t t_half, per_msg;
+	struct t_sim *s;
+
+	t_cfg_lossy(&cfg, 91);
+	cfg.cc = PDC_CC_NSCC;
+	s = t_cc_start(&w, 92, 2, &cfg);
+	s->tap = t_pin_window;
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, msgs, 0);
+	t_pace_half = msgs / 2;
+	cr_assert(t_sim_run(s, 10000000000ull, t_half_done));
+	t_half = s->now;
+	cr_assert(t_sim_run(s, 10000000000ull, t_sim_senders_done));
+	t_cc_all_once(s, 0, 1, msgs);
+	per_msg = (s->now - t_half) / (msgs - msgs / 2);
+	cr_expect_geq(per_msg, 4 * 10000, "%llu ns a message: not paced",
+		      (unsigned long long)per_msg);
+	cr_expect_leq(per_msg, 4 * 30000, "%llu ns a message: slower than "
+		      "the pace", (unsigned long long)per_msg);
+	pdc_mgr_stats(s->end[0]->mgr, &st);
+	cr_expect_eq(st.rto_fired, 0);
 	t_sim_free(s);
 }
