@@ -95,7 +95,7 @@ uint64_t pdc_rto_estimate(const struct pdc_cfg *cfg,
 			  const struct pdc_ini *ini);
 void pdc_rto_hint_sample(struct pdc_mgr *mgr, uint64_t est);
 void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
-		    uint64_t rtt_ns);
+		    uint64_t rtt_ns, uint64_t now_ns);
 void pdc_rtt_path_sample(struct pdc_ini *ini, uint64_t rtt_ns,
 			 uint64_t now_ns);
 void pdc_rto_backoff(const struct pdc_mgr *mgr, struct pdc_ini *ini);

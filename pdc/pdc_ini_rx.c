@@ -219,7 +219,7 @@ static uint32_t pdc_ini_ack_psns(struct pdc_mgr *mgr, struct pdc *pdc,
 						  ecn, now_ns);
 	}
 	if (rtt_ns != UINT64_MAX) {	/* before RACK judges by min RTT */
-		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns);
+		pdc_rtt_sample(&mgr->cfg, ini, rtt_ns, now_ns);
 		pdc_rto_hint_sample(mgr, pdc_rto_estimate(&mgr->cfg, ini));
 	} else if (slow_ns) {
 		/*
