@@ -132,10 +132,10 @@ mpi_ok() {
 	local agent
 	agent="$(cd "$(dirname "$0")/../../tools" && pwd)/uet-netns-agent"
 	command -v mpirun > /dev/null || { why="mpirun not found"; return 1; }
-	# 150 s: the job's work takes a few seconds, but mpirun over the
-	# fabric takes 44-60 s here from start to end (not yet known why;
-	# at 60 s it failed 1 run in 3, with and without fi_cq_sread's spin)
-	fab_host_in 1 env -u UET_BPFFS -u LIBXDP_BPFFS timeout -k 5 150 \
+	# The hosts' names resolve without DNS (fab_names): mpirun asked the
+	# machine's resolver through the fabric and waited 44-60 s a job.
+	fab_names
+	fab_host_in 1 env -u UET_BPFFS -u LIBXDP_BPFFS timeout -k 5 60 \
 		mpirun --allow-run-as-root \
 		--host "${FAB_HOSTS[1]}:1,${FAB_HOSTS[2]}:1" -np 2 \
 		--mca plm_rsh_agent "$agent" --mca plm_rsh_no_tree_spawn 1 \

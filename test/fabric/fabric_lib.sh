@@ -53,6 +53,7 @@ FAB_PREFIX="uet-f$E2E_ID"
 FAB_NS=()		# every namespace made (hosts and routers)
 FAB_HOSTS=()		# host namespaces, index 1..
 FAB_IP=()		# host addresses, index 1..
+FAB_ETC=()		# hosts given /etc/netns files (fab_names)
 FAB_NLINKS=0
 FAB_L_NSA=() FAB_L_NSB=() FAB_L_DOWN=()
 FAB_L_RATE=()		# each link's rate (Mbit/s), for scripts
@@ -299,6 +300,30 @@ fab_host_in() {
 	local i=$1
 	shift
 	ip netns exec "${FAB_HOSTS[$i]}" "$@"
+}
+
+# fab_names: every host's name resolves in every host, from the hosts file
+# `ip netns exec` mounts from /etc/netns/NS (the machine's, plus the
+# fabric's), and no DNS server is asked: a host's default route leads into
+# the fabric, where a query to the machine's resolver waits out its
+# time-outs (mpirun, looking up its hosts' names, took 44-60 s a job, and
+# once in CI over 150 s). fab_teardown removes the files.
+fab_names() {
+	local i j ns
+	for i in "${!FAB_HOSTS[@]}"; do
+		ns=${FAB_HOSTS[$i]}
+		mkdir -p "/etc/netns/$ns"
+		FAB_ETC+=("$ns")
+		{
+			cat /etc/hosts
+			for j in "${!FAB_HOSTS[@]}"; do
+				echo "${FAB_IP[$j]} ${FAB_HOSTS[$j]}"
+			done
+		} > "/etc/netns/$ns/hosts"
+		# no nameserver line: the resolver asks the namespace's own
+		# loopback, and is refused at once
+		echo "options attempts:1 timeout:1" > "/etc/netns/$ns/resolv.conf"
+	done
 }
 
 # fab_router_in NAME CMD...: CMD in router NAME's namespace (r1, l1, s2).
@@ -626,8 +651,11 @@ fab_teardown() {
 	for ns in "${FAB_NS[@]}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
+	for ns in "${FAB_ETC[@]}"; do
+		rm -rf "/etc/netns/$ns"
+	done
 	set -e
-	FAB_NS=() FAB_HOSTS=() FAB_IP=() FAB_ROUTES=()
+	FAB_NS=() FAB_HOSTS=() FAB_IP=() FAB_ROUTES=() FAB_ETC=()
 	FAB_NLINKS=0 FAB_L_NSA=() FAB_L_NSB=() FAB_L_RATE=() FAB_L_DOWN=()
 	# the models went with their devices: nothing of theirs is pinned
 	FAB_PORT_RATE=() FAB_PORT_BUF=() FAB_PORT_MODEL=()
