@@ -6,8 +6,9 @@
 #    polling fi_cq_read (4 s: over 2 s one build read 0.35-1.06% of a
 #    core in epoll on one machine, the timers' few wake-ups a second
 #    weighing each run differently); the process's CPU time over the wait
-#    (every thread, the provider's too) must stay under 1% of a core in sread and
-#    epoll, and under 20% polling: past FI_UET_SPIN_US (default 10) and a
+#    (every thread, the provider's too) must stay under 1% of a core in
+#    sread and epoll, and under 20% polling: past FI_UET_SPIN_US (default
+#    10) and a
 #    millisecond of yielding, each read sleeps on the sockets up to 1 ms
 #    (2-3% of a core here, 7% with the other cores' load: each nap's
 #    wake-up and the reads between).
