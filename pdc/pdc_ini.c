@@ -308,10 +308,11 @@ static ssize_t pdc_ini_put_close(struct pdc *pdc, uint32_t psn, bool retx,
  * first that finds a live path makes it the fresh EV the next copies
  * take (pdc_ev_pick). Not the whole window, as a timeout taken for loss
  * sends: a peer only late (pdc_ini_rto) costs a few copies a time-out.
+ * Returns whether |slot| stalled (so judged, whether or not others went).
  */
-static int pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
-				uint32_t psn, const struct pdc_slot *slot,
-				uint64_t now_ns)
+static bool pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
+				 uint32_t psn, const struct pdc_slot *slot,
+				 uint64_t now_ns)
 {
 	struct pdc_ini *ini = &pdc->ini;
 	const struct pdc_paths *p = &ini->paths;
@@ -326,7 +327,7 @@ static int pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
 	if (mgr->cfg.mp_mode != PDC_MP_AWARE || pdc->mode == PDC_MODE_ROD ||
 	    (p->fresh_ev && p->fresh_ns > slot->sent_ns) ||
 	    slot->sent_ns >= now_ns)
-		return -1;
+		return false;
 	for (q = ini->una_psn; q != ini->send_psn && n < PDC_STALL_PROBES;
 	     q++) {
 		struct pdc_slot *o = pdc_ini_slot(pdc, q);
@@ -342,7 +343,7 @@ static int pdc_ini_stall_probes(struct pdc_mgr *mgr, struct pdc *pdc,
 	}
 	if (n)
 		pdc_ready(mgr, pdc);
-	return (int)n;
+	return true;
 }
 
 /*
@@ -371,7 +372,7 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
 	bool retx = slot->tx_cnt > 0;
 	bool twin = retx && ini->twin_due && ini->twin_psn == psn;
-	int probed = -1;
+	bool stalled = false;
 	ssize_t n;
 
 	/*
@@ -386,7 +387,7 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	if (twin)
 		ini->twin_due = false;
 	else if (retx && slot->tx_cnt >= 2)
-		probed = pdc_ini_stall_probes(mgr, pdc, psn, slot, now_ns);
+		stalled = pdc_ini_stall_probes(mgr, pdc, psn, slot, now_ns);
 	if (slot->flags & PDC_SLOT_CLOSE)
 		n = pdc_ini_put_close(pdc, psn, retx, buf, len);
 	else
@@ -419,7 +420,7 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		slot->tx_cnt++;
 	if (twin && slot->forgiven < PDC_FORGIVEN)
 		slot->forgiven++;
-	if (!probed && ini->send_psn - ini->una_psn == 1)
+	if (stalled && ini->send_psn - ini->una_psn == 1)
 		pdc_ini_twin(mgr, pdc, psn);
 	pdc_active_mark(mgr, pdc);
 	if (retx) {

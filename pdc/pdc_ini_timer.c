@@ -223,7 +223,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	struct pdc_ini *ini = &pdc->ini;
 	uint32_t psn, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
 	double nscc = ini->cc.cwnd;
-	bool lossy = ini->loss_ns && now_ns - ini->loss_ns < PDC_LOSS_MEMORY_NS;
+	bool lossy = pdc_ini_lossy(ini, now_ns);
 	uint32_t due = 0, cnt = 0;
 	bool queued = false;
 

@@ -163,7 +163,7 @@ struct pdc_ini {
 	bool refused;
 	/*
 	 * A stalled packet with no other to probe with goes again at once
-	 * on another EV (pdc_ini_stall_probes): |twin_psn|'s next copy is
+	 * on another EV (pdc_ini_twin): |twin_psn|'s next copy is
 	 * that twin while twin_due is set, and no try against max_retries.
 	 */
 	bool twin_due;
@@ -517,6 +517,12 @@ static inline bool pdc_slot_needs_tx(const struct pdc_slot *slot)
 }
 
 /* The slowest path's RTT lately: the larger of two windows' largest. */
+/* A loss was proven within PDC_LOSS_MEMORY_NS of |now_ns| (loss_ns). */
+static inline bool pdc_ini_lossy(const struct pdc_ini *ini, uint64_t now_ns)
+{
+	return ini->loss_ns && now_ns - ini->loss_ns < PDC_LOSS_MEMORY_NS;
+}
+
 static inline uint64_t pdc_ini_max_rtt(const struct pdc_ini *ini)
 {
 	return ini->rtt_cur_max_ns > ini->rtt_prev_max_ns ?
