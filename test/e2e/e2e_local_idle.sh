@@ -8,10 +8,9 @@
 #    weighing each run differently); the process's CPU time over the wait
 #    (every thread, the provider's too) must stay under 1% of a core in
 #    sread and epoll, and under 20% polling: past FI_UET_SPIN_US (default
-#    10) and a
-#    millisecond of yielding, each read sleeps on the sockets up to 1 ms
-#    (2-3% of a core here, 7% with the other cores' load: each nap's
-#    wake-up and the reads between).
+#    10) and a millisecond of yielding, each read sleeps on the sockets up
+#    to 1 ms (2-3% of a core here, 7% with the other cores' load: each
+#    nap's wake-up and the reads between).
 #    With FI_UET_SPIN_US=-1 (never sleep) the polling one must spin (over
 #    25%: the check can fail; a spinner got 43% of a core at load 10 on 2
 #    cores, a yielding one 2%). A value that is no spin budget fails
