@@ -48,6 +48,10 @@
  * checks stay: every round's bytes, and per tag one message, except that
  * a send that failed after it landed may arrive twice (extras <= errors).
  * The client prints "fi_soak: errors: N ..." at the end.
+ * -X CTRL_ADDR (client): the side channel's TCP goes to the server at
+ * CTRL_ADDR (the server listens on every address) instead of SERVER, so
+ * that a fault on the path under test stalls the operations, not the
+ * checks between rounds.
  *
  * A client that dies (side channel closed) ends its session at the
  * server: in a tag session the server waits -G ms (default 2000) for the
@@ -430,7 +434,7 @@ static const char *sk_usage =
 	"usage: fi_soak -s -a ADDR [-p PORT] [-C CLIENTS] [-G MS] [-w WINDOW]"
 	" [-m mix] [-E] [-T SEC]\n"
 	"       fi_soak -c SERVER [-p PORT] -m rma|tag [-M MIB] [-n SIZE] "
-	"[-w WINDOW] [-N] [-K [-r] | -E] [-T SEC]\n"
+	"[-w WINDOW] [-N] [-K [-r] | -E] [-X CTRL_ADDR] [-T SEC]\n"
 	"       fi_soak -c SERVER [-p PORT] -m mix -D SEC [-M MIB] [-n SIZE] "
 	"[-w WINDOW] [-T SEC]\n";
 
@@ -442,7 +446,7 @@ int main(int argc, char **argv)
 	s.o = (struct sk_opts){ .service = "42", .port = 47990, .window = 8,
 				.clients = 1, .grace_ms = 2000, .limit_s = 120,
 				.mib = 64, .size = SK_MIB };
-	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrEC:G:T:D:h")) !=
+	while ((c = getopt(argc, argv, "sc:a:S:p:m:M:n:w:NKrEC:G:T:D:X:h")) !=
 	       -1) {
 		switch (c) {
 		case 's': s.o.server = true; break;
@@ -466,6 +470,7 @@ int main(int argc, char **argv)
 		case 'G': s.o.grace_ms = (unsigned int)atoi(optarg); break;
 		case 'T': s.o.limit_s = (unsigned int)atoi(optarg); break;
 		case 'D': s.o.duration_s = (unsigned int)atoi(optarg); break;
+		case 'X': s.o.ctrl_addr = optarg; break;
 		default:
 			fprintf(stderr, "%s", sk_usage);
 			return c == 'h' ? 0 : 2;

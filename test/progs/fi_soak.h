@@ -53,6 +53,7 @@ enum { SK_CMD_CHECK = 1, SK_CMD_TAG, SK_CMD_DONE, SK_CMD_WORD,
 struct sk_opts {
 	bool server, keep_going, no_read_back, reads, retry;
 	const char *addr, *service;
+	const char *ctrl_addr;	/* -X: the side channel's, else addr */
 	int port, mode, window;
 	unsigned int clients, grace_ms, limit_s;
 	unsigned int duration_s;	/* -D: mix rounds until then */

@@ -292,7 +292,8 @@ int sk_client(struct sk *s)
 
 	if (sk_open(s) || sk_hello_make(s, &mine, s->o.mode))
 		return -1;
-	s->fd = ex_tcp_connect(s->o.addr, s->o.port);
+	s->fd = ex_tcp_connect(s->o.ctrl_addr ? s->o.ctrl_addr : s->o.addr,
+			       s->o.port);
 	if (s->fd < 0 || sk_send(s, &mine, sizeof(mine)) ||
 	    sk_recv(s, &s->srv, sizeof(s->srv)) || sk_av_insert(s, &s->srv)) {
 		fprintf(stderr, "fi_soak: no server\n");
