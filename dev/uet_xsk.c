@@ -110,6 +110,11 @@ bool uet_xsk_tx_needs_kick(const struct uet_xsk *x)
 	return x->tx_unkicked;
 }
 
+bool uet_xsk_link_down(const struct uet_xsk *x)
+{
+	return x->link_down;
+}
+
 static int uet_xsk_umem_setup(struct uet_xsk *x, uint32_t frames)
 {
 	/* Fill and completion rings hold a whole half of the UMEM each. */
@@ -460,11 +465,15 @@ int uet_xsk_tx_kick(struct uet_xsk *x)
 	 * call and answers EAGAIN when more remain: keep kicking then.
 	 */
 	if (x->tx_unkicked && xsk_ring_prod__needs_wakeup(&x->tx)) {
-		if (sendto(uet_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL, 0) == 0)
+		int err = sendto(uet_xsk_fd(x), NULL, 0, MSG_DONTWAIT, NULL,
+				 0) ? errno : 0;
+
+		x->link_down = err == ENETDOWN;
+		if (!err)
 			x->tx_unkicked = false;
-		else if (errno != EAGAIN && errno != EBUSY &&
-			 errno != ENOBUFS && errno != ENETDOWN)
-			ret = -errno;
+		else if (err != EAGAIN && err != EBUSY && err != ENOBUFS &&
+			 err != ENETDOWN)
+			ret = -err;
 	} else {
 		x->tx_unkicked = false;
 	}

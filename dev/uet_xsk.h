@@ -150,6 +150,12 @@ void uet_xsk_tx_free(struct uet_xsk *x, struct uet_xsk_frame *f);
  */
 int uet_xsk_tx_kick(struct uet_xsk *x);
 
+/*
+ * The interface was down at the last kick (ENETDOWN): the kernel sends
+ * nothing and the frames on the tx ring stay there until it comes up.
+ */
+bool uet_xsk_link_down(const struct uet_xsk *x);
+
 /* Frames queued or in flight on tx, not yet completed. */
 uint32_t uet_xsk_tx_outstanding(const struct uet_xsk *x);
 

@@ -30,6 +30,7 @@ struct uet_xsk {
 	uint32_t tx_chunks;	/* size of the tx half */
 	uint32_t tx_in_flight;	/* chunks on the tx or completion ring */
 	bool tx_unkicked;	/* frames queued since the last good kick */
+	bool link_down;		/* the last kick: ENETDOWN */
 	bool rx_discarding;	/* inside an oversized frame, dropping it */
 	uint64_t rx_oversized;	/* frames over UET_XSK_MAX_SEGS chunks */
 	uint64_t rx_frames, tx_frames;

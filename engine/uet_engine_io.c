@@ -464,9 +464,14 @@ static void uet_engine_tx_held(struct uet_engine *e)
  */
 static int uet_engine_kick_all(struct uet_engine *e)
 {
+	int ret;
+
 	uet_engine_tx_held(e);
 	e->kick_deferred = false;
-	return uet_xsk_tx_kick(e->xsk);
+	ret = uet_xsk_tx_kick(e->xsk);
+	/* A link down holds the frames: the PDCs' timers must know. */
+	pdc_link_state(e->pdc, uet_xsk_link_down(e->xsk));
+	return ret;
 }
 
 /* A frame built in the bounce buffer to its chunks: all, or around the

@@ -343,6 +343,8 @@ struct pdc_stats {
 	uint64_t retx_stall;	/* resent beside a stalled packet, each on
 				 * its own EV (pdc_ini_stall_probes) */
 	uint64_t rto_fired;	/* retransmit timeouts (retx_rto: packets) */
+	uint64_t rto_link_down;	/* time-outs of copies held by a link
+				 * down (pdc_link_state) */
 	uint64_t retx_spurious;	/* the original's ACK came back after a
 				 * retransmission had gone: reordering, not
 				 * loss */
@@ -534,6 +536,14 @@ bool pdc_peer_unacked(const struct pdc_mgr *mgr, uint32_t peer);
  */
 int pdc_rudi_local_peer(const struct pdc_mgr *mgr, uint32_t pkt_id,
 			uint32_t *peer);
+
+/*
+ * pdc_link_state() says whether the device's link is down (it sends
+ * nothing). While it is, a copy that waits to go and times out has spent a
+ * try, as it would have on a NIC that sent it into the dead link: the
+ * retry budget then ends a PDC as it does for a dead path.
+ */
+void pdc_link_state(struct pdc_mgr *mgr, bool down);
 
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);

@@ -224,7 +224,7 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	uint32_t psn, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
 	double nscc = ini->cc.cwnd;
 	bool lossy = pdc_ini_lossy(ini, now_ns);
-	uint32_t due = 0, cnt = 0;
+	uint32_t due = 0, cnt = 0, dead = 0;
 	bool queued = false;
 
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
@@ -238,10 +238,24 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		 * frames): not a time-out of the network. Its wait starts
 		 * again when the copy leaves; firing now would only back
 		 * off and cut the window again for the same copy (a starved
-		 * all-to-all fired 4 times for each copy sent).
+		 * all-to-all fired 4 times for each copy sent). Unless the
+		 * link is down: then the frames wait for it, and the copy
+		 * spends a try as one sent into the dead link would (else
+		 * a link down mid-stream, the tx ring full, held every
+		 * operation for as long as it stayed down).
 		 */
 		if (slot->flags & PDC_SLOT_RETXQ) {
-			queued = true;
+			if (!mgr->link_down) {
+				queued = true;
+				continue;
+			}
+			slot->tx_cnt++;
+			slot->sent_ns = now_ns;
+			dead++;
+			if (pdc_slot_tries(slot) > mgr->cfg.max_retries) {
+				pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
+				return false;
+			}
 			continue;
 		}
 		if (pdc_slot_tries(slot) > mgr->cfg.max_retries) {
@@ -275,9 +289,13 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			mgr->stats.retx_rto++;
 		}
 		pdc_ready(mgr, pdc);
+	} else if (dead) {	/* back off as for copies sent */
+		mgr->stats.rto_fired++;
+		pdc_rto_backoff(mgr, ini);
 	} else if (queued) {
 		pdc_ready(mgr, pdc);
 	}
+	mgr->stats.rto_link_down += dead;
 	ini->rto_at = ini->una_psn != ini->send_psn ? now_ns + ini->rto_ns : 0;
 	return true;
 }

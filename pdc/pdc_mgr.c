@@ -394,6 +394,11 @@ void pdc_log(struct pdc_mgr *mgr, const char *fmt, ...)
 	mgr->ops.log(mgr->ctx, msg);
 }
 
+void pdc_link_state(struct pdc_mgr *mgr, bool down)
+{
+	mgr->link_down = down;
+}
+
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats)
 {
 	*stats = mgr->stats;

@@ -463,6 +463,7 @@ struct pdc_mgr {
 	 * of its own, waits at least this long before it resends.
 	 */
 	uint64_t rto_hint_ns;
+	bool link_down;		/* pdc_link_state */
 	/* What our NSCC ACKs say of our own backlog (pdc_rx_backlog). */
 	uint8_t rcv_penalty;
 	bool rcv_restore;

@@ -294,3 +294,64 @@ Test(pdc_rto, the_slowest_recent_round_trip_holds_the_timer_without_loss)
 	cr_expect_eq(ini.rto_ns, pdc_rto_estimate(&cfg, &ini),
 		     "a loss lately: the estimate alone");
 }
+
+static int t_link_status = 1;	/* 1: no tx_done yet */
+
+static void t_link_done(void *ctx, const struct pdc_tx_done *d)
+{
+	(void)ctx;
+	t_link_status = d->status;
+}
+
+/*
+ * The same copy with the device's link down (pdc_link_state): the frames
+ * wait for the link, not for the host, and a NIC would have sent the copy
+ * into the dead link. Each time-out spends a try, backing off: the PDC
+ * fails with ETIMEDOUT once the tries run out, as over a dead path, and
+ * well before time_wait / 2. Before, a link down mid-stream (the tx ring
+ * full) held every operation for as long as it stayed down.
+ */
+Test(pdc_rto, a_copy_held_by_a_link_down_spends_its_tries)
+{
+	struct pdc_pkt pkt = { .peer = 1, .len = 16, .mode = PDC_MODE_RUD,
+			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+	struct pdc_ops ops = t_nop_ops;
+	uint8_t buf[256], tiny[8];
+	uint64_t now = 0, bound = 0, rto;
+	struct pdc_mgr *mgr;
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+	uint32_t peer;
+	int i;
+
+	ops.tx_done = t_link_done;
+	t_link_status = 1;
+	pdc_cfg_init(&cfg);
+	cfg.max_retries = 4;
+	mgr = pdc_mgr_create(&cfg, &ops, NULL);
+	cr_assert_not_null(mgr);
+	cr_assert_eq(pdc_send(mgr, &pkt, now), 0);
+	cr_assert_gt(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0);
+	pdc_link_state(mgr, true);
+	for (rto = cfg.rto_init_ns, i = 0; i <= (int)cfg.max_retries + 1;
+	     i++, rto = rto * 2 > cfg.rto_max_ns ? cfg.rto_max_ns : rto * 2)
+		bound += rto;
+	for (i = 0; i < 1000 && t_link_status == 1; i++) {
+		uint64_t next = pdc_next_timeout(mgr);
+
+		/* Its copy is ready to go, and finds no room. */
+		cr_assert_neq(next, UINT64_MAX, "no timer while a copy waits");
+		now = next > now ? next : now + cfg.rto_init_ns / 4;
+		pdc_tx_build(mgr, tiny, sizeof(tiny), &peer, now);
+	}
+	cr_expect_eq(t_link_status, -ETIMEDOUT, "status %d after %d builds",
+		     t_link_status, i);
+	cr_expect_leq(now, bound, "failed at %llu ns, bound %llu",
+		      (unsigned long long)now, (unsigned long long)bound);
+	cr_expect_lt(now, cfg.time_wait_ns / 2);
+	pdc_mgr_stats(mgr, &st);
+	cr_expect_geq(st.rto_link_down, cfg.max_retries - 1);
+	cr_expect_eq(st.tx_retx, 0, "no copy left");
+	cr_expect_eq(st.pdc_failed, 1);
+	pdc_mgr_destroy(mgr);
+}
