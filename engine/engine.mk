@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # engine/: the transport engine of one endpoint: SES over PDC over the
 # AF_XDP device; independent of libfabric.
-ENGINE_SRCS	:= engine/uet_engine.c engine/uet_engine_io.c engine/uet_engine_gen.c \
+ENGINE_SRCS	:= engine/uet_engine.c engine/uet_engine_io.c engine/uet_engine_held.c engine/uet_engine_gen.c \
 		   engine/uet_engine_rx.c engine/uet_engine_peer.c \
 		   engine/uet_engine_probe.c \
 		   engine/uet_engine_peer_tbl.c \
