@@ -289,6 +289,12 @@ bool uet_xsk_tx_needs_kick(const struct uet_xsk *x)
 	return false;
 }
 
+bool uet_xsk_link_down(const struct uet_xsk *x)
+{
+	(void)x;
+	return false;
+}
+
 /* The engine's seeds: fixed, so that an input replays the same run. */
 ssize_t fake_getrandom(void *buf, size_t len, unsigned int flags)
 {
