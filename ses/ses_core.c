@@ -264,19 +264,12 @@ struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
 {
 	struct ses_peer *p = ses_peer_find(s, id);
 
-	if (p && p->win)
+	if (p)
 		return p;
-	if (p) {		/* trimmed while idle: ids restart clean */
-		p->win = calloc(1, sizeof(*p->win));
-		return p->win ? p : NULL;
-	}
 	p = ses_pool_get(&s->peers);
 	if (!p)
 		return NULL;
-	p->win = calloc(1, sizeof(*p->win));
-	if (!p->win ||
-	    ses_peer_file(s, id, ses_pool_idx(&s->peers, p)) < 0) {
-		free(p->win);
+	if (ses_peer_file(s, id, ses_pool_idx(&s->peers, p)) < 0) {
 		ses_pool_put(&s->peers, p);
 		return NULL;
 	}
@@ -285,6 +278,23 @@ struct ses_peer *ses_peer_get(struct ses *s, uint32_t id)
 	ses_list_init(&p->tx_wait);
 	s->last_peer = p;
 	return p;
+}
+
+int ses_peer_win_make(struct ses *s, struct ses_peer *p)
+{
+	if (p->win)
+		return 0;
+	p->win = calloc(1, sizeof(*p->win));	/* trimmed: ids restart clean */
+	if (!p->win)
+		return -ENOMEM;
+	for (uint64_t b = p->tx_busy_lo; b; b &= b - 1) {
+		uint16_t seq = (uint16_t)((p->tx_base + __builtin_ctzll(b)) &
+					  s->id_seq_mask);
+
+		p->win->tx_busy[seq % SES_MSG_WINDOW / 64] |= 1ull << (seq % 64);
+	}
+	p->tx_busy_lo = 0;
+	return 0;
 }
 
 int ses_tx(struct ses *s, const struct ses_pkt *pkt)
@@ -459,6 +469,7 @@ static void ses_peer_fail_tx(struct ses *s, uint32_t pidx, int status)
 	}
 	if (!p->tx_cnt) {
 		p->tx_base = p->tx_next;
+		p->tx_busy_lo = 0;
 		if (p->win)
 			memset(p->win->tx_busy, 0, sizeof(p->win->tx_busy));
 	}
@@ -575,10 +586,10 @@ int ses_peer_trim(struct ses *s, uint32_t peer)
 
 	if (!p)
 		return -ENOENT;
-	if (!p->win)
-		return 0;
 	if (!ses_peer_is_idle(s, peer))
 		return -EBUSY;
+	if (!p->win)
+		return 0;
 	/* Nothing in flight: tx_busy is all clear and tx_base == tx_next. */
 	free(p->win);
 	p->win = NULL;

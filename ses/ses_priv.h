@@ -21,7 +21,8 @@
  * ids is done on the sequence, modulo its space S.
  *
  * Initiator: sequences are allocated consecutively; tx_busy marks the ones
- * in flight (bit seq % SES_MSG_WINDOW) and allocation stops when the next
+ * in flight (bit seq % SES_MSG_WINDOW; while the peer has no ses_peer_win,
+ * tx_busy_lo bit seq - tx_base, for up to 64) and allocation stops when the next
  * one is s->msg_window (W <= S / 4) ahead of the oldest in flight, so no id
  * in flight is ever reused, and one is freed only once every packet of it
  * has been answered. A message posted while the window is full is not
@@ -98,11 +99,19 @@ struct ses_peer {
 	bool rx_pdc_set;	/* rx_pdc is known */
 	uint32_t rx_pdc;	/* the context the history belongs to */
 	/*
-	 * Its id windows (ses_peer_win), from its first message each way
-	 * until ses_peer_trim: an endpoint of a large job has heard from
-	 * most of its peers once and talks to a few at a time.
+	 * Its id windows (ses_peer_win), from its first request to us, or
+	 * its 65th id in flight from us, until ses_peer_trim: an endpoint of
+	 * a large job has heard from most of its peers once and talks to a
+	 * few at a time.
 	 */
 	struct ses_peer_win *win;
+	/*
+	 * Ids in flight while the peer has no ses_peer_win: bit i for
+	 * sequence tx_base + i, up to 64 ahead (a peer we only write to, a
+	 * few messages at a time, as over RUDI to thousands of peers, never
+	 * needs the window and its cache miss per message).
+	 */
+	uint64_t tx_busy_lo;
 	/*
 	 * Ids refused (answered with an error, so never done): an RDMO flush
 	 * waits for the ids before it to be done or refused (ses_rdmo.c).
@@ -392,6 +401,8 @@ static inline bool ses_op_ends_on_defaults(uint8_t op, bool dc)
 /* ses_core.c */
 struct ses_peer *ses_peer_find(struct ses *s, uint32_t id);
 struct ses_peer *ses_peer_get(struct ses *s, uint32_t id);	/* creates */
+/* Gives |p| its ses_peer_win, the ids of tx_busy_lo moved there; -ENOMEM. */
+int ses_peer_win_make(struct ses *s, struct ses_peer *p);
 /* A READ of |peer_id|'s is still being answered (ses_rxm.c). */
 bool ses_read_jobs_name(const struct ses *s, uint32_t peer_id);
 int ses_tx(struct ses *s, const struct ses_pkt *pkt);

@@ -512,7 +512,7 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		return ret;
 	}
 	c.peer = ses_peer_get(s, pkt->peer);
-	if (!c.peer)
+	if (!c.peer || ses_peer_win_make(s, c.peer) < 0)
 		return -EAGAIN;
 	c.peer->heard_ns = pkt->now_ns ? pkt->now_ns : s->now_ns;
 	c.pdc = pkt->pdc;

@@ -27,7 +27,7 @@ static bool ses_rx_window_fit(const struct ses *s, struct ses_peer *p,
 {
 	uint32_t mask = s->id_seq_mask, ahead = (seq - p->rx_high) & mask;
 
-	if (!p->win)		/* ses_peer_get gives every peer one */
+	if (!p->win)		/* ses_rx_pkt gives every peer one */
 		return false;
 	if (!p->rx_init) {
 		p->rx_init = true;

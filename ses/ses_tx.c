@@ -107,7 +107,10 @@ static uint16_t ses_msg_id_take(struct ses *s, struct ses_peer *p)
 	uint16_t seq = p->tx_next;
 
 	p->tx_next = (uint16_t)((seq + 1) & s->id_seq_mask);
-	p->win->tx_busy[seq % SES_MSG_WINDOW / 64] |= 1ull << (seq % 64);
+	if (p->win)
+		p->win->tx_busy[seq % SES_MSG_WINDOW / 64] |= 1ull << (seq % 64);
+	else	/* ses_msg_go made the window past 64 */
+		p->tx_busy_lo |= 1ull << ((seq - p->tx_base) & s->id_seq_mask);
 	p->tx_cnt++;
 	return ses_msg_id(s, seq);
 }
@@ -116,8 +119,21 @@ static void ses_msg_id_free(struct ses *s, struct ses_peer *p, uint16_t id)
 {
 	uint16_t seq = id & s->id_seq_mask;
 
-	p->win->tx_busy[seq % SES_MSG_WINDOW / 64] &= ~(1ull << (seq % 64));
 	p->tx_cnt--;
+	if (!p->win) {
+		/* tx_base moves to the oldest still busy, or to tx_next. */
+		p->tx_busy_lo &= ~(1ull << ((seq - p->tx_base) & s->id_seq_mask));
+		if (!p->tx_busy_lo) {
+			p->tx_base = p->tx_next;
+		} else {
+			unsigned int k = (unsigned int)__builtin_ctzll(p->tx_busy_lo);
+
+			p->tx_busy_lo >>= k;
+			p->tx_base = (uint16_t)((p->tx_base + k) & s->id_seq_mask);
+		}
+		return;
+	}
+	p->win->tx_busy[seq % SES_MSG_WINDOW / 64] &= ~(1ull << (seq % 64));
 	while (p->tx_base != p->tx_next &&
 	       !(p->win->tx_busy[p->tx_base % SES_MSG_WINDOW / 64] &
 		 (1ull << (p->tx_base % 64))))
@@ -176,10 +192,16 @@ static bool ses_msg_id_is_free(const struct ses *s, const struct ses_peer *p)
  */
 static int ses_msg_go(struct ses *s, struct ses_peer *p, struct ses_msg *m)
 {
-	int ret = ses_map_put(&s->msg_map,
-			      ses_msg_key(m->peer, ses_msg_id(s, p->tx_next)),
-			      ses_pool_idx(&s->msgs, m));
+	int ret = 0;
 
+	/* Past 64 ids in flight, tx_busy_lo cannot say them all. */
+	if (!p->win && ((p->tx_next - p->tx_base) & s->id_seq_mask) >= 64)
+		ret = ses_peer_win_make(s, p);
+	if (!ret)
+		ret = ses_map_put(&s->msg_map,
+				  ses_msg_key(m->peer,
+					      ses_msg_id(s, p->tx_next)),
+				  ses_pool_idx(&s->msgs, m));
 	if (ret < 0)
 		return ret;
 	m->flags &= ~SES_MSG_F_WAIT;

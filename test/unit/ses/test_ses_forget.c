@@ -234,3 +234,47 @@ Test(ses_forget, ids_on_both_sides_of_the_directory)
 	}
 	cr_expect_eq(ses_peer_forget(b.s, T_ID_A), -ENOENT, "never heard");
 }
+
+/*
+ * A peer we only write to, a few ids in flight at a time, needs no id
+ * window (ses_peer_win): the peer itself says those ids (tx_busy_lo), and
+ * trimming it finds nothing to let go. Past 64 ids in flight it gets one,
+ * the ids already out moved into it, and every write still completes.
+ */
+#define T_MANY	100
+Test(ses_forget, a_window_only_past_64_ids_in_flight)
+{
+	static struct ses_wre many[T_MANY];
+	static struct ses_iov many_iov[T_MANY];
+	struct ses_stats st;
+	unsigned i, k, bad = 0;
+
+	for (k = 0; k < 5; k++) {
+		for (i = 0; i < 3; i++)
+			t_write(i, (uint8_t)(0x10 * k + i + 1));
+		t_wire_run(&w, 1000);
+	}
+	cr_assert_eq(a.tx_cnt, 15);
+	cr_assert_eq(ses_peer_trim(a.s, T_ID_B), 0);
+	ses_stats_get(a.s, &st);
+	cr_expect_eq(st.peers_trimmed, 0, "a window for 3 ids in flight");
+	cr_expect_eq(mem_b[2 * T_LEN], 0x43, "the last round placed");
+	for (k = 0; k < T_MANY; k++) {
+		t_wre(&many[k], UET_SES_OP_WRITE, &to_b, &many_iov[k], src[3],
+		      T_LEN);
+		many[k].ri = T_RI;
+		many[k].mkey = T_RKEY;
+		many[k].remote_offset = 3 * T_LEN;
+		cr_assert_eq(ses_wre_post(a.s, &many[k]), 0, "write %u", k);
+	}
+	t_wire_run(&w, 100000);
+	cr_assert_eq(a.tx_cnt, 15 + T_MANY);
+	for (k = 0; k < a.tx_cnt; k++)
+		bad += a.tx[k].cpl.status != 0;
+	cr_expect_eq(bad, 0, "%u writes failed", bad);
+	cr_assert_eq(ses_peer_trim(a.s, T_ID_B), 0);
+	ses_stats_get(a.s, &st);
+	cr_expect_eq(st.peers_trimmed, 1, "no window for %u in flight",
+		     T_MANY);
+	cr_expect(ses_peer_is_idle(a.s, T_ID_B));
+}
