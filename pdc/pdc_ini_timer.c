@@ -249,7 +249,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 				queued = true;
 				continue;
 			}
-			slot->tx_cnt++;
+			if (slot->tx_cnt < UINT8_MAX)
+				slot->tx_cnt++;
 			slot->sent_ns = now_ns;
 			dead++;
 			if (pdc_slot_tries(slot) > mgr->cfg.max_retries) {
