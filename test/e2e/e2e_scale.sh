@@ -34,7 +34,10 @@ SCALE_PARTS=${SCALE_PARTS:-abc}	# which of a) b) c) to run
 SCALE_SVC=77			# the target's PIDonFEP
 SCALE_A2A_SVC=300		# the all-to-all's first PIDonFEP
 
-MPI_LOAD_ARGS="--endpoints 63"
+# SCALE_LOAD_ARGS: the services' uetctl load options. An endpoint's PDCs
+# are 2^(15 - index bits) (fi_uet(7) LIMITS): 512 at 63 endpoints an
+# interface, 1024 at 31; an all-to-all of 32 x 16 wants 992 a side.
+MPI_LOAD_ARGS=${SCALE_LOAD_ARGS:-"--endpoints 63"}
 mpi_net_init bridge
 e2e_stage "$B/fi_scale_check" "$B/libuet-fi.so"
 export FI_PROVIDER=uet FI_UET_IFACE=$MPI_IF FI_UET_STATS=1
