@@ -18,7 +18,8 @@
 #     0.15 s of retransmissions, and the link down 3 s): error completions
 #     that say the budget ran out, no hang, and the same endpoints then
 #     work again (the failed operations posted again succeed and verify);
-#     RMA writes, then tagged messages.
+#     RMA writes, then tagged messages; the first write fails within
+#     1.5 s of its post, inside the flap.
 # The stream truly stops: in a) and b) a run's longest operation must span
 # most of the flap, in c) PDCs must have run out of retries and operations
 # failed; and the engines must have retransmitted (UET_ENGINE_DEBUG's
@@ -175,6 +176,13 @@ for mode in rma tag; do
 		<<< "$FIRST" || e2e_fail "c) $mode: the first error ($FIRST)" \
 			"does not say the retry budget ran out"
 	[ "$RETX" -gt 0 ] || e2e_fail "c) $mode: no retransmission"
+	# Our own writes fail within the budget (some 0.15 s of tries),
+	# well inside the 3 s flap: a copy held by the link down spends its
+	# tries (pdc_link_state); it once waited for the link to come back.
+	after=$(sed -n 's/.* after \([0-9]*\) ms$/\1/p' <<< "$FIRST")
+	[ "$mode" != rma ] || [ "${after:-9999}" -lt 1500 ] ||
+		e2e_fail "c) rma: the first write failed ${after:-?} ms after" \
+			"it was posted: not within the retry budget"
 	e2e_ok "c) $mode: $ERRORS errors past the budget, then every" \
 		"operation posted again succeeded"
 done
