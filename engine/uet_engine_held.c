@@ -42,7 +42,7 @@ static uint32_t uet_engine_ack_key(const struct pdc_ack *a)
  * room: it goes now.
  */
 bool uet_engine_ack_hold(struct uet_engine *e, struct uet_xsk_frame *f,
-				uint32_t len)
+			 uint32_t len)
 {
 	uint8_t *pds = f->seg[0] + e->hdr_len;
 	size_t pds_len = len - e->hdr_len;
@@ -100,11 +100,4 @@ void uet_engine_tx_held(struct uet_engine *e)
 		}
 	}
 	e->nheld = 0;
-}
-
-/* Queues the held ACKs behind what was built since and kicks. */
-int uet_engine_held_kick(struct uet_engine *e)
-{
-	uet_engine_tx_held(e);
-	return uet_xsk_tx_kick(e->xsk);
 }

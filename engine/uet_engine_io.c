@@ -375,8 +375,9 @@ static int uet_engine_kick_all(struct uet_engine *e)
 {
 	int ret;
 
+	uet_engine_tx_held(e);
 	e->kick_deferred = false;
-	ret = uet_engine_held_kick(e);
+	ret = uet_xsk_tx_kick(e->xsk);
 	/* A link down holds the frames: the PDCs' timers must know. */
 	pdc_link_state(e->pdc, uet_xsk_link_down(e->xsk));
 	return ret;

@@ -443,14 +443,12 @@ void uet_engine_rudi_rsp(struct uet_engine *e,
 /*
  * Held ACKs (uet_engine_held.c). uet_engine_ack_hold() holds the ACK |f|
  * (|len| bytes); false when it cannot be held: it goes now.
- * uet_engine_tx_held() queues them all; uet_engine_held_kick() queues them
- * and kicks.
+ * uet_engine_tx_held() queues them all, behind what was built since.
  */
 bool uet_engine_is_ack(const uint8_t *pds);
 bool uet_engine_ack_hold(struct uet_engine *e, struct uet_xsk_frame *f,
 			 uint32_t len);
 void uet_engine_tx_held(struct uet_engine *e);
-int uet_engine_held_kick(struct uet_engine *e);
 
 /* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len);
