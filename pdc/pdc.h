@@ -155,6 +155,12 @@ struct pdc_cfg {
 	 */
 	uint32_t tgt_max_per_src;
 	uint32_t tgt_reserve;
+	/*
+	 * Initiator PDCs opening at once: their SYN sent, no answer yet. A
+	 * packet to a peer with no PDC waits (pdc_send: -EBUSY) while this
+	 * many are; 0 (the default): no bound.
+	 */
+	uint32_t max_opening;
 	uint32_t max_payload_len;	/* longest SES part of one packet */
 	/*
 	 * Every local PDCID is pdcid_prefix << (16 - pdcid_prefix_bits) |
@@ -337,6 +343,8 @@ struct pdc_stats {
 					 * while our table was short */
 	uint64_t ini_closed_pressure;	/* our idle PDCs closed for a slot */
 	uint64_t no_room_waits;	/* NO_PDC_AVAIL refusals waited out */
+	uint64_t opening_waits;	/* sends to a new peer refused: max_opening
+				 * PDCs were unanswered */
 	uint64_t tx_tomb_ack;	/* ACKs from records of evicted PDCs */
 	/* Retransmissions queued, by cause (pdc_ini_*.c). */
 	uint64_t retx_rto, retx_sack, retx_probe, retx_nack;

@@ -363,6 +363,7 @@ static bool pdc_ini_check_target(struct pdc_mgr *mgr, struct pdc *pdc,
 		pdc->rid = spdcid;
 		if (pdc->state == PDC_ST_SYN)
 			pdc->state = PDC_ST_EST;
+		pdc_ini_answered(mgr, pdc);
 		pdc_emit(mgr, pdc, PDC_EV_ESTABLISHED, 0);
 		return true;
 	}

@@ -146,6 +146,7 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 					 "none");
 	}
 	/* Out of the hash first: callbacks that send open a new PDC. */
+	pdc_ini_answered(mgr, pdc);
 	pdc_hash_del(mgr, pdc);
 	pdc_ready_del(mgr, pdc);
 	pdc_timer_del(mgr, pdc);

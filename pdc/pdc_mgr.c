@@ -343,6 +343,7 @@ void pdc_free(struct pdc_mgr *mgr, struct pdc *pdc)
 {
 	uint32_t slot = pdc_slot_of(mgr, pdc);
 
+	pdc_ini_answered(mgr, pdc);
 	pdc_hash_del(mgr, pdc);
 	pdc_timer_del(mgr, pdc);
 	pdc_ready_del(mgr, pdc);

@@ -254,6 +254,7 @@ struct pdc_ini {
 	uint64_t no_room_wait;	/* the last wait it drew (pdc_ini_nack.c) */
 	uint64_t no_room_until;	/* and its end */
 	bool close_queued;	/* the CLOSE packet has its PSN */
+	bool opening;		/* counted in mgr->opening (pdc_tx.c) */
 };
 
 /* Target end: tracks PSNs, delivers, acknowledges, keeps responses. */
@@ -464,6 +465,7 @@ struct pdc_mgr {
 	 */
 	uint64_t rto_hint_ns;
 	bool link_down;		/* pdc_link_state */
+	uint32_t opening;	/* initiator PDCs unanswered (cfg.max_opening) */
 	/* What our NSCC ACKs say of our own backlog (pdc_rx_backlog). */
 	uint8_t rcv_penalty;
 	bool rcv_restore;
@@ -559,6 +561,15 @@ static inline int pdc_ini_fail_err(const struct pdc_ini *ini)
 }
 
 void pdc_timer_arm_slow(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t at_ns);
+
+/* |pdc| was answered, or goes: no longer opening (cfg.max_opening). */
+static inline void pdc_ini_answered(struct pdc_mgr *mgr, struct pdc *pdc)
+{
+	if (pdc->role == PDC_ROLE_INI && pdc->ini.opening) {
+		pdc->ini.opening = false;
+		mgr->opening--;
+	}
+}
 
 /* Deadlines only move the heap when they come earlier (pdc_timer.c). */
 static inline void pdc_timer_arm(struct pdc_mgr *mgr, struct pdc *pdc,

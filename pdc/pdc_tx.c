@@ -163,6 +163,23 @@ static ssize_t pdc_uud_build(struct pdc_mgr *mgr, uint8_t *buf, size_t len,
 	return n + e.len;
 }
 
+/*
+ * Whether a packet to a peer with no PDC must wait: cfg.max_opening PDCs
+ * of ours are unanswered. A job's first all-to-all posts a message to
+ * every peer at once; opened all together, their first packets queue at
+ * targets that take seconds to read them all (a 384-endpoint all-to-all
+ * on 2 cores: first packets unanswered past time_wait / 2, and 70% of
+ * the PDCs failed). Waiting here, a message has sent nothing yet: its
+ * clock has not started, and the targets see a bounded number of SYNs.
+ */
+static bool pdc_opening_full(struct pdc_mgr *mgr)
+{
+	if (!mgr->cfg.max_opening || mgr->opening < mgr->cfg.max_opening)
+		return false;
+	mgr->stats.opening_waits++;
+	return true;
+}
+
 static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
 				uint8_t mode, uint64_t now_ns)
 {
@@ -184,6 +201,8 @@ static struct pdc *pdc_ini_open(struct pdc_mgr *mgr, uint32_t peer,
 	ini->resend_psn = ini->resend_end = ini->start_psn;
 	ini->peer_win = mgr->cfg.window;
 	ini->last_active_ns = now_ns;
+	ini->opening = true;
+	mgr->opening++;
 	pdc_cc_init(&mgr->cfg, ini);
 	/* No sample yet: wait at least what our peers lately took. */
 	if (mgr->rto_hint_ns > ini->rto_ns)
@@ -213,6 +232,8 @@ int pdc_send(struct pdc_mgr *mgr, const struct pdc_pkt *pkt, uint64_t now_ns)
 	if (!pdc || pdc->peer != pkt->peer || pdc->mode != pkt->mode) {
 		pdc = pdc_hash_find(mgr, pdc_key_ini(pkt->peer, pkt->mode),
 				    NULL);
+		if (!pdc && pdc_opening_full(mgr))
+			return -EBUSY;
 		if (!pdc)
 			pdc = pdc_ini_open(mgr, pkt->peer, pkt->mode, now_ns);
 		if (!pdc)
