@@ -258,6 +258,8 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 		}
 		cfg.max_pdcs = e->cfg.max_pdcs;
 	}
+	cfg.max_opening = e->cfg.max_opening ? e->cfg.max_opening :
+					       UET_ENGINE_MAX_OPENING;
 	/*
 	 * The spec's 1 ms initial RTO (ref 2.9) is too short for a software
 	 * target sharing two cores: a burst of a window's packets waits for

@@ -67,6 +67,8 @@ struct uet_engine_cfg {
 	 */
 	uint32_t max_peers;
 	uint32_t max_pdcs;
+	/* PDCs opening at once (pdc_cfg.max_opening; 0: 16). */
+	uint32_t max_opening;
 	uint32_t ring_size;		/* 0: 1024 */
 	uint32_t frame_cnt;		/* 0: 4096 UMEM chunks */
 	/*

@@ -96,6 +96,18 @@ void uet_engine_slot_put(struct uet_engine *e, uint32_t i)
 	e->free_slots[e->nfree++] = i;
 }
 
+/* A packet to |peer| left SES: what it waits for now waits on the peer. */
+static void uet_engine_peer_sent(struct uet_engine *e, uint32_t peer,
+				 uint64_t now)
+{
+	struct uet_engine_peer *q = &e->peers[peer];
+
+	if (!q->sent) {
+		q->sent = true;
+		q->heard_ns = now;
+	}
+}
+
 int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 {
 	struct uet_engine *e = ctx;
@@ -114,20 +126,26 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 		 */
 		.flags = req ? 0 : PDC_PKT_F_AR,
 	};
+	uint64_t now = e->now_ns ? e->now_ns : uet_engine_now_ns();
 	int i, ret;
 
-	if (uet_engine_local_routes(e, pkt->peer))
-		return uet_engine_local_tx(e, pkt);
+	if (uet_engine_local_routes(e, pkt->peer)) {
+		ret = uet_engine_local_tx(e, pkt);
+		if (ret == 0)
+			uet_engine_peer_sent(e, pkt->peer, now);
+		return ret;
+	}
 	i = uet_engine_slot_take(e, pkt);
 	if (i < 0)
 		return i;
 	p.cookie = (uint32_t)i;
 	e->slots[i].rudi = p.mode == PDC_MODE_RUDI;
-	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
+	ret = pdc_send(e->pdc, &p, now);
 	if (ret < 0) {
 		uet_engine_slot_put(e, (uint32_t)i);
 		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
 	}
+	uet_engine_peer_sent(e, pkt->peer, now);
 	return 0;
 }
 

@@ -324,6 +324,7 @@ static int uet_engine_post_now(struct uet_engine *e, const struct ses_wre *wre)
 		if (!p->ops_out++) {
 			p->heard_ns = e->now_ns ? e->now_ns :
 						  uet_engine_now_ns();
+			p->sent = false;
 			uet_engine_busy_add(e, wre->dst->peer);
 		}
 	}

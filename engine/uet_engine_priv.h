@@ -89,6 +89,8 @@
 #define UET_ENGINE_DEEP_PSNS	16
 #define UET_ENGINE_RTO_INIT_NS	5000000ull	/* see uet_engine_pdc_setup */
 #define UET_ENGINE_TIME_WAIT_NS	10000000000ull	/* likewise */
+/* PDCs opening at once (pdc_cfg.max_opening): see uet_engine_pdc_setup. */
+#define UET_ENGINE_MAX_OPENING	16
 /* A peer that owes us READ data and is silent this long is dead. */
 /*
  * A peer we wait on (operations outstanding) and have not heard from this
@@ -151,6 +153,12 @@ struct uet_engine_peer {
 	bool gone;		/* its service said so: fail it (not from
 				 * inside SES's callback) */
 	bool busy_listed;	/* in e->busy (uet_engine_busy_add) */
+	/*
+	 * A packet went to it since its operations began: its silence
+	 * counts from then. Until one does, they wait on us (our queue,
+	 * PDCs opening: pdc_cfg.max_opening), not on it.
+	 */
+	bool sent;
 	uint32_t epoch;		/* bumped when its messages are failed */
 	/*
 	 * How its packets travel (enum uet_engine_peer_path): by frames, or

@@ -19,7 +19,9 @@
  * unacknowledged to: its retransmit timer judges the peer (a dead one's
  * service NACKs them, a dead host times out), and a probe would only
  * queue behind them (a starved all-to-all of 256 endpoints probed every
- * peer: 240 extra requests an endpoint).
+ * peer: 240 extra requests an endpoint). Nor one we have sent nothing
+ * yet since its operations began: they wait on us (a 128-endpoint
+ * all-to-all, its PDCs opening 32 at a time, probed 16 peers an endpoint).
  */
 void uet_engine_silent_peers(struct uet_engine *e)
 {
@@ -42,7 +44,7 @@ void uet_engine_silent_peers(struct uet_engine *e)
 		}
 		k++;
 		if (p->state != UET_PEER_LIVE || !p->ops_out || p->probe ||
-		    e->now_ns - p->heard_ns < UET_ENGINE_SILENT_NS ||
+		    !p->sent || e->now_ns - p->heard_ns < UET_ENGINE_SILENT_NS ||
 		    !(p->tag & UET_ENGINE_TAG_PID) ||
 		    pdc_peer_unacked(e->pdc, i))
 			continue;

@@ -123,6 +123,7 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, close_req_pressure),
 	UET_STAT(pdc_stats, ini_closed_pressure),
 	UET_STAT(pdc_stats, no_room_waits),
+	UET_STAT(pdc_stats, opening_waits),
 	UET_STAT(pdc_stats, tx_tomb_ack),
 	UET_STAT(pdc_stats, rx_ce),
 	UET_STAT(pdc_stats, rx_trimmed),

@@ -151,6 +151,7 @@ struct uet_params {
 	uint32_t max_retries;
 	uint32_t max_peers;		/* 0: the engine's default */
 	uint32_t max_pdcs;		/* 0: the most the interface allows */
+	uint32_t max_opening;		/* 0: the engine's default */
 	uint32_t queue_id;
 	uint32_t rdv_threshold;		/* sends above go as rendezvous */
 	uint32_t rdv_eager;		/* bytes its request carries */

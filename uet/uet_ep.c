@@ -149,6 +149,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->max_retries = p->max_retries ? p->max_retries : UET_MAX_RETRIES;
 	cfg->max_peers = p->max_peers;
 	cfg->max_pdcs = p->max_pdcs;
+	cfg->max_opening = p->max_opening;
 	cfg->ordered = ep->ordered;
 	cfg->rdv = true;
 	cfg->rdv_ri = (uint16_t)UET_RI_RDV(ep->src.ri_base);

@@ -61,6 +61,12 @@ static void uet_params_define(void)
 			"index leaves in a PDCID (512 with 64 endpoints); "
 			"idle ones close, so more peers than this take turns "
 			"(default: that most)");
+	fi_param_define(&uet_prov, "max_opening", FI_PARAM_INT,
+			"PDCs one endpoint opens at once (first packet sent, "
+			"no answer yet); messages to further new peers wait "
+			"for one to be answered, so that a job's first "
+			"all-to-all does not send every first packet at once "
+			"(default 16)");
 	fi_param_define(&uet_prov, "rdv_threshold", FI_PARAM_INT,
 			"Sends longer than this many bytes go as a rendezvous "
 			"(the target reads them once matched; default 65536)");
@@ -164,6 +170,7 @@ void uet_params_get(struct uet_params *p)
 	uet_param_int("max_retries", 1000000, &p->max_retries);
 	uet_param_int("max_peers", 1u << 24, &p->max_peers);
 	uet_param_int("max_pdcs", 32768, &p->max_pdcs);
+	uet_param_int("max_opening", 32768, &p->max_opening);
 	p->queue_id = UET_DEV_QUEUE_ANY;
 	uet_param_int("queue_id", 0xFFFF, &p->queue_id);
 	p->rdv_threshold = UET_RDV_THRESHOLD_DEFAULT;
