@@ -30,7 +30,8 @@ SCALE_A2A_PER_NS=${SCALE_A2A_PER_NS:-16}
 SCALE_A2A_LEN=${SCALE_A2A_LEN:-4096}
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-120}
 SCALE_PARTS=${SCALE_PARTS:-abc}	# which of a) b) c) to run
-# SCALE_KEEP=DIR keeps the processes' outputs of a part that failed.
+# SCALE_KEEP=DIR keeps the processes' outputs of a part that failed (of
+# the all-to-all always).
 SCALE_SVC=77			# the target's PIDonFEP
 SCALE_A2A_SVC=300		# the all-to-all's first PIDonFEP
 
@@ -174,6 +175,7 @@ scale_all_to_all() {
 	touch "$go"
 	rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	[ -z "${SCALE_KEEP:-}" ] || { mkdir -p "$SCALE_KEEP" && cp "$E2E_TMP"/b.* "$SCALE_KEEP/"; }
 	[ $rc = 0 ] || scale_fail_show "all-to-all of $total endpoints" "$E2E_TMP"/b.*
 	secs=$(sed -n 's/^fi_scale_check: a: .* in \([0-9.]*\) s ok$/\1/p' \
 		"$E2E_TMP"/b.* | sort -g | tail -n 1)
