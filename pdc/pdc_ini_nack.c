@@ -265,6 +265,12 @@ static void pdc_ini_no_room(struct pdc_mgr *mgr, struct pdc *pdc,
 		return;
 	}
 	mgr->stats.no_room_waits++;
+	/*
+	 * Answered: it waits on a full target, which may take seconds, not
+	 * on one still reading its first packet; its turn to open
+	 * (cfg.max_opening) goes to the next new peer.
+	 */
+	pdc_ini_answered(mgr, pdc);
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
 

@@ -116,3 +116,43 @@ Test(pdc_opening, a_peer_that_never_answers_gives_its_turn_back)
 	cr_expect_eq(ini->opening, 1);
 	pdc_mgr_destroy(ini);
 }
+
+/*
+ * A full target refuses the SYN (NO_PDC_AVAIL): the PDC waits on it, for
+ * seconds maybe, but was answered: the next new peer may open.
+ */
+Test(pdc_opening, a_full_target_s_refusal_gives_the_turn_back)
+{
+	struct pdc_mgr *ini, *fill, *tgt;
+	struct pdc_cfg cfg;
+	struct pdc_stats st;
+
+	pdc_cfg_init(&cfg);
+	cfg.max_opening = 1;
+	ini = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cfg.max_opening = 0;
+	cfg.seed = 11;
+	fill = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cfg.seed = 12;
+	cfg.max_pdcs = 2;
+	cfg.tgt_reserve = 1;
+	tgt = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cr_assert(ini && fill && tgt);
+	/* Two live target PDCs, busy a moment ago: nothing to evict. */
+	cr_assert_eq(t_send(fill, 10, 100), 0);
+	cr_assert_eq(t_send(fill, 11, 100), 0);
+	t_round(fill, tgt, 100);
+	cr_assert_eq(tgt->free_cnt, 0);
+	cr_assert_eq(t_send(ini, 1, 200), 0);
+	cr_expect_eq(t_send(ini, 2, 200), -EBUSY);
+	/* A cookie first (the table is short), then the refusal. */
+	for (uint64_t now = 300; now < 1000 && ini->opening; now += 100)
+		t_round(ini, tgt, now);
+	pdc_mgr_stats(ini, &st);
+	cr_assert_gt(st.nack_rx_code[UET_PDS_NACK_NO_PDC_AVAIL], 0);
+	cr_expect_eq(ini->opening, 0);
+	cr_expect_eq(t_send(ini, 2, 1000), 0, "the next new peer opens");
+	pdc_mgr_destroy(ini);
+	pdc_mgr_destroy(fill);
+	pdc_mgr_destroy(tgt);
+}
