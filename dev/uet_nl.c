@@ -300,10 +300,19 @@ static int uet_nl_hop_poke(const struct uet_nl_hop *hop, bool is_v6)
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(9) };
 	int fd = socket(is_v6 ? AF_INET6 : AF_INET,
 			SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int on = 1;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
+	/*
+	 * Without it UDP hides ENOBUFS, which is how the kernel says it
+	 * could make no neighbour entry (its table full).
+	 */
+	if (is_v6)
+		setsockopt(fd, SOL_IPV6, IPV6_RECVERR, &on, sizeof(on));
+	else
+		setsockopt(fd, SOL_IP, IP_RECVERR, &on, sizeof(on));
 	if (is_v6) {
 		a6.sin6_addr = hop->addr.v6;
 		a6.sin6_scope_id = (uint32_t)hop->ifindex;
@@ -320,9 +329,11 @@ int uet_nl_hop_resolve(struct uet_nl *nl, const struct uet_nl_hop *hop,
 		       bool is_v6)
 {
 	struct uet_nl_neigh_reply nr = { .valid = false };
+	int ret = uet_nl_hop_poke(hop, is_v6);
 
-	if (uet_nl_hop_poke(hop, is_v6) == 0)
-		return 0;
+	/* No entry could be made: NTF_USE would make none either. */
+	if (ret == 0 || ret == -ENOBUFS)
+		return ret;
 	return uet_nl_neigh(nl, hop->ifindex, &hop->addr, is_v6, true, &nr);
 }
 

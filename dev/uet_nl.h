@@ -72,7 +72,8 @@ int uet_nl_hop_lookup(struct uet_nl *nl, const void *dst, bool is_v6,
  * uet_nl_hop_resolve() makes the kernel resolve |hop| (it sends ARP or NS
  * and keeps the answer) and returns at once: an empty datagram to the
  * hop's discard port, from the address the route gives (uet_nl.c says
- * why), else RTM_NEWNEIGH with NTF_USE. 0 or -errno.
+ * why), else RTM_NEWNEIGH with NTF_USE. 0 or -errno; -ENOBUFS: the
+ * kernel could make no neighbour entry (its table full).
  */
 int uet_nl_hop_resolve(struct uet_nl *nl, const struct uet_nl_hop *hop,
 		       bool is_v6);

@@ -14,7 +14,9 @@
  * peers naming it, and the keyed digest of its address that PDC's
  * per-source limits use (pdc_rx_meta.src).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,7 +196,49 @@ static void uet_engine_neigh_kick(struct uet_engine *e,
 				  struct uet_engine_neigh *n, uint64_t now)
 {
 	n->kicked_ns = now;
-	uet_nl_hop_resolve(e->nl, &n->hop, n->fa.is_v6);
+	n->no_entry = uet_nl_hop_resolve(e->nl, &n->hop, n->fa.is_v6) ==
+		      -ENOBUFS;
+}
+
+/*
+ * The kernel made no entry for a hop we asked it to resolve (our datagram
+ * to it failed ENOBUFS): its neighbour table is full. It is one table for every namespace of the host, of
+ * at most net.ipv4.neigh.default.gc_thresh3 entries (1024 by default):
+ * said once, as its peers fail -ENOBUFS instead of a plain -EHOSTUNREACH.
+ */
+static void uet_engine_neigh_warn_full(struct uet_engine *e)
+{
+	if (e->warned_neigh_full || !e->ops.warn)
+		return;
+	e->warned_neigh_full = true;
+	e->ops.warn(e->ctx, "peers unreachable: the kernel made no neighbour "
+		    "(ARP/ND) entry for their next hops, its table full? "
+		    "(net.ipv4.neigh.default.gc_thresh3, .ipv6. for IPv6: "
+		    "one table for all the host's namespaces)");
+}
+
+/*
+ * |n| failed (n->err set): with UET_ENGINE_DEBUG, why, for a job whose
+ * peers come out unreachable: the kernel's last state of the hop, how
+ * long this attempt lasted and whether the kernel was seen resolving.
+ */
+static void uet_engine_neigh_failed(struct uet_engine *e,
+				    struct uet_engine_neigh *n, uint64_t now)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	n->state = UET_NEIGH_FAILED;
+	if (!getenv("UET_ENGINE_DEBUG"))
+		return;
+	if (n->fa.is_v6)
+		inet_ntop(AF_INET6, &n->fa.v6, a, sizeof(a));
+	else
+		inet_ntop(AF_INET, &n->fa.v4, a, sizeof(a));
+	fprintf(stderr, "uet engine: ep %u: next hop of %s failed: %s (kernel "
+		"state %u, %llu ms since asked, resolving seen %d, refs %u)\n",
+		e->ep_index, a, strerror(-n->err), n->hop.nud,
+		(unsigned long long)((now - n->since_ns) / 1000000),
+		n->seen_pending, n->refs);
 }
 
 /* What the kernel said of a resolving entry. */
@@ -210,15 +254,19 @@ static void uet_engine_neigh_pending(struct uet_engine *e,
 	 */
 	if (hop->nud == UET_NL_NUD_FAILED && n->seen_pending &&
 	    now - n->since_ns >= UET_NEIGH_MIN_FAIL_NS) {
-		n->state = UET_NEIGH_FAILED;
 		n->err = -EHOSTUNREACH;
+		uet_engine_neigh_failed(e, n, now);
 		return;
 	}
 	if (hop->nud == UET_NL_NUD_PENDING)
 		n->seen_pending = true;
 	if (now - n->since_ns >= n->timeout_ns) {
-		n->state = UET_NEIGH_FAILED;
 		n->err = -EHOSTUNREACH;
+		if (!n->seen_pending && n->no_entry) {
+			n->err = -ENOBUFS;
+			uet_engine_neigh_warn_full(e);
+		}
+		uet_engine_neigh_failed(e, n, now);
 		return;
 	}
 	if (!n->kicked_ns || now - n->kicked_ns >= UET_NEIGH_REKICK_NS ||
@@ -243,8 +291,8 @@ static void uet_engine_neigh_query(struct uet_engine *e,
 		ret = -ENETUNREACH;	/* not reachable through our socket */
 	if (ret < 0) {
 		if (!n->has_mac) {
-			n->state = UET_NEIGH_FAILED;
 			n->err = ret;
+			uet_engine_neigh_failed(e, n, now);
 		}
 		return;
 	}

@@ -224,6 +224,7 @@ struct uet_engine_neigh {
 	bool has_mac;		/* mac holds a usable MAC (once VALID) */
 	bool local;		/* our own address: our MAC, never asked */
 	bool seen_pending;	/* this attempt saw the kernel resolving */
+	bool no_entry;		/* the kernel made no entry when asked */
 	uint8_t mac[6];
 	int err;		/* FAILED: why */
 	uint64_t src;		/* keyed digest: pdc_rx_meta.src */
@@ -286,6 +287,7 @@ struct uet_engine {
 	uint32_t *busy, nbusy;
 	uint32_t age_cursor;	/* where the next aging round starts */
 	bool warned_full;	/* ops.warn said the table refuses peers */
+	bool warned_neigh_full;	/* the kernel's neighbour table, once */
 	uint64_t age_check_ns, tick_ns;
 	uint64_t pub_ns;	/* figures last published (uet_engine_pub.c) */
 	uint64_t svc_ns;	/* the service's connection last looked at */

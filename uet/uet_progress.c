@@ -87,6 +87,9 @@ static const struct {
 		      "answered for it, or its PDC was torn down)" },
 	{ EHOSTUNREACH, "the peer is unreachable (no route or neighbour)" },
 	{ ENETUNREACH, "the peer's network is unreachable" },
+	{ ENOBUFS, "the peer is unreachable: the kernel made no neighbour "
+		   "entry for its next hop (its table full? "
+		   "net.ipv4.neigh.default.gc_thresh3)" },
 	{ ECANCELED, "cancelled (fi_cancel or the endpoint closed)" },
 	{ EMSGSIZE, "longer than the buffer or the peer allows" },
 };

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# A peer whose next hop the kernel cannot resolve: a write to an on-link
+# address nobody holds fails "No route to host" (FI_EHOSTUNREACH) after
+# the engine's 3 s; with the kernel's neighbour table full (one table for
+# every namespace of the host, net.ipv4.neigh.default.gc_thresh3 entries:
+# 67 namespaces of a large all-to-all filled it, issue 39) it fails
+# FI_ENOBUFS with a text and a warning that name the setting, not as an
+# unreachable host. The writer runs as nobody. The table is made full by
+# gc_thresh3=0 for the run, and put back at exit.
+source "$(dirname "$0")/e2e_lib.sh"
+e2e_setup 9000
+e2e_stage "$B/fi_scale_check" "$B/libuet-fi.so"
+old=$(sysctl -n net.ipv4.neigh.default.gc_thresh3)
+trap 'sysctl -qw net.ipv4.neigh.default.gc_thresh3=$old; e2e_cleanup' EXIT
+e2e_in A "$B/uetctl" load "$IF_A" --mode skb >/dev/null
+dead=${IP_A%.*}.99
+
+# write OUT: one 64 B write to $dead as nobody; its output in OUT.
+write() {
+	e2e_in A setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		env HOME=/ FI_PROVIDER=uet FI_LOG_LEVEL=warn \
+		FI_PROVIDER_PATH="$E2E_STAGE" "$E2E_STAGE/fi_scale_check" \
+		-c "$dead" -p 77 -n 1 -o 0 -t 20 >"$1" 2>&1 &&
+		e2e_fail "a write to $dead succeeded"
+	grep -q "1 endpoints wrote slots" "$1" || {
+		tail -n 5 "$1" >&2
+		e2e_fail "fi_scale_check did not end its write"
+	}
+}
+
+write "$E2E_TMP/normal"
+grep -q "error completion: No route to host" "$E2E_TMP/normal" || {
+	tail -n 5 "$E2E_TMP/normal" >&2
+	e2e_fail "an unresolved host: no FI_EHOSTUNREACH"
+}
+! grep -q "gc_thresh3" "$E2E_TMP/normal" ||
+	e2e_fail "an unresolved host blamed on the neighbour table"
+e2e_ok "an on-link address nobody holds: FI_EHOSTUNREACH"
+
+e2e_in A ip neigh flush all
+sysctl -qw net.ipv4.neigh.default.gc_thresh3=0
+write "$E2E_TMP/full"
+sysctl -qw net.ipv4.neigh.default.gc_thresh3="$old"
+grep -q "error completion: No buffer space available (.*gc_thresh3" \
+	"$E2E_TMP/full" || {
+	tail -n 5 "$E2E_TMP/full" >&2
+	e2e_fail "the neighbour table full: no FI_ENOBUFS naming it"
+}
+[ "$(grep -c "warn> peers unreachable: .*gc_thresh3" "$E2E_TMP/full")" = 1 ] || {
+	tail -n 5 "$E2E_TMP/full" >&2
+	e2e_fail "the neighbour table full: not one warning naming the setting"
+}
+e2e_ok "the kernel's neighbour table full: FI_ENOBUFS, one warning" \
+	"naming net.ipv4.neigh.default.gc_thresh3"
