@@ -97,14 +97,13 @@ void uet_engine_slot_put(struct uet_engine *e, uint32_t i)
 }
 
 /* A packet to |peer| left SES: what it waits for now waits on the peer. */
-static void uet_engine_peer_sent(struct uet_engine *e, uint32_t peer,
-				 uint64_t now)
+static void uet_engine_peer_sent(struct uet_engine *e, uint32_t peer)
 {
 	struct uet_engine_peer *q = &e->peers[peer];
 
 	if (!q->sent) {
 		q->sent = true;
-		q->heard_ns = now;
+		q->heard_ns = e->now_ns ? e->now_ns : uet_engine_now_ns();
 	}
 }
 
@@ -126,13 +125,12 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 		 */
 		.flags = req ? 0 : PDC_PKT_F_AR,
 	};
-	uint64_t now = e->now_ns ? e->now_ns : uet_engine_now_ns();
 	int i, ret;
 
 	if (uet_engine_local_routes(e, pkt->peer)) {
 		ret = uet_engine_local_tx(e, pkt);
 		if (ret == 0)
-			uet_engine_peer_sent(e, pkt->peer, now);
+			uet_engine_peer_sent(e, pkt->peer);
 		return ret;
 	}
 	i = uet_engine_slot_take(e, pkt);
@@ -140,12 +138,12 @@ int uet_engine_ses_tx(void *ctx, const struct ses_pkt *pkt)
 		return i;
 	p.cookie = (uint32_t)i;
 	e->slots[i].rudi = p.mode == PDC_MODE_RUDI;
-	ret = pdc_send(e->pdc, &p, now);
+	ret = pdc_send(e->pdc, &p, e->now_ns ? e->now_ns : uet_engine_now_ns());
 	if (ret < 0) {
 		uet_engine_slot_put(e, (uint32_t)i);
 		return ret == -EAGAIN || ret == -EBUSY ? -EAGAIN : ret;
 	}
-	uet_engine_peer_sent(e, pkt->peer, now);
+	uet_engine_peer_sent(e, pkt->peer);
 	return 0;
 }
 
