@@ -15,10 +15,11 @@
 #    every other endpoint, then checks what the others wrote into it; the
 #    PDCs opened (FI_UET_STATS) are reported per pair of endpoints. At 32 x
 #    16 (bench_scale_e2e.sh) each endpoint wants 992 PDCs against 512:
-#    they close early and take turns. 16 x 16 failed 1 run of 8: two
-#    writes whose data landed ended RC_BAD_JOB_ID, most likely answered by
-#    the service of a process that had checked its slots and exited (this
-#    program has no barrier before it closes, as an MPI job's finalize is).
+#    they close early and take turns. The processes wait for each other
+#    before they close, as an MPI job's finalize does (without it, 16 x 16
+#    failed 1 run of 8: two writes whose data landed ended RC_BAD_JOB_ID,
+#    most likely the answer of the service of a process that had checked
+#    its slots and exited).
 # c) the limit: a target with FI_UET_MAX_PEERS=64 takes 16 peers from one
 #    host (a quarter) and refuses the others' PDCs, saying so once in a
 #    warning that names the setting; their writes fail with FI_ETIMEDOUT
@@ -168,11 +169,14 @@ scale_all_to_all() {
 	done
 	total=$(( SCALE_A2A_NS * SCALE_A2A_PER_NS ))
 	go=$E2E_STAGE/go.b
+	# The processes' barrier before they close (fi_scale_check -B).
+	done_dir=$E2E_STAGE/done.b
+	mkdir -m 1777 "$done_dir"
 	pids=()
 	for i in $(seq "$SCALE_A2A_NS"); do
 		scale_run $(( i - 1 )) -a "$hosts" -h $(( i - 1 )) -p "$SCALE_A2A_SVC" \
 			-n "$SCALE_A2A_PER_NS" -l "$SCALE_A2A_LEN" -g "$go" \
-			-t "$SCALE_TIMEOUT" >"$E2E_TMP/b.$i" 2>&1 &
+			-B "$done_dir" -t "$SCALE_TIMEOUT" >"$E2E_TMP/b.$i" 2>&1 &
 		pids+=($!)
 	done
 	scale_wait_ready "$SCALE_A2A_NS" "$E2E_TMP/b.*" ||

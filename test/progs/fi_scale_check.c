@@ -23,6 +23,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ struct fsc_ep {
 
 static struct {
 	char mode;
-	const char *addr, *go_file;
+	const char *addr, *go_file, *done_dir;
 	char *hosts[FSC_MAX_HOSTS];
 	int nhosts, host, n, first, slots, timeout_s;
 	unsigned long service;
@@ -317,9 +318,47 @@ static int fsc_client(void)
 	return ret ? 1 : 0;
 }
 
+/*
+ * -B DIR: a barrier before the endpoints close, as an MPI job's finalize
+ * is: this process's file in DIR, then progress (sread waits) until every
+ * host's is there. A process that closed as soon as its own slots checked
+ * out left peers whose last write to it was not yet acknowledged: a copy
+ * resent then was answered by its service (no such endpoint).
+ */
+static void fsc_barrier(void)
+{
+	char path[4096];
+	struct fi_cq_entry ent;
+	int fd, n = 0;
+
+	if (!o.done_dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%d", o.done_dir, o.host);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fsc_die("barrier file", -errno);
+	close(fd);
+	while (fsc_now() < t_start + o.timeout_s) {
+		DIR *d = opendir(o.done_dir);
+		struct dirent *de;
+
+		n = 0;
+		while (d && (de = readdir(d)))
+			n += de->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		if (n >= o.nhosts)
+			return;
+		(void)fi_cq_sread(cq, &ent, 1, NULL, 5);
+	}
+	printf("fi_scale_check: a: barrier: %d of %d hosts done, then the "
+	       "time ran out\n", n, o.nhosts);
+}
+
 static int fsc_all(void)
 {
 	int total = o.nhosts * o.n, me0 = o.host * o.n, posted = 0, good = 0;
+	double took;
 	fi_addr_t *addrs = calloc((size_t)total, sizeof(*addrs));
 	char svc[24];
 	int ret;
@@ -366,10 +405,11 @@ static int fsc_all(void)
 			     (left > 0 ? left : 1) * 1000);
 		good += fsc_verify(&eps[i], me0 + i, total, me0 + i);
 	}
+	took = fsc_now() - t_start;
+	fsc_barrier();
 	printf("fi_scale_check: a: %d endpoints of %d, %d of %d slots "
 	       "verified, %d writes of %zu B each way, in %.3f s%s\n", o.n,
-	       total, good, o.n * (total - 1), posted, o.len,
-	       fsc_now() - t_start,
+	       total, good, o.n * (total - 1), posted, o.len, took,
 	       !ret && good == o.n * (total - 1) ? " ok" : "");
 	free(addrs);
 	return !ret && good == o.n * (total - 1) ? 0 : 1;
@@ -413,7 +453,7 @@ static void fsc_usage(void)
 	fprintf(stderr, "usage: fi_scale_check -s SLOTS -p SERVICE [-l LEN]\n"
 		"       fi_scale_check -c ADDR -p SERVICE -n K -o FIRST [-l LEN]\n"
 		"       fi_scale_check -a HOST,HOST... -h H -p BASE -n K [-l LEN]\n"
-		"       (each also [-g GO_FILE] [-t SECONDS])\n");
+		"       (each also [-g GO_FILE] [-t SECONDS]; -a also [-B DIR])\n");
 	exit(2);
 }
 
@@ -422,7 +462,7 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "s:c:a:h:p:n:o:l:g:t:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:a:h:p:n:o:l:g:t:B:")) != -1) {
 		switch (c) {
 		case 's':
 			o.mode = 's';
@@ -458,6 +498,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			o.timeout_s = atoi(optarg);
+			break;
+		case 'B':
+			o.done_dir = optarg;
 			break;
 		default:
 			fsc_usage();
