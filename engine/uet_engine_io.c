@@ -482,16 +482,11 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		/*
 		 * PDC's timers run inside pdc_tx_build. With the link down
 		 * no frame comes back from the kernel, and they would stop
-		 * until it came up: run them, into a buffer no frame fits
-		 * (the copies stay queued), so that the time-outs spend
-		 * their tries (pdc_link_state).
+		 * until it came up: run them alone, so that the time-outs
+		 * spend their tries (pdc_link_state).
 		 */
-		if (uet_xsk_link_down(e->xsk)) {
-			uint8_t none[8];
-
-			pdc_tx_build_ev(e->pdc, none, sizeof(none), &peer, &ev,
-					e->now_ns);
-		}
+		if (uet_xsk_link_down(e->xsk))
+			pdc_timers_run(e->pdc, e->now_ns);
 	}
 	if (n <= 0)
 		return 0;

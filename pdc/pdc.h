@@ -553,6 +553,14 @@ int pdc_rudi_local_peer(const struct pdc_mgr *mgr, uint32_t pkt_id,
  */
 void pdc_link_state(struct pdc_mgr *mgr, bool down);
 
+/*
+ * pdc_timers_run() runs the PDCs' timers that are due (retransmit, ACK,
+ * idle, TIME_WAIT), as pdc_tx_build() does first. For a caller that has
+ * no frame to build into, the link down holding them all, so that the
+ * time-outs still count (pdc_link_state).
+ */
+void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns);
+
 /* Copies the manager's counters into |stats|. */
 void pdc_mgr_stats(const struct pdc_mgr *mgr, struct pdc_stats *stats);
 

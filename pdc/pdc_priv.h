@@ -612,7 +612,6 @@ static inline void pdc_active_mark(struct pdc_mgr *mgr, struct pdc *pdc)
 
 /* pdc_timer.c */
 void pdc_timer_del(struct pdc_mgr *mgr, struct pdc *pdc);
-void pdc_timers_run(struct pdc_mgr *mgr, uint64_t now_ns);
 
 /* pdc_tx.c */
 /* pdc_rudi.c: RUDI, no PDC (see there) */
