@@ -202,11 +202,12 @@ static int uet_engine_io_setup(struct uet_engine *e)
 }
 
 /*
- * PDC's notes on rare events, to stderr when UET_ENGINE_DEBUG is set, with
- * the wall-clock time, so that a soak's notes line up with its faults
- * (blackholes, service restarts) and with the other hosts' notes.
+ * Notes on rare events, PDC's and the engine's, to stderr when
+ * UET_ENGINE_DEBUG is set, with the wall-clock time, so that a soak's
+ * notes line up with its faults (blackholes, service restarts) and with
+ * the other hosts' notes.
  */
-static void uet_engine_pdc_log(void *ctx, const char *msg)
+void uet_engine_note(void *ctx, const char *msg)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -227,7 +228,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 		.tx_done = uet_engine_pdc_tx_done,
 		.event = uet_engine_pdc_event,
 		.rudi = uet_engine_pdc_rudi,
-		.log = getenv("UET_ENGINE_DEBUG") ? uet_engine_pdc_log : NULL,
+		.log = getenv("UET_ENGINE_DEBUG") ? uet_engine_note : NULL,
 	};
 	struct pdc_cfg cfg;
 

@@ -202,9 +202,10 @@ static void uet_engine_neigh_kick(struct uet_engine *e,
 
 /*
  * The kernel made no entry for a hop we asked it to resolve (our datagram
- * to it failed ENOBUFS): its neighbour table is full. It is one table for every namespace of the host, of
- * at most net.ipv4.neigh.default.gc_thresh3 entries (1024 by default):
- * said once, as its peers fail -ENOBUFS instead of a plain -EHOSTUNREACH.
+ * to it failed ENOBUFS): its neighbour table is full. It is one table for
+ * every namespace of the host, of at most net.ipv4.neigh.default.
+ * gc_thresh3 entries (1024 by default): said once, as its peers fail
+ * -ENOBUFS instead of a plain -EHOSTUNREACH.
  */
 static void uet_engine_neigh_warn_full(struct uet_engine *e)
 {
@@ -225,7 +226,7 @@ static void uet_engine_neigh_warn_full(struct uet_engine *e)
 static void uet_engine_neigh_failed(struct uet_engine *e,
 				    struct uet_engine_neigh *n, uint64_t now)
 {
-	char a[INET6_ADDRSTRLEN] = "?";
+	char a[INET6_ADDRSTRLEN] = "?", msg[256];
 
 	n->state = UET_NEIGH_FAILED;
 	if (!getenv("UET_ENGINE_DEBUG"))
@@ -234,11 +235,14 @@ static void uet_engine_neigh_failed(struct uet_engine *e,
 		inet_ntop(AF_INET6, &n->fa.v6, a, sizeof(a));
 	else
 		inet_ntop(AF_INET, &n->fa.v4, a, sizeof(a));
-	fprintf(stderr, "uet engine: ep %u: next hop of %s failed: %s (kernel "
-		"state %u, %llu ms since asked, resolving seen %d, refs %u)\n",
-		e->ep_index, a, strerror(-n->err), n->hop.nud,
-		(unsigned long long)((now - n->since_ns) / 1000000),
-		n->seen_pending, n->refs);
+	snprintf(msg, sizeof(msg), "ep %u: next hop of %s failed: %s (kernel "
+		 "state %u, %llu ms since asked, resolving seen %d, refs %u)",
+		 e->ep_index, a, strerror(-n->err), n->hop.nud,
+		 /* since_ns may be read later than |now| was */
+		 (unsigned long long)(now > n->since_ns ?
+				      (now - n->since_ns) / 1000000 : 0),
+		 n->seen_pending, n->refs);
+	uet_engine_note(e, msg);
 }
 
 /* What the kernel said of a resolving entry. */
@@ -261,11 +265,11 @@ static void uet_engine_neigh_pending(struct uet_engine *e,
 	if (hop->nud == UET_NL_NUD_PENDING)
 		n->seen_pending = true;
 	if (now - n->since_ns >= n->timeout_ns) {
-		n->err = -EHOSTUNREACH;
-		if (!n->seen_pending && n->no_entry) {
-			n->err = -ENOBUFS;
+		/* Never resolving: the kernel could make no entry for it. */
+		n->err = n->no_entry && !n->seen_pending ? -ENOBUFS :
+							   -EHOSTUNREACH;
+		if (n->err == -ENOBUFS)
 			uet_engine_neigh_warn_full(e);
-		}
 		uet_engine_neigh_failed(e, n, now);
 		return;
 	}

@@ -460,6 +460,9 @@ bool uet_engine_ack_hold(struct uet_engine *e, struct uet_xsk_frame *f,
 			 uint32_t len);
 void uet_engine_tx_held(struct uet_engine *e);
 
+/* A note on a rare event, with the time (UET_ENGINE_DEBUG; uet_engine.c). */
+void uet_engine_note(void *ctx, const char *msg);
+
 /* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len);
 void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done);

@@ -145,7 +145,10 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 			ini->last_nack ? pdc_nack_code_name(ini->last_nack) :
 					 "none");
 	}
-	/* Out of the hash first: callbacks that send open a new PDC. */
+	/*
+	 * Out of the hash, and of those opening, first: callbacks that send
+	 * open a new PDC.
+	 */
 	pdc_ini_answered(mgr, pdc);
 	pdc_hash_del(mgr, pdc);
 	pdc_ready_del(mgr, pdc);
