@@ -30,9 +30,9 @@ len=4096 link_bps=10000000000
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # scale_part PARTS CLIENTS: e2e_scale.sh's parts, its output added to $out.
-# Apart: the all-to-all's namespaces are then only its own (e2e_scale makes
-# as many as the larger part wants; 67 of them, 35 idle services beside
-# the 32 busy ones, made the all-to-all fail 2 runs of 2).
+# Apart: the incast's neighbour entries are gone with its namespaces (the
+# kernel's neighbour table is one for the host, 1024 entries by default:
+# those and the all-to-all's 32 x 31 filled it, fi_uet(7) LIMITS).
 scale_part() {
 	SCALE_PARTS=$1 SCALE_CLIENTS=$2 SCALE_A2A_NS=$a2a_ns \
 		SCALE_A2A_PER_NS=$a2a_per SCALE_A2A_LEN=$len SCALE_TIMEOUT=300 \

@@ -17,9 +17,11 @@
  *	then checks its region.
  *
  * With -g FILE every mode says "ready" once set up and starts when FILE
- * appears, so that many processes start at once. -t SECONDS bounds every
- * wait (default 60). Exit 0 when every byte checked out; the last line
- * says what was done ("fi_scale_check: ... ok") or what failed.
+ * appears, so that many processes start at once. With -B DIR the
+ * all-to-all's processes also wait for each other before they close
+ * (fsc_barrier). -t SECONDS bounds every wait (default 60). Exit 0 when
+ * every byte checked out; the last line says what was done
+ * ("fi_scale_check: ... ok") or what failed.
  */
 #include <dirent.h>
 #include <errno.h>
