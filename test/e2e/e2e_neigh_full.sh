@@ -7,29 +7,31 @@
 # 67 namespaces of a large all-to-all filled it, issue 39) it fails
 # FI_ENOBUFS with a text and a warning that name the setting, not as an
 # unreachable host. The writer runs as nobody. The table is made full by
-# gc_thresh3=0 for the run, and put back at exit.
+# gc_thresh3=0 (and no forced collection) for the run, put back at exit.
 source "$(dirname "$0")/e2e_lib.sh"
 e2e_setup 9000
 e2e_stage "$B/fi_scale_check" "$B/libuet-fi.so"
-old=$(sysctl -n net.ipv4.neigh.default.gc_thresh3)
-trap 'sysctl -qw net.ipv4.neigh.default.gc_thresh3=$old; e2e_cleanup' EXIT
+nd=net.ipv4.neigh.default
+old2=$(sysctl -n $nd.gc_thresh2) old3=$(sysctl -n $nd.gc_thresh3)
+trap 'sysctl -qw $nd.gc_thresh2="$old2" $nd.gc_thresh3="$old3"; e2e_cleanup' EXIT
 e2e_in A "$B/uetctl" load "$IF_A" --mode skb >/dev/null
-dead=${IP_A%.*}.99
 
-# write OUT: one 64 B write to $dead as nobody; its output in OUT.
+# write ADDR OUT: one 64 B write to ADDR as nobody; its output in OUT.
+# Each case its own address: the first's entry (FAILED, maybe still
+# referenced, so that a flush may leave it) would answer the second.
 write() {
 	e2e_in A setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		env HOME=/ FI_PROVIDER=uet FI_LOG_LEVEL=warn \
 		FI_PROVIDER_PATH="$E2E_STAGE" "$E2E_STAGE/fi_scale_check" \
-		-c "$dead" -p 77 -n 1 -o 0 -t 20 >"$1" 2>&1 &&
-		e2e_fail "a write to $dead succeeded"
-	grep -q "1 endpoints wrote slots" "$1" || {
-		tail -n 5 "$1" >&2
+		-c "$1" -p 77 -n 1 -o 0 -t 20 >"$2" 2>&1 &&
+		e2e_fail "a write to $1 succeeded"
+	grep -q "1 endpoints wrote slots" "$2" || {
+		tail -n 5 "$2" >&2
 		e2e_fail "fi_scale_check did not end its write"
 	}
 }
 
-write "$E2E_TMP/normal"
+write "${IP_A%.*}.99" "$E2E_TMP/normal"
 grep -q "error completion: No route to host" "$E2E_TMP/normal" || {
 	tail -n 5 "$E2E_TMP/normal" >&2
 	e2e_fail "an unresolved host: no FI_EHOSTUNREACH"
@@ -39,9 +41,11 @@ grep -q "error completion: No route to host" "$E2E_TMP/normal" || {
 e2e_ok "an on-link address nobody holds: FI_EHOSTUNREACH"
 
 e2e_in A ip neigh flush all
-sysctl -qw net.ipv4.neigh.default.gc_thresh3=0
-write "$E2E_TMP/full"
-sysctl -qw net.ipv4.neigh.default.gc_thresh3="$old"
+# No room, and no forced collection that could make some (it runs only
+# above gc_thresh2, whatever else the host holds).
+sysctl -qw $nd.gc_thresh2=2147483647 $nd.gc_thresh3=0
+write "${IP_A%.*}.98" "$E2E_TMP/full"
+sysctl -qw $nd.gc_thresh2="$old2" $nd.gc_thresh3="$old3"
 grep -q "error completion: No buffer space available (.*gc_thresh3" \
 	"$E2E_TMP/full" || {
 	tail -n 5 "$E2E_TMP/full" >&2
