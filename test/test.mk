@@ -591,9 +591,9 @@ E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 E2E_TESTS	+= test/e2e/e2e_link_rate.sh
 E2E_DEPS	+= $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 
-# A next hop the kernel cannot resolve: FI_EHOSTUNREACH; its neighbour
-# table full (gc_thresh3 = 0 for the run): FI_ENOBUFS and a warning that
-# names the setting (engine/uet_engine_neigh.c).
+# A next hop the kernel cannot resolve: FI_EHOSTUNREACH; by hand
+# (E2E_NEIGH_FULL=1), its neighbour table full: FI_ENOBUFS and a warning
+# that names the setting (engine/uet_engine_neigh.c).
 E2E_TESTS	+= test/e2e/e2e_neigh_full.sh
 E2E_DEPS	+= $(B)/fi_scale_check $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 
