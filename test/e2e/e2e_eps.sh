@@ -33,7 +33,9 @@ LIMIT_S=240		# every fi_fep_check wait gives up after this
 # (load 47 seen) the server may not run for seconds. Retransmissions back
 # off to 64 ms: 25 (4.3 s) failed every write once, 100 (5.7 s) every read
 # once; 240 wait 15 s.
-UET=(env FI_PROVIDER=uet FI_UET_MAX_RETRIES=240)
+# UET_ENGINE_DEBUG: a PDC that fails says how (its copies, their age, the
+# last NACK); a run that passes prints none of it.
+UET=(env FI_PROVIDER=uet FI_UET_MAX_RETRIES=240 UET_ENGINE_DEBUG=1)
 
 port() { echo $(( 47000 + RANDOM % 2000 )); }
 details() { sed -e 's/ ok$//' -e 's/^/    /' "$@"; }
@@ -86,6 +88,9 @@ pair() {
 		details "$E2E_TMP/s.out"
 		echo "  client (exit $rc):"
 		grep -v "^uet_engine_stats" "$E2E_TMP/c.out" | details
+		echo "  client endpoints with a failed PDC (FI_UET_STATS):"
+		grep '^uet_engine_stats .*"pdc_failed":[1-9]' "$E2E_TMP/c.out" |
+			details
 		e2e_fail "$n endpoints a side"
 	fi
 	grep -h "all ok" "$E2E_TMP/c.out" | details
