@@ -347,7 +347,7 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   linux-libc-dev iproute2 xdp-tools tshark libpcap-dev \
 		   libfabric-dev libfabric-bin iputils-ping netcat-openbsd \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
-		   debhelper dpkg-dev man-db libssl-dev libsodium-dev \
+		   debhelper dpkg-dev man-db libssl-dev libipsec-mb-dev \
 		   autoconf automake libtool xz-utils python3-prometheus-client \
 		   python3-matplotlib chromium libisal-dev iperf3
 

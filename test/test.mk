@@ -258,7 +258,7 @@ $(B)/fuzz/fuzz_engine_rx: test/fuzz/fuzz_engine_rx.c $(ENGINE_FUZZ_DEPS)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
-		-lcrypto -lsodium -lisal
+		-lcrypto -lIPSec_MB -lisal
 
 # The seeds of the engine fuzzers that take wire data, from the real
 # encoders and sealer: `make fuzz-seeds` writes them again (the same
@@ -281,7 +281,7 @@ $(B)/fuzz/fuzz_local_rx: test/fuzz/fuzz_local_rx.c test/fuzz/fuzz_local_rx.h \
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
-		-lcrypto -lsodium -lisal
+		-lcrypto -lIPSec_MB -lisal
 
 # Fuzz target: sealed frames (issue 43) into a target engine with the keys
 # of an SD, sealed from the input's PDS packets by the real sealer and
@@ -292,7 +292,7 @@ $(B)/fuzz/fuzz_tss_rx: test/fuzz/fuzz_tss_rx.c test/fuzz/fuzz_tss_rx.h \
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) \
-		-lcrypto -lsodium -lisal
+		-lcrypto -lIPSec_MB -lisal
 
 # Floods and replays of rejected frames (issue [R]): fi_flood_check (plain
 # libfabric) is the target and the legitimate client; uet_flood builds the

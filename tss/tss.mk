@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# tss/: the Transport Security Sublayer (AES-256-GCM on libcrypto) and
-# CRC32C (on ISA-L), included by the Makefile; linked into libuet_io.a
-# (uet/uet.mk).
+# tss/: the Transport Security Sublayer (AES-256-GCM on ipsec-mb, its KDF
+# on libcrypto) and CRC32C (on ISA-L), included by the Makefile; linked
+# into libuet_io.a (uet/uet.mk).
 TSS_SRCS	:= tss/uet_tss_hdr.c tss/uet_tss_crypto.c tss/uet_tss_replay.c \
 		   tss/uet_tss_ep.c tss/uet_tss_floor.c tss/uet_tss_gcm.c \
 		   tss/uet_crc32c.c
 TSS_OBJS	:= $(TSS_SRCS:%.c=$(B)/%.o)
-TSS_LIBS	:= -lcrypto -lsodium -lisal
+TSS_LIBS	:= -lcrypto -lIPSec_MB -lisal
 
 # Benchmark: seal and open against raw EVP AES-256-GCM (bench: lines).
 BENCH_BINS	+= $(B)/bench_tss

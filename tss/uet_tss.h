@@ -141,12 +141,7 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 		   const uint8_t *daddr, uint16_t sport, uint16_t dport,
 		   const uint8_t *hdr, size_t hdr_len);
 
-/* ---- AES-256-GCM (libsodium short, libcrypto long: uet_tss_gcm.c) ------- */
-
-/* Texts given whole up to this length go to libsodium (when AES-NI). */
-#ifndef UET_TSS_GCM_SMALL
-#define UET_TSS_GCM_SMALL	256
-#endif
+/* ---- AES-256-GCM (on Intel's ipsec-mb library: uet_tss_gcm.c) ------------ */
 
 struct uet_tss_aead;
 
@@ -173,7 +168,7 @@ int uet_tss_open_final(struct uet_tss_aead *a,
 /*
  * After a begin, the rest of a packet at once: its whole text, then the
  * ICV written (seal) or checked (open: -EBADMSG on a mismatch), as update
- * and final would; a short text takes the lighter call.
+ * and final would, in one call of the library.
  */
 int uet_tss_seal_rest(struct uet_tss_aead *a, uint8_t *out, const uint8_t *in,
 		      size_t len, uint8_t icv[UET_TSS_ICV_LEN]);

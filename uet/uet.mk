@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # libuet_io.a: the AF_XDP device (dev/), the engine (engine/) and TSS
-# (tss/, on libcrypto, libsodium and ISA-L); then uet/: the libfabric
+# (tss/, on libcrypto, ipsec-mb and ISA-L); then uet/: the libfabric
 # provider.
 UET_IO_SRCS	:= $(DEV_SRCS) $(ENGINE_SRCS) $(TSS_SRCS)
 UET_IO_OBJS	:= $(UET_IO_SRCS:%.c=$(B)/%.o)
-UET_IO_LIBS	:= -lxdp -lbpf -lmnl -lcrypto -lsodium -lisal
+UET_IO_LIBS	:= -lxdp -lbpf -lmnl -lcrypto -lIPSec_MB -lisal
 
 $(B)/libuet_io.a: $(UET_IO_OBJS)
 	$(call msg,AR,$@)

@@ -220,18 +220,37 @@ static void sp800_108(uint8_t *out, size_t len, const uint8_t *key,
 	sp800_108_r(out, len, "AES-256-CBC", key, 32, 1, fixed, fl);
 }
 
-/*
- * Both AEADs behind uet_tss_gcm.c agree at every length around the switch
- * (UET_TSS_GCM_SMALL): a whole text (libsodium up to it) against the same
- * in pieces (EVP), in place too, and each opens the other's; a flipped
- * tag byte is refused by both.
- */
-Test(tss_gcm, short_and_long_calls_agree)
+/* OpenSSL's AES-256-GCM, a reference independent of the library used. */
+static void evp_seal(const uint8_t *key, const uint8_t *iv,
+		     const uint8_t *aad, size_t aad_len, uint8_t *out,
+		     const uint8_t *in, size_t len, uint8_t tag[16])
 {
-	uint8_t key[32], iv[12], aad[36], in[600], one[600], str[600];
-	uint8_t back[600], t1[16], t2[16];
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int n;
+
+	cr_assert(c && EVP_EncryptInit_ex(c, EVP_aes_256_gcm(), NULL, key,
+					  iv));
+	cr_assert(EVP_EncryptUpdate(c, NULL, &n, aad, (int)aad_len));
+	cr_assert(EVP_EncryptUpdate(c, out, &n, in, (int)len));
+	cr_assert(EVP_EncryptFinal_ex(c, out + len, &n));
+	cr_assert(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, tag));
+	EVP_CIPHER_CTX_free(c);
+}
+
+/*
+ * The calls of uet_tss_gcm.c (a whole text in one call, the same in
+ * pieces of odd lengths, in place too) agree with each other and with
+ * OpenSSL at every length to 300 and then at jumbo-frame ones, and each
+ * opens the other's; a flipped tag byte is refused by both.
+ */
+#define GCM_MAXLEN 9100
+Test(tss_gcm, whole_pieces_and_openssl_agree)
+{
+	static uint8_t in[GCM_MAXLEN], one[GCM_MAXLEN], str[GCM_MAXLEN],
+		       back[GCM_MAXLEN], ref[GCM_MAXLEN + 16];
+	uint8_t key[32], iv[12], aad[36], t1[16], t2[16];
 	struct uet_tss_aead *a;
-	size_t i, len;
+	size_t i, n, len, cut;
 
 	for (i = 0; i < sizeof(in); i++)
 		in[i] = (uint8_t)(i * 37 + 11);
@@ -239,16 +258,24 @@ Test(tss_gcm, short_and_long_calls_agree)
 	memset(aad, 0x44, sizeof(aad));
 	a = uet_tss_aead_new(key);
 	cr_assert_not_null(a);
-	for (len = 0; len <= sizeof(in); len += len < 300 ? 1 : 37) {
+	for (len = 0; len <= sizeof(in); len += len < 300 ? 1 : 397) {
 		memset(iv, (int)len, sizeof(iv));
 		cr_assert_eq(uet_tss_seal(a, iv, aad, sizeof(aad), one, in,
 					  len, t1), 0);
+		evp_seal(key, iv, aad, sizeof(aad), ref, in, len, t2);
+		cr_assert_arr_eq(one, ref, len, "openssl, length %zu", len);
+		cr_assert_arr_eq(t1, t2, 16, "openssl, length %zu", len);
+		/* pieces of 1, then of 17 up to a cut, then the rest */
+		cut = len / 3;
 		cr_assert_eq(uet_tss_seal_begin(a, iv, aad, sizeof(aad)), 0);
-		if (len)
-			cr_assert_eq(uet_tss_update(a, str, in, 1), 0);
-		if (len > 1)
-			cr_assert_eq(uet_tss_update(a, str + 1, in + 1,
-						    len - 1), 0);
+		for (i = 0; i < cut; i += n) {
+			n = i ? 17 : 1;
+			if (n > cut - i)
+				n = cut - i;
+			cr_assert_eq(uet_tss_update(a, str + i, in + i, n), 0);
+		}
+		cr_assert_eq(uet_tss_update(a, str + cut, in + cut,
+					    len - cut), 0);
 		cr_assert_eq(uet_tss_seal_final(a, t2), 0);
 		cr_assert_arr_eq(one, str, len, "length %zu", len);
 		cr_assert_arr_eq(t1, t2, 16, "length %zu", len);
@@ -256,12 +283,21 @@ Test(tss_gcm, short_and_long_calls_agree)
 		cr_assert_eq(uet_tss_seal(a, iv, aad, sizeof(aad), back, back,
 					  len, t2), 0);
 		cr_assert_arr_eq(back, one, len, "in place, length %zu", len);
+		cr_assert_arr_eq(t1, t2, 16, "in place, length %zu", len);
 		cr_assert_eq(uet_tss_open(a, iv, aad, sizeof(aad), back, str,
 					  len, t1), 0, "length %zu", len);
 		cr_assert_arr_eq(back, in, len);
+		memcpy(back, one, len);
+		cr_assert_eq(uet_tss_open(a, iv, aad, sizeof(aad), back, back,
+					  len, t1), 0, "in place, length %zu",
+			     len);
+		cr_assert_arr_eq(back, in, len);
 		cr_assert_eq(uet_tss_open_begin(a, iv, aad, sizeof(aad)), 0);
-		cr_assert_eq(uet_tss_update(a, back, one, len), 0);
+		cr_assert_eq(uet_tss_update(a, back, one, cut), 0);
+		cr_assert_eq(uet_tss_update(a, back + cut, one + cut,
+					    len - cut), 0);
 		cr_assert_eq(uet_tss_open_final(a, t1), 0);
+		cr_assert_arr_eq(back, in, len);
 		t1[len % 16] ^= 4;
 		cr_assert_eq(uet_tss_open(a, iv, aad, sizeof(aad), back, one,
 					  len, t1), -EBADMSG, "length %zu", len);
@@ -270,6 +306,29 @@ Test(tss_gcm, short_and_long_calls_agree)
 		cr_assert_eq(uet_tss_open_final(a, t1), -EBADMSG);
 	}
 	uet_tss_aead_free(a);
+}
+
+/* A context seals and opens with no AAD, and opens what a twin sealed. */
+Test(tss_gcm, no_aad_and_two_contexts)
+{
+	uint8_t key[32], iv[12] = { 9 }, in[64], out[64], back[64], t[16],
+		t2[16], ref[80];
+	struct uet_tss_aead *a, *b;
+
+	memset(key, 0x21, sizeof(key));
+	memset(in, 0x5a, sizeof(in));
+	a = uet_tss_aead_new(key);
+	b = uet_tss_aead_new(key);
+	cr_assert(a && b);
+	cr_assert_eq(uet_tss_seal(a, iv, NULL, 0, out, in, sizeof(in), t), 0);
+	evp_seal(key, iv, (const uint8_t *)"", 0, ref, in, sizeof(in), t2);
+	cr_assert_arr_eq(out, ref, sizeof(in));
+	cr_assert_arr_eq(t, t2, 16);
+	cr_assert_eq(uet_tss_open(b, iv, NULL, 0, back, out, sizeof(in), t),
+		     0);
+	cr_assert_arr_eq(back, in, sizeof(in));
+	uet_tss_aead_free(a);
+	uet_tss_aead_free(b);
 }
 
 /*
