@@ -531,7 +531,7 @@ E2E_DEPS	+= $(B)/tss_inject $(B)/fi_flood_check $(B)/uet_write \
 # What TSS costs: the same run with it off and on, and the cipher's speed.
 BENCH_SCRIPTS	+= test/bench/bench_tss_rma.sh
 BENCH_DEPS	+= $(B)/uet_pingpong $(B)/uet_bw $(B)/libuet-fi.so $(B)/uetctl \
-		   $(B)/uetd
+		   $(B)/uetd $(B)/bench_tss
 
 # uetd's TSS keys (tools/uetd_tss*.c): the key file's checks, the keys and
 # epochs an endpoint gets, reload, the SDI map.

@@ -2,11 +2,13 @@
 /*
  * TSS cost per packet: a sealing endpoint's uet_tss_ep_seal and a
  * receiving endpoint's uet_tss_ep_open of one packet (cluster mode, IPv4,
- * SSI), against raw EVP AES-256-GCM encryption of the same size in this
- * process (IV, text, tag: one direction), and against what
- * `openssl speed -evp aes-256-gcm` reports when the program is there.
- * The target: seal + open within 1.2 times two raw encryptions. Medians
- * of B_RUNS runs, printed as `bench: NAME VALUE UNIT` lines.
+ * SSI), against the bare AEAD call they make (uet_tss_seal: ipsec-mb's
+ * AES-256-GCM) on the same size (IV, text, tag: one direction), against
+ * OpenSSL's EVP AES-256-GCM in this process, and against what `openssl
+ * speed -evp aes-256-gcm` reports when the program is there. The target:
+ * seal + open within 1.2 times two bare encryptions. Medians of B_RUNS
+ * runs, printed as `bench: NAME VALUE UNIT` lines. With -a, only the bare
+ * AEAD's MB/s at 8192 bytes (bench_tss_rma.sh's B_aes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,34 @@ static double path_ns(size_t len)
 	return median(t, B_RUNS);
 }
 
+/* ns per packet of the bare AEAD (uet_tss_seal) of |len| bytes. */
+static double aead_ns(size_t len)
+{
+	static uint8_t in[B_MAX], out[B_MAX];
+	uint8_t key[32], iv[UET_TSS_IV_LEN] = { 0 }, aad[24] = { 0 }, tag[16];
+	size_t n = B_RUN_BYTES / len, i;
+	struct uet_tss_aead *a;
+	double t[B_RUNS], t0;
+	int r;
+
+	memset(key, 0x3c, sizeof(key));
+	a = uet_tss_aead_new(key);
+	if (!a)
+		die("uet_tss_aead_new");
+	for (r = 0; r < B_RUNS; r++) {
+		t0 = now_ns();
+		for (i = 0; i < n; i++) {
+			iv[11] = (uint8_t)i;
+			if (uet_tss_seal(a, iv, aad, sizeof(aad), out, in, len,
+					 tag))
+				die("uet_tss_seal");
+		}
+		t[r] = (now_ns() - t0) / (double)n;
+	}
+	uet_tss_aead_free(a);
+	return median(t, B_RUNS);
+}
+
 /* ns per packet of raw EVP AES-256-GCM encryption of |len| bytes. */
 static double evp_ns(size_t len)
 {
@@ -120,18 +150,27 @@ static double openssl_speed_gbps(void)
 	return v;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const struct { size_t len; const char *tag; } sz[] = {
 		{ 8192, "8k" }, { 1024, "1k" }, { 64, "64" },
 	};
-	double ours, raw, gbps, ratio8k = 0;
+	double ours, bare, raw, gbps, ratio8k = 0;
 	unsigned int i;
 
+	if (argc == 2 && !strcmp(argv[1], "-a")) {
+		printf("%.0f\n", 8192 / aead_ns(8192) * 1e3);
+		return 0;
+	}
 	for (i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
 		ours = path_ns(sz[i].len);
+		bare = aead_ns(sz[i].len);
 		raw = evp_ns(sz[i].len);
 		printf("bench: tss_seal_open_%s_ns %.0f ns\n", sz[i].tag, ours);
+		printf("bench: tss_aead_gcm_%s_gbps %.2f GB/s\n", sz[i].tag,
+		       sz[i].len / bare);
+		printf("bench: tss_path_vs_aead_%s %.3f ratio\n", sz[i].tag,
+		       ours / (2 * bare));
 		printf("bench: tss_evp_gcm_%s_gbps %.2f GB/s\n", sz[i].tag,
 		       sz[i].len / raw);
 		printf("bench: tss_path_vs_evp_%s %.3f ratio\n", sz[i].tag,
