@@ -320,6 +320,17 @@ struct uet_engine {
 	struct uet_xsk_frame *tx_scatter;	/* being built in bounce */
 	uint32_t tx_scatter_off;	/* where its payload went, or MAX */
 	uint32_t tx_scatter_end;
+	/*
+	 * A frame to be sealed, over several chunks: its payload stays in the
+	 * application's buffer, which uet_engine_tss_seal_to encrypts from
+	 * (uet_engine_fill_gather).
+	 */
+	bool tx_gather_ok;	/* the frame being built may */
+	uint32_t tx_gather_off;	/* where its payload is in the frame */
+	uint32_t tx_gather_len;	/* 0: all of it is in bounce */
+	const struct ses_iov *tx_gather_iov;
+	size_t tx_gather_cnt;
+	uint64_t tx_gather_from;	/* into the iov */
 	bool tx_long;		/* the last frame took more than one chunk */
 	uint64_t now_ns;	/* of the current progress call */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
