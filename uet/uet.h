@@ -264,6 +264,13 @@ struct uet_domain {
 	uint64_t idle_since_ns;		/* first empty read; 0: busy */
 	uint32_t idle_reads;		/* empty reads since the clock */
 	atomic_int app_sleeping;	/* application threads in a wait */
+	/*
+	 * The application armed a wait object (fi_trywait) with app_calls
+	 * at this count, and its timer is due before app_armed_until_ns:
+	 * blocked on that fd, it wakes for what the thread would.
+	 */
+	atomic_ulong app_armed_calls;
+	_Atomic uint64_t app_armed_until_ns;
 	struct uet_list all_link;	/* uet_domains_flush() */
 	pid_t owner_pid;		/* a forked child's copy is not ours */
 };

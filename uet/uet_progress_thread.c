@@ -66,28 +66,54 @@ static bool uet_prog_app_came(struct uet_domain *dom, unsigned long *seen)
 
 /*
  * The longest nap while the application sleeps in our wait (fi_cq_sread,
- * fi_cntr_wait, a polling read past FI_UET_SPIN_US), which wakes for
+ * fi_cntr_wait, a polling read past FI_UET_SPIN_US) or on a wait object
+ * it armed (fi_trywait, then epoll on its fd: then until its timer is
+ * overdue, uet_prog_app_waits_ns), which wakes for
  * everything the thread would: an idle endpoint in fi_cq_sread cost 0.3-1%
  * of a core with 8 ms naps, 125 wake-ups a second. An application that
  * leaves the wait for elsewhere is noticed within this much.
  */
 #define UET_PROG_NAP_SLEEPER_NS	(64ull * 1000000ull)
 
+/*
+ * How long the application is known to wait for us yet, 0 when it is
+ * not: in our own wait (fi_cq_sread and the like: UET_PROG_NAP_SLEEPER_NS,
+ * it may leave it for elsewhere), or blocked on a wait object it armed
+ * with fi_trywait and has not called since (uet_wait_obj_arm): until that
+ * one's timer is overdue. An idle endpoint in epoll cost 0.7-1.3% of a
+ * core when this thread, as well as the application, woke for the same
+ * 100 ms timer and each time took the lock and ran the engines the
+ * application had just run.
+ */
+static uint64_t uet_prog_app_waits_ns(struct uet_domain *dom)
+{
+	uint64_t now, until;
+
+	if (atomic_load(&dom->app_sleeping) > 0)
+		return UET_PROG_NAP_SLEEPER_NS;
+	if (atomic_load(&dom->app_armed_calls) != atomic_load(&dom->app_calls))
+		return 0;
+	now = uet_engine_now_ns();
+	until = atomic_load(&dom->app_armed_until_ns);
+	return until > now ? until - now : 0;
+}
+
 static void *uet_prog_main(void *arg)
 {
 	struct uet_domain *dom = arg;
 	unsigned long seen = atomic_load(&dom->app_calls);
-	uint64_t nap = dom->prog_idle_ns, cap;
-	bool away = false, sleeping;
+	uint64_t nap = dom->prog_idle_ns, cap, waits;
+	bool away = false;
 
 	while (!atomic_load(&dom->prog_stop)) {
 		if (!away) {
 			uet_prog_nap(dom, nap);
 			/* Asleep in our wait, it wakes for what we would. */
-			sleeping = atomic_load(&dom->app_sleeping) > 0;
-			away = !uet_prog_app_came(dom, &seen) && !sleeping;
-			cap = sleeping ? UET_PROG_NAP_SLEEPER_NS :
-			      UET_PROG_NAP_MAX_NS;
+			waits = uet_prog_app_waits_ns(dom);
+			away = !uet_prog_app_came(dom, &seen) && !waits;
+			cap = !waits ? UET_PROG_NAP_MAX_NS :
+			      waits > UET_PROG_NAP_SLEEPER_NS ? waits :
+			      UET_PROG_NAP_SLEEPER_NS;
 			nap = away ? dom->prog_idle_ns :
 			      nap * 2 < cap ? nap * 2 : cap;
 			continue;
@@ -107,7 +133,7 @@ static void *uet_prog_main(void *arg)
 		}
 		uet_domain_unlock(dom);
 		away = !uet_prog_app_came(dom, &seen) &&
-		       !atomic_load(&dom->app_sleeping);
+		       !uet_prog_app_waits_ns(dom);
 	}
 	return NULL;
 }
