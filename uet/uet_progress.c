@@ -273,7 +273,7 @@ bool uet_deadline_passed(uint64_t deadline_ns)
 }
 
 #define UET_WAIT_FDS	16
-#define UET_WAIT_MAX_MS	250	/* recheck at least this often (uet_wait.c) */
+#define UET_WAIT_MAX_MS	100	/* recheck at least this often (uet_wait.c) */
 
 /*
  * Sleeps until a socket of the domain's engines is readable, an engine

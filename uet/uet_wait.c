@@ -19,11 +19,12 @@
  * local channel (another user's; FI_UET_LOCAL=off) come through shared
  * memory (dev/uet_fep_steer.h), which wakes no socket, so they are seen
  * this late at worst; uet_domain_wait rechecks as often for the same
- * reason. Each recheck wakes an idle process: at 100 ms an endpoint idle
- * in epoll or fi_cq_sread cost 0.9-1.4% of a core here (a 2-core VM, where
- * a wake-up is dear), at 250 ms 0.5-0.8%.
+ * reason. Each recheck wakes an idle process (0.9-1.4% of a core idle in
+ * epoll at 100 ms on a 2-core VM, 0.5-0.8% at 250 ms), but an endpoint
+ * whose service restarted tries to reattach at this pace, and at 250 ms
+ * e2e_uetd_restart's endpoints missed the new service's 2 s wait.
  */
-#define UET_WAIT_RECHECK_NS	(250 * 1000000ull)
+#define UET_WAIT_RECHECK_NS	(100 * 1000000ull)
 
 static int uet_wait_epoll_add(int epfd, int fd)
 {
