@@ -323,7 +323,7 @@ struct uet_engine {
 	/*
 	 * A frame to be sealed, over several chunks: its payload stays in the
 	 * application's buffer, which uet_engine_tss_seal_to encrypts from
-	 * (uet_engine_fill_gather).
+	 * (recorded by uet_engine_pdc_fill).
 	 */
 	bool tx_gather_ok;	/* the frame being built may */
 	uint32_t tx_gather_off;	/* where its payload is in the frame */
