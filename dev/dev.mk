@@ -16,3 +16,4 @@ DEV_SRCS	+= dev/uet_fep_steer.c
 DEV_SRCS	+= dev/uet_xdp_kptr.c	# the kptr tag clang 14 leaves out
 DEV_SRCS	+= dev/uet_dev_opts.c	# settings uetctl and uetd both parse
 DEV_SRCS	+= dev/uet_link.c	# the link rate, for CC's default
+DEV_SRCS	+= dev/uet_dev_wake.c	# waking an endpoint that sleeps

@@ -126,6 +126,14 @@ struct uet_dev_shm_slot {
 	uint32_t lch_pid;
 	int32_t lch_fd;
 	uint64_t lch_nonce;
+	/*
+	 * Waking the owner (dev/uet_dev_wake.h): the nonce that names its
+	 * wake socket (0: none), and its flag, set while it sleeps, which
+	 * whoever puts frames on |local| takes. Cleared when given out.
+	 */
+	uint64_t wake_nonce;
+	uint32_t sleeping;
+	uint32_t wake_pad;
 	/* The owner's figures for `uetctl top`; cleared when given out. */
 	struct uet_dev_ep_pub pub;
 	uint64_t held[UET_DEV_HELD_MAX];

@@ -21,6 +21,7 @@
 #include "dev/uet_dev_proto.h"
 #include "uet_fep.h"
 #include "dev/uet_dev_shm.h"
+#include "dev/uet_dev_wake.h"
 #include "dev/uet_fep_steer.h"
 #include "dev/uet_xsk_priv.h"
 
@@ -33,11 +34,32 @@ void uet_xsk_set_local_mac(struct uet_xsk *x, const uint8_t mac[6])
 	x->has_local_mac = x->shm != NULL;
 }
 
+/* Wakes the owner of |sl| if it sleeps (dev/uet_dev_wake.h). */
+static void uet_xsk_wake(struct uet_xsk *x, struct uet_dev_shm_slot *sl)
+{
+	uint64_t nonce;
+
+	if (!uet_dev_wake_take(&sl->sleeping))
+		return;
+	nonce = __atomic_load_n(&sl->wake_nonce, __ATOMIC_RELAXED);
+	if (!x->wake_tx) {
+		int fd = uet_dev_wake_sender();
+
+		/* (0 is the field's "not yet", as for x->fd: not kept.) */
+		if (fd == 0)
+			close(fd);
+		x->wake_tx = fd > 0 ? fd : -1;
+	}
+	if (nonce && x->wake_tx > 0)
+		uet_dev_wake_send(x->wake_tx, nonce);
+}
+
 /*
  * A frame for another endpoint of the interface: its chunks go on that
  * endpoint's local ring (they come back to us through our mailbox once it
- * read them, as completions do). A frame no endpoint takes is dropped and
- * counted: its sender retries, as with a loss.
+ * read them, as completions do), and it is woken if it sleeps. A frame no
+ * endpoint takes is dropped and counted: its sender retries, as with a
+ * loss.
  */
 static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 			    uint32_t len)
@@ -78,6 +100,7 @@ static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 		left -= n;
 	}
 	uet_dev_shm_unlock(s);
+	uet_xsk_wake(x, sl);
 	x->tx_in_flight += f->nsegs;
 	x->tx_frames++;
 	x->tx_bytes += len;
@@ -317,6 +340,8 @@ void uet_xsk_destroy(struct uet_xsk *x)
 			munmap(x->map[i], x->map_len[i]);
 	if (x->fd > 0)
 		close(x->fd);
+	if (x->wake_tx > 0)
+		close(x->wake_tx);
 	if (x->shm)
 		munmap(x->shm, x->shm_len);
 	if (x->area && x->area_shared)

@@ -46,21 +46,6 @@ int uet_engine_fd(const struct uet_engine *e)
 	return uet_xsk_fd(e->xsk);
 }
 
-int uet_engine_wake_fd(const struct uet_engine *e)
-{
-	return uet_engine_local_fd(e);
-}
-
-bool uet_engine_sleep(struct uet_engine *e)
-{
-	return uet_engine_local_sleep(e);
-}
-
-void uet_engine_woke(struct uet_engine *e)
-{
-	uet_engine_local_woke(e);
-}
-
 const struct uet_engine_dscp uet_engine_dscp_default = {
 	.data = UET_DSCP_TRIMMABLE,
 	.ctl = UET_DSCP_CONTROL,
@@ -81,6 +66,10 @@ uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e)
 	/* WREs wait for a next hop: the tick looks each millisecond. */
 	if (e->nheld_wres && e->tick_ns + UET_ENGINE_TICK_NS < at)
 		at = e->tick_ns + UET_ENGINE_TICK_NS;
+	if (uet_engine_svc_due_ns(e) < at)
+		at = uet_engine_svc_due_ns(e);
+	if (uet_engine_pub_due_ns(e) < at)
+		at = uet_engine_pub_due_ns(e);
 	{
 		uint64_t l = uet_engine_local_timeout(e, now);
 
@@ -383,6 +372,7 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	e->mirror.sock = -1;	/* destroy may run before it is opened */
 	e->trace_at_ns = UINT64_MAX;	/* no trace until it is open */
 	e->dev.conn = -1;
+	e->wake_fd = -1;
 	uet_engine_why[0] = '\0';
 	e->cfg = *cfg;
 	e->cfg.ifname[sizeof(e->cfg.ifname) - 1] = '\0';
@@ -410,6 +400,8 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	if (ret == 0)
 		ret = uet_engine_ses_setup(e);
 	if (ret == 0)
+		ret = uet_engine_wake_setup(e);
+	if (ret == 0)
 		ret = uet_engine_local_setup(e);
 	if (ret < 0) {
 		uet_engine_destroy(e);
@@ -431,6 +423,7 @@ void uet_engine_destroy(struct uet_engine *e)
 		uet_engine_stats_json(e, stderr);
 	uet_engine_trace_close(e);
 	uet_engine_local_destroy(e);
+	uet_engine_wake_destroy(e);
 	if (e->ses)
 		ses_destroy(e->ses);
 	if (e->pdc)

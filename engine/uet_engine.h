@@ -326,18 +326,26 @@ void uet_engine_send_held(struct uet_engine *e);
 /* The socket's fd, for a wait object: readable when frames arrived. */
 int uet_engine_fd(const struct uet_engine *e);
 /*
- * The fd local peers wake us on (uet_engine_sleep), or -1 without local
- * channels: a sleeper waits on it beside uet_engine_fd(). Two fds, not
- * one epoll of both: a nested epoll's wake-ups cost the wire path 10%
- * of its 8-byte write rate (measured).
+ * The fd writers through shared memory wake us on (uet_engine_sleep), or
+ * -1 without a device service: a sleeper waits on it beside
+ * uet_engine_fd(). Two fds, not one epoll of both: a nested epoll's
+ * wake-ups cost the wire path 10% of its 8-byte write rate (measured).
  */
 int uet_engine_wake_fd(const struct uet_engine *e);
+/*
+ * The device service's connection, or -1: a sleeper waits on it too
+ * (it reads end-of-file when the service went away: reattach).
+ */
+int uet_engine_svc_fd(const struct uet_engine *e);
+/* That fd woke a sleeper: the next progress call looks at it. */
+void uet_engine_svc_poke(struct uet_engine *e);
 
 /*
- * Around a sleep on uet_engine_fd(): uet_engine_sleep() says whether the
- * caller may sleep (false: a local peer's packets wait already; run
- * progress instead), and from then on local peers that write to us wake
- * the fd; uet_engine_woke() after the sleep, slept or not.
+ * Around a sleep on those fds: uet_engine_sleep() says whether the caller
+ * may sleep (false: frames wait already; run progress instead), and from
+ * then on whoever writes frames to us through shared memory wakes the
+ * wake fd; uet_engine_woke() after the sleep, slept or not (progress
+ * calls it too).
  */
 bool uet_engine_sleep(struct uet_engine *e);
 void uet_engine_woke(struct uet_engine *e);

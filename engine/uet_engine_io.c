@@ -611,6 +611,7 @@ int uet_engine_progress(struct uet_engine *e)
 	bool owed;
 	int rx, tx, ret;
 
+	uet_engine_woke(e);	/* after a sleep (fi_trywait) */
 	if (e->idle_polls && !e->kick_deferred && !e->nheld &&
 	    !e->svc_retrying &&
 	    !uet_xsk_tx_needs_kick(e->xsk) && uet_xsk_rx_idle(e->xsk) &&
@@ -652,6 +653,7 @@ int uet_engine_progress(struct uet_engine *e)
 	if (owed)
 		pdc_ack_flush(e->pdc);
 	tx = uet_engine_tx(e);
+	e->pub_owed |= rx || tx;	/* figures to publish, even asleep */
 	/*
 	 * Frames built while receiving are mostly ACKs, and the application
 	 * often answers what it just received: leave them for one more call,

@@ -17,53 +17,34 @@
  *
  * Sleepers: the owner of an inbox sets |sleeping| before it sleeps on
  * uet_engine_fd() and uet_engine_wake_fd(); a writer that finds it set
- * clears it and sends a datagram to the owner's wake socket, an abstract
- * Unix socket named by the inbox's nonce.
+ * clears it and sends a datagram to the owner's wake socket, the engine's
+ * (dev/uet_dev_wake.h), named by the nonce the inbox carries.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "dev/uet_dev_shm.h"
+#include "dev/uet_dev_wake.h"
 #include "engine/uet_engine_local_priv.h"
-
-static void lch_wake_name(struct sockaddr_un *a, socklen_t *len,
-			  uint64_t nonce)
-{
-	int n;
-
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	/* Abstract: sun_path[0] is 0; the name is what follows. */
-	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
-		     "uet-lch-%016llx", (unsigned long long)nonce);
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
-}
 
 int uet_engine_local_setup(struct uet_engine *e)
 {
 	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
 	struct uet_engine_local *l;
-	struct sockaddr_un a;
-	socklen_t alen;
 	int ret;
 
-	if (e->cfg.local_off || !shm)
+	if (e->cfg.local_off || !shm || e->wake_fd < 0)
 		return 0;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	l->fd = l->wake = -1;
-	if (getrandom(&l->nonce, sizeof(l->nonce), 0) != sizeof(l->nonce) ||
-	    !l->nonce)
-		l->nonce = (uint64_t)getpid() << 32 | (uint64_t)e->ep_index << 16 |
-			   1;
+	l->fd = -1;
+	l->nonce = e->wake_nonce;
 	/* A ring per index of the interface, each index's writer its own. */
 	l->rings = shm->max_eps;
 	l->ring_bytes = uet_lch_ring_bytes(l->rings);
@@ -71,10 +52,6 @@ int uet_engine_local_setup(struct uet_engine *e)
 				   &l->in);
 	if (ret < 0)
 		goto fail;
-	l->wake = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	lch_wake_name(&a, &alen, l->nonce);
-	if (l->wake < 0 || bind(l->wake, (struct sockaddr *)&a, alen) < 0)
-		goto fail_errno;
 	e->local = l;
 	if (uet_dev_shm_lock(shm) == 0) {
 		struct uet_dev_shm_slot *sl = &shm->slot[e->ep_index];
@@ -85,8 +62,6 @@ int uet_engine_local_setup(struct uet_engine *e)
 		uet_dev_shm_unlock(shm);
 	}
 	return 0;
-fail_errno:
-	ret = -errno;
 fail:
 	e->local = l;
 	uet_engine_local_destroy(e);
@@ -117,8 +92,6 @@ void uet_engine_local_destroy(struct uet_engine *e)
 	uet_lch_inbox_unmap(l->in, l->rings);
 	if (l->fd >= 0)
 		close(l->fd);
-	if (l->wake >= 0)
-		close(l->wake);
 	free(l);
 	e->local = NULL;
 }
@@ -144,9 +117,7 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
 	struct lch *c = uet_lch_get(e->local, ep);
 	struct uet_dev_shm_slot *sl;
-	struct sockaddr_un a;
 	uint32_t pid = 0;
-	socklen_t alen;
 	uint64_t nonce = 0, key;
 	int fd = -1, ret;
 
@@ -172,11 +143,9 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 		e->stats.local_refused++;
 		return ret;
 	}
-	c->wake = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			 0);
-	lch_wake_name(&a, &alen, nonce);
-	if (c->wake < 0 || connect(c->wake, (struct sockaddr *)&a, alen) < 0) {
-		ret = -errno;
+	c->wake = uet_dev_wake_connect(nonce);
+	if (c->wake < 0) {
+		ret = c->wake;
 		lch_close(e->local, c);
 		return ret;
 	}
@@ -449,19 +418,9 @@ bool uet_engine_local_sleep(struct uet_engine *e)
 void uet_engine_local_woke(struct uet_engine *e)
 {
 	struct uet_engine_local *l = e->local;
-	char buf[64];
 
 	if (!l || !l->armed)
 		return;
 	l->armed = false;
-	/* Still set: no writer took it, so none sent a datagram. */
-	if (atomic_exchange(&l->in->sleeping, 0))
-		return;
-	while (recv(l->wake, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-}
-
-int uet_engine_local_fd(const struct uet_engine *e)
-{
-	return e->local ? e->local->wake : -1;
+	atomic_store(&l->in->sleeping, 0);
 }

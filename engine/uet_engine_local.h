@@ -39,15 +39,12 @@ int uet_engine_local_rx(struct uet_engine *e);
 void uet_engine_local_tick(struct uet_engine *e);
 
 /*
- * Before sleeping on uet_engine_fd(): false when something is waiting
- * already (do not sleep); true when writers will wake the fd.
- * uet_engine_local_woke() after the sleep.
+ * Before sleeping (uet_engine_sleep): false when something is waiting
+ * already (do not sleep); true when writers will wake the engine's wake
+ * socket. uet_engine_local_woke() after the sleep.
  */
 bool uet_engine_local_sleep(struct uet_engine *e);
 void uet_engine_local_woke(struct uet_engine *e);
-
-/* The wake socket local writers kick (uet_engine_wake_fd), or -1. */
-int uet_engine_local_fd(const struct uet_engine *e);
 
 /* Nanoseconds until uet_engine_local_tick() has work, or UINT64_MAX. */
 uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now);

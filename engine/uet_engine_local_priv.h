@@ -59,8 +59,7 @@ struct lch {
 struct uet_engine_local {
 	struct uet_lch_inbox *in;
 	int fd;			/* the inbox's memfd */
-	int wake;		/* our wake socket */
-	uint64_t nonce;
+	uint64_t nonce;		/* our inbox's: the engine's wake_nonce */
 	uint32_t ctx;		/* incarnations seen, all channels */
 	uint64_t check_ns;	/* when peers were last looked at */
 	uint32_t rings;		/* every inbox's: the indices */

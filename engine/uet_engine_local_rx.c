@@ -336,9 +336,6 @@ int uet_engine_local_rx(struct uet_engine *e)
 
 	if (!l)
 		return 0;
-	/* Woken from an fd the application slept on (fi_trywait). */
-	if (l->armed)
-		uet_engine_local_woke(e);
 	for (uint32_t w = 0; w * 64 < l->rings; w++) {
 		act = lch_active(l, w);
 		while (act) {

@@ -290,6 +290,7 @@ struct uet_engine {
 	bool warned_neigh_full;	/* the kernel's neighbour table, once */
 	uint64_t age_check_ns, tick_ns;
 	uint64_t pub_ns;	/* figures last published (uet_engine_pub.c) */
+	bool pub_owed;		/* traffic since: publish, if need be asleep */
 	uint64_t svc_ns;	/* the service's connection last looked at */
 	/*
 	 * The service went away and we try to reattach: every progress
@@ -297,6 +298,13 @@ struct uet_engine {
 	 * back within the new service's wait (uetd_takeover.c).
 	 */
 	bool svc_retrying;
+	/*
+	 * Our wake socket (uet_engine_wake.c): local writers and the
+	 * service send to it while we sleep. -1 without a service.
+	 */
+	int wake_fd;
+	uint64_t wake_nonce;
+	bool wake_armed;	/* flags set by uet_engine_sleep: undo */
 	/* FI_UET_TRACE (uet_engine_trace.c): UINT64_MAX when off. */
 	uint64_t trace_at_ns, trace_every_ns;
 	uint64_t trace_wall_ns;	/* the wall clock less the monotonic */
@@ -496,5 +504,9 @@ void uet_engine_ses_rma_done(void *ctx, const struct ses_rma_event *ev);
 uint8_t uet_engine_gen_get(void *ctx, const struct ses_addr *dst, uint16_t ri);
 void uet_engine_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
 			uint8_t gen);
+
+/* uet_engine_wake.c: the wake socket, made with the engine. */
+int uet_engine_wake_setup(struct uet_engine *e);
+void uet_engine_wake_destroy(struct uet_engine *e);
 
 #endif /* UET_ENGINE_PRIV_H */

@@ -39,6 +39,7 @@ void uet_engine_pub_tick(struct uet_engine *e)
 	if (!shm || e->now_ns - e->pub_ns < UET_DEV_PUB_NS)
 		return;
 	e->pub_ns = e->now_ns;
+	e->pub_owed = false;
 	/* Its frame counts come before the getsockopt that may fail. */
 	uet_xsk_stats_read(e->xsk, &xs);
 	pdc_mgr_stats(e->pdc, &ps);
@@ -83,4 +84,24 @@ void uet_engine_svc_tick(struct uet_engine *e)
 	if (ret == 1 && getenv("UET_ENGINE_DEBUG"))
 		fprintf(stderr, "uet: endpoint %u reattached to the device "
 			"service of %s\n", e->ep_index, e->cfg.ifname);
+}
+
+/*
+ * A sleeper is woken when the connection closes (uet_engine_svc_fd); the
+ * tries that follow are timers, so that an idle endpoint is back within
+ * a new service's wait without anything looking on a clock of its own.
+ */
+uint64_t uet_engine_pub_due_ns(const struct uet_engine *e)
+{
+	return e->pub_owed && uet_xsk_shm(e->xsk) ? e->pub_ns + UET_DEV_PUB_NS :
+						      UINT64_MAX;
+}
+
+uint64_t uet_engine_svc_due_ns(const struct uet_engine *e)
+{
+	uint64_t at = e->svc_ns + UET_ENGINE_SVC_NS;
+
+	if (!e->svc_retrying)
+		return UINT64_MAX;
+	return e->dev.retry_at_ns > at ? e->dev.retry_at_ns : at;
 }

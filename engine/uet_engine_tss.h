@@ -32,8 +32,16 @@ void uet_engine_tss_tick(struct uet_engine *e);
  * from the millisecond tick; nothing when not on a service's interface.
  */
 void uet_engine_pub_tick(struct uet_engine *e);
+/*
+ * When the figures of traffic since the last publishing are due, or
+ * UINT64_MAX: a timer, so that an endpoint that went to sleep after its
+ * last frames still shows them (one wake-up, then none).
+ */
+uint64_t uet_engine_pub_due_ns(const struct uet_engine *e);
 /* uet_engine_pub.c: the device service's connection; reattach (#43). */
 void uet_engine_svc_tick(struct uet_engine *e);
+/* When the tick must look at it next (a reattach to try), or UINT64_MAX. */
+uint64_t uet_engine_svc_due_ns(const struct uet_engine *e);
 
 /*
  * Seals (or adds the CRC to) the frame at |frame|: headers written, the

@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 	d.udp_port = UET_UDP_PORT;
 	d.queues = 1;
 	d.umem_fd = d.shm_fd = d.pids_map = d.ep_queue_map = -1;
-	d.lsock = d.stop_conn = d.nl_fd = -1;
+	d.lsock = d.stop_conn = d.nl_fd = d.wake_tx = -1;
 	for (uint32_t q = 0; q < UET_XDP_MAX_QUEUES; q++)
 		d.q[q].raw_fd = -1;
 	d.next_auto_pid = UET_FEP_PID_AUTO_FIRST;

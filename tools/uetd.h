@@ -114,6 +114,7 @@ struct uetd {
 	uint64_t reattached, orphans_freed;
 	/* The interface went away (rtnetlink, uetd_link.c): stop for good. */
 	int nl_fd;
+	int wake_tx;		/* sends endpoints' wakes (uetd_ep_wake) */
 	bool iface_gone;
 	struct uetd_tss *tss;	/* uetd_tss_svc.c */
 };
@@ -192,6 +193,8 @@ void uetd_absent_answer(struct uetd *d, const uint8_t *in, size_t len);
 void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req);
 void uetd_ep_close(struct uetd *d, uint32_t ep);
 void uetd_ep_tick(struct uetd *d);
+/* Wakes endpoint |ep| if it sleeps: frames were put on its local ring. */
+void uetd_ep_wake(struct uetd *d, uint32_t ep);
 /* The steering entry of PIDonFEP |pid| (|ep| 0: to the service). */
 int uetd_steer_set(struct uetd *d, uint16_t pid, uint32_t job, uint16_t ep);
 /* Whether |uid| may use |job| by the default rule (*owner: whose it is). */

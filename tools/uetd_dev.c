@@ -611,7 +611,8 @@ static void uetd_dev_reap(struct uetd *d)
  * another (the NIC chose the queue; the kernel redirects only to sockets
  * of the arrival queue): its chunks go on the endpoint's local ring, as
  * frames between two endpoints of the interface do, and come back to a
- * fill ring once it read them. Under the lock. False: not handed on.
+ * fill ring once it read them; it is woken if it sleeps. Under the lock.
+ * False: not handed on.
  */
 static bool uetd_dev_hand_on(struct uetd *d, uint32_t q, uint32_t ep,
 			     const struct xdp_desc *descs, uint32_t nd)
@@ -630,6 +631,7 @@ static bool uetd_dev_hand_on(struct uetd *d, uint32_t q, uint32_t ep,
 				.contd = i + 1 < nd,
 				.from = UET_DEV_LOCAL_FROM_RX };
 	d->q[q].handed_on++;
+	uetd_ep_wake(d, ep);
 	return true;
 }
 

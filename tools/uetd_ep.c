@@ -22,6 +22,7 @@
 
 #include <bpf/bpf.h>
 
+#include "dev/uet_dev_wake.h"
 #include "tools/uetd.h"
 #include "uet_wire.h"
 #include "uet_xdp_shared.h"
@@ -200,6 +201,8 @@ void uetd_ep_open(struct uetd *d, int conn, const struct uet_dev_req *req)
 		sl->lch_pid = 0;
 		sl->lch_fd = -1;
 		sl->lch_nonce = 0;
+		sl->wake_nonce = 0;
+		sl->sleeping = 0;
 		/* Its owner has not had it yet: nobody writes it now. */
 		memset(&sl->pub, 0, sizeof(sl->pub));
 		sl->owner_pid = (uint32_t)cred.pid;
@@ -283,4 +286,18 @@ void uetd_ep_tick(struct uetd *d)
 			uet_dev_shm_unlock(d->shm);
 		}
 	}
+}
+
+void uetd_ep_wake(struct uetd *d, uint32_t ep)
+{
+	struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
+	uint64_t nonce;
+
+	if (!uet_dev_wake_take(&sl->sleeping))
+		return;
+	nonce = __atomic_load_n(&sl->wake_nonce, __ATOMIC_RELAXED);
+	if (d->wake_tx < 0)
+		d->wake_tx = uet_dev_wake_sender();
+	if (nonce && d->wake_tx >= 0)
+		uet_dev_wake_send(d->wake_tx, nonce);
 }

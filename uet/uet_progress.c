@@ -272,8 +272,15 @@ bool uet_deadline_passed(uint64_t deadline_ns)
 	return deadline_ns != UINT64_MAX && uet_engine_now_ns() >= deadline_ns;
 }
 
-#define UET_WAIT_FDS	16
-#define UET_WAIT_MAX_MS	100	/* recheck at least this often (uet_wait.c) */
+#define UET_WAIT_FDS	64
+/*
+ * Everything that comes for an engine wakes one of its three fds
+ * (engine/uet_engine_wake.c), so a sleep is bounded only by the engines'
+ * timers and, against what no fd tells, a long recheck. Engines past
+ * UET_WAIT_FDS are not polled: with any of them, the short one.
+ */
+#define UET_WAIT_RECHECK_NS	(1000ull * 1000000)
+#define UET_WAIT_UNPOLLED_NS	(100ull * 1000000)
 
 /*
  * Sleeps until a socket of the domain's engines is readable, an engine
@@ -288,6 +295,7 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	struct timespec ts;
 	/* The progress thread keeps away while the application sleeps. */
 	bool app = extra_fd < 0 || extra_fd != dom->prog_stop_fd;
+	uint64_t max_ns = UET_WAIT_RECHECK_NS;
 	struct uet_list *pos;
 	struct uet_ep *ep;
 	int n = 0, ret;
@@ -298,13 +306,21 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		fds[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
 	uet_list_for_each(pos, &dom->eps) {
 		ep = container_of(pos, struct uet_ep, link);
-		if (!ep->eng || n == UET_WAIT_FDS)
+		if (!ep->eng)
 			continue;
+		if (n + 3 > UET_WAIT_FDS) {
+			max_ns = UET_WAIT_UNPOLLED_NS;
+			continue;
+		}
 		fds[n++] = (struct pollfd){ .fd = uet_engine_fd(ep->eng),
 					    .events = POLLIN };
-		if (uet_engine_wake_fd(ep->eng) >= 0 && n < UET_WAIT_FDS)
+		if (uet_engine_wake_fd(ep->eng) >= 0)
 			fds[n++] = (struct pollfd){
 				.fd = uet_engine_wake_fd(ep->eng),
+				.events = POLLIN };
+		if (uet_engine_svc_fd(ep->eng) >= 0)
+			fds[n++] = (struct pollfd){
+				.fd = uet_engine_svc_fd(ep->eng),
 				.events = POLLIN };
 		t = uet_engine_next_timeout_ns(ep->eng);
 		/* A local peer's packets wait already: no sleep. */
@@ -313,8 +329,7 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		wait_ns = t < wait_ns ? t : wait_ns;
 	}
 	/* ns, not ms: ACK delays and retransmit timers are microseconds. */
-	t = wait_ns < UET_WAIT_MAX_MS * 1000000ull ? wait_ns :
-	    UET_WAIT_MAX_MS * 1000000ull;
+	t = wait_ns < max_ns ? wait_ns : max_ns;
 	ts.tv_sec = (time_t)(t / 1000000000ull);
 	ts.tv_nsec = (long)(t % 1000000000ull);
 	if (app)
@@ -326,8 +341,14 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 		atomic_fetch_sub(&dom->app_sleeping, 1);
 	uet_list_for_each(pos, &dom->eps) {
 		ep = container_of(pos, struct uet_ep, link);
-		if (ep->eng)
-			uet_engine_woke(ep->eng);
+		if (!ep->eng)
+			continue;
+		uet_engine_woke(ep->eng);
+		/* The service went away: look now, not at the next check. */
+		for (int i = 0; ret > 0 && i < n; i++)
+			if (fds[i].revents &&
+			    fds[i].fd == uet_engine_svc_fd(ep->eng))
+				uet_engine_svc_poke(ep->eng);
 	}
 	return ret > 0 && extra_fd >= 0 && (fds[0].revents & POLLIN);
 }

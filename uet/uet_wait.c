@@ -15,16 +15,17 @@
 
 /*
  * The timer never waits longer than this while the domain has enabled
- * endpoints: frames from endpoints of the same interface that use no
- * local channel (another user's; FI_UET_LOCAL=off) come through shared
- * memory (dev/uet_fep_steer.h), which wakes no socket, so they are seen
- * this late at worst; uet_domain_wait rechecks as often for the same
- * reason. Each recheck wakes an idle process (0.9-1.4% of a core idle in
- * epoll at 100 ms on a 2-core VM, 0.5-0.8% at 250 ms), but an endpoint
- * whose service restarted tries to reattach at this pace, and at 250 ms
- * e2e_uetd_restart's endpoints missed the new service's 2 s wait.
+ * endpoints. Everything that comes for an engine wakes one of the fds in
+ * the set (engine/uet_engine_wake.c): its socket, its wake socket (frames
+ * through shared memory), the service's connection (which the set holds
+ * as it was when the engine joined: after a reattach, the next service's
+ * going away is seen at a recheck, within a new service's 2 s wait). So
+ * this is a last resort, not a poll: at 100 ms it cost an idle process
+ * 0.9-1.4% of a core in epoll on a 2-core VM.
  */
-#define UET_WAIT_RECHECK_NS	(100 * 1000000ull)
+#define UET_WAIT_RECHECK_NS	(1000 * 1000000ull)
+/* How late past its timer an armed application is taken to be elsewhere. */
+#define UET_WAIT_OVERDUE_NS	(100 * 1000000ull)
 
 static int uet_wait_epoll_add(int epfd, int fd)
 {
@@ -36,13 +37,18 @@ static int uet_wait_epoll_add(int epfd, int fd)
 }
 
 /* Adds the sockets of the domain's enabled endpoints (domain lock held). */
-/* An engine's fds (its socket, its wake socket) in |epfd|; 0 or -errno. */
+/*
+ * An engine's fds (its socket, its wake socket, the service's connection)
+ * in |epfd|; 0 or -errno.
+ */
 static int uet_wait_epoll_add_engine(int epfd, const struct uet_engine *eng)
 {
 	int ret = uet_wait_epoll_add(epfd, uet_engine_fd(eng));
 
 	if (!ret && uet_engine_wake_fd(eng) >= 0)
 		ret = uet_wait_epoll_add(epfd, uet_engine_wake_fd(eng));
+	if (!ret && uet_engine_svc_fd(eng) >= 0)
+		ret = uet_wait_epoll_add(epfd, uet_engine_svc_fd(eng));
 	return ret;
 }
 
@@ -242,12 +248,12 @@ int uet_wait_obj_arm(struct uet_wait_obj *w)
 	 * The application blocks on the fd next, which wakes for every
 	 * socket and timer of the engines: the progress thread need not
 	 * (uet_progress_thread.c) until it calls again, or until its timer
-	 * is overdue by a recheck (an application that armed and went
-	 * elsewhere is progressed by the thread then).
+	 * is overdue (an application that armed and went elsewhere is
+	 * progressed by the thread then).
 	 */
 	if (w->dom && w->armed) {
 		atomic_store(&w->dom->app_armed_until_ns,
-			     uet_engine_now_ns() + due + UET_WAIT_RECHECK_NS);
+			     uet_engine_now_ns() + due + UET_WAIT_OVERDUE_NS);
 		atomic_store(&w->dom->app_armed_calls,
 			     atomic_load(&w->dom->app_calls));
 	}
@@ -310,5 +316,8 @@ void uet_wait_ep_closing(struct uet_ep *ep)
 		if (uet_engine_wake_fd(ep->eng) >= 0)
 			epoll_ctl(w->epfd, EPOLL_CTL_DEL,
 				  uet_engine_wake_fd(ep->eng), NULL);
+		if (uet_engine_svc_fd(ep->eng) >= 0)
+			epoll_ctl(w->epfd, EPOLL_CTL_DEL,
+				  uet_engine_svc_fd(ep->eng), NULL);
 	}
 }

@@ -15,6 +15,12 @@
 #    25%: the check can fail; a spinner got 43% of a core at load 10 on 2
 #    cores, a yielding one 2%). A value that is no spin budget fails
 #    fi_domain. (c. below: two processes on one core.)
+# d. Frames through the UMEM wake a sleeper: two endpoints of the
+#    namespace's interface without local channels (FI_UET_LOCAL=off, as
+#    between users), both waiting in fi_cq_sread, no progress thread; a
+#    frame on the other's local ring wakes it (dev/uet_dev_wake.h). Each
+#    half round trip waited for a 100 ms recheck before (50.5 ms median;
+#    51.8 us with the wake, this machine).
 # b. More ranks than cores: Open MPI, 2 x nproc ranks in two namespaces
 #    (nproc each), not told it oversubscribes (no mpi_yield_when_idle):
 #    mpi_check's ping-pongs, allreduce and alltoall, every byte checked,
@@ -61,24 +67,33 @@ why="fi_idle_check said: $bad"
 e2e_check "a. FI_UET_SPIN_US=soon refused (fi_domain: Invalid argument)" \
 	grep -q "fi_domain.*Invalid argument" <<< "$bad"
 
-# same_core_lat [VAR=VALUE...]: fi_msg_bench's median 8 B half round trip
-# (us) between two processes of the namespace both on CPU 0, the way the
-# scheduler puts them on a loaded machine; nan when it failed.
-same_core_lat() {
-	local port=$((20000 + RANDOM % 10000)) s v
-	ip netns exec "$NS" env -u UET_BPFFS -u LIBXDP_BPFFS FI_PROVIDER=uet \
-		FI_UET_IFACE="$MPI_IF" "$@" timeout 30 taskset -c 0 \
-		"$B/fi_msg_bench" -M -s -a "$MPI_NET.1" -p "$port" -m lat -n 8 \
-		-i 5000 > "$E2E_TMP/same.srv" 2>&1 &
+# pair_lat NAME PATTERN [VAR=VALUE...] -- PROG ARGS...: PROG -s -a ADDR
+# and PROG -c ADDR (each with ARGS, a port of their own) between two
+# processes of the namespace, their output in NAME.srv and NAME.cli; the
+# client's half round trip (us), read by sed PATTERN; nan if it failed.
+pair_lat() {
+	local name=$1 pat=$2 port=$((20000 + RANDOM % 10000)) s v
+	local env=(env -u UET_BPFFS -u LIBXDP_BPFFS FI_PROVIDER=uet
+		   FI_UET_IFACE="$MPI_IF")
+	shift 2
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	ip netns exec "$NS" "${env[@]}" timeout 60 "$@" -s -a "$MPI_NET.1" \
+		-p "$port" > "$E2E_TMP/$name.srv" 2>&1 &
 	s=$!
-	ip netns exec "$NS" env -u UET_BPFFS -u LIBXDP_BPFFS FI_PROVIDER=uet \
-		FI_UET_IFACE="$MPI_IF" "$@" timeout 30 taskset -c 0 \
-		"$B/fi_msg_bench" -M -c "$MPI_NET.1" -p "$port" -m lat -n 8 \
-		-i 5000 > "$E2E_TMP/same.cli" 2>&1
+	ip netns exec "$NS" "${env[@]}" timeout 60 "$@" -c "$MPI_NET.1" \
+		-p "$port" > "$E2E_TMP/$name.cli" 2>&1
 	wait "$s" || true
-	v=$(sed -n 's/^fi_msg_bench: lat .* trip \([0-9.]*\) us.*/\1/p' \
-	    "$E2E_TMP/same.cli")
+	v=$(sed -n "$pat" "$E2E_TMP/$name.cli")
 	echo "${v:-nan}"
+}
+
+# same_core_lat: fi_msg_bench's median 8 B half round trip between two
+# processes both on CPU 0, the way the scheduler puts them on a loaded
+# machine.
+same_core_lat() {
+	pair_lat same 's/^fi_msg_bench: lat .* trip \([0-9.]*\) us.*/\1/p' \
+		-- taskset -c 0 "$B/fi_msg_bench" -M -m lat -n 8 -i 5000
 }
 
 # c. Two processes on one core: a spinning reader holds the core its
@@ -89,6 +104,19 @@ lat=$(same_core_lat)
 why="fi_msg_bench: $(tail -n 2 "$E2E_TMP/same.cli" | tr '\n' ' ')"
 e2e_check "c. 8 B ping-pong, both processes on CPU 0: $lat us (under 40)" \
 	awk -v v="$lat" 'BEGIN { exit !(v != "nan" && v < 40) }'
+
+# sread_lat: uet_pingpong -w's median 8 B half round trip between two
+# processes by frames through the UMEM, no progress thread.
+sread_lat() {
+	pair_lat wake 's/.* median half round trip \([0-9.]*\) us.*/\1/p' \
+		FI_UET_LOCAL=off FI_UET_PROGRESS_IDLE_US=0 -- \
+		"$B/uet_pingpong" -w -n 8 -i 200
+}
+lat=$(sread_lat)
+why="uet_pingpong: $(tail -n 2 "$E2E_TMP/wake.cli" | tr '\n' ' ')"
+what="d. 8 B ping-pong through the UMEM, both in fi_cq_sread"
+e2e_check "$what: $lat us (under 5000)" \
+	awk -v v="$lat" 'BEGIN { exit !(v != "nan" && v < 5000) }'
 e2e_checks_done
 
 UET_MISSING=$(mpi_prov_missing uet)
