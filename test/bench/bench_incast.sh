@@ -22,7 +22,8 @@
 #   tcp_bbr    FI_PROVIDER=tcp as the kernel sets it up (bbr, no ECN)
 # Scenarios (INCAST_SCENARIOS, default all):
 #  incast       N senders (INCAST_N, default "4 8 16") into host N+1, all
-#               ports 800 Mbit/s, marking at 64 KiB, no trimming. Each
+#               ports 800 Mbit/s, marking at 64 KiB (INCAST_MARK), no
+#               trimming. Each
 #               sender writes INCAST_MIB MiB (16) with uet_bw in 1 MiB
 #               writes. Every client sets up, connects (a first read) and
 #               says it is ready; then they all start at one wall-clock
@@ -38,8 +39,9 @@
 #               timer fired, uet's rto_fired (undone ones too; each
 #               resends one packet or more) or tcp's TcpExtTCPTimeouts,
 #               summed over the senders.
-#               small_hrt: a 4:1 incast of its own (incast4_small; its
-#               own figures are in the table only) with host N+2 running
+#               small_hrt: for N in INCAST_SMALL_N (default 4 and 8) an
+#               incast of its own (incastN_small; its own figures are
+#               in the table only) with host N+2 running
 #               uet_pingpong -n 8 to the receiver from the common start
 #               for the ideal incast's time, so within the incast: the
 #               mean half round trip (small_hrt_median beside it).
@@ -87,9 +89,9 @@ ALONE_MIB=${ALONE_MIB:-64}
 INCAST_SCENARIOS=${INCAST_SCENARIOS:-incast incast_trim alone share}
 INCAST_PROVS=${INCAST_PROVS:-uet tcp_cubic tcp_bbr}
 INCAST_TRIM_PROVS=${INCAST_TRIM_PROVS:-uet}
-INCAST_SMALL_N=${INCAST_SMALL_N:-4}
+INCAST_SMALL_N=${INCAST_SMALL_N:-4 8}
 RATE=${INCAST_RATE:-800} ALONE_RATE=${INCAST_ALONE_RATE:-400}
-BUF=262144 MARK=65536 TRIM=196608 MTU=9000
+BUF=262144 MARK=${INCAST_MARK:-65536} TRIM=196608 MTU=9000
 NICE=${INCAST_NICE:-10}
 LIMIT=${INCAST_LIMIT:-120}	# seconds any one program may take
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)" FI_UET_IFACE=fab0 \
@@ -522,7 +524,8 @@ incast_variant() {
 		INCAST_REP=$rep
 		for prov in $provs; do
 			incast_run "$n" "$prov" "incast$n${v#incast}"
-			[ "$v$n" = "incast$INCAST_SMALL_N" ] || continue
+			[ "$v" = incast ] &&
+				[[ " $INCAST_SMALL_N " == *" $n "* ]] || continue
 			incast_run "$n" "$prov" "incast${n}_small" 1
 		done
 	done
