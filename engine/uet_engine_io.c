@@ -244,15 +244,15 @@ int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len)
 					(uint32_t)(buf + s->hdr_len - e->bounce));
 		return 0;
 	}
-	if (e->tx_gather_ok && pkt.iov_cnt && s->pay_len &&
+	if (e->tx_gather.ok && pkt.iov_cnt && s->pay_len &&
 	    buf >= e->bounce &&
 	    buf + len <= e->bounce + uet_xsk_frame_max(e->xsk)) {
 		/* sealed from where it is (uet_engine_tss_seal_to) */
-		e->tx_gather_off = (uint32_t)(buf + s->hdr_len - e->bounce);
-		e->tx_gather_len = s->pay_len;
-		e->tx_gather_iov = pkt.iov;
-		e->tx_gather_cnt = pkt.iov_cnt;
-		e->tx_gather_from = pkt.pay_off;
+		e->tx_gather.off = (uint32_t)(buf + s->hdr_len - e->bounce);
+		e->tx_gather.len = s->pay_len;
+		e->tx_gather.iov = pkt.iov;
+		e->tx_gather.cnt = pkt.iov_cnt;
+		e->tx_gather.from = pkt.pay_off;
 		return 0;
 	}
 	if (!pkt.iov_cnt)
@@ -457,14 +457,14 @@ static ssize_t uet_engine_tx_build(struct uet_engine *e,
 	 * (an 8 KiB memcpy a packet, 5% of a sealed stream's sender). A
 	 * capture wants the plaintext frame whole: not then.
 	 */
-	e->tx_gather_ok = e->tss && f->nsegs > 1 &&
+	e->tx_gather.ok = e->tss && f->nsegs > 1 &&
 			  !uet_mirror_is_on(&e->mirror);
-	e->tx_gather_len = 0;
+	e->tx_gather.len = 0;
 	n = pdc_tx_build_ev(e->pdc, *frame + e->hdr_len,
 			    size - e->hdr_len - e->trailer_len, peer, ev,
 			    e->now_ns);
 	e->tx_scatter = NULL;
-	e->tx_gather_ok = false;
+	e->tx_gather.ok = false;
 	if (n <= 0)
 		uet_xsk_tx_free(e->xsk, f);
 	return n;

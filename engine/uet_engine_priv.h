@@ -333,12 +333,14 @@ struct uet_engine {
 	 * application's buffer, which uet_engine_tss_seal_to encrypts from
 	 * (recorded by uet_engine_pdc_fill).
 	 */
-	bool tx_gather_ok;	/* the frame being built may */
-	uint32_t tx_gather_off;	/* where its payload is in the frame */
-	uint32_t tx_gather_len;	/* 0: all of it is in bounce */
-	const struct ses_iov *tx_gather_iov;
-	size_t tx_gather_cnt;
-	uint64_t tx_gather_from;	/* into the iov */
+	struct {
+		bool ok;	/* the frame being built may */
+		uint32_t off;	/* where its payload is in the frame */
+		uint32_t len;	/* 0: all of it is in bounce */
+		const struct ses_iov *iov;
+		size_t cnt;
+		uint64_t from;	/* into the iov */
+	} tx_gather;
 	bool tx_long;		/* the last frame took more than one chunk */
 	uint64_t now_ns;	/* of the current progress call */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */

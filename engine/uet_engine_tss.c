@@ -18,6 +18,7 @@
 #include "dev/uet_fep_steer.h"
 #include "engine/uet_engine_priv.h"
 #include "engine/uet_engine_tss.h"
+#include "ses/ses_util.h"
 #include "tss/uet_crc32c.h"
 
 #define UET_CRC_LEN	4
@@ -215,7 +216,7 @@ static int uet_engine_tss_put(struct uet_tss_aead *a, struct uet_xsk_frame *f,
 }
 
 /*
- * The payload that stayed in the application's buffer (e->tx_gather_*,
+ * The payload that stayed in the application's buffer (e->tx_gather,
  * uet_engine_pdc_fill) into the chunks of |f| at its place in the frame.
  * An iov shorter than the payload leaves zeros, as a copy would have.
  */
@@ -223,14 +224,12 @@ static int uet_engine_tss_put_gather(struct uet_engine *e,
 				     struct uet_tss_aead *a,
 				     struct uet_xsk_frame *f)
 {
-	const struct ses_iov *iov = e->tx_gather_iov;
-	uint64_t from = e->tx_gather_from;
-	uint32_t at = e->tx_gather_off, left = e->tx_gather_len;
-	size_t i = 0;
+	const struct ses_iov *iov = e->tx_gather.iov;
+	uint64_t from = e->tx_gather.from;
+	uint32_t at = e->tx_gather.off, left = e->tx_gather.len;
+	size_t i = ses_iov_seek(iov, e->tx_gather.cnt, &from);
 
-	while (i < e->tx_gather_cnt && from >= iov[i].len)
-		from -= iov[i++].len;
-	for (; i < e->tx_gather_cnt && left; i++, from = 0) {
+	for (; i < e->tx_gather.cnt && left; i++, from = 0) {
 		uint32_t k = iov[i].len - from < left ?
 			     (uint32_t)(iov[i].len - from) : left;
 
@@ -258,7 +257,7 @@ ssize_t uet_engine_tss_seal_to(struct uet_engine *e, const uint8_t *frame,
 			       size_t pds_len, struct uet_xsk_frame *f)
 {
 	uint32_t off = (uint32_t)e->hdr_len, end = off + (uint32_t)pds_len;
-	uint32_t g_at = e->tx_gather_off, g_len = e->tx_gather_len;
+	uint32_t g_at = e->tx_gather.off, g_len = e->tx_gather.len;
 	uint8_t icv[UET_TSS_ICV_LEN];
 	struct uet_tss_aead *a;
 	struct uet_tss_pkt p;

@@ -211,8 +211,7 @@ uint64_t ses_iov_len(const struct ses_iov *iov, size_t cnt)
 }
 
 /* Finds the entry holding byte |*off| and makes |*off| relative to it. */
-static size_t ses_iov_seek(const struct ses_iov *iov, size_t cnt,
-			   uint64_t *off)
+size_t ses_iov_seek(const struct ses_iov *iov, size_t cnt, uint64_t *off)
 {
 	size_t i = 0;
 

@@ -141,6 +141,8 @@ int ses_blkmap_mark(struct ses_blkmap *b, uint64_t off, uint32_t len);
 
 /* ---- iov helpers -------------------------------------------------------- */
 uint64_t ses_iov_len(const struct ses_iov *iov, size_t cnt);
+/* The entry of |iov| byte |*off| is in, |*off| then its offset there. */
+size_t ses_iov_seek(const struct ses_iov *iov, size_t cnt, uint64_t *off);
 /* Copies into/out of the bytes of |iov| from |off|; returns bytes copied. */
 size_t ses_iov_write(const struct ses_iov *iov, size_t cnt, uint64_t off,
 		     const void *src, size_t len);
