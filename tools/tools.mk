@@ -11,7 +11,8 @@ $(B)/uetctl: $(UETCTL_OBJS) $(B)/libuet_io.a
 all: $(B)/uetctl
 
 # uetd: the device service of an interface (issue 12); uetctl load starts it.
-UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o $(B)/tools/uetd_ep.o \
+UETD_OBJS	:= $(B)/tools/uetd.o $(B)/tools/uetd_dev.o \
+		   $(B)/tools/uetd_dev_rx.o $(B)/tools/uetd_ep.o \
 		   $(B)/tools/uetd_absent.o $(B)/tools/uetd_policy.o \
 		   $(B)/tools/uetd_policy_parse.o \
 		   $(B)/tools/uetd_tss_svc.o $(B)/tools/uetd_tss.o \
