@@ -23,7 +23,8 @@
 #     2400 replays (rx_replay + rx_stale), and a real client's write after
 #     them completes: its frames are all it opened besides;
 #  d. with UET_TSS_XDP=off the service steers them (the fallback): the
-#     same traffic checks out, handed on by the services.
+#     same traffic checks out, handed on by the services; and (d2) a
+#     frame handed on wakes an endpoint asleep in fi_cq_sread.
 E2E_NAME=e2e_tss_eps
 source "$(dirname "$0")/e2e_lib.sh"
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)"
@@ -190,6 +191,42 @@ for side in A B; do
 	[ "$handed" -ge "$MIN_READ" ] || e2e_fail "d: $side's service handed on $handed"
 	eval "h_$side=$handed"
 done
-unload
 e2e_ok "d. UET_TSS_XDP=off: the services steer ($h_A + $h_B handed on)," \
 	"all to all verified"
+
+# d2. A frame handed on wakes its endpoint: a second endpoint of JobID 50
+# idle on each host (so that the services steer the domain's frames), a
+# ping-pong of two more, both waiting in fi_cq_sread with no progress
+# thread: each frame reaches a sleeper through the service and the
+# endpoint's local ring (half round trips of 50 ms before the wake:
+# a 100 ms recheck).
+idle=()
+for side in A B; do
+	ip=IP_$side
+	e2e_in "$side" env FI_PROVIDER=uet FI_UET_JOB_ID=50 FI_UET_TSS=on \
+		timeout "$LIMIT_S" "$B/uet_write" -s -a "${!ip}" -S 430 \
+		-p $((43000 + RANDOM % 1000)) > /dev/null 2>&1 &
+	idle+=($!)
+done
+sleep 1
+handed0=$(stat B tss_handed_on)
+port=$((44000 + RANDOM % 1000))
+pp=(env FI_PROVIDER=uet FI_UET_JOB_ID=50 FI_UET_TSS=on
+    FI_UET_PROGRESS_IDLE_US=0 timeout "$LIMIT_S" "$B/uet_pingpong" -w -n 8
+    -i 200 -p "$port")
+e2e_in B "${pp[@]}" -s -a "$IP_B" > "$E2E_TMP/wake.s" 2>&1 &
+srv=$!
+e2e_in A "${pp[@]}" -c "$IP_B" > "$E2E_TMP/wake.c" 2>&1 ||
+	e2e_fail "d2: client: $(cat "$E2E_TMP/wake.c")"
+wait "$srv" || e2e_fail "d2: server: $(cat "$E2E_TMP/wake.s")"
+kill "${idle[@]}" 2>/dev/null || true
+wait "${idle[@]}" 2>/dev/null || true
+hrt=$(sed -n 's/.* median half round trip \([0-9.]*\) us.*/\1/p' \
+	"$E2E_TMP/wake.c")
+handed=$(( $(stat B tss_handed_on) - handed0 ))
+[ "$handed" -ge 200 ] || e2e_fail "d2: B's service handed on $handed frames"
+awk -v v="${hrt:-nan}" 'BEGIN { exit !(v != "nan" && v < 5000) }' ||
+	e2e_fail "d2: sealed ping-pong in fi_cq_sread, handed on: ${hrt:-no} us"
+unload
+e2e_ok "d2. handed on to endpoints asleep in fi_cq_sread: 8 B half round" \
+	"trip $hrt us (under 5000), $handed frames handed on at B"
