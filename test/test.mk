@@ -237,7 +237,7 @@ fabtests: $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd $(if $(FABTESTS),,vendor)
 # replays the same.
 FUZZ_TARGETS	+= engine_rx
 ENGINE_FUZZ_OBJS = $(ENGINE_SRCS:%.c=$(B)/fuzz/eobj/%.o) \
-		   $(B)/fuzz/obj/dev/uet_frame.o
+		   $(B)/fuzz/obj/dev/uet_frame.o $(B)/fuzz/obj/dev/uet_dev_wake.o
 $(B)/fuzz/eobj/%.o: %.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
