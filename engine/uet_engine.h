@@ -344,11 +344,18 @@ void uet_engine_svc_poke(struct uet_engine *e);
  * Around a sleep on those fds: uet_engine_sleep() says whether the caller
  * may sleep (false: frames wait already; run progress instead), and from
  * then on whoever writes frames to us through shared memory wakes the
- * wake fd; uet_engine_woke() after the sleep, slept or not (progress
- * calls it too).
+ * wake fd; uet_engine_woke() after the sleep, when it said true. Any
+ * number of threads may sleep at once (under the caller's lock).
  */
 bool uet_engine_sleep(struct uet_engine *e);
 void uet_engine_woke(struct uet_engine *e);
+/*
+ * The same for an application about to block on a wait object it armed
+ * (fi_trywait): the flags stay up until its next progress call, which
+ * calls uet_engine_app_back().
+ */
+bool uet_engine_sleep_app(struct uet_engine *e);
+void uet_engine_app_back(struct uet_engine *e);
 /* Nanoseconds until progress must run again (timers), or UINT64_MAX. */
 uint64_t uet_engine_next_timeout_ns(const struct uet_engine *e);
 

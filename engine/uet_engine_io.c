@@ -611,7 +611,7 @@ int uet_engine_progress(struct uet_engine *e)
 	bool owed;
 	int rx, tx, ret;
 
-	uet_engine_woke(e);	/* after a sleep (fi_trywait) */
+	uet_engine_app_back(e);	/* after a sleep on an fd (fi_trywait) */
 	if (e->idle_polls && !e->kick_deferred && !e->nheld &&
 	    !e->svc_retrying &&
 	    !uet_xsk_tx_needs_kick(e->xsk) && uet_xsk_rx_idle(e->xsk) &&

@@ -408,11 +408,8 @@ bool uet_engine_local_sleep(struct uet_engine *e)
 	atomic_store(&l->in->sleeping, 1);
 	/* A writer that published before it saw the flag: look once more. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (uet_engine_local_pending(e)) {
-		atomic_store(&l->in->sleeping, 0);
-		return false;
-	}
-	return true;
+	/* (The flag stays: uet_engine_local_woke takes it down.) */
+	return !uet_engine_local_pending(e);
 }
 
 void uet_engine_local_woke(struct uet_engine *e)

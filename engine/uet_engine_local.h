@@ -39,9 +39,10 @@ int uet_engine_local_rx(struct uet_engine *e);
 void uet_engine_local_tick(struct uet_engine *e);
 
 /*
- * Before sleeping (uet_engine_sleep): false when something is waiting
- * already (do not sleep); true when writers will wake the engine's wake
- * socket. uet_engine_local_woke() after the sleep.
+ * Before sleeping (uet_engine_sleep): the inbox's flag set, so that
+ * writers wake the engine's wake socket; false when something is waiting
+ * already (do not sleep). uet_engine_local_woke() takes the flag down
+ * once nobody sleeps.
  */
 bool uet_engine_local_sleep(struct uet_engine *e);
 void uet_engine_local_woke(struct uet_engine *e);

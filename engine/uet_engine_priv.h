@@ -304,7 +304,13 @@ struct uet_engine {
 	 */
 	int wake_fd;
 	uint64_t wake_nonce;
-	bool wake_armed;	/* flags set by uet_engine_sleep: undo */
+	/*
+	 * Who relies on the flags (uet_engine_wake.c): threads asleep in
+	 * uet_engine_sleep..uet_engine_woke, and an application blocked on
+	 * a wait object it armed, until its next progress call.
+	 */
+	uint32_t sleepers;
+	bool app_asleep;
 	/* FI_UET_TRACE (uet_engine_trace.c): UINT64_MAX when off. */
 	uint64_t trace_at_ns, trace_every_ns;
 	uint64_t trace_wall_ns;	/* the wall clock less the monotonic */

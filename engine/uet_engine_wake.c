@@ -73,18 +73,51 @@ void uet_engine_svc_poke(struct uet_engine *e)
 	e->tick_ns = 0;
 }
 
-bool uet_engine_sleep(struct uet_engine *e)
+/*
+ * The flags up (again: a writer that took one since must see it set) and
+ * a last look at what they guard. False: something waits already.
+ */
+static bool uet_engine_flags_up(struct uet_engine *e)
+{
+	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
+	bool local_idle;
+
+	/* What we refused shows in `uetctl stats` while we sleep. */
+	uet_engine_tss_tick(e);
+	uet_dev_wake_arm(&shm->slot[e->ep_index].sleeping);
+	/* Both flags set before either place is looked at again. */
+	local_idle = uet_engine_local_sleep(e);
+	return local_idle && uet_xsk_rx_idle(e->xsk);
+}
+
+/*
+ * Once nobody relies on them, the flags down; and what writers sent
+ * read: a writer that took a flag before an earlier sleep ended may send
+ * after we read then, and an unread datagram would wake every later
+ * sleep at once.
+ */
+static void uet_engine_flags_down(struct uet_engine *e)
 {
 	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
 
+	if (!e->sleepers && !e->app_asleep) {
+		uet_dev_wake_disarm(&shm->slot[e->ep_index].sleeping);
+		uet_engine_local_woke(e);
+	}
+	uet_dev_wake_drain(e->wake_fd);
+}
+
+/*
+ * Both threads of a process (the application's, the progress thread) may
+ * sleep on one engine at once: each sleep counts, so that the first one
+ * up does not take down the flags the other sleeps on.
+ */
+bool uet_engine_sleep(struct uet_engine *e)
+{
 	if (e->wake_fd < 0)
 		return true;
-	/* What we refused shows in `uetctl stats` while we sleep. */
-	uet_engine_tss_tick(e);
-	e->wake_armed = true;
-	uet_dev_wake_arm(&shm->slot[e->ep_index].sleeping);
-	/* Both flags set before either place is looked at again. */
-	if (!uet_engine_local_sleep(e) || !uet_xsk_rx_idle(e->xsk)) {
+	e->sleepers++;
+	if (!uet_engine_flags_up(e)) {
 		uet_engine_woke(e);
 		return false;
 	}
@@ -93,17 +126,28 @@ bool uet_engine_sleep(struct uet_engine *e)
 
 void uet_engine_woke(struct uet_engine *e)
 {
-	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
-
-	if (!e->wake_armed)
+	if (e->wake_fd < 0 || !e->sleepers)
 		return;
-	e->wake_armed = false;
-	uet_dev_wake_disarm(&shm->slot[e->ep_index].sleeping);
-	uet_engine_local_woke(e);
-	/*
-	 * Always read: a writer that took a flag before an earlier sleep
-	 * ended may send after we read then, and an unread datagram would
-	 * wake every later sleep at once.
-	 */
-	uet_dev_wake_drain(e->wake_fd);
+	e->sleepers--;
+	uet_engine_flags_down(e);
+}
+
+bool uet_engine_sleep_app(struct uet_engine *e)
+{
+	if (e->wake_fd < 0)
+		return true;
+	e->app_asleep = true;
+	if (!uet_engine_flags_up(e)) {
+		uet_engine_app_back(e);
+		return false;
+	}
+	return true;
+}
+
+void uet_engine_app_back(struct uet_engine *e)
+{
+	if (!e->app_asleep)
+		return;
+	e->app_asleep = false;
+	uet_engine_flags_down(e);
 }

@@ -296,9 +296,11 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	/* The progress thread keeps away while the application sleeps. */
 	bool app = extra_fd < 0 || extra_fd != dom->prog_stop_fd;
 	uint64_t max_ns = UET_WAIT_RECHECK_NS;
+	/* The engines this sleep counts on (uet_engine_woke after it). */
+	struct uet_engine *slept[UET_WAIT_FDS];
+	int n = 0, nslept = 0, ret;
 	struct uet_list *pos;
 	struct uet_ep *ep;
-	int n = 0, ret;
 
 	wait_ns = deadline_ns == UINT64_MAX ? UINT64_MAX :
 		  deadline_ns > now ? deadline_ns - now : 0;
@@ -324,7 +326,9 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 				.events = POLLIN };
 		t = uet_engine_next_timeout_ns(ep->eng);
 		/* A local peer's packets wait already: no sleep. */
-		if (!uet_engine_sleep(ep->eng))
+		if (uet_engine_sleep(ep->eng))
+			slept[nslept++] = ep->eng;
+		else
 			t = 0;
 		wait_ns = t < wait_ns ? t : wait_ns;
 	}
@@ -339,11 +343,14 @@ int uet_domain_wait(struct uet_domain *dom, int extra_fd,
 	uet_domain_lock(dom);
 	if (app)
 		atomic_fetch_sub(&dom->app_sleeping, 1);
+	/* By the list again: an endpoint may have closed meanwhile. */
 	uet_list_for_each(pos, &dom->eps) {
 		ep = container_of(pos, struct uet_ep, link);
 		if (!ep->eng)
 			continue;
-		uet_engine_woke(ep->eng);
+		for (int i = 0; i < nslept; i++)
+			if (slept[i] == ep->eng)
+				uet_engine_woke(ep->eng);
 		/* The service went away: look now, not at the next check. */
 		for (int i = 0; ret > 0 && i < n; i++)
 			if (fds[i].revents &&

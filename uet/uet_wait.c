@@ -211,7 +211,7 @@ static uint64_t uet_wait_engines_due_ns(const struct uet_domain *dom)
 		ep = container_of(pos, struct uet_ep, link);
 		if (!ep->eng)
 			continue;
-		if (!uet_engine_sleep(ep->eng))
+		if (!uet_engine_sleep_app(ep->eng))
 			return 0;
 		t = uet_engine_next_timeout_ns(ep->eng);
 		due = t < due ? t : due;
