@@ -192,6 +192,8 @@ struct uet_engine_ops {
 struct uet_engine_stats {
 	uint64_t rx_frames, rx_not_uet, rx_bad;
 	uint64_t tx_frames, tx_no_frame;
+	uint64_t tx_build_err;	/* PDC refused a frame otherwise than for
+				 * want of a chunk: what it holds waits */
 	uint64_t tx_acks_superseded;	/* held ACKs a newer one of their PDC
 					 * replaced before they went */
 	uint64_t tx_pay_lost;	/* held READ data that could not be copied

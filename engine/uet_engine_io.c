@@ -508,6 +508,19 @@ static int uet_engine_tx_one(struct uet_engine *e)
 		 */
 		if (uet_xsk_link_down(e->xsk))
 			pdc_timers_run(e->pdc, e->now_ns);
+	} else if (n < 0 && n != -ECANCELED) {
+		/*
+		 * Counted, and said under UET_ENGINE_DEBUG (at 1, 2, 4...):
+		 * a PDC whose frame keeps failing to build stays at the head
+		 * of the ready list, and its queued copies with it.
+		 */
+		e->stats.tx_build_err++;
+		if (!(e->stats.tx_build_err & (e->stats.tx_build_err - 1)) &&
+		    getenv("UET_ENGINE_DEBUG"))
+			fprintf(stderr, "uet: endpoint %u: PDC could not build "
+				"a frame of %u bytes: %s (%llu times)\n",
+				e->ep_index, size, strerror((int)-n),
+				(unsigned long long)e->stats.tx_build_err);
 	}
 	if (n <= 0)
 		return 0;

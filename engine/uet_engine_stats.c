@@ -24,6 +24,7 @@ static const struct uet_stat_field uet_engine_fields[] = {
 	UET_STAT(uet_engine_stats, rx_bad),
 	UET_STAT(uet_engine_stats, tx_frames),
 	UET_STAT(uet_engine_stats, tx_no_frame),
+	UET_STAT(uet_engine_stats, tx_build_err),
 	UET_STAT(uet_engine_stats, tx_acks_superseded),
 	UET_STAT(uet_engine_stats, tx_pay_lost),
 	UET_STAT(uet_engine_stats, tx_resp_resent),

@@ -132,7 +132,7 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 
 		pdc_log(mgr, "pdc %#x to peer %u (its pdc %#x, %s) failed: "
 			"%d; psn una %#x send %#x next %#x, srtt %llu us, rto "
-			"%llu us; oldest sent %u times over %llu ms; "
+			"%llu us; oldest sent %u times over %llu ms%s; "
 			"last nack %s", pdc->id, pdc->peer, pdc->rid,
 			pdc->state == PDC_ST_SYN ? "unanswered" :
 			pdc->state == PDC_ST_EST ? "established" : "closing",
@@ -142,6 +142,8 @@ void pdc_ini_fail(struct pdc_mgr *mgr, struct pdc *pdc, int err)
 			old ? old->tx_cnt : 0, old && old->tx_cnt ?
 			(unsigned long long)((old->sent_ns - old->first_ns) /
 					     1000000) : 0ull,
+			old && (old->flags & PDC_SLOT_RETXQ) ?
+			", queued to go again" : "",
 			ini->last_nack ? pdc_nack_code_name(ini->last_nack) :
 					 "none");
 	}
