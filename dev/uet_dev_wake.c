@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dev/uet_dev_shm.h"
 #include "dev/uet_dev_wake.h"
 
 static socklen_t uet_dev_wake_name(struct sockaddr_un *a, uint64_t nonce)
@@ -102,4 +103,17 @@ bool uet_dev_wake_take(uint32_t *sleeping)
 bool uet_dev_wake_disarm(uint32_t *sleeping)
 {
 	return !__atomic_exchange_n(sleeping, 0, __ATOMIC_SEQ_CST);
+}
+
+void uet_dev_wake_owner(struct uet_dev_shm_slot *sl, int *sender)
+{
+	uint64_t nonce;
+
+	if (!uet_dev_wake_take(&sl->sleeping))
+		return;
+	nonce = __atomic_load_n(&sl->wake_nonce, __ATOMIC_RELAXED);
+	if (*sender < 0)
+		*sender = uet_dev_wake_sender();
+	if (nonce && *sender >= 0)
+		uet_dev_wake_send(*sender, nonce);
 }

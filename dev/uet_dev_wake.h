@@ -46,4 +46,12 @@ bool uet_dev_wake_take(uint32_t *sleeping);
 /* Owner, awake again: true when a writer took the flag (and woke it). */
 bool uet_dev_wake_disarm(uint32_t *sleeping);
 
+struct uet_dev_shm_slot;
+/*
+ * Writer, after putting frames on the local ring of |sl|: wakes its owner
+ * if it sleeps, from |*sender| (a uet_dev_wake_sender() made at the first
+ * need; -1 until then).
+ */
+void uet_dev_wake_owner(struct uet_dev_shm_slot *sl, int *sender);
+
 #endif /* UET_DEV_WAKE_H */

@@ -34,26 +34,6 @@ void uet_xsk_set_local_mac(struct uet_xsk *x, const uint8_t mac[6])
 	x->has_local_mac = x->shm != NULL;
 }
 
-/* Wakes the owner of |sl| if it sleeps (dev/uet_dev_wake.h). */
-static void uet_xsk_wake(struct uet_xsk *x, struct uet_dev_shm_slot *sl)
-{
-	uint64_t nonce;
-
-	if (!uet_dev_wake_take(&sl->sleeping))
-		return;
-	nonce = __atomic_load_n(&sl->wake_nonce, __ATOMIC_RELAXED);
-	if (!x->wake_tx) {
-		int fd = uet_dev_wake_sender();
-
-		/* (0 is the field's "not yet", as for x->fd: not kept.) */
-		if (fd == 0)
-			close(fd);
-		x->wake_tx = fd > 0 ? fd : -1;
-	}
-	if (nonce && x->wake_tx > 0)
-		uet_dev_wake_send(x->wake_tx, nonce);
-}
-
 /*
  * A frame for another endpoint of the interface: its chunks go on that
  * endpoint's local ring (they come back to us through our mailbox once it
@@ -100,7 +80,7 @@ static int uet_xsk_tx_local(struct uet_xsk *x, struct uet_xsk_frame *f,
 		left -= n;
 	}
 	uet_dev_shm_unlock(s);
-	uet_xsk_wake(x, sl);
+	uet_dev_wake_owner(sl, &x->wake_tx);
 	x->tx_in_flight += f->nsegs;
 	x->tx_frames++;
 	x->tx_bytes += len;
@@ -236,6 +216,7 @@ struct uet_xsk *uet_xsk_create(const struct uet_xsk_cfg *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
+	x->wake_tx = -1;
 	x->frame_max = cfg->multi_buf ? UET_XSK_FRAME_MAX : UET_XSK_CHUNK_LEN;
 	ret = uet_xsk_umem_setup(x, frames);
 	if (ret == 0)
@@ -340,7 +321,7 @@ void uet_xsk_destroy(struct uet_xsk *x)
 			munmap(x->map[i], x->map_len[i]);
 	if (x->fd > 0)
 		close(x->fd);
-	if (x->wake_tx > 0)
+	if (x->wake_tx >= 0)
 		close(x->wake_tx);
 	if (x->shm)
 		munmap(x->shm, x->shm_len);
@@ -630,6 +611,7 @@ struct uet_xsk *uet_xsk_attach(const struct uet_xsk_shared *sh)
 	}
 	x->fd = sh->xsk_fd;
 	x->ep = sh->ep;
+	x->wake_tx = -1;
 	if (!uet_dev_layout_is_sane(l, sh->ep))
 		ret = -EPROTO;
 	if (ret == 0) {

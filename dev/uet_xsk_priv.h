@@ -49,7 +49,7 @@ struct uet_xsk {
 	uint32_t nret;
 	uint8_t local_mac[6];	/* frames to it stay on the interface */
 	bool has_local_mac;
-	int wake_tx;		/* sends wakes (uet_dev_wake.h); 0: not yet */
+	int wake_tx;		/* sends wakes (uet_dev_wake.h); -1: not yet */
 };
 
 /* Reception (uet_xsk_rx.c). */

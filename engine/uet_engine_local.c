@@ -167,9 +167,7 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 /* Tells the owner of |c|'s inbox that something came, if it sleeps. */
 void uet_lch_kick(struct uet_engine *e, struct lch *c)
 {
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&c->their->sleeping, memory_order_relaxed) &&
-	    atomic_exchange(&c->their->sleeping, 0)) {
+	if (uet_dev_wake_take(&c->their->sleeping)) {
 		(void)!send(c->wake, "w", 1, MSG_DONTWAIT);
 		e->stats.local_wakes++;
 	}
@@ -405,10 +403,9 @@ bool uet_engine_local_sleep(struct uet_engine *e)
 	if (!l)
 		return true;
 	l->armed = true;
-	atomic_store(&l->in->sleeping, 1);
-	/* A writer that published before it saw the flag: look once more. */
-	atomic_thread_fence(memory_order_seq_cst);
-	/* (The flag stays: uet_engine_local_woke takes it down.) */
+	/* A writer that published before it saw the flag: look once more
+	 * (the flag stays: uet_engine_local_woke takes it down). */
+	uet_dev_wake_arm(&l->in->sleeping);
 	return !uet_engine_local_pending(e);
 }
 
@@ -419,5 +416,5 @@ void uet_engine_local_woke(struct uet_engine *e)
 	if (!l || !l->armed)
 		return;
 	l->armed = false;
-	atomic_store(&l->in->sleeping, 0);
+	uet_dev_wake_disarm(&l->in->sleeping);
 }

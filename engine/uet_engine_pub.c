@@ -87,9 +87,8 @@ void uet_engine_svc_tick(struct uet_engine *e)
 }
 
 /*
- * A sleeper is woken when the connection closes (uet_engine_svc_fd); the
- * tries that follow are timers, so that an idle endpoint is back within
- * a new service's wait without anything looking on a clock of its own.
+ * After traffic, one publishing more (its tick also publishes what TSS
+ * refused, uet_engine_tss_tick): an endpoint asleep shows its last frames.
  */
 uint64_t uet_engine_pub_due_ns(const struct uet_engine *e)
 {
@@ -97,6 +96,11 @@ uint64_t uet_engine_pub_due_ns(const struct uet_engine *e)
 						      UINT64_MAX;
 }
 
+/*
+ * A sleeper is woken when the connection closes (uet_engine_svc_fd); the
+ * tries that follow are timers, so that an idle endpoint is back within
+ * a new service's wait without anything looking on a clock of its own.
+ */
 uint64_t uet_engine_svc_due_ns(const struct uet_engine *e)
 {
 	uint64_t at = e->svc_ns + UET_ENGINE_SVC_NS;

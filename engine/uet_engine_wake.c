@@ -17,7 +17,6 @@
 #include "dev/uet_dev_wake.h"
 #include "engine/uet_engine_local.h"
 #include "engine/uet_engine_priv.h"
-#include "engine/uet_engine_tss.h"
 
 int uet_engine_wake_setup(struct uet_engine *e)
 {
@@ -82,8 +81,6 @@ static bool uet_engine_flags_up(struct uet_engine *e)
 	struct uet_dev_shm *shm = uet_xsk_shm(e->xsk);
 	bool local_idle;
 
-	/* What we refused shows in `uetctl stats` while we sleep. */
-	uet_engine_tss_tick(e);
 	uet_dev_wake_arm(&shm->slot[e->ep_index].sleeping);
 	/* Both flags set before either place is looked at again. */
 	local_idle = uet_engine_local_sleep(e);

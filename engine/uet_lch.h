@@ -117,7 +117,7 @@ struct uet_lch_inbox {
 	uint32_t rings;		/* ring[]: the interface's indices */
 	uint32_t ring_bytes;	/* data[] of each */
 	uint8_t pad0[32];
-	_Atomic uint32_t sleeping;	/* the owner may sleep: wake it */
+	uint32_t sleeping;	/* the owner may sleep: wake it (uet_dev_wake.h) */
 	uint8_t pad1[60];
 	/* Rings that have had a writer: bit i of word i / 64. */
 	_Atomic uint64_t active[UET_LCH_ACTIVE_WORDS];

@@ -290,14 +290,5 @@ void uetd_ep_tick(struct uetd *d)
 
 void uetd_ep_wake(struct uetd *d, uint32_t ep)
 {
-	struct uet_dev_shm_slot *sl = &d->shm->slot[ep];
-	uint64_t nonce;
-
-	if (!uet_dev_wake_take(&sl->sleeping))
-		return;
-	nonce = __atomic_load_n(&sl->wake_nonce, __ATOMIC_RELAXED);
-	if (d->wake_tx < 0)
-		d->wake_tx = uet_dev_wake_sender();
-	if (nonce && d->wake_tx >= 0)
-		uet_dev_wake_send(d->wake_tx, nonce);
+	uet_dev_wake_owner(&d->shm->slot[ep], &d->wake_tx);
 }

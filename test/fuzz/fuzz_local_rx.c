@@ -527,7 +527,7 @@ static void f_step_time(struct fe_in *in)
 		sl->state = sl->state == UET_DEV_SLOT_ACTIVE ?
 			    UET_DEV_SLOT_FREE : UET_DEV_SLOT_ACTIVE;
 	if (ev & FL_EV_SLEEPING)
-		atomic_store(&p->inbox->sleeping, 1);
+		__atomic_store_n(&p->inbox->sleeping, 1, __ATOMIC_SEQ_CST);
 	if ((ev & FL_EV_REFUSED) && c && c->state == LCH_UP)
 		atomic_store(&uet_lch_ring_at(p->inbox, FL_RINGS,
 					      FAKE_EP_INDEX)->refused, 1);

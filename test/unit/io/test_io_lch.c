@@ -91,8 +91,8 @@ Test(lch, inbox_maps_only_as_itself)
 	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 8, 0x1234, &m), 0);
 	cr_assert_eq(m->owner_ep, 5u);
 	/* One mapping's writes are the other's. */
-	atomic_store(&m->sleeping, 1);
-	cr_assert_eq(atomic_load(&in->sleeping), 1u);
+	__atomic_store_n(&m->sleeping, 1, __ATOMIC_SEQ_CST);
+	cr_assert_eq(__atomic_load_n(&in->sleeping, __ATOMIC_SEQ_CST), 1u);
 	uet_lch_inbox_unmap(m, 8);
 	cr_assert_eq(uet_lch_inbox_map(getpid(), fd, 5, 9, 0x1234, &m), -EPROTO,
 		     "another interface's count of rings");
