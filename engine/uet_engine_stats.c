@@ -81,6 +81,7 @@ static const struct uet_stat_field uet_pdc_fields[] = {
 	UET_STAT(pdc_stats, tx_retx),
 	UET_STAT(pdc_stats, retx_rto),
 	UET_STAT(pdc_stats, rto_fired),
+	UET_STAT(pdc_stats, retx_held),
 	UET_STAT(pdc_stats, rto_link_down),
 	UET_STAT(pdc_stats, retx_sack),
 	UET_STAT(pdc_stats, retx_probe),

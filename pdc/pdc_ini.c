@@ -130,6 +130,68 @@ void pdc_ini_retx_prune(struct pdc *pdc)
 }
 
 /*
+ * The timer found the copy of |psn| queued to go again (RETXQ) and still
+ * unsent PDC_HELD_RTOS RTOs after the copy before it. Such a copy is
+ * exempt from time-outs (pdc_ini_rto: it waits for the CPU or a frame),
+ * so a copy that could never leave would hold its PDC silently until the
+ * resend-age bound fails it: e2e_eps failed so in CI, a 1 MiB write
+ * whose oldest packet was queued by a probe and did not leave for 5 s,
+ * with frames to spare and no time-out. Whatever held it, it gets every
+ * way out: back on the queue when the queue lost it (the flag without
+ * the link), its PDC ready again, counted, and said once a PDC under
+ * UET_ENGINE_DEBUG with what the PDC looked like.
+ */
+void pdc_ini_retx_held(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+		       uint64_t now_ns)
+{
+	struct pdc_ini *ini = &pdc->ini;
+	uint16_t want = (uint16_t)((psn - ini->start_psn) & ini->ring_mask);
+	uint16_t idx = ini->retx_head;
+	uint32_t len = 0, room = ini->ring_mask + 1;
+	struct pdc_slot *slot = &ini->slot[want];
+	bool linked = false;
+
+	for (; idx != PDC_NO_SLOT && len < room; len++) {
+		if (idx == want)
+			linked = true;
+		idx = ini->slot[idx].retx_next;
+	}
+	mgr->stats.retx_held++;
+	if (mgr->ops.log && !ini->held_told) {
+		ini->held_told = true;
+		pdc_log(mgr, "pdc %#x to peer %u: psn %#x queued to go again "
+			"and unsent for %llu ms (copies %u); %s the resend "
+			"queue (%u long%s), %s; cack %#x, peer window %u, "
+			"una %#x send %#x next %#x", pdc->id, pdc->peer, psn,
+			(unsigned long long)((now_ns - slot->sent_ns) /
+					     1000000), slot->tx_cnt,
+			linked ? "on" : "NOT on", len,
+			idx != PDC_NO_SLOT ? ", a loop" : "",
+			pdc->on_ready ? "ready" : "not ready",
+			ini->cack_psn, ini->peer_win, ini->una_psn,
+			ini->send_psn, ini->next_psn);
+	}
+	if (idx != PDC_NO_SLOT) {	/* a loop: rebuilt from the flags */
+		uint32_t p;
+
+		ini->retx_head = ini->retx_tail = PDC_NO_SLOT;
+		for (p = ini->una_psn; p != ini->send_psn; p++) {
+			struct pdc_slot *s = pdc_ini_slot(pdc, p);
+
+			if (!(s->flags & PDC_SLOT_RETXQ))
+				continue;
+			s->flags &= ~PDC_SLOT_RETXQ;
+			if (pdc_slot_needs_tx(s))
+				pdc_ini_retx_push(pdc, p);
+		}
+	} else if (!linked) {
+		slot->flags &= ~PDC_SLOT_RETXQ;
+		pdc_ini_retx_push(pdc, psn);
+	}
+	pdc_ready(mgr, pdc);
+}
+
+/*
  * Twice the slots, when the ring is full and under cfg.window: the
  * packets out move to their places in the new ring, and the resend queue,
  * which links slots by index, is rebuilt in its order with the new

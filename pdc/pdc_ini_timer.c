@@ -253,6 +253,9 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		if (slot->flags & PDC_SLOT_RETXQ) {
 			if (!mgr->link_down) {
 				queued = true;
+				if (now_ns - slot->sent_ns >=
+				    (PDC_HELD_RTOS + 1) * ini->rto_ns)
+					pdc_ini_retx_held(mgr, pdc, psn, now_ns);
 				continue;
 			}
 			if (slot->tx_cnt < UINT8_MAX)

@@ -24,6 +24,8 @@
 #define PDC_NO_ROOM_WAIT_MAX_NS	256000000ull
 #define PDC_NO_ROOM_BUDGET_TW	3
 #define PDC_PROBE_MAX		2	/* tail-loss probes per quiet spell */
+/* RTOs a copy may sit queued, past its RTO, before the timer looks why. */
+#define PDC_HELD_RTOS		4
 #define PDC_LOSS_MEMORY_NS	100000000ull	/* see pdc_ini.loss_ns */
 #define PDC_RACK_SAMPLES	32	/* path RTTs before loss by reordering:
 					 * enough to have seen every path */
@@ -167,6 +169,7 @@ struct pdc_ini {
 	 * that twin while twin_due is set, and no try against max_retries.
 	 */
 	bool twin_due;
+	bool held_told;		/* a held copy was logged (pdc_ini_retx_held) */
 	uint32_t twin_psn;
 	uint32_t resend_psn, resend_end;	/* ROD go-back still to send */
 	uint64_t rewind_ns;
@@ -638,6 +641,8 @@ bool pdc_ini_can_send(const struct pdc *pdc);
 void pdc_ini_retx_push(struct pdc *pdc, uint32_t psn);
 void pdc_ini_retx_clear(struct pdc *pdc);
 void pdc_ini_retx_prune(struct pdc *pdc);
+void pdc_ini_retx_held(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
+		       uint64_t now_ns);
 int pdc_ini_ring_grow(struct pdc_mgr *mgr, struct pdc *pdc);
 ssize_t pdc_ini_build(struct pdc_mgr *mgr, struct pdc *pdc, uint8_t *buf,
 		      size_t len, uint64_t now_ns);

@@ -161,6 +161,7 @@ Test(pdc_rto, a_copy_waiting_to_leave_is_not_timed_out_again)
 	cr_expect_eq(st.rto_fired, 1, "fired %llu times for one copy",
 		     (unsigned long long)st.rto_fired);
 	cr_expect_eq(st.tx_retx, 0);
+	cr_expect_geq(st.retx_held, 1, "a copy held that long is counted");
 	cr_assert_gt(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0,
 		     "the copy leaves");
 	cr_assert_eq(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0);
@@ -353,5 +354,51 @@ Test(pdc_rto, a_copy_held_by_a_link_down_spends_its_tries)
 	cr_expect_geq(st.rto_link_down, cfg.max_retries - 1);
 	cr_expect_eq(st.tx_retx, 0, "no copy left");
 	cr_expect_eq(st.pdc_failed, 1);
+	pdc_mgr_destroy(mgr);
+}
+
+/*
+ * A copy queued to go again whose place on the resend queue was lost (its
+ * flag without its link: what e2e_eps's 5-second stall looked like from
+ * outside) is exempt from time-outs, and nothing would send it: the timer
+ * finds it held, puts it back and it leaves.
+ */
+Test(pdc_rto, a_held_copy_off_the_queue_is_put_back)
+{
+	struct pdc_pkt pkt = { .peer = 1, .len = 16, .mode = PDC_MODE_RUD,
+			       .next_hdr = UET_PDS_NEXT_HDR_REQUEST_STD };
+	uint8_t buf[256];
+	struct pdc_mgr *mgr;
+	struct pdc_stats st;
+	struct pdc_cfg cfg;
+	struct pdc *pdc;
+	uint64_t now = 0;
+	uint32_t peer;
+	int i;
+
+	pdc_cfg_init(&cfg);
+	mgr = pdc_mgr_create(&cfg, &t_nop_ops, NULL);
+	cr_assert_not_null(mgr);
+	cr_assert_eq(pdc_send(mgr, &pkt, now), 0);
+	cr_assert_gt(pdc_tx_build(mgr, buf, sizeof(buf), &peer, now), 0);
+	pdc = pdc_hash_find(mgr, pdc_key_ini(1, PDC_MODE_RUD), NULL);
+	cr_assert_not_null(pdc);
+	/* Queued to go again, and then off the queue. */
+	pdc_ini_retx_push(pdc, pdc->ini.una_psn);
+	pdc->ini.retx_head = pdc->ini.retx_tail = PDC_NO_SLOT;
+	for (i = 0; i < 100; i++) {
+		uint64_t next = pdc_next_timeout(mgr);
+
+		cr_assert_neq(next, UINT64_MAX, "no timer while a copy waits");
+		now = next > now ? next : now + cfg.rto_init_ns / 4;
+		if (pdc_tx_build(mgr, buf, sizeof(buf), &peer, now) > 0)
+			break;
+	}
+	pdc_mgr_stats(mgr, &st);
+	cr_expect_eq(st.tx_retx, 1, "the copy left after %d looks", i);
+	cr_expect_geq(st.retx_held, 1);
+	cr_expect_eq(st.rto_fired, 0, "a held copy is still no time-out");
+	cr_expect_lt(now, cfg.time_wait_ns / 2, "left at %llu ns",
+		     (unsigned long long)now);
 	pdc_mgr_destroy(mgr);
 }
