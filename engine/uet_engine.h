@@ -228,6 +228,13 @@ struct uet_engine_stats {
 	 */
 	uint64_t local_tx, local_rx, local_tx_bytes, local_rx_bytes;
 	uint64_t local_connects, local_refused, local_again;
+	/*
+	 * Requests without answer (UET_LCH_REC_F_NO_ANSWER): taken, held for
+	 * SES to take later (struct lch_held), refused for good (nobody
+	 * told).
+	 */
+	uint64_t local_unanswered, local_unanswered_held;
+	uint64_t local_unanswered_refused;
 	uint64_t local_broken, local_wakes, local_gone, local_stale;
 	struct uet_tss_ep_stats tss;
 	struct pdc_stats pdc;

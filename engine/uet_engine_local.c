@@ -85,8 +85,10 @@ void uet_engine_local_destroy(struct uet_engine *e)
 	if (!l)
 		return;
 	for (uint32_t i = 0; i < UET_LCH_RINGS; i++) {
-		if (l->ch[i])
+		if (l->ch[i]) {
 			lch_close(l, l->ch[i]);
+			uet_lch_held_free(l->ch[i]);
+		}
 		free(l->ch[i]);
 	}
 	uet_lch_inbox_unmap(l->in, l->rings);
@@ -197,9 +199,12 @@ bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer)
 	return true;
 }
 
-/* Writes slot |i| as a record of |type| to |c|; 0 or -EAGAIN (full). */
+/*
+ * Writes slot |i| as a record of |type| (with UET_LCH_REC_F_* |flags|) to
+ * |c|; 0 or -EAGAIN (full).
+ */
 static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
-			  uint8_t type)
+			  uint8_t type, uint8_t flags)
 {
 	struct uet_engine_slot *s = &e->slots[i];
 	const struct uet_engine_peer *p = &e->peers[s->peer];
@@ -207,6 +212,7 @@ static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 	struct uet_lch_rec rec = {
 		.len = len, .type = type, .next_hdr = s->next_hdr,
 		.kind = (uint8_t)uet_engine_tag_send_kind(p->tag),
+		.flags = flags,
 		.src_peer = s->peer, .dst_peer = p->lch_rpeer,
 		.seq = s->lch_seq, .hdr_len = s->hdr_len,
 		.pay_len = s->pay_len,
@@ -231,8 +237,9 @@ static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt)
 {
 	struct uet_engine_peer *p = &e->peers[pkt->peer];
-	struct lch *c = e->local->ch[p->lch_ep];
-	bool req = uet_next_hdr_is_request(pkt->next_hdr);
+	struct uet_engine_local *l = e->local;
+	struct lch *c = l->ch[p->lch_ep];
+	bool req = uet_next_hdr_is_request(pkt->next_hdr), noans;
 	int i, ret;
 
 	if (!c || c->state != LCH_UP)
@@ -243,7 +250,7 @@ int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt)
 	if (i < 0)
 		return i;
 	if (!req) {
-		ret = lch_write_slot(e, c, (uint32_t)i, UET_LCH_RSP);
+		ret = lch_write_slot(e, c, (uint32_t)i, UET_LCH_RSP, 0);
 		uet_engine_slot_put(e, (uint32_t)i);
 		return ret;
 	}
@@ -254,13 +261,28 @@ int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt)
 		c->again[c->at++ % LCH_FIFO] = (uint32_t)i;
 		return 0;
 	}
-	ret = lch_write_slot(e, c, (uint32_t)i, UET_LCH_REQ);
+	/*
+	 * Nobody waits for its answer: none is asked, and it ends at the
+	 * next tick (not here, inside SES). Only with nothing of this
+	 * channel unanswered, so that the target never has to ask again
+	 * for one of these (UET_LCH_REC_F_NO_ANSWER).
+	 */
+	noans = (pkt->flags & SES_PKT_F_NO_ANSWER) && c->fh == c->ft;
+	if (noans && l->dt - l->dh == LCH_DONE_MAX) {
+		uet_engine_slot_put(e, (uint32_t)i);
+		return -EAGAIN;	/* ended at the next tick, then room */
+	}
+	ret = lch_write_slot(e, c, (uint32_t)i, UET_LCH_REQ,
+			     noans ? UET_LCH_REC_F_NO_ANSWER : 0);
 	if (ret < 0) {
 		uet_engine_slot_put(e, (uint32_t)i);
 		return ret;
 	}
 	c->seq++;
-	c->fifo[c->ft++ % LCH_FIFO] = (uint32_t)i;
+	if (noans)
+		l->done[l->dt++ % LCH_DONE_MAX] = (uint32_t)i;
+	else
+		c->fifo[c->ft++ % LCH_FIFO] = (uint32_t)i;
 	return 0;
 }
 
@@ -322,7 +344,7 @@ static void lch_again(struct uet_engine *e, struct lch *c)
 	while (c->ah != c->at && c->ft - c->fh < LCH_FIFO) {
 		uint32_t i = c->again[c->ah % LCH_FIFO];
 
-		if (lch_write_slot(e, c, i, UET_LCH_REQ) < 0)
+		if (lch_write_slot(e, c, i, UET_LCH_REQ, 0) < 0)
 			return;
 		c->ah++;
 		c->fifo[c->ft++ % LCH_FIFO] = i;
@@ -336,6 +358,25 @@ static void lch_again(struct uet_engine *e, struct lch *c)
 		c->again_all = false;
 }
 
+/*
+ * The requests written without an answer end, as a DEFAULT_RESPONSE would
+ * end them; in order, and those SES sends meanwhile wait for the next.
+ */
+static void lch_done_run(struct uet_engine *e, struct uet_engine_local *l)
+{
+	for (uint32_t n = l->dt - l->dh; n; n--) {
+		uint32_t i = l->done[l->dh++ % LCH_DONE_MAX];
+		struct uet_engine_slot *s = &e->slots[i];
+		/* Read before SES may take the slot again. */
+		uint64_t ref = s->msg_ref;
+		bool live = s->epoch == e->peers[s->peer].epoch;
+
+		uet_engine_slot_put(e, i);
+		if (live)
+			ses_rx_default(e->ses, ref);
+	}
+}
+
 void uet_engine_local_tick(struct uet_engine *e)
 {
 	struct uet_engine_local *l = e->local;
@@ -343,6 +384,7 @@ void uet_engine_local_tick(struct uet_engine *e)
 
 	if (!l)
 		return;
+	lch_done_run(e, l);
 	check = e->now_ns - l->check_ns >= UET_ENGINE_TICK_NS;
 	if (check)
 		l->check_ns = e->now_ns;
@@ -367,6 +409,8 @@ static uint64_t lch_due(const struct uet_engine_local *l,
 {
 	if (c->nh != c->nt)
 		return 0;
+	if ((c->held || c->ring_waits) && c->in_wait_ns < at)
+		at = c->in_wait_ns;
 	if (c->ah != c->at && !c->probing &&
 	    (c->again_all ? 0 : c->again_ns) < at)
 		at = c->again_all ? 0 : c->again_ns;
@@ -383,6 +427,8 @@ uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now)
 
 	if (!l)
 		return UINT64_MAX;
+	if (l->dh != l->dt)
+		return 0;
 	for (uint32_t w = 0; w < UET_LCH_ACTIVE_WORDS; w++) {
 		for (uint64_t up = l->up[w]; up; up &= up - 1) {
 			at = lch_due(l, l->ch[w * 64 + __builtin_ctzll(up)],

@@ -17,6 +17,13 @@
 /* A target that asked again is asked again this much later, at first. */
 #define LCH_AGAIN_NS	20000ull
 #define LCH_AGAIN_MAX_NS	1000000ull
+/* Requests written without an answer to wait for, not yet ended. */
+#define LCH_DONE_MAX	LCH_FIFO
+/*
+ * Requests without answer a target holds for its SES (struct lch_held),
+ * at most, per channel: past it the channel's ring waits for them.
+ */
+#define LCH_HELD_MAX	4096
 /* Records read from one ring per progress call. */
 #define LCH_RX_BUDGET	64
 
@@ -28,6 +35,13 @@ struct lch_ans {
 	uint32_t seq;
 	uint32_t dst_peer;
 	uint8_t rsp[PDC_RESP_MAX_LEN];
+};
+
+/* A request without answer SES could not take yet: a copy, in order. */
+struct lch_held {
+	struct lch_held *next;
+	struct uet_lch_rec rec;
+	uint8_t body[];		/* rec.hdr_len + rec.pay_len bytes */
 };
 
 /* Our side of the channel with the endpoint of one index. */
@@ -54,7 +68,24 @@ struct lch {
 	bool in_blocked;	/* we asked again for |in_blocked_seq| */
 	uint32_t in_blocked_seq;
 	uint32_t in_peer[UET_ENGINE_KIND_MAX + 1];	/* by kind: id + 1 */
+	/*
+	 * Requests without answer that SES could not take yet, copied out
+	 * of the ring so that what follows them there (answers to our
+	 * requests) is read; offered again at in_wait_ns, the wait doubling
+	 * from LCH_AGAIN_NS while refused. While any is held, the channel's
+	 * answered requests are asked again (in_blocked) and its requests
+	 * without answer join them. Past LCH_HELD_MAX, or without memory,
+	 * the ring itself waits (in_wait_ns, nothing held to offer).
+	 */
+	struct lch_held *held, *held_tail;
+	uint32_t nheld;
+	bool ring_waits;	/* nothing read from the ring before then */
+	uint64_t in_wait_ns;
+	uint64_t in_wait;
 };
+
+/* Frees what |c| holds (lch_held). */
+void uet_lch_held_free(struct lch *c);
 
 struct uet_engine_local {
 	struct uet_lch_inbox *in;
@@ -68,6 +99,8 @@ struct uet_engine_local {
 	uint64_t up[UET_LCH_ACTIVE_WORDS];
 	uint64_t keys;		/* ring keys drawn */
 	bool armed;		/* |sleeping| set by us: undo at next rx */
+	/* Slots of requests sent without answer, ended at the next tick. */
+	uint32_t done[LCH_DONE_MAX], dh, dt;
 	struct lch *ch[UET_LCH_RINGS];
 };
 

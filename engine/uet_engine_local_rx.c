@@ -6,9 +6,11 @@
  * request, or the channel is broken.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/uet_engine_local_priv.h"
+#include "ses/ses_hdr.h"
 
 /* ---- the target's side ---------------------------------------------------- */
 
@@ -91,7 +93,128 @@ static int lch_in_peer(struct uet_engine *e, uint32_t ep, struct lch *c,
 	return id;
 }
 
-static void lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
+void uet_lch_held_free(struct lch *c)
+{
+	while (c->held) {
+		struct lch_held *h = c->held;
+
+		c->held = h->next;
+		free(h);
+	}
+	c->held_tail = NULL;
+	c->nheld = 0;
+}
+
+/*
+ * Offers a request without answer (UET_LCH_REC_F_NO_ANSWER) to SES: 0
+ * taken, -EAGAIN not yet, or another -errno (a response with an error
+ * code too): refused for good. Nobody is told (uet_op_level.c).
+ */
+static ssize_t lch_noans_offer(struct uet_engine *e, uint32_t ep,
+			       struct lch *c, const struct uet_lch_rec *rec,
+			       const uint8_t *body)
+{
+	uint8_t rsp[PDC_RESP_MAX_LEN];
+	struct ses_rx_pkt in = {
+		.pdc = c->in_ctx, .next_hdr = rec->next_hdr, .buf = body,
+		.len = (size_t)rec->hdr_len + rec->pay_len,
+		.now_ns = e->now_ns,
+	};
+	struct ses_rsp_hdr h;
+	int peer = lch_in_peer(e, ep, c, rec);
+	ssize_t n;
+
+	if (peer < 0)
+		return -EAGAIN;
+	in.peer = (uint32_t)peer;
+	n = ses_rx_req(e->ses, &in, rsp, sizeof(rsp));
+	if (n > 0)	/* a response: an error code's, or what OK adds */
+		n = ses_rsp_hdr_decode(&h, rsp, (size_t)n) < 0 ||
+		    h.return_code != UET_SES_RC_OK ? -EPROTO : 0;
+	if (n == -EAGAIN)
+		return n;
+	if (n < 0)
+		e->stats.local_unanswered_refused++;
+	else
+		e->stats.local_unanswered++;
+	return n;
+}
+
+/* The held ones are offered again later, and later while refused. */
+static void lch_wait_more(struct uet_engine *e, struct lch *c)
+{
+	c->in_wait = c->in_wait ? c->in_wait * 2 : LCH_AGAIN_NS;
+	if (c->in_wait > LCH_AGAIN_MAX_NS)
+		c->in_wait = LCH_AGAIN_MAX_NS;
+	c->in_wait_ns = e->now_ns + c->in_wait;
+}
+
+/* Keeps a copy of |rec| behind those held; false at LCH_HELD_MAX. */
+static bool lch_hold(struct uet_engine *e, struct lch *c,
+		     const struct uet_lch_rec *rec, const uint8_t *body)
+{
+	size_t len = (size_t)rec->hdr_len + rec->pay_len;
+	struct lch_held *h;
+
+	if (c->nheld >= LCH_HELD_MAX)
+		return false;
+	h = malloc(sizeof(*h) + len);
+	if (!h)
+		return false;
+	h->next = NULL;
+	h->rec = *rec;
+	memcpy(h->body, body, len);
+	if (c->held_tail)
+		c->held_tail->next = h;
+	else
+		c->held = h;
+	c->held_tail = h;
+	c->nheld++;
+	e->stats.local_unanswered_held++;
+	return true;
+}
+
+/* Offers the held ones again, in order, while SES takes them. */
+static void lch_held_offer(struct uet_engine *e, uint32_t ep, struct lch *c)
+{
+	while (c->held) {
+		struct lch_held *h = c->held;
+
+		if (lch_noans_offer(e, ep, c, &h->rec, h->body) == -EAGAIN) {
+			lch_wait_more(e, c);
+			return;
+		}
+		c->held = h->next;
+		if (!c->held)
+			c->held_tail = NULL;
+		c->nheld--;
+		free(h);
+	}
+	c->in_wait = 0;
+}
+
+/*
+ * A request without answer from the ring: taken, refused for good or
+ * held, true; false when it cannot be held (the ring waits for it).
+ */
+static bool lch_rx_noans(struct uet_engine *e, uint32_t ep, struct lch *c,
+			 const struct uet_lch_rec *rec, const uint8_t *body)
+{
+	if (!c->held) {
+		if (lch_noans_offer(e, ep, c, rec, body) != -EAGAIN) {
+			c->in_wait = 0;
+			return true;
+		}
+		lch_wait_more(e, c);
+	}
+	if (lch_hold(e, c, rec, body))
+		return true;
+	c->ring_waits = true;
+	return false;
+}
+
+/* A request: answered once, in order; false when it stays in the ring. */
+static bool lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 		       const struct uet_lch_rec *rec, const uint8_t *body)
 {
 	uint8_t rsp[PDC_RESP_MAX_LEN];
@@ -104,8 +227,22 @@ static void lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 	int peer;
 
 	if (c->in_blocked && rec->seq != c->in_blocked_seq) {
+		/* One without answer here broke the rule: it is dropped. */
+		if (rec->flags & UET_LCH_REC_F_NO_ANSWER)
+			e->stats.local_unanswered_refused++;
+		else
+			lch_answer(e, c, UET_LCH_ANS_AGAIN, rec, NULL, 0);
+		return true;
+	}
+	if (rec->flags & UET_LCH_REC_F_NO_ANSWER)
+		return lch_rx_noans(e, ep, c, rec, body);
+	/* Behind those held: asked again, as for a refusal of SES. */
+	if (c->held) {
+		c->in_blocked = true;
+		c->in_blocked_seq = rec->seq;
+		e->stats.local_again++;
 		lch_answer(e, c, UET_LCH_ANS_AGAIN, rec, NULL, 0);
-		return;
+		return true;
 	}
 	c->in_blocked = false;
 	peer = lch_in_peer(e, ep, c, rec);
@@ -126,6 +263,7 @@ static void lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 	} else {
 		lch_answer(e, c, UET_LCH_ANS_DROP, rec, NULL, 0);
 	}
+	return true;
 }
 
 /* ---- the initiator's side ------------------------------------------------- */
@@ -236,14 +374,27 @@ static uint64_t lch_active(const struct uet_engine_local *l, uint32_t w)
 	return act;
 }
 
-/* Whether ring |ep| of our inbox has something for us (or a new writer). */
-static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep)
+/*
+ * Whether ring |ep| of our inbox has something for us (or a new writer)
+ * now, *|now| (0: the clock is read when needed). A ring whose request
+ * waits for SES (lch_rx_noans) has nothing before its time.
+ */
+static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep,
+			     uint64_t *now)
 {
 	struct uet_lch_ring *r = uet_lch_ring_at(l->in, l->rings, ep);
 	const struct lch *c = l->ch[ep];
 
 	if (!c)
 		return atomic_load_explicit(&r->gen, memory_order_relaxed);
+	if (c->held || c->ring_waits) {
+		if (!*now)
+			*now = uet_engine_now_ns();
+		if (c->held && *now >= c->in_wait_ns)
+			return true;
+		if (c->ring_waits && *now < c->in_wait_ns)
+			return false;
+	}
 	if (c->rd_broken)
 		return atomic_load_explicit(&r->gen, memory_order_relaxed) !=
 		       c->rd.gen;
@@ -263,12 +414,22 @@ static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 		 * and our channel to the one before ends with it. */
 		c->in_ctx = ++e->local->ctx;
 		c->in_blocked = false;
+		uet_lch_held_free(c);
+		c->ring_waits = false;
+		c->in_wait_ns = c->in_wait = 0;
 		c->rd_broken = false;
 		if (c->state == LCH_UP && !uet_lch_alive(e, ep, c))
 			uet_lch_down(e, ep, true);
 	}
 	if (c->rd_broken)
 		return 0;
+	if (c->held && e->now_ns >= c->in_wait_ns)
+		lch_held_offer(e, ep, c);
+	if (c->ring_waits) {
+		if (e->now_ns < c->in_wait_ns)
+			return 0;
+		c->ring_waits = false;
+	}
 	while (n < LCH_RX_BUDGET) {
 		struct uet_lch_rec rec;
 		const uint8_t *p;
@@ -291,7 +452,8 @@ static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 				uet_lch_consume(&c->rd, r, &rec);
 				continue;
 			}
-			lch_rx_req(e, ep, c, &rec, p + sizeof(rec));
+			if (!lch_rx_req(e, ep, c, &rec, p + sizeof(rec)))
+				break;	/* read again from it later */
 		} else if (rec.type == UET_LCH_RSP) {
 			ok = lch_rx_rsp(e, ep, &rec, p + sizeof(rec));
 		} else {
@@ -314,15 +476,18 @@ static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 bool uet_engine_local_pending(const struct uet_engine *e)
 {
 	const struct uet_engine_local *l = e->local;
-	uint64_t act;
+	uint64_t act, now = e->now_ns;
 
 	if (!l)
 		return false;
+	if (l->dh != l->dt)	/* requests to end (lch_done_run) */
+		return true;
 	for (uint32_t w = 0; w * 64 < l->rings; w++) {
 		act = lch_active(l, w);
 		for (; act; act &= act - 1)
 			if (lch_ring_pending(l, w * 64 +
-					     (uint32_t)__builtin_ctzll(act)))
+					     (uint32_t)__builtin_ctzll(act),
+					     &now))
 				return true;
 	}
 	return false;
@@ -331,7 +496,7 @@ bool uet_engine_local_pending(const struct uet_engine *e)
 int uet_engine_local_rx(struct uet_engine *e)
 {
 	struct uet_engine_local *l = e->local;
-	uint64_t act;
+	uint64_t act, now = e->now_ns;
 	int n = 0;
 
 	if (!l)
@@ -342,7 +507,7 @@ int uet_engine_local_rx(struct uet_engine *e)
 			uint32_t ep = w * 64 + (uint32_t)__builtin_ctzll(act);
 
 			act &= act - 1;
-			if (lch_ring_pending(l, ep))
+			if (lch_ring_pending(l, ep, &now))
 				n += lch_rx_ring(e, ep,
 						 uet_lch_ring_at(l->in,
 								 l->rings,

@@ -38,7 +38,7 @@
 #include "uet_fep.h"
 
 #define UET_LCH_MAGIC		0x55454C43u	/* "UELC" */
-#define UET_LCH_VERSION		3u
+#define UET_LCH_VERSION		4u	/* 4: uet_lch_rec.flags */
 #define UET_LCH_RINGS		UET_FEP_MAX_EPS
 #define UET_LCH_ACTIVE_WORDS	(UET_LCH_RINGS / 64)
 /*
@@ -69,13 +69,22 @@ enum uet_lch_type {
  * alone, without a position of the writer's to read first. What an
  * earlier lap left there, or an earlier writer's key, never matches.
  */
+/*
+ * A request whose writer waits for no answer (SES_PKT_F_NO_ANSWER): it
+ * ended it on writing. The reader never answers it; what its SES cannot
+ * take yet stays in the ring, ahead of everything after it, until it
+ * can. A writer sends one only with no request of that channel
+ * unanswered or to be sent again, so none is ever behind a refused one.
+ */
+#define UET_LCH_REC_F_NO_ANSWER	0x1
+
 struct uet_lch_rec {
 	_Atomic uint64_t stamp;
 	uint32_t len;		/* bytes, this header included (aligned) */
 	uint8_t type;		/* enum uet_lch_type */
 	uint8_t next_hdr;	/* REQ, RSP: enum uet_pds_next_hdr */
 	uint8_t kind;		/* REQ: the writer's peer kind (its tag) */
-	uint8_t pad0;
+	uint8_t flags;		/* REQ: UET_LCH_REC_F_* */
 	uint32_t src_peer;	/* the writer's peer id for the reader */
 	uint32_t dst_peer;	/* RSP, ANS_*: the reader's peer it answers */
 	uint32_t seq;		/* REQ: its number; ANS_*: the one answered */

@@ -62,6 +62,15 @@ struct ses_addr {
  * answered with its piece.
  */
 #define SES_WRE_F_RUDI		0x8
+/*
+ * Nobody waits for the target's answer: the caller has no completion to
+ * give (fi_inject) or gave it already (FI_INJECT_COMPLETE). A SEND or
+ * TAGGED_SEND of one packet then goes without one where the lower layer
+ * can (SES_PKT_F_NO_ANSWER: local channels), which ends it once the
+ * target holds the packet, as a DEFAULT_RESPONSE would; a refusal of the
+ * target's is not reported back.
+ */
+#define SES_WRE_F_NO_ANSWER	0x10
 
 /*
  * Work Request Entity: one operation. The caller owns it, and it (with its
@@ -163,6 +172,7 @@ struct ses_pkt {
 };
 
 #define SES_PKT_F_RUDI		0x1	/* its WRE asked for SES_WRE_F_RUDI */
+#define SES_PKT_F_NO_ANSWER	0x2	/* SES_WRE_F_NO_ANSWER, a whole send */
 
 /*
  * A received SES packet: next_hdr + SES header + payload, from |peer|.

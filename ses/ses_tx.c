@@ -13,7 +13,7 @@
 #include "ses/ses_priv.h"
 
 #define SES_WRE_F_VALID	(SES_WRE_F_COMPLETION | SES_WRE_F_HDR_DATA | \
-			 SES_WRE_F_DC | SES_WRE_F_RUDI)
+			 SES_WRE_F_DC | SES_WRE_F_RUDI | SES_WRE_F_NO_ANSWER)
 
 static bool ses_op_is_send(uint8_t op)
 {
@@ -322,6 +322,9 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	pkt->pay_len = pay;
 	pkt->pay_life = SES_PAY_MSG;
 	pkt->flags = w->flags & SES_WRE_F_RUDI ? SES_PKT_F_RUDI : 0;
+	if ((w->flags & SES_WRE_F_NO_ANSWER) && m->pkt_cnt == 1 && !h.f.dc &&
+	    ses_op_is_send(m->opcode) && !ses_op_is_rdv(m->opcode))
+		pkt->flags |= SES_PKT_F_NO_ANSWER;
 	pkt->msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
 	if (ses_op_is_rdv(m->opcode))
 		ses_rdv_pkt_ext(s, m, pkt);

@@ -39,6 +39,7 @@ static const struct {
 	{ "inject and remote CQ data", t_case_inject_data },
 	{ "unexpected messages of all sizes", t_case_unexpected },
 	{ "2000 unexpected messages", t_case_flood },
+	{ "2000 unexpected injected messages", t_case_flood_inject },
 	{ "send-after-send order", t_case_order },
 	{ "peek, claim, discard", t_case_peek },
 	{ "truncation", t_case_truncate },

@@ -140,6 +140,7 @@ int t_case_iov(struct t *t);
 int t_case_inject_data(struct t *t);
 int t_case_unexpected(struct t *t);
 int t_case_flood(struct t *t);
+int t_case_flood_inject(struct t *t);
 int t_case_order(struct t *t);
 int t_case_peek(struct t *t);
 int t_case_truncate(struct t *t);

@@ -238,12 +238,16 @@ int t_case_unexpected(struct t *t)
 
 /*
  * More unexpected messages than uet buffers (1024): those past the bound
- * wait at the sender (flow control), none is lost or refused.
+ * wait at the sender (flow control), none is lost or refused. Sent with
+ * fi_tinjectdata (|inject|), nobody waits for an answer: between
+ * endpoints of one host the target holds those past the bound
+ * (UET_LCH_REC_F_NO_ANSWER), in order. Before it takes them, the target
+ * sends one message back and waits for its completion: the answer that
+ * ends it comes behind them, and must not wait for them.
  */
-int t_case_flood(struct t *t)
+static int t_flood(struct t *t, bool inject, uint64_t tag)
 {
 	static bool seen[T_FLOOD_N];
-	const uint64_t tag = T_TAG | 0xC800;
 	struct fi_cq_tagged_entry e;
 	uint8_t *p;
 	int k, ret;
@@ -251,13 +255,25 @@ int t_case_flood(struct t *t)
 	if (!t->server) {
 		uint64_t past_bound_ms = 0;
 
+		if (inject && t_trecv(t, t->rbuf, T_FLOOD_LEN, FI_ADDR_UNSPEC,
+				      tag + 1, NULL))
+			return -1;
 		for (k = 0; k < T_FLOOD_N; k++) {
 			p = t->sbuf + (size_t)k * T_FLOOD_LEN;
 			t_fill(p, T_FLOOD_LEN, 1000 + (uint64_t)k);
-			T_RETRY(t, fi_tsenddata(t->fab.ep, p, T_FLOOD_LEN, NULL,
-						(uint64_t)k, t->peer, tag,
-						NULL));
-			t->tx_posted++;
+			if (inject) {
+				T_RETRY(t, fi_tinjectdata(t->fab.ep, p,
+							  T_FLOOD_LEN,
+							  (uint64_t)k, t->peer,
+							  tag));
+				memset(p, 0, T_FLOOD_LEN);	/* copied */
+			} else {
+				T_RETRY(t, fi_tsenddata(t->fab.ep, p,
+							T_FLOOD_LEN, NULL,
+							(uint64_t)k, t->peer,
+							tag, NULL));
+				t->tx_posted++;
+			}
 			t->sends_ok++;
 			if (k == T_FLOOD_BOUND)
 				past_bound_ms = t_now_ms();
@@ -278,11 +294,29 @@ int t_case_flood(struct t *t)
 						    past_bound_ms));
 			return -1;
 		}
+		if (inject) {
+			fi_addr_t src;
+
+			ret = t_rx_wait(t, &e, &src);
+			T_CHECK(!ret, "flood: the target's message: %s",
+				fi_strerror(-ret));
+			if (t_check_msg(t, &e, src, T_FLOOD_LEN, tag + 1, 7))
+				return -1;
+		}
 		return t_sync(t) ? -1 : 0;
 	}
 	memset(seen, 0, sizeof(seen));
 	if (t_sync(t))
 		return -1;
+	if (inject) {
+		t_fill(t->sbuf, T_FLOOD_LEN, 7);
+		T_RETRY(t, fi_tsend(t->fab.ep, t->sbuf, T_FLOOD_LEN, NULL,
+				    t->peer, tag + 1, NULL));
+		t->tx_posted++;
+		t->sends_ok++;
+		T_CHECK(!t_tx_drain(t), "flood: the message back did not "
+			"complete");
+	}
 	t_idle(t, 100);
 	for (k = 0; k < T_FLOOD_N; k++)
 		if (t_trecv(t, t->rbuf + (size_t)k * T_FLOOD_LEN, T_FLOOD_LEN,
@@ -305,6 +339,16 @@ int t_case_flood(struct t *t)
 			return -1;
 	}
 	return t_sync(t) ? -1 : 0;
+}
+
+int t_case_flood(struct t *t)
+{
+	return t_flood(t, false, T_TAG | 0xC800);
+}
+
+int t_case_flood_inject(struct t *t)
+{
+	return t_flood(t, true, T_TAG | 0xC900);
 }
 
 #define T_ORD_N		40
