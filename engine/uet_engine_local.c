@@ -358,23 +358,26 @@ static void lch_again(struct uet_engine *e, struct lch *c)
 		c->again_all = false;
 }
 
+void uet_lch_slot_default(struct uet_engine *e, uint32_t i)
+{
+	const struct uet_engine_slot *s = &e->slots[i];
+	/* Read before SES may take the slot again. */
+	uint64_t ref = s->msg_ref;
+	bool live = s->epoch == e->peers[s->peer].epoch;
+
+	uet_engine_slot_put(e, i);
+	if (live)
+		ses_rx_default(e->ses, ref);
+}
+
 /*
  * The requests written without an answer end, as a DEFAULT_RESPONSE would
  * end them; in order, and those SES sends meanwhile wait for the next.
  */
 static void lch_done_run(struct uet_engine *e, struct uet_engine_local *l)
 {
-	for (uint32_t n = l->dt - l->dh; n; n--) {
-		uint32_t i = l->done[l->dh++ % LCH_DONE_MAX];
-		struct uet_engine_slot *s = &e->slots[i];
-		/* Read before SES may take the slot again. */
-		uint64_t ref = s->msg_ref;
-		bool live = s->epoch == e->peers[s->peer].epoch;
-
-		uet_engine_slot_put(e, i);
-		if (live)
-			ses_rx_default(e->ses, ref);
-	}
+	for (uint32_t n = l->dt - l->dh; n; n--)
+		uet_lch_slot_default(e, l->done[l->dh++ % LCH_DONE_MAX]);
 }
 
 void uet_engine_local_tick(struct uet_engine *e)

@@ -84,6 +84,11 @@ struct lch {
 	uint64_t in_wait;
 };
 
+/*
+ * Ends our request in slot |i| as a DEFAULT_RESPONSE does (its slot freed,
+ * SES told unless its peer failed since).
+ */
+void uet_lch_slot_default(struct uet_engine *e, uint32_t i);
 /* Frees what |c| holds (lch_held). */
 void uet_lch_held_free(struct lch *c);
 

@@ -106,6 +106,28 @@ void uet_lch_held_free(struct lch *c)
 }
 
 /*
+ * Hands |rec| (|body|) to SES as a request of the channel's peer:
+ * ses_rx_req's result, with its response in |rsp|; -EAGAIN when the peer
+ * has no id here yet.
+ */
+static ssize_t lch_ses_req(struct uet_engine *e, uint32_t ep, struct lch *c,
+			   const struct uet_lch_rec *rec, const uint8_t *body,
+			   uint8_t *rsp)
+{
+	struct ses_rx_pkt in = {
+		.pdc = c->in_ctx, .next_hdr = rec->next_hdr, .buf = body,
+		.len = (size_t)rec->hdr_len + rec->pay_len,
+		.now_ns = e->now_ns,
+	};
+	int peer = lch_in_peer(e, ep, c, rec);
+
+	if (peer < 0)
+		return -EAGAIN;
+	in.peer = (uint32_t)peer;
+	return ses_rx_req(e->ses, &in, rsp, PDC_RESP_MAX_LEN);
+}
+
+/*
  * Offers a request without answer (UET_LCH_REC_F_NO_ANSWER) to SES: 0
  * taken, -EAGAIN not yet, or another -errno (a response with an error
  * code too): refused for good. Nobody is told (uet_op_level.c).
@@ -115,19 +137,9 @@ static ssize_t lch_noans_offer(struct uet_engine *e, uint32_t ep,
 			       const uint8_t *body)
 {
 	uint8_t rsp[PDC_RESP_MAX_LEN];
-	struct ses_rx_pkt in = {
-		.pdc = c->in_ctx, .next_hdr = rec->next_hdr, .buf = body,
-		.len = (size_t)rec->hdr_len + rec->pay_len,
-		.now_ns = e->now_ns,
-	};
 	struct ses_rsp_hdr h;
-	int peer = lch_in_peer(e, ep, c, rec);
-	ssize_t n;
+	ssize_t n = lch_ses_req(e, ep, c, rec, body, rsp);
 
-	if (peer < 0)
-		return -EAGAIN;
-	in.peer = (uint32_t)peer;
-	n = ses_rx_req(e->ses, &in, rsp, sizeof(rsp));
 	if (n > 0)	/* a response: an error code's, or what OK adds */
 		n = ses_rsp_hdr_decode(&h, rsp, (size_t)n) < 0 ||
 		    h.return_code != UET_SES_RC_OK ? -EPROTO : 0;
@@ -213,18 +225,25 @@ static bool lch_rx_noans(struct uet_engine *e, uint32_t ep, struct lch *c,
 	return false;
 }
 
+/*
+ * |rec| goes again, and every later request of the channel is refused
+ * until it comes back (sends keep their order).
+ */
+static void lch_ask_again(struct uet_engine *e, struct lch *c,
+			  const struct uet_lch_rec *rec)
+{
+	c->in_blocked = true;
+	c->in_blocked_seq = rec->seq;
+	e->stats.local_again++;
+	lch_answer(e, c, UET_LCH_ANS_AGAIN, rec, NULL, 0);
+}
+
 /* A request: answered once, in order; false when it stays in the ring. */
 static bool lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 		       const struct uet_lch_rec *rec, const uint8_t *body)
 {
 	uint8_t rsp[PDC_RESP_MAX_LEN];
-	struct ses_rx_pkt in = {
-		.pdc = c->in_ctx, .next_hdr = rec->next_hdr, .buf = body,
-		.len = (size_t)rec->hdr_len + rec->pay_len,
-		.now_ns = e->now_ns,
-	};
 	ssize_t n;
-	int peer;
 
 	if (c->in_blocked && rec->seq != c->in_blocked_seq) {
 		/* One without answer here broke the rule: it is dropped. */
@@ -238,28 +257,17 @@ static bool lch_rx_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 		return lch_rx_noans(e, ep, c, rec, body);
 	/* Behind those held: asked again, as for a refusal of SES. */
 	if (c->held) {
-		c->in_blocked = true;
-		c->in_blocked_seq = rec->seq;
-		e->stats.local_again++;
-		lch_answer(e, c, UET_LCH_ANS_AGAIN, rec, NULL, 0);
+		lch_ask_again(e, c, rec);
 		return true;
 	}
 	c->in_blocked = false;
-	peer = lch_in_peer(e, ep, c, rec);
-	n = peer < 0 ? -EAGAIN : 0;
-	if (peer >= 0) {
-		in.peer = (uint32_t)peer;
-		n = ses_rx_req(e->ses, &in, rsp, sizeof(rsp));
-	}
+	n = lch_ses_req(e, ep, c, rec, body, rsp);
 	if (n > 0) {
 		lch_answer(e, c, UET_LCH_ANS_RSP, rec, rsp, (size_t)n);
 	} else if (n == 0) {
 		lch_answer(e, c, UET_LCH_ANS_DEFAULT, rec, NULL, 0);
 	} else if (n == -EAGAIN) {
-		c->in_blocked = true;
-		c->in_blocked_seq = rec->seq;
-		e->stats.local_again++;
-		lch_answer(e, c, UET_LCH_ANS_AGAIN, rec, NULL, 0);
+		lch_ask_again(e, c, rec);
 	} else {
 		lch_answer(e, c, UET_LCH_ANS_DROP, rec, NULL, 0);
 	}
@@ -337,16 +345,9 @@ static bool lch_rx_ans(struct uet_engine *e, struct lch *c,
 		ses_rx_rsp(e->ses, &in);
 		return true;
 	}
-	case UET_LCH_ANS_DEFAULT: {
-		/* Read before SES may take the slot again. */
-		uint64_t ref = s->msg_ref;
-		bool live = s->epoch == e->peers[s->peer].epoch;
-
-		uet_engine_slot_put(e, i);
-		if (live)
-			ses_rx_default(e->ses, ref);
+	case UET_LCH_ANS_DEFAULT:
+		uet_lch_slot_default(e, i);
 		return true;
-	}
 	default: {	/* dropped: as a packet never acknowledged */
 		uint32_t peer = s->peer;
 

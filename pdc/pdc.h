@@ -351,8 +351,9 @@ struct pdc_stats {
 	uint64_t retx_stall;	/* resent beside a stalled packet, each on
 				 * its own EV (pdc_ini_stall_probes) */
 	uint64_t rto_fired;	/* retransmit timeouts (retx_rto: packets) */
-	uint64_t retx_held;	/* queued copies found unsent PDC_HELD_RTOS
-				 * RTOs on (pdc_ini_retx_held) */
+	uint64_t retx_held;	/* timer runs that found a queued copy
+				 * unsent PDC_HELD_RTOS RTOs on
+				 * (pdc_ini_retx_held) */
 	uint64_t rto_link_down;	/* time-outs of copies held by a link
 				 * down (pdc_link_state) */
 	uint64_t retx_spurious;	/* the original's ACK came back after a

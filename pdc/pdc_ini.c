@@ -137,9 +137,9 @@ void pdc_ini_retx_prune(struct pdc *pdc)
  * resend-age bound fails it: e2e_eps failed so in CI, a 1 MiB write
  * whose oldest packet was queued by a probe and did not leave for 5 s,
  * with frames to spare and no time-out. Whatever held it, it gets every
- * way out: back on the queue when the queue lost it (the flag without
- * the link), its PDC ready again, counted, and said once a PDC under
- * UET_ENGINE_DEBUG with what the PDC looked like.
+ * way out: the queue rebuilt from the flags when it lost the copy (the
+ * flag without the link) or loops, its PDC ready again, counted, and
+ * said once a PDC under UET_ENGINE_DEBUG with what the PDC looked like.
  */
 void pdc_ini_retx_held(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 		       uint64_t now_ns)
@@ -171,7 +171,7 @@ void pdc_ini_retx_held(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 			ini->cack_psn, ini->peer_win, ini->una_psn,
 			ini->send_psn, ini->next_psn);
 	}
-	if (idx != PDC_NO_SLOT) {	/* a loop: rebuilt from the flags */
+	if (!linked || idx != PDC_NO_SLOT) {	/* rebuilt, oldest first */
 		uint32_t p;
 
 		ini->retx_head = ini->retx_tail = PDC_NO_SLOT;
@@ -184,9 +184,6 @@ void pdc_ini_retx_held(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 			if (pdc_slot_needs_tx(s))
 				pdc_ini_retx_push(pdc, p);
 		}
-	} else if (!linked) {
-		slot->flags &= ~PDC_SLOT_RETXQ;
-		pdc_ini_retx_push(pdc, psn);
 	}
 	pdc_ready(mgr, pdc);
 }

@@ -230,8 +230,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	uint32_t psn, cwnd = ini->cwnd, ssthresh = ini->ssthresh;
 	double nscc = ini->cc.cwnd;
 	bool lossy = pdc_ini_lossy(ini, now_ns);
-	uint32_t due = 0, cnt = 0, dead = 0;
-	bool queued = false;
+	uint32_t due = 0, cnt = 0, dead = 0, held_psn = 0;
+	bool queued = false, held = false;
 
 	for (psn = ini->una_psn; psn != ini->send_psn; psn++) {
 		struct pdc_slot *slot = pdc_ini_slot(pdc, psn);
@@ -252,10 +252,13 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 		 */
 		if (slot->flags & PDC_SLOT_RETXQ) {
 			if (!mgr->link_down) {
+				/* held too long: looked at below, once */
+				if (!held && now_ns - slot->sent_ns >=
+				    (PDC_HELD_RTOS + 1) * ini->rto_ns) {
+					held = true;
+					held_psn = psn;
+				}
 				queued = true;
-				if (now_ns - slot->sent_ns >=
-				    (PDC_HELD_RTOS + 1) * ini->rto_ns)
-					pdc_ini_retx_held(mgr, pdc, psn, now_ns);
 				continue;
 			}
 			if (slot->tx_cnt < UINT8_MAX)
@@ -279,6 +282,8 @@ static bool pdc_ini_rto(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 			mgr->stats.retx_rto++;
 		}
 	}
+	if (held)
+		pdc_ini_retx_held(mgr, pdc, held_psn, now_ns);
 	if (cnt) {
 		mgr->stats.rto_fired++;
 		pdc_cc_on_loss(&mgr->cfg, ini);
