@@ -42,6 +42,12 @@ static int uet_engine_slot_own(struct uet_engine_slot *s)
 	return 0;
 }
 
+/* Whether |s| reads its payload from a registered region (pay_revoke). */
+static bool uet_slot_in_region(const struct uet_engine_slot *s)
+{
+	return s->pay_life == SES_PAY_REGION && s->pay_len;
+}
+
 static bool uet_slot_overlaps(const struct uet_engine_slot *s,
 			      const uint8_t *base, uint64_t len)
 {
@@ -87,11 +93,13 @@ int uet_engine_slot_take(struct uet_engine *e, const struct ses_pkt *pkt)
 		return -ENOMEM;
 	}
 	s->busy = true;
+	e->nslots_region += uet_slot_in_region(s);
 	return (int)i;
 }
 
 void uet_engine_slot_put(struct uet_engine *e, uint32_t i)
 {
+	e->nslots_region -= uet_slot_in_region(&e->slots[i]);
 	e->slots[i].busy = false;
 	e->free_slots[e->nfree++] = i;
 }
@@ -158,12 +166,14 @@ void uet_engine_ses_pay_revoke(void *ctx, const void *base, uint64_t len)
 {
 	struct uet_engine *e = ctx;
 
-	for (uint32_t i = 0; i < e->nslots; i++) {
+	/* Most revokes (a rendezvous send's buffer) find none: no walk. */
+	for (uint32_t i = 0; e->nslots_region && i < e->nslots; i++) {
 		struct uet_engine_slot *s = &e->slots[i];
 
-		if (!s->busy || s->pay_life != SES_PAY_REGION || !s->pay_len ||
+		if (!s->busy || !uet_slot_in_region(s) ||
 		    !uet_slot_overlaps(s, base, len))
 			continue;
+		e->nslots_region--;
 		if (uet_engine_slot_own(s) < 0) {
 			s->iov_cnt = 0;
 			s->pay_life = SES_PAY_CALL;
@@ -275,8 +285,7 @@ void uet_engine_pdc_tx_done(void *ctx, const struct pdc_tx_done *done)
 	if (done->status < 0 &&
 	    uet_engine_resp_resend(e, s, done->cookie, done->status))
 		return;
-	s->busy = false;
-	e->free_slots[e->nfree++] = (uint32_t)done->cookie;
+	uet_engine_slot_put(e, (uint32_t)done->cookie);
 	if (done->resp_next_hdr != UET_PDS_NEXT_HDR_NONE && done->resp_len) {
 		if (s->rudi)
 			uet_engine_rudi_rsp(e, s, &rsp);

@@ -329,6 +329,8 @@ struct uet_engine {
 	uint32_t nl_budget;
 	struct uet_engine_slot *slots;
 	uint32_t *free_slots, nfree, nslots;
+	/* Busy slots whose payload is in a registered region (pay_revoke). */
+	uint32_t nslots_region;
 	struct uet_engine_gen gens[UET_ENGINE_GEN_SLOTS];
 	uint8_t *bounce;	/* one frame, for frames over one chunk */
 	struct uet_xsk_frame *tx_scatter;	/* being built in bounce */
