@@ -295,6 +295,8 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 		.ri_gen_get = uet_engine_gen_get,
 		.ri_gen_set = uet_engine_gen_set,
 		.pay_revoke = uet_engine_ses_pay_revoke,
+		.pull = uet_engine_local_pull,
+		.peer_pulls = uet_engine_local_peer_pulls,
 	};
 	struct ses_config cfg;
 
@@ -307,6 +309,9 @@ static int uet_engine_ses_setup(struct uet_engine *e)
 	if (e->cfg.rdv_threshold)
 		cfg.rdv_threshold = e->cfg.rdv_threshold;
 	cfg.rdv_eager_len = e->cfg.rdv_eager_len;
+	cfg.rdv_pull_threshold = e->cfg.local_pull_threshold ?
+				 e->cfg.local_pull_threshold :
+				 UET_ENGINE_LOCAL_PULL_DEFAULT;
 	if (cfg.rdv_eager_len > cfg.payload_mtu)
 		cfg.rdv_eager_len = cfg.payload_mtu;
 	if (cfg.rdv_eager_len > cfg.rdv_threshold)

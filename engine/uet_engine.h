@@ -155,7 +155,16 @@ struct uet_engine_cfg {
 	 * is set: then by frames through the UMEM, as others are.
 	 */
 	bool local_off;
+	/*
+	 * Sends longer than this to an endpoint of a local channel go as a
+	 * rendezvous that its engine copies straight out of our memory
+	 * (process_vm_readv): one copy instead of two through the ring.
+	 * 0: UET_ENGINE_LOCAL_PULL_DEFAULT; UINT32_MAX: never.
+	 */
+	uint32_t local_pull_threshold;
 };
+
+#define UET_ENGINE_LOCAL_PULL_DEFAULT	16384u
 
 enum uet_engine_tss {
 	UET_ENGINE_TSS_OFF = 0,		/* clear; secured frames dropped */
@@ -235,6 +244,12 @@ struct uet_engine_stats {
 	 */
 	uint64_t local_unanswered, local_unanswered_held;
 	uint64_t local_unanswered_refused;
+	/*
+	 * Rendezvous sends of local peers copied out of their memory, their
+	 * bytes, and copies refused (the kernel's: READ through the channel
+	 * instead).
+	 */
+	uint64_t local_pulls, local_pull_bytes, local_pull_failed;
 	uint64_t local_broken, local_wakes, local_gone, local_stale;
 	struct uet_tss_ep_stats tss;
 	struct pdc_stats pdc;

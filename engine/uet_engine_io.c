@@ -83,6 +83,8 @@ int uet_engine_slot_take(struct uet_engine *e, const struct ses_pkt *pkt)
 	s->pay_len = pkt->pay_len;
 	s->pay_life = pkt->pay_life;
 	s->msg_ref = pkt->msg_ref;
+	s->rdv_buf = pkt->rdv_buf;
+	s->rdv_len = pkt->rdv_buf ? pkt->rdv_len : 0;
 	s->peer = pkt->peer;
 	s->epoch = e->peers[pkt->peer].epoch;
 	s->resp_fail_ns = 0;

@@ -21,16 +21,31 @@
  * (dev/uet_dev_wake.h), named by the nonce the inbox carries.
  */
 #define _GNU_SOURCE
+#define _GNU_SOURCE	/* process_vm_readv */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "dev/uet_dev_shm.h"
 #include "dev/uet_dev_wake.h"
 #include "engine/uet_engine_local_priv.h"
+
+/*
+ * Whether process_vm_readv works in this process (no seccomp filter or
+ * kernel without it refuses it): tried on our own memory.
+ */
+static bool lch_pull_works(void)
+{
+	uint64_t a = 0x5545, b = 0;
+	struct iovec to = { &b, sizeof(b) }, from = { &a, sizeof(a) };
+
+	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) ==
+	       (ssize_t)sizeof(a) && b == a;
+}
 
 int uet_engine_local_setup(struct uet_engine *e)
 {
@@ -53,6 +68,7 @@ int uet_engine_local_setup(struct uet_engine *e)
 	if (ret < 0)
 		goto fail;
 	e->local = l;
+	l->pull_ok = lch_pull_works();
 	if (uet_dev_shm_lock(shm) == 0) {
 		struct uet_dev_shm_slot *sl = &shm->slot[e->ep_index];
 
@@ -159,6 +175,7 @@ int uet_lch_connect(struct uet_engine *e, uint32_t ep)
 	atomic_store(&c->w.r->refused, 0);
 	uet_lch_active_set(c->their, e->ep_index);
 	c->nonce = nonce;
+	c->pid = (int32_t)pid;
 	c->fh = c->ft = c->ah = c->at = c->nh = c->nt = 0;
 	c->state = LCH_UP;
 	e->local->up[ep / 64] |= 1ull << (ep % 64);
@@ -173,6 +190,14 @@ void uet_lch_kick(struct uet_engine *e, struct lch *c)
 		(void)!send(c->wake, "w", 1, MSG_DONTWAIT);
 		e->stats.local_wakes++;
 	}
+}
+
+bool uet_engine_local_peer_pulls(void *ctx, uint32_t peer)
+{
+	struct uet_engine *e = ctx;
+
+	return e->local && e->local->pull_ok && peer < e->npeers &&
+	       uet_engine_local_routes(e, peer);
 }
 
 bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer)
@@ -208,11 +233,14 @@ static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 {
 	struct uet_engine_slot *s = &e->slots[i];
 	const struct uet_engine_peer *p = &e->peers[s->peer];
-	uint32_t len = uet_lch_rec_len(s->hdr_len, s->pay_len);
+	struct uet_lch_pull pull = { (uintptr_t)s->rdv_buf, s->rdv_len };
+	bool named = type == UET_LCH_REQ && s->rdv_buf && e->local->pull_ok;
+	uint32_t len = uet_lch_rec_len(s->hdr_len, s->pay_len +
+				       (named ? sizeof(pull) : 0));
 	struct uet_lch_rec rec = {
 		.len = len, .type = type, .next_hdr = s->next_hdr,
 		.kind = (uint8_t)uet_engine_tag_send_kind(p->tag),
-		.flags = flags,
+		.flags = flags | (named ? UET_LCH_REC_F_PULL : 0),
 		.src_peer = s->peer, .dst_peer = p->lch_rpeer,
 		.seq = s->lch_seq, .hdr_len = s->hdr_len,
 		.pay_len = s->pay_len,
@@ -227,6 +255,9 @@ static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 	if (uet_engine_pdc_fill(e, i, buf + sizeof(rec),
 				(size_t)s->hdr_len + s->pay_len) < 0)
 		memset(buf + sizeof(rec), 0, (size_t)s->hdr_len + s->pay_len);
+	if (named)
+		memcpy(buf + sizeof(rec) + s->hdr_len + s->pay_len, &pull,
+		       sizeof(pull));
 	uet_lch_publish(&c->w, buf, len);
 	e->stats.local_tx++;
 	e->stats.local_tx_bytes += (size_t)s->hdr_len + s->pay_len;

@@ -25,6 +25,11 @@ void uet_engine_local_destroy(struct uet_engine *e);
  * inbox we may map.
  */
 bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer);
+/*
+ * ses_ops.peer_pulls: whether |peer| goes through a local channel whose
+ * engine may copy our rendezvous buffers itself.
+ */
+bool uet_engine_local_peer_pulls(void *ctx, uint32_t peer);
 /* ses_ops.tx for such a peer: 0, -EAGAIN (full: SES offers it again). */
 int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt);
 
@@ -46,6 +51,14 @@ void uet_engine_local_tick(struct uet_engine *e);
  */
 bool uet_engine_local_sleep(struct uet_engine *e);
 void uet_engine_local_woke(struct uet_engine *e);
+
+/*
+ * ses_ops.pull: a local peer's rendezvous buffer copied out of its
+ * process (process_vm_readv; the kernel allows it to its user alone).
+ */
+int uet_engine_local_pull(void *ctx, const struct ses_pull_src *src,
+			  uint64_t off, const struct ses_iov *iov, size_t cnt,
+			  uint64_t len);
 
 /* Nanoseconds until uet_engine_local_tick() has work, or UINT64_MAX. */
 uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now);

@@ -50,6 +50,7 @@ struct lch {
 	struct uet_lch_inbox *their;
 	struct uet_lch_writer w;	/* our ring in it */
 	uint64_t nonce;		/* its inbox's */
+	int32_t pid;		/* its process, as the service's slot says */
 	int wake;		/* connected to its wake socket */
 	uint32_t seq;		/* our next request's */
 	uint32_t fifo[LCH_FIFO], fh, ft;	/* slots unanswered */
@@ -104,6 +105,11 @@ struct uet_engine_local {
 	uint64_t up[UET_LCH_ACTIVE_WORDS];
 	uint64_t keys;		/* ring keys drawn */
 	bool armed;		/* |sleeping| set by us: undo at next rx */
+	/*
+	 * process_vm_readv works here (a seccomp filter may refuse it):
+	 * rendezvous requests name their buffer (UET_LCH_REC_F_PULL).
+	 */
+	bool pull_ok;
 	/* Slots of requests sent without answer, ended at the next tick. */
 	uint32_t done[LCH_DONE_MAX], dh, dt;
 	struct lch *ch[UET_LCH_RINGS];

@@ -5,9 +5,11 @@
  * peer of ours on that channel and an answer the channel's oldest
  * request, or the channel is broken.
  */
+#define _GNU_SOURCE	/* process_vm_readv */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "engine/uet_engine_local_priv.h"
 #include "ses/ses_hdr.h"
@@ -120,10 +122,26 @@ static ssize_t lch_ses_req(struct uet_engine *e, uint32_t ep, struct lch *c,
 		.now_ns = e->now_ns,
 	};
 	int peer = lch_in_peer(e, ep, c, rec);
+	struct ses_pull_src src;
+	struct uet_lch_pull pull;
 
 	if (peer < 0)
 		return -EAGAIN;
 	in.peer = (uint32_t)peer;
+	/*
+	 * Its buffer, in the process the service gave |ep| to (whose memory
+	 * the kernel lets us read only if it is our user's). The ring's
+	 * checks kept the record's length within the ring.
+	 */
+	if ((rec->flags & UET_LCH_REC_F_PULL) && e->local->pull_ok &&
+	    c->state == LCH_UP && c->pid > 0 &&
+	    sizeof(*rec) + in.len + sizeof(pull) <= rec->len) {
+		memcpy(&pull, body + in.len, sizeof(pull));
+		src.pid = c->pid;
+		src.addr = pull.addr;
+		src.len = pull.len;
+		in.src = &src;
+	}
 	return ses_rx_req(e->ses, &in, rsp, PDC_RESP_MAX_LEN);
 }
 
@@ -175,6 +193,7 @@ static bool lch_hold(struct uet_engine *e, struct lch *c,
 		return false;
 	h->next = NULL;
 	h->rec = *rec;
+	h->rec.flags &= ~UET_LCH_REC_F_PULL;	/* its trailer is not kept */
 	memcpy(h->body, body, len);
 	if (c->held_tail)
 		c->held_tail->next = h;
@@ -516,4 +535,32 @@ int uet_engine_local_rx(struct uet_engine *e)
 		}
 	}
 	return n;
+}
+
+/* ---- copies out of a local peer's memory ------------------------------- */
+
+int uet_engine_local_pull(void *ctx, const struct ses_pull_src *src,
+			  uint64_t off, const struct ses_iov *iov, size_t cnt,
+			  uint64_t len)
+{
+	struct uet_engine *e = ctx;
+	struct iovec to[SES_IOV_MAX], from;
+	ssize_t n;
+
+	if (cnt > SES_IOV_MAX || src->addr + off < src->addr)
+		return -EINVAL;
+	for (size_t i = 0; i < cnt; i++) {
+		to[i].iov_base = iov[i].base;
+		to[i].iov_len = iov[i].len;
+	}
+	from.iov_base = (void *)(uintptr_t)(src->addr + off);
+	from.iov_len = len;
+	n = process_vm_readv(src->pid, to, cnt, &from, 1, 0);
+	if (n < 0 || (uint64_t)n != len) {
+		e->stats.local_pull_failed++;
+		return n < 0 ? -errno : -EFAULT;
+	}
+	e->stats.local_pulls++;
+	e->stats.local_pull_bytes += len;
+	return 0;
 }

@@ -205,6 +205,8 @@ struct uet_engine_slot {
 	uint8_t *own;		/* copied payload */
 	uint32_t own_cap;
 	uint32_t lch_seq;	/* a local channel's request: its number */
+	const void *rdv_buf;	/* a rendezvous request's (ses_pkt) */
+	uint64_t rdv_len;
 	bool rudi;		/* sent as RUDI (PDC_MODE_RUDI) */
 	uint64_t resp_fail_ns;	/* a response: when its PDC first failed */
 	uint32_t resp_resends;	/* and how often it went again since */

@@ -38,7 +38,7 @@
 #include "uet_fep.h"
 
 #define UET_LCH_MAGIC		0x55454C43u	/* "UELC" */
-#define UET_LCH_VERSION		4u	/* 4: uet_lch_rec.flags */
+#define UET_LCH_VERSION		5u	/* 5: UET_LCH_REC_F_PULL */
 #define UET_LCH_RINGS		UET_FEP_MAX_EPS
 #define UET_LCH_ACTIVE_WORDS	(UET_LCH_RINGS / 64)
 /*
@@ -77,6 +77,18 @@ enum uet_lch_type {
  * unanswered or to be sent again, so none is ever behind a refused one.
  */
 #define UET_LCH_REC_F_NO_ANSWER	0x1
+/*
+ * A rendezvous request whose sender's buffer may be copied straight out of
+ * its memory (process_vm_readv): a struct uet_lch_pull follows the
+ * payload, inside the record's length.
+ */
+#define UET_LCH_REC_F_PULL	0x2
+
+/* Where the buffer of a UET_LCH_REC_F_PULL request is in its writer. */
+struct uet_lch_pull {
+	uint64_t addr;
+	uint64_t len;
+};
 
 struct uet_lch_rec {
 	_Atomic uint64_t stamp;

@@ -169,10 +169,28 @@ struct ses_pkt {
 	uint32_t pay_len;
 	uint64_t msg_ref;	/* SES_PAY_MSG: for ses_pkt_payload_live */
 	uint8_t flags;		/* SES_PKT_F_* */
+	/*
+	 * A rendezvous request: the buffer it exposes for the target's READ
+	 * (all of the send, the part it carries included), which a lower
+	 * layer between processes of one host may name to the target so
+	 * that it pulls it itself (ses_rx_pkt.src); NULL otherwise.
+	 */
+	const void *rdv_buf;
+	uint64_t rdv_len;
 };
 
 #define SES_PKT_F_RUDI		0x1	/* its WRE asked for SES_WRE_F_RUDI */
 #define SES_PKT_F_NO_ANSWER	0x2	/* SES_WRE_F_NO_ANSWER, a whole send */
+
+/*
+ * Where a rendezvous sender's buffer is, for a copy straight out of it:
+ * |len| bytes at |addr| in process |pid| (a peer of this host).
+ */
+struct ses_pull_src {
+	int32_t pid;
+	uint64_t addr;
+	uint64_t len;
+};
 
 /*
  * A received SES packet: next_hdr + SES header + payload, from |peer|.
@@ -197,6 +215,11 @@ struct ses_rx_pkt {
 	const uint8_t *buf;
 	size_t len;
 	uint64_t now_ns;
+	/*
+	 * A rendezvous request's buffer at its initiator (ses_pkt.rdv_buf),
+	 * as the lower layer names it to ses_ops.pull; NULL: not known.
+	 */
+	const struct ses_pull_src *src;
 };
 
 /* A receive that completed (ses_recv.h posts them). */
@@ -261,6 +284,21 @@ typedef void (*ses_ri_gen_set_fn)(void *ctx, const struct ses_addr *dst,
  * it must be copied now if it may be sent again.
  */
 typedef void (*ses_pay_revoke_fn)(void *ctx, const void *base, uint64_t len);
+/*
+ * Copies |len| bytes from |off| of the sender's buffer |src| into |iov|
+ * (|cnt| entries), all or nothing: 0 when they are all there, or -errno,
+ * after which SES READs them as it would without |src| (whatever the
+ * copy placed is written again).
+ */
+typedef int (*ses_pull_fn)(void *ctx, const struct ses_pull_src *src,
+			   uint64_t off, const struct ses_iov *iov, size_t cnt,
+			   uint64_t len);
+/*
+ * Whether peer |peer|'s engine may pull our rendezvous buffers itself (a
+ * process of this host): sends to it past cfg.rdv_pull_threshold go as
+ * rendezvous.
+ */
+typedef bool (*ses_peer_pulls_fn)(void *ctx, uint32_t peer);
 
 /*
  * Upcalls. tx and tx_done are required; the others are optional (NULL):
@@ -274,6 +312,8 @@ struct ses_ops {
 	ses_ri_gen_get_fn ri_gen_get;
 	ses_ri_gen_set_fn ri_gen_set;
 	ses_pay_revoke_fn pay_revoke;
+	ses_pull_fn pull;
+	ses_peer_pulls_fn peer_pulls;
 };
 
 struct ses_config {
@@ -284,6 +324,9 @@ struct ses_config {
 	uint32_t initiator;	/* written into every request */
 	uint32_t rdv_threshold;	/* sends longer than this use rendezvous */
 	uint32_t rdv_eager_len;	/* bytes a rendezvous request carries */
+	/* Sends longer than this to a peer that pulls (ses_ops.peer_pulls)
+	 * use rendezvous too. */
+	uint32_t rdv_pull_threshold;
 	uint32_t max_msgs;	/* outstanding initiator messages */
 	uint32_t max_peers;
 	uint32_t max_rx_msgs;	/* target messages in progress or unexpected */
@@ -350,6 +393,8 @@ struct ses_stats {
 	uint64_t rdmo_flush_held;	/* flushes answered later, not at once */
 	uint64_t rdmo_flush_expired;	/* held ones given up (RC_UNDELIVERABLE) */
 	uint64_t peers_trimmed;	/* idle peers' id windows let go */
+	uint64_t rdv_pulled;	/* rendezvous copied by ses_ops.pull */
+	uint64_t rdv_pull_failed;	/* pulls refused: READ instead */
 };
 
 /* Fills |cfg| with defaults (MTU 4096, rendezvous above 8192, ...). */

@@ -20,6 +20,7 @@ void ses_config_init(struct ses_config *cfg)
 	cfg->rdv_ri = SES_RI_NONE;
 	/* ref 4: the reference provider switches to rendezvous above 8 KiB. */
 	cfg->rdv_threshold = 8192;
+	cfg->rdv_pull_threshold = UINT32_MAX;
 	cfg->max_msgs = 4096;
 	cfg->max_peers = 1024;
 	cfg->max_rx_msgs = 4096;

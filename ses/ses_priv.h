@@ -213,6 +213,7 @@ static inline uint64_t ses_ri_key(uint32_t job, uint16_t pid, uint16_t ri)
 struct ses_rx_ctx {
 	struct ses_std_hdr h;
 	struct ses_rdv_ext rdv;
+	const struct ses_pull_src *src;	/* ses_rx_pkt's */
 	struct ses_cas_ext amo;	/* ATOMIC, FETCHING_ATOMIC (atomic.* alone
 				 * unless amo_op is a CSWAP) */
 	struct ses_rdmo_ext rdmo;	/* RDMO_* */

@@ -31,6 +31,8 @@ struct ses_rdv {
 	uint32_t seen;		/* READ bytes placed at the last look */
 	uint64_t last_ns;	/* when the pull last moved (0: not looked) */
 	bool canceled;		/* its receive was canceled: report nothing */
+	bool has_src;		/* |src| names the sender's buffer */
+	struct ses_pull_src src;
 };
 
 int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre)
@@ -76,6 +78,8 @@ void ses_rdv_pkt_ext(struct ses *s, const struct ses_msg *m,
 	pkt->hdr_len = (uint16_t)(pkt->hdr_len + n);
 	pkt->pay_off = 0;
 	pkt->pay_len = eager;
+	pkt->rdv_buf = r->base;
+	pkt->rdv_len = r->len;
 }
 
 int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c)
@@ -91,6 +95,10 @@ int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c)
 		return -EAGAIN;
 	}
 	m->rdv->ext = c->rdv;
+	if (c->src && s->ops.pull) {
+		m->rdv->src = *c->src;
+		m->rdv->has_src = true;
+	}
 	m->flags |= SES_RXM_F_SEND | SES_RXM_F_RDV;
 	if (c->h.opcode == UET_SES_OP_RENDEZVOUS_TSEND)
 		m->flags |= SES_RXM_F_TAGGED;
@@ -166,6 +174,28 @@ static int ses_rdv_pull_start(struct ses *s, struct ses_rxm *m)
 	return 0;
 }
 
+/*
+ * Copies the rest of |m| straight out of the sender's buffer (ses_ops.pull)
+ * into d->iov, set up as the READ's: whether it is all there.
+ */
+static bool ses_rdv_pull_direct(struct ses *s, struct ses_rxm *m,
+				uint64_t len)
+{
+	struct ses_rdv *d = m->rdv;
+	uint64_t off = d->ext.read_offset + d->eager;
+
+	if (!d->has_src || off > d->src.len || len > d->src.len - off)
+		return false;
+	if (s->ops.pull(s->ctx, &d->src, off, d->iov, d->wre.iov_cnt,
+			len) < 0) {
+		s->st.rdv_pull_failed++;
+		d->has_src = false;	/* the READ from now on */
+		return false;
+	}
+	s->st.rdv_pulled++;
+	return true;
+}
+
 int ses_rdv_pull(struct ses *s, struct ses_rxm *m, bool answer,
 		 uint32_t *placed)
 {
@@ -175,7 +205,10 @@ int ses_rdv_pull(struct ses *s, struct ses_rxm *m, bool answer,
 	struct ses_wre *w = &d->wre;
 
 	d->eager = m->arrived < want ? m->arrived : (uint32_t)want;
-	if (want == d->eager) {
+	w->iov = d->iov;
+	w->iov_cnt = ses_iov_slice(d->iov, r->iov, r->iov_cnt, d->eager,
+				   want - d->eager);
+	if (want == d->eager || ses_rdv_pull_direct(s, m, want - d->eager)) {
 		*placed = (uint32_t)want;
 		if (answer)
 			ses_rsp_send(s, m, UET_SES_RC_OK, *placed);
@@ -191,9 +224,6 @@ int ses_rdv_pull(struct ses *s, struct ses_rxm *m, bool answer,
 	w->opcode = UET_SES_OP_READ;
 	w->dst = &d->addr;
 	w->ri = d->ext.resource_index;
-	w->iov = d->iov;
-	w->iov_cnt = ses_iov_slice(d->iov, r->iov, r->iov_cnt, d->eager,
-				   want - d->eager);
 	w->mkey = d->ext.read_match_bits;
 	w->remote_offset = d->ext.read_offset + d->eager;
 	w->user_ctx = m;

@@ -506,6 +506,7 @@ ssize_t ses_rx_req(struct ses *s, const struct ses_rx_pkt *pkt, uint8_t *rsp,
 		return -ENOBUFS;
 	memset(&c, 0, sizeof(c));
 	s->st.rx_reqs++;
+	c.src = pkt->src;
 	ret = ses_rx_parse(&c, pkt);
 	if (ret < 0) {
 		s->st.rx_malformed++;

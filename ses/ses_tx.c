@@ -80,7 +80,9 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre)
 	if ((wre->opcode == UET_SES_OP_SEND ||
 	     wre->opcode == UET_SES_OP_TAGGED_SEND) &&
 	    s->cfg.rdv_ri != SES_RI_NONE && wre->iov_cnt == 1 &&
-	    wre->iov[0].len > s->cfg.rdv_threshold)
+	    (wre->iov[0].len > s->cfg.rdv_threshold ||
+	     (wre->iov[0].len > s->cfg.rdv_pull_threshold &&
+	      s->ops.peer_pulls && s->ops.peer_pulls(s->ctx, wre->dst->peer))))
 		return ses_rdv_msg_start(s, wre);
 	return ses_msg_start(s, wre, &in, NULL);
 }
@@ -326,6 +328,8 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	    ses_op_is_send(m->opcode) && !ses_op_is_rdv(m->opcode))
 		pkt->flags |= SES_PKT_F_NO_ANSWER;
 	pkt->msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
+	pkt->rdv_buf = NULL;
+	pkt->rdv_len = 0;
 	if (ses_op_is_rdv(m->opcode))
 		ses_rdv_pkt_ext(s, m, pkt);
 	else if (ses_op_is_amo(m->opcode))

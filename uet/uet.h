@@ -176,6 +176,7 @@ struct uet_params {
 	uint8_t tss;			/* FI_UET_TSS: enum uet_engine_tss */
 	bool crc;			/* FI_UET_CRC */
 	bool local_off;			/* FI_UET_LOCAL=off */
+	uint32_t local_pull;		/* FI_UET_LOCAL_PULL; 0: default */
 	bool rudi;			/* FI_UET_RUDI=auto (uet_rudi.c) */
 };
 

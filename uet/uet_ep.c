@@ -172,6 +172,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->tss = p->tss;
 	cfg->crc = p->crc;
 	cfg->local_off = p->local_off;
+	cfg->local_pull_threshold = p->local_pull;
 	cfg->rudi = p->rudi;
 }
 

@@ -107,6 +107,12 @@ static void uet_params_define(void)
 			"the same user: auto (through shared memory) or off "
 			"(by frames through the device's UMEM, as other "
 			"users' endpoints are); default auto");
+	fi_param_define(&uet_prov, "local_pull", FI_PARAM_INT,
+			"Sends longer than this many bytes to an endpoint of "
+			"a local channel go as a rendezvous its process copies "
+			"straight out of the sender's memory "
+			"(process_vm_readv), once, instead of twice through "
+			"shared memory (default 16384; -1: never)");
 	fi_param_define(&uet_prov, "stats", FI_PARAM_BOOL,
 			"At each endpoint's close, print its counters to "
 			"stderr as a line \"uet_engine_stats\" and a JSON "
@@ -194,6 +200,9 @@ void uet_params_get(struct uet_params *p)
 			FI_WARN(&uet_prov, FI_LOG_CORE, "FI_UET_LOCAL=%s is "
 				"not auto or off: auto\n", local);
 	}
+	if (fi_param_get_int(&uet_prov, "local_pull", &idle) == FI_SUCCESS)
+		p->local_pull = idle < 0 ? UINT32_MAX :
+				idle == 0 ? 1 : (uint32_t)idle;
 	if (fi_param_get_bool(&uet_prov, "stats", &strict) == FI_SUCCESS)
 		p->print_stats = strict != 0;
 	if (fi_param_get_size_t(&uet_prov, "rto_ns", &rto) == FI_SUCCESS)

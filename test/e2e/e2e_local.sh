@@ -42,6 +42,13 @@ run() {
 			e2e_fail "$name: $UA requests without answer, $UW" \
 				"held (want 2000 or more, and some)"
 		name+=", $UA without answer ($UW held for later)"
+		# Its sends past 16 KiB are copied once, out of the sender.
+		PL=$(e2e_engine_stat "$E2E_TMP/server.out" local_pulls)
+		PF=$(e2e_engine_stat "$E2E_TMP/server.out" local_pull_failed)
+		[ "$PL" -gt 0 ] && [ "$PF" = 0 ] ||
+			e2e_fail "$name: $PL rendezvous copied out of the" \
+				"sender, $PF refused (want some, none)"
+		name+=", $PL copied out of the sender"
 	fi
 	e2e_ok "$name: $LT records, $FR frames"
 }

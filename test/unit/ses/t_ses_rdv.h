@@ -37,6 +37,8 @@ struct t_rdv_opts {
 	/* src[i] = i * src_mul + (i >> src_shift) */
 	unsigned src_mul, src_shift;
 	uint64_t start_ns;		/* the wire's clock at start */
+	/* a's rdv_threshold and rdv_pull_threshold; 0: ses_config_init's */
+	uint32_t rdv_threshold, rdv_pull_threshold;
 };
 
 static inline void t_rdv_setup(const struct t_rdv_opts *o)
@@ -53,6 +55,10 @@ static inline void t_rdv_setup(const struct t_rdv_opts *o)
 	cfg.initiator = 1;
 	cfg.rdv_ri = T_RI_RDV;
 	cfg.rdv_eager_len = o->eager_len;
+	if (o->rdv_threshold)
+		cfg.rdv_threshold = o->rdv_threshold;
+	if (o->rdv_pull_threshold)
+		cfg.rdv_pull_threshold = o->rdv_pull_threshold;
 	t_node_init(&w, &a, 1, &cfg);
 	cfg.pid_on_fep = 3;
 	cfg.initiator = 2;

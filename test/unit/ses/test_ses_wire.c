@@ -121,6 +121,8 @@ static int t_tx(void *ctx, const struct ses_pkt *pkt)
 	p.pdc = p.is_req ? n->pdc : 0;
 	p.seq = w->next_seq++;
 	p.msg_ref = pkt->msg_ref;
+	p.rdv_buf = pkt->rdv_buf;
+	p.rdv_len = pkt->rdv_len;
 	p.len = pkt->hdr_len + pkt->pay_len;
 	p.buf = malloc(p.len);
 	cr_assert_not_null(p.buf);
@@ -213,10 +215,40 @@ static void t_gen_set(void *ctx, const struct ses_addr *dst, uint16_t ri,
 	n->gen_sets++;
 }
 
+/* ses_ops.pull as local channels, within one process: see t_wire.pull. */
+static int t_pull(void *ctx, const struct ses_pull_src *src, uint64_t off,
+		  const struct ses_iov *iov, size_t cnt, uint64_t len)
+{
+	struct t_wire *w = ((struct t_node *)ctx)->w;
+	const uint8_t *from = (const uint8_t *)(uintptr_t)src->addr + off;
+
+	cr_assert_eq(src->pid, 1234);
+	cr_assert_leq(off + len, src->len);
+	if (w->pull < 0)
+		return -EPERM;
+	for (size_t i = 0; i < cnt && len; i++) {
+		size_t n = iov[i].len < len ? iov[i].len : len;
+
+		memcpy(iov[i].base, from, n);
+		from += n;
+		len -= n;
+	}
+	cr_assert_eq(len, 0);
+	w->pulls++;
+	return 0;
+}
+
+static bool t_peer_pulls(void *ctx, uint32_t peer)
+{
+	(void)peer;
+	return ((struct t_node *)ctx)->w->pull != 0;
+}
+
 static const struct ses_ops t_ops = {
 	.tx = t_tx, .tx_done = t_tx_done, .recv_done = t_recv_done,
 	.rma_done = t_rma_done, .ri_gen_get = t_gen_get,
 	.ri_gen_set = t_gen_set, .pay_revoke = t_pay_revoke,
+	.pull = t_pull, .peer_pulls = t_peer_pulls,
 };
 
 void t_node_init(struct t_wire *w, struct t_node *n, uint32_t id,
@@ -334,6 +366,7 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 	struct t_pkt a = { .src = p->dst, .dst = p->src, .pdc = p->pdc,
 			   .next_hdr = UET_PDS_NEXT_HDR_RESPONSE };
 	uint8_t rsp[UET_SES_RSP_LEN];
+	struct ses_pull_src src;
 	ssize_t n;
 
 	if (!p->is_req) {
@@ -351,6 +384,11 @@ void t_wire_deliver(struct t_wire *w, const struct t_pkt *p)
 	if (t_copy_is_late(w, p)) {
 		w->copies_late++;
 		return;
+	}
+	if (w->pull && p->rdv_buf) {
+		src = (struct ses_pull_src){ 1234, (uintptr_t)p->rdv_buf,
+					     p->rdv_len };
+		rx.src = &src;
 	}
 	n = ses_rx_req(dst->s, &rx, rsp, sizeof(rsp));
 	if (n == -EAGAIN) {

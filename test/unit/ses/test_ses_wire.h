@@ -80,6 +80,8 @@ struct t_pkt {
 	uint32_t pay_len;
 	uint8_t pay_life;
 	uint64_t msg_ref;
+	const void *rdv_buf;		/* ses_pkt's: a rendezvous request */
+	uint64_t rdv_len;
 };
 
 struct t_wire {
@@ -119,6 +121,14 @@ struct t_wire {
 	bool lazy;			/* payloads read late, as PDC does */
 	unsigned lazy_dead;		/* late reads of completed messages */
 	unsigned stale_acks;		/* answers for a context gone */
+	/*
+	 * As local channels do: 1, rendezvous requests name their buffer
+	 * (ses_rx_pkt.src) and targets copy out of it (ses_ops.pull, a
+	 * memcpy here); -1, they name it but every copy fails (-EPERM); 0,
+	 * no peer pulls. pulls counts the copies made.
+	 */
+	int pull;
+	unsigned pulls;
 };
 
 void t_wire_init(struct t_wire *w, uint64_t seed);
