@@ -140,6 +140,8 @@ struct ses_peer {
 #define SES_MSG_F_WAIT		0x80	/* no id yet: on its peer's tx_wait
 					 * (until completed) */
 #define SES_MSG_F_SPARED	0x100	/* outlived a failure (spared_ns) */
+#define SES_MSG_F_PULLED	0x200	/* rendezvous to a peer that pulls:
+					 * no eager bytes */
 
 struct ses_msg {
 	const struct ses_wre *wre;

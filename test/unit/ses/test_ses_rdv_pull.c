@@ -3,7 +3,8 @@
  * Rendezvous sends a target copies straight out of the sender's buffer
  * (ses_ops.pull, as local channels do with process_vm_readv): no READ
  * goes, the request's answer ends the send, a short receive copies what
- * fits, a refused copy falls back to the READ, and sends past
+ * fits, a refused copy falls back to the READ (the request carries no
+ * eager bytes: the target takes all of the buffer), and sends past
  * rdv_pull_threshold to a peer that pulls go as a rendezvous.
  */
 #include <criterion/criterion.h>
@@ -74,6 +75,8 @@ Test(ses_rdv_pull, expected_send_is_copied_without_a_read)
 	cr_assert_eq(a.tx[0].cpl.modified_len, T_BIG);
 	cr_assert_eq(w.pulls, 1);
 	cr_assert_eq(t_reqs_of(UET_SES_OP_RENDEZVOUS_TSEND), 1);
+	cr_assert_eq(w.log[0].len, UET_SES_STD_HDR_LEN + UET_SES_RDV_EXT_LEN,
+		     "no eager bytes to a target that copies them itself");
 	cr_assert_eq(t_reqs_of(UET_SES_OP_READ), 0, "no READ went");
 	cr_assert_eq(t_stats(&b).rdv_pulled, 1);
 	cr_assert_eq(t_stats(&b).rdv_pull_failed, 0);
