@@ -93,10 +93,19 @@ static int b_lat(struct t *t, size_t len, long iters)
 			rtt[i - B_WARMUP] = b_now_ns() - t0;
 	}
 	if (!t->server) {
+		double sum = 0;
+
+		for (i = 0; i < iters; i++)
+			sum += (double)rtt[i];
 		qsort(rtt, (size_t)iters, sizeof(*rtt), b_cmp);
+		/* The tail too: fi_pingpong reports the mean. */
 		printf("fi_msg_bench: lat %zu bytes x %ld: median half round "
-		       "trip %.2f us (%s)\n", len, iters,
-		       rtt[iters / 2] / 2000.0, t->prov);
+		       "trip %.2f us (%s); mean %.2f, p90 %.2f, p99 %.2f, "
+		       "p99.9 %.2f us\n", len, iters,
+		       rtt[iters / 2] / 2000.0, t->prov, sum / iters / 2000.0,
+		       rtt[iters * 9 / 10] / 2000.0,
+		       rtt[iters * 99 / 100] / 2000.0,
+		       rtt[iters * 999 / 1000] / 2000.0);
 	}
 	free(rtt);
 	return t_tx_drain(t);
