@@ -20,14 +20,13 @@
  * clears it and sends a datagram to the owner's wake socket, the engine's
  * (dev/uet_dev_wake.h), named by the nonce the inbox carries.
  */
-#define _GNU_SOURCE
 #define _GNU_SOURCE	/* process_vm_readv */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "dev/uet_dev_shm.h"
