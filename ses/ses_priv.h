@@ -611,7 +611,8 @@ void ses_recv_complete(struct ses *s, struct ses_recv *r,
 		       uint64_t placed);
 
 /* ses_rdv.c */
-int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre);
+/* |pulled|: the peer copies the buffer itself (ses_ops.peer_pulls). */
+int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre, bool pulled);
 void ses_rdv_pkt_ext(struct ses *s, const struct ses_msg *m,
 		     struct ses_pkt *pkt);
 int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c);

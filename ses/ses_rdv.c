@@ -35,7 +35,7 @@ struct ses_rdv {
 	struct ses_pull_src src;
 };
 
-int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre)
+int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre, bool pulled)
 {
 	struct ses_ri_tbl *t = ses_tbl_find(s, s->cfg.job_id,
 					    s->cfg.pid_on_fep, s->cfg.rdv_ri);
@@ -57,7 +57,7 @@ int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre)
 	 * the request would cross shared memory twice (64 KiB ping-pong
 	 * half round trip, median 4.6 -> 3.5 us).
 	 */
-	if (s->ops.peer_pulls && s->ops.peer_pulls(s->ctx, wre->dst->peer))
+	if (pulled)
 		in.flags |= SES_MSG_F_PULLED;
 	in.opcode = wre->opcode == UET_SES_OP_TAGGED_SEND ?
 		    UET_SES_OP_RENDEZVOUS_TSEND : UET_SES_OP_RENDEZVOUS_SEND;

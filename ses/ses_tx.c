@@ -81,9 +81,14 @@ int ses_wre_post(struct ses *s, const struct ses_wre *wre)
 	     wre->opcode == UET_SES_OP_TAGGED_SEND) &&
 	    s->cfg.rdv_ri != SES_RI_NONE && wre->iov_cnt == 1 &&
 	    (wre->iov[0].len > s->cfg.rdv_threshold ||
-	     (wre->iov[0].len > s->cfg.rdv_pull_threshold &&
-	      s->ops.peer_pulls && s->ops.peer_pulls(s->ctx, wre->dst->peer))))
-		return ses_rdv_msg_start(s, wre);
+	     wre->iov[0].len > s->cfg.rdv_pull_threshold)) {
+		/* Asked once: it also decides the request's eager bytes. */
+		bool pulled = s->ops.peer_pulls &&
+			      s->ops.peer_pulls(s->ctx, wre->dst->peer);
+
+		if (wre->iov[0].len > s->cfg.rdv_threshold || pulled)
+			return ses_rdv_msg_start(s, wre, pulled);
+	}
 	return ses_msg_start(s, wre, &in, NULL);
 }
 
