@@ -133,6 +133,20 @@ void uet_tss_iv(uint8_t iv[UET_TSS_IV_LEN], const struct uet_tss_keymat *km,
 		const struct uet_tss_hdr *h, const struct uet_tss_src *src);
 
 /*
+ * uet_tss_keystream() makes the first keystream block of |n| packets in
+ * a row of one stream: out[i] = AES(key, IV_i ^ mask | counter 2), where
+ * IV_i is |iv| (unmasked, as uet_tss_iv() builds it before the mask) with
+ * its TSC plus i; XORed with a sealed packet's first 16 bytes of
+ * ciphertext it gives its first 16 of plaintext, as GCM made it. The XDP
+ * program reads headers with these (include/uet_xdp_shared.h). 0, -EINVAL
+ * (|n| 0 or over UET_TSS_KS_MAX) or -EIO.
+ */
+#define UET_TSS_KS_MAX	256
+int uet_tss_keystream(uint8_t (*out)[16], size_t n,
+		      const struct uet_tss_keymat *km,
+		      const uint8_t iv[UET_TSS_IV_LEN]);
+
+/*
  * The AAD of a packet: the addresses (4 or 16 bytes each, network order),
  * the UDP ports (host order) and its TSS header as on the wire. Returns its
  * length (at most UET_TSS_AAD_MAX).

@@ -172,3 +172,39 @@ size_t uet_tss_aad(uint8_t *aad, bool is_v6, const uint8_t *saddr,
 	memcpy(aad + n, hdr, hdr_len);
 	return n + hdr_len;
 }
+
+int uet_tss_keystream(uint8_t (*out)[16], size_t n,
+		      const struct uet_tss_keymat *km,
+		      const uint8_t iv[UET_TSS_IV_LEN])
+{
+	uint64_t tsc = 0;
+	EVP_CIPHER_CTX *c;
+	int len = 0, rc = -EIO;
+
+	if (!n || n > UET_TSS_KS_MAX)
+		return -EINVAL;
+	for (int i = 6; i < UET_TSS_IV_LEN; i++)
+		tsc = tsc << 8 | iv[i];
+	/* The counter blocks: the masked IV, then GCM's counter 2. */
+	for (size_t b = 0; b < n; b++) {
+		uint64_t t = (tsc + b) & UET_TSS_TSC_MAX;
+
+		memcpy(out[b], iv, 6);
+		for (int i = 0; i < 6; i++)
+			out[b][6 + i] = (uint8_t)(t >> (40 - 8 * i));
+		for (int i = 0; i < UET_TSS_IV_LEN; i++)
+			out[b][i] ^= km->iv_mask[i];
+		put_be32(out[b] + UET_TSS_IV_LEN, 2);
+	}
+	c = EVP_CIPHER_CTX_new();
+	if (c && EVP_EncryptInit_ex(c, EVP_aes_256_ecb(), NULL, km->key,
+				    NULL) == 1 &&
+	    EVP_CIPHER_CTX_set_padding(c, 0) == 1 &&
+	    EVP_EncryptUpdate(c, out[0], &len, out[0], (int)(16 * n)) == 1 &&
+	    len == (int)(16 * n))
+		rc = 0;
+	EVP_CIPHER_CTX_free(c);	/* its key schedule is cleansed */
+	if (rc)
+		OPENSSL_cleanse(out, 16 * n);
+	return rc;
+}

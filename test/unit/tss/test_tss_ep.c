@@ -513,3 +513,51 @@ Test(tss_ep, trimmed_headers)
 	uet_tss_ep_free(b.ep);
 	uet_tss_ep_free(c.ep);
 }
+
+/*
+ * The keystream made ahead (uet_tss_keystream, for the XDP program): the
+ * first 16 bytes of every packet of a stream, ciphertext XOR plaintext,
+ * from one call for all of them, given the first packet's IV only.
+ */
+static void keystream_ahead(enum uet_tss_mode mode, bool v6, bool ssi)
+{
+	enum { N = 70 };
+	static uint8_t ks[N][16];
+	struct uet_tss_keymat km, plain_km = { 0 };
+	uint8_t iv[UET_TSS_IV_LEN];
+	struct uet_tss_hdr h;
+	struct side a, b;
+	struct wire w;
+	size_t hl;
+
+	mk_side(&a, mode, v6, ssi, 1);
+	mk_side(&b, mode, v6, ssi, 2);
+	hl = uet_tss_ep_hdr_len(a.ep);
+	for (int i = 0; i < N; i++) {
+		seal(&a, &b, &w, (uint8_t)i);
+		cr_assert_gt(uet_tss_hdr_decode(&h, w.buf, w.len), 0);
+		if (i == 0) {
+			cr_assert_eq(uet_tss_derive(&km, mode, a.keys.key[0],
+						    &h, &a.src, 0), 0);
+			uet_tss_iv(iv, &plain_km, &h, &a.src);
+			cr_assert_eq(uet_tss_keystream(ks, N, &km, iv), 0);
+		}
+		for (int j = 0; j < 16; j++)
+			cr_assert_eq(ks[i][j], w.buf[hl + j] ^ w.plain[j],
+				     "packet %d byte %d", i, j);
+	}
+	cr_assert_eq(uet_tss_keystream(ks, 0, &km, iv), -EINVAL);
+	cr_assert_eq(uet_tss_keystream(ks, UET_TSS_KS_MAX + 1, &km, iv),
+		     -EINVAL);
+	uet_tss_ep_free(a.ep);
+	uet_tss_ep_free(b.ep);
+}
+
+Test(tss_ep, keystream_ahead_all_modes)
+{
+	for (int m = 0; m < 2; m++)
+		for (int v6 = 0; v6 < 2; v6++)
+			for (int ssi = 0; ssi < 2; ssi++)
+				keystream_ahead(m ? UET_TSS_CLUSTER :
+						UET_TSS_DIRECT, v6, ssi);
+}
