@@ -43,6 +43,7 @@ struct uet_xdp_tss_ctx_val {
 	struct bpf_crypto_ctx UET_XDP_KPTR *ctx;
 	__u8 iv_mask[12];
 	__u32 pad;
+	__u64 ks_asked_ns;
 };
 
 struct {

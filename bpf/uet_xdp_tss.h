@@ -42,6 +42,7 @@ struct uet_xdp_tss_ctx_val {
 	struct bpf_crypto_ctx UET_XDP_KPTR *ctx;
 	__u8 iv_mask[12];
 	__u32 pad;
+	__u64 ks_asked_ns;	/* a frame of this key missed its keystream */
 };
 
 /*
@@ -54,6 +55,19 @@ struct {
 	__type(key, struct uet_xdp_tss_key);
 	__type(value, struct uet_xdp_tss_ctx_val);
 } uet_xdp_tss_ctx SEC(".maps");
+
+/* Keystream made ahead by the service (uet_xdp_shared.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, UET_XDP_TSS_KS_ENTRIES);
+	__type(key, struct uet_xdp_tss_ks_key);
+	__type(value, struct uet_xdp_tss_ks_val);
+} uet_xdp_tss_ks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, UET_XDP_TSS_KS_RING_BYTES);
+} uet_xdp_tss_ks_ring SEC(".maps");
 
 /* Keystream bytes made: two AES blocks (see uet_xdp_tss_read()). */
 #define UET_XDP_TSS_KS_LEN	32
@@ -164,6 +178,66 @@ static __always_inline int uet_xdp_tss_keystream(struct xdp_md *ctx,
 	return 0;
 }
 
+/* Asks the service for the keystream entry |kk| (a request on the ring). */
+static __always_inline void uet_xdp_tss_ks_ask(struct uet_xdp_tss_ks_key *kk)
+{
+	if (bpf_ringbuf_output(&uet_xdp_tss_ks_ring, kk, sizeof(*kk), 0) == 0)
+		uet_xdp_count(UET_XDP_CNT_TSS_KS_ASKED);
+}
+
+/* |kk|'s IV names the next entry: its 48-bit TSC plus UET_XDP_TSS_KS_N. */
+static __always_inline void uet_xdp_tss_ks_next(struct uet_xdp_tss_ks_key *kk)
+{
+	__u64 tsc = 0;
+	int i;
+
+	for (i = 6; i < 12; i++)
+		tsc = tsc << 8 | kk->iv[i];
+	tsc += UET_XDP_TSS_KS_N;
+	for (i = 11; i >= 6; i--) {
+		kk->iv[i] = (__u8)tsc;
+		tsc >>= 8;
+	}
+}
+
+/*
+ * The first plaintext block from the keystream entry made ahead, into
+ * s->pt, as uet_xdp_tss_keystream() makes it with AES: 0, or -1 when
+ * there is no entry for the frame's TSC. A frame past the middle of its
+ * entry asks for the next one, once.
+ */
+static __always_inline int uet_xdp_tss_ks_read(struct xdp_md *ctx,
+					       struct uet_xdp_tss_ks_key *kk,
+					       struct uet_xdp_tss_scratch *s,
+					       __u32 off, __u64 n, __u32 idx)
+{
+	struct uet_xdp_tss_ks_val *kv;
+	__u64 *pt, *ct, *ks, len;
+
+	kv = bpf_map_lookup_elem(&uet_xdp_tss_ks, kk);
+	if (!kv)
+		return -1;
+	idx &= UET_XDP_TSS_KS_N - 1;
+	len = n > 16 ? 16 : n;
+	len &= 0x1F;
+	if (!len || len > 16)
+		return -1;
+	if (bpf_xdp_load_bytes(ctx, off, s->ct, len) < 0)
+		return -1;
+	ks = (__u64 *)kv->ks[idx];
+	pt = (__u64 *)s->pt;
+	ct = (__u64 *)s->ct;
+	pt[0] = ks[0] ^ ct[0];
+	pt[1] = ks[1] ^ ct[1];
+	uet_xdp_count(UET_XDP_CNT_TSS_KS_HIT);
+	if (idx >= UET_XDP_TSS_KS_N / 2 && !kv->asked_ns) {
+		kv->asked_ns = bpf_ktime_get_ns();
+		uet_xdp_tss_ks_next(kk);
+		uet_xdp_tss_ks_ask(kk);
+	}
+	return 0;
+}
+
 /* Whether the first plaintext block at |pt| cannot name the endpoint. */
 static __always_inline int uet_xdp_tss_needs_ses(__u8 *pt)
 {
@@ -214,37 +288,64 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 {
 	struct uet_xdp_tss_ctx_val *cv;
 	struct uet_xdp_tss_scratch *s;
+	struct uet_xdp_tss_ks_key kk;
 	struct uet_xdp_tss_key k;
 	struct bpf_crypto_ctx *cc;
-	__u32 zero = 0, hl, i;
-	__u64 n;	/* 64 bits: a helper's length must be bounded in all */
+	__u32 zero = 0, hl, i, idx;
+	__u64 n, now;	/* n 64 bits: a helper's length is bounded in all */
+	int hit;
 
 	if (!uet_xdp_ksym_exists(bpf_crypto_encrypt))
 		return UET_FEP_EP_SERVICE;
 	if (uet_xdp_tss_key(&k, p, v, l3, end, is_v6) < 0)
 		return UET_FEP_EP_SERVICE;
+	s = bpf_map_lookup_elem(&uet_xdp_tss_scratch, &zero);
+	if (!s)
+		return UET_FEP_EP_SERVICE;
+	hl = (p[0] & UET_XDP_TSS_SP) ? UET_XDP_TSS_HDR_SSI_LEN :
+				       UET_XDP_TSS_HDR_LEN;
+	n = ct_len < UET_XDP_TSS_READ_LEN ? ct_len : UET_XDP_TSS_READ_LEN;
+	barrier_var(n);
+	if (n < UET_PDS_PROLOGUE_LEN || n > UET_XDP_TSS_READ_LEN)
+		return UET_FEP_EP_SERVICE;
+	/*
+	 * The IV before its mask: SSI, IPv4 source or (IPv6, no SSI) SDI;
+	 * epoch and TSC. Its keystream entry's key: the TSC's low bits
+	 * clear. Most frames are read from the entry alone, without their
+	 * context.
+	 */
+	__builtin_memcpy(&kk.k, &k, sizeof(k));
+	if (uet_xdp_tss_iv_src(kk.iv, p, l3, end, is_v6) < 0)
+		return UET_FEP_EP_SERVICE;
+	__builtin_memcpy(kk.iv + 4, p + hl - 8, 8);
+	kk.pad = 0;
+	idx = kk.iv[11] & (UET_XDP_TSS_KS_N - 1);
+	kk.iv[11] &= (__u8)~(UET_XDP_TSS_KS_N - 1);
+	hit = uet_xdp_tss_ks_read(ctx, &kk, s, off + hl, n, idx) == 0;
+	if (hit && !uet_xdp_tss_needs_ses(s->pt))
+		goto first_block;
 	cv = bpf_map_lookup_elem(&uet_xdp_tss_ctx, &k);
 	cc = cv ? cv->ctx : NULL;
-	s = bpf_map_lookup_elem(&uet_xdp_tss_scratch, &zero);
-	if (!cc || !s) {
+	if (!cv || !cc) {
 		uet_xdp_count(UET_XDP_CNT_TSS_NO_CTX);
 		return UET_FEP_EP_SERVICE;
 	}
-	hl = (p[0] & UET_XDP_TSS_SP) ? UET_XDP_TSS_HDR_SSI_LEN :
-				       UET_XDP_TSS_HDR_LEN;
-	/* The IV: SSI, IPv4 source or (IPv6, no SSI) SDI; epoch and TSC. */
+	/* The counter block: the IV, masked (the TSC's low bits too). */
 	if (uet_xdp_tss_iv_src(s->ctr, p, l3, end, is_v6) < 0)
 		return UET_FEP_EP_SERVICE;
 	__builtin_memcpy(s->ctr + 4, p + hl - 8, 8);
 	for (i = 0; i < 12; i++)
 		s->ctr[i] ^= cv->iv_mask[i];
-	n = ct_len < UET_XDP_TSS_READ_LEN ? ct_len : UET_XDP_TSS_READ_LEN;
-	barrier_var(n);
-	if (n < UET_PDS_PROLOGUE_LEN || n > UET_XDP_TSS_READ_LEN)
-		return UET_FEP_EP_SERVICE;
-	if (uet_xdp_tss_keystream(ctx, cc, s, off + hl, 0, n) < 0)
-		return UET_FEP_EP_SERVICE;
-	uet_xdp_count(UET_XDP_CNT_TSS_READ);
+	if (!hit) {
+		if (uet_xdp_tss_keystream(ctx, cc, s, off + hl, 0, n) < 0)
+			return UET_FEP_EP_SERVICE;
+		/* Ask for it, once a while per key (forged TSCs miss too). */
+		now = bpf_ktime_get_ns();
+		if (now - cv->ks_asked_ns > UET_XDP_TSS_KS_ASK_NS) {
+			cv->ks_asked_ns = now;
+			uet_xdp_tss_ks_ask(&kk);
+		}
+	}
 	/*
 	 * Most frames are named by their first block: an established PDC's
 	 * DPDCID (bytes 10-11; a request's too, whose SES header a clear
@@ -255,10 +356,14 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 	 * the frame's real length.
 	 */
 	if (!uet_xdp_tss_needs_ses(s->pt))
-		return uet_xdp_tss_first_block(s->pt, s->pt + n);
+		goto first_block;
+	uet_xdp_count(UET_XDP_CNT_TSS_READ);
 	if (n > 16 && uet_xdp_tss_keystream(ctx, cc, s, off + hl, 1, n) < 0)
 		return UET_FEP_EP_SERVICE;
 	return uet_xdp_steer(s->pt, s->pt + n);
+first_block:
+	uet_xdp_count(UET_XDP_CNT_TSS_READ);
+	return uet_xdp_tss_first_block(s->pt, s->pt + n);
 }
 
 #endif /* UET_XDP_TSS_H */

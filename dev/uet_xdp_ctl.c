@@ -42,6 +42,8 @@ static const char *const uet_xdp_counter_names[UET_XDP_CNT_MAX] = {
 	[UET_XDP_CNT_TSS_TO_SERVICE] = "tss_to_service",
 	[UET_XDP_CNT_TSS_READ] = "tss_read",
 	[UET_XDP_CNT_TSS_NO_CTX] = "tss_no_ctx",
+	[UET_XDP_CNT_TSS_KS_HIT] = "tss_ks_hit",
+	[UET_XDP_CNT_TSS_KS_ASKED] = "tss_ks_asked",
 };
 
 const char *uet_xdp_counter_name(unsigned int id)

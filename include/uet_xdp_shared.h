@@ -68,7 +68,16 @@ _Static_assert(sizeof(struct uet_xdp_pid_ent) == 8, "uet_xdp_pid_ent layout");
 						 * read in XDP whose stream
 						 * has no context yet: to the
 						 * service, which adds it */
-#define UET_XDP_CNT_MAX			14
+#define UET_XDP_CNT_TSS_KS_HIT		14	/* secured frames whose first
+						 * block was read with a
+						 * keystream the service made
+						 * ahead (uet_xdp_tss_ks):
+						 * no AES in XDP (also
+						 * TSS_READ) */
+#define UET_XDP_CNT_TSS_KS_ASKED	15	/* keystream the program asked
+						 * the service for
+						 * (uet_xdp_tss_ks_ring) */
+#define UET_XDP_CNT_MAX			16
 
 /*
  * Run-time settings (one array entry, key 0). Both debug features are off
@@ -191,6 +200,45 @@ struct uet_xdp_tss_ctx_args {
 };
 _Static_assert(sizeof(struct uet_xdp_tss_ctx_args) == 72,
 	       "uet_xdp_tss_ctx_args layout");
+
+/*
+ * Keystream made ahead (issue 40). The first block of a sealed frame's
+ * keystream depends only on its key and IV, not on the frame: a stream's
+ * IVs are known before its frames come (its TSC counts up), so the
+ * service, whose AES uses the CPU's instructions, encrypts the counter
+ * blocks of its next UET_XDP_TSS_KS_N TSCs in one call, and the program
+ * XORs instead of calling the kernel's AES (aes-fixed-time here: 0.4 us a
+ * block). uet_xdp_tss_ks (LRU hash): key, the context's key and the IV
+ * before its mask with the TSC's low bits clear; value, the first
+ * keystream block of each of those TSCs. A frame whose entry is missing
+ * is read with the kernel's AES as before, and the program asks for the
+ * entry on uet_xdp_tss_ks_ring (at most once per UET_XDP_TSS_KS_ASK_NS
+ * per context); a frame past the middle of its entry asks for the next
+ * one (once per entry and UET_XDP_TSS_KS_ASK_NS).
+ */
+#define UET_XDP_TSS_KS_N		64
+#define UET_XDP_TSS_KS_ENTRIES		8192
+#define UET_XDP_TSS_KS_RING_BYTES	(64u << 10)
+#define UET_XDP_TSS_KS_ASK_NS		1000000ull
+
+struct uet_xdp_tss_ks_key {
+	struct uet_xdp_tss_key k;	/* the context's: which AES key */
+	__u8 iv[12];		/* source, epoch, TSC & ~(KS_N - 1) */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct uet_xdp_tss_ks_key) == 40,
+	       "uet_xdp_tss_ks_key layout");
+
+struct uet_xdp_tss_ks_val {
+	__u8 ks[UET_XDP_TSS_KS_N][16];	/* E_K(IV ^ mask | 2), TSC by TSC */
+	__u64 asked_ns;		/* when the next entry was asked for */
+};
+
+/* On uet_xdp_tss_ks_ring: make the entry of |key|. */
+struct uet_xdp_tss_ks_req {
+	struct uet_xdp_tss_ks_key key;
+};
+
 #define UET_XDP_TSS_TYPE		1
 #define UET_XDP_TSS_SP			0x04	/* first byte: an SSI follows */
 #define UET_XDP_TSS_HDR_LEN		12

@@ -46,6 +46,10 @@ static const char *const uetctl_prom_xdp_help[UET_XDP_CNT_MAX] = {
 				 "program read.",
 	[UET_XDP_CNT_TSS_NO_CTX] = "Secured frames of an SD the program "
 				   "holds no context for.",
+	[UET_XDP_CNT_TSS_KS_HIT] = "Secured frames read with keystream the "
+				   "service made ahead (no AES in XDP).",
+	[UET_XDP_CNT_TSS_KS_ASKED] = "Keystream entries the program asked "
+				     "the service for.",
 };
 
 /* A figure of the service or of TSS: where it is in the struct. */

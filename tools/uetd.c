@@ -257,17 +257,18 @@ static int uetd_conn_ep(const struct uetd *d, int fd)
  */
 static void uetd_loop(struct uetd *d)
 {
-	static struct pollfd pfd[UETD_MAX_CONNS + 2 + UET_XDP_MAX_QUEUES];
+	static struct pollfd pfd[UETD_MAX_CONNS + 3 + UET_XDP_MAX_QUEUES];
 	struct uetd_conns *c = &uetd_conns;
 	bool waiting = d->adopting;
 
 	while (!d->stop && !uetd_signalled) {
-		int n = 0, ready, first_conn = 2 + (int)d->queues;
+		int n = 0, ready, first_conn = 3 + (int)d->queues;
 
 		if (waiting && (!d->adopting || uetd_now_ns() > d->adopt_until))
 			return;
 		pfd[n++] = (struct pollfd){ d->lsock, POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ d->nl_fd, POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ uetd_tss_ks_fd(d), POLLIN, 0 };
 		/* A queue without a socket yet (a takeover): -1, skipped. */
 		for (uint32_t q = 0; q < d->queues; q++)
 			pfd[n++] = (struct pollfd){ d->shm ? uetd_dev_fd(d, q) :
@@ -281,6 +282,8 @@ static void uetd_loop(struct uetd *d)
 		}
 		if (pfd[1].revents & POLLIN)
 			uetd_link_read(d);
+		if (pfd[2].revents & POLLIN)
+			uetd_tss_ks_serve(d);
 		uetd_dev_rx(d);
 		uetd_dev_fill_top_up(d);
 		if (d->shm) {

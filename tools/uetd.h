@@ -246,6 +246,12 @@ void uetd_tss_sdi_sync(struct uetd *d);
  * -1 when it is not secured; else the endpoint to hand it on to, or 0
  * when it goes nowhere (counted: no SD of ours, unsteerable).
  */
+/*
+ * Keystream the XDP program asks for (uetd_tss_xdp.h): the fd to poll
+ * (-1: none), and answering what waits.
+ */
+int uetd_tss_ks_fd(const struct uetd *d);
+void uetd_tss_ks_serve(struct uetd *d);
 /* Whether uetd_tss_rx_owner() would use a frame whole (one piece). */
 bool uetd_tss_wants_whole(const struct uetd *d);
 int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,

@@ -443,6 +443,42 @@ static void uetd_tss_stream_add(struct uetd *d, const struct uetd_tss_sd *sd,
 	OPENSSL_cleanse(&km, sizeof(km));
 }
 
+/*
+ * The key material of the XDP context key |k| (uetd_tss_km_fn): the SD
+ * key of its (SDI, AN) in direct mode, the stream's derived one in
+ * cluster mode, as uetd_tss_xdp_add() was given them.
+ */
+static int uetd_tss_ks_km(void *arg, const struct uet_xdp_tss_key *k,
+			  struct uet_tss_keymat *km)
+{
+	struct uetd *d = arg;
+	const struct uetd_tss_sd *sd;
+	struct uet_tss_hdr h = { .sdi = k->sdi_an & 0xFFFFFFu,
+				 .an = (uint8_t)(k->sdi_an >> 24),
+				 .sp = k->sp, .epoch = k->epoch };
+	struct uet_tss_src src = { .is_v6 = k->is_v6 };
+
+	sd = uetd_tss_conf_sdi(&d->tss->conf, h.sdi);
+	if (!sd || h.an > 1 || !(sd->have & (1u << h.an)))
+		return -ENOKEY;
+	if (h.sp)
+		h.ssi = (uint32_t)k->src[0] << 24 | (uint32_t)k->src[1] << 16 |
+			(uint32_t)k->src[2] << 8 | k->src[3];
+	memcpy(src.addr, k->src, sizeof(src.addr));
+	return uet_tss_derive(km, sd->mode, sd->key[h.an], &h, &src, 0);
+}
+
+int uetd_tss_ks_fd(const struct uetd *d)
+{
+	return d->tss ? uetd_tss_xdp_ks_fd(d->tss->xdp) : -1;
+}
+
+void uetd_tss_ks_serve(struct uetd *d)
+{
+	if (d->tss)
+		uetd_tss_xdp_ks_serve(d->tss->xdp, uetd_tss_ks_km, d);
+}
+
 bool uetd_tss_wants_whole(const struct uetd *d)
 {
 	const struct uetd_tss *t = d->tss;

@@ -25,6 +25,12 @@ struct uetd_tss_xdp {
 	bool on;
 	char why[160];
 	uint64_t added, failed;
+	/* Keystream made ahead (uet_xdp_tss_ks); -1 and NULL: not here. */
+	int ks_map, ks_ring_fd;
+	struct ring_buffer *ks_ring;
+	uetd_tss_km_fn ks_km;
+	void *ks_arg;
+	uint64_t ks_made, ks_failed;
 };
 
 static int uetd_tss_xdp_quiet(enum libbpf_print_level level, const char *fmt,
@@ -61,6 +67,54 @@ static void uetd_tss_xdp_off(struct uetd_tss_xdp *x, const char *what,
 	x->on = false;
 }
 
+/*
+ * One request of the program's: the entry of keystream it names, made
+ * with the key material of its context's key (x->ks_km).
+ */
+static int uetd_tss_xdp_ks_make(void *ctx, void *data, size_t len)
+{
+	static struct uet_xdp_tss_ks_val val;
+	struct uetd_tss_xdp *x = ctx;
+	struct uet_xdp_tss_ks_req req;
+	struct uet_tss_keymat km;
+	int ret;
+
+	if (len < sizeof(req))
+		return 0;
+	memcpy(&req, data, sizeof(req));
+	ret = x->ks_km(x->ks_arg, &req.key.k, &km);
+	if (!ret)
+		ret = uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
+					req.key.iv);
+	OPENSSL_cleanse(&km, sizeof(km));
+	val.asked_ns = 0;
+	if (!ret && bpf_map_update_elem(x->ks_map, &req.key, &val, BPF_ANY))
+		ret = -errno;
+	OPENSSL_cleanse(&val, sizeof(val));
+	if (ret)
+		x->ks_failed++;
+	else
+		x->ks_made++;
+	return 0;
+}
+
+/* The keystream map and ring, when the program has them (not older). */
+static void uetd_tss_xdp_ks_open(struct uetd_tss_xdp *x, const char *ifname)
+{
+	x->ks_ring_fd = uet_xdp_map_open(ifname, "uet_xdp_tss_ks_ring");
+	x->ks_map = uet_xdp_map_open(ifname, "uet_xdp_tss_ks");
+	if (x->ks_ring_fd >= 0 && x->ks_map >= 0)
+		x->ks_ring = ring_buffer__new(x->ks_ring_fd,
+					      uetd_tss_xdp_ks_make, x, NULL);
+	if (!x->ks_ring) {
+		if (x->ks_ring_fd >= 0)
+			close(x->ks_ring_fd);
+		if (x->ks_map >= 0)
+			close(x->ks_map);
+		x->ks_ring_fd = x->ks_map = -1;
+	}
+}
+
 struct uetd_tss_xdp *uetd_tss_xdp_new(const char *ifname,
 				      const char *setting)
 {
@@ -71,6 +125,7 @@ struct uetd_tss_xdp *uetd_tss_xdp_new(const char *ifname,
 
 	if (!x)
 		return NULL;
+	x->ks_map = x->ks_ring_fd = -1;
 	if (setting && !strcmp(setting, "off")) {
 		snprintf(x->why, sizeof(x->why), "UET_TSS_XDP=off");
 		x->map = -1;
@@ -103,6 +158,7 @@ struct uetd_tss_xdp *uetd_tss_xdp_new(const char *ifname,
 		return x;
 	}
 	x->on = true;
+	uetd_tss_xdp_ks_open(x, ifname);
 	return x;
 }
 
@@ -115,6 +171,11 @@ void uetd_tss_xdp_free(struct uetd_tss_xdp *x, bool flush)
 	uet_tss_ctx__destroy(x->skel);
 	if (x->map >= 0)
 		close(x->map);
+	ring_buffer__free(x->ks_ring);
+	if (x->ks_ring_fd >= 0)
+		close(x->ks_ring_fd);
+	if (x->ks_map >= 0)
+		close(x->ks_map);
 	free(x);
 }
 
@@ -166,6 +227,7 @@ int uetd_tss_xdp_add(struct uetd_tss_xdp *x, uint32_t sdi, uint8_t an,
 void uetd_tss_xdp_flush(struct uetd_tss_xdp *x)
 {
 	struct uet_xdp_tss_key k;
+	struct uet_xdp_tss_ks_key kk;
 
 	if (!uetd_tss_xdp_on(x))
 		return;
@@ -173,14 +235,50 @@ void uetd_tss_xdp_flush(struct uetd_tss_xdp *x)
 	for (unsigned int i = 0; i < UET_XDP_TSS_CTXS &&
 	     bpf_map_get_next_key(x->map, NULL, &k) == 0; i++)
 		bpf_map_delete_elem(x->map, &k);
+	/* Keystream of the old keys would name wrong endpoints. */
+	for (unsigned int i = 0; x->ks_map >= 0 &&
+	     i < UET_XDP_TSS_KS_ENTRIES &&
+	     bpf_map_get_next_key(x->ks_map, NULL, &kk) == 0; i++)
+		bpf_map_delete_elem(x->ks_map, &kk);
+}
+
+int uetd_tss_xdp_ks_fd(const struct uetd_tss_xdp *x)
+{
+	return uetd_tss_xdp_on(x) && x->ks_ring ?
+	       ring_buffer__epoll_fd(x->ks_ring) : -1;
+}
+
+int uetd_tss_xdp_ks_serve(struct uetd_tss_xdp *x, uetd_tss_km_fn km,
+			  void *arg)
+{
+	uint64_t made = x ? x->ks_made : 0;
+	int ret;
+
+	if (!uetd_tss_xdp_on(x) || !x->ks_ring)
+		return 0;
+	x->ks_km = km;
+	x->ks_arg = arg;
+	ret = ring_buffer__consume(x->ks_ring);
+	if (ret < 0)
+		return ret;
+	return (int)(x->ks_made - made);
 }
 
 int uetd_tss_xdp_describe(const struct uetd_tss_xdp *x, char *buf,
 			  size_t len)
 {
+	if (uetd_tss_xdp_on(x) && x->ks_ring)
+		return snprintf(buf, len, "in XDP (BPF crypto ecb(aes): "
+				"%llu contexts made, %llu failed; keystream "
+				"made ahead: %llu entries, %llu failed)",
+				(unsigned long long)x->added,
+				(unsigned long long)x->failed,
+				(unsigned long long)x->ks_made,
+				(unsigned long long)x->ks_failed);
 	if (uetd_tss_xdp_on(x))
 		return snprintf(buf, len, "in XDP (BPF crypto ecb(aes): "
-				"%llu contexts made, %llu failed)",
+				"%llu contexts made, %llu failed; no keystream "
+				"made ahead: an older program)",
 				(unsigned long long)x->added,
 				(unsigned long long)x->failed);
 	return snprintf(buf, len, "by the service (%s)", uetd_tss_xdp_why(x));

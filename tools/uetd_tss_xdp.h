@@ -41,8 +41,24 @@ int uetd_tss_xdp_add(struct uetd_tss_xdp *x, uint32_t sdi, uint8_t an,
 		     const uint8_t key[UET_TSS_KEY_LEN],
 		     const uint8_t iv_mask[UET_TSS_IV_LEN]);
 
-/* Drops every context (new keys). */
+/* Drops every context and keystream entry (new keys). */
 void uetd_tss_xdp_flush(struct uetd_tss_xdp *x);
+
+/*
+ * Keystream made ahead (include/uet_xdp_shared.h: uet_xdp_tss_ks): the
+ * program asks on a ring for the entries its streams will need, and the
+ * service makes them with the CPU's AES. uetd_tss_xdp_ks_fd() is the fd
+ * to poll for requests (-1: none come); uetd_tss_xdp_ks_serve() answers
+ * those waiting, getting the key material of a context's key |k| from
+ * |km| (0 or -errno: that request fails, counted). Returns the entries
+ * made, or -errno.
+ */
+struct uet_xdp_tss_key;
+typedef int (*uetd_tss_km_fn)(void *arg, const struct uet_xdp_tss_key *k,
+			      struct uet_tss_keymat *km);
+int uetd_tss_xdp_ks_fd(const struct uetd_tss_xdp *x);
+int uetd_tss_xdp_ks_serve(struct uetd_tss_xdp *x, uetd_tss_km_fn km,
+			  void *arg);
 
 /* "in XDP (...)" or "by the service (why)", and the counts. */
 int uetd_tss_xdp_describe(const struct uetd_tss_xdp *x, char *buf,

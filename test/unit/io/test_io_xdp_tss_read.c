@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -142,6 +143,9 @@ static size_t t_sealed(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
 	return t_sealed6(t, f, mode, ssi, false, plain, n);
 }
 
+/* Packets the next t_sealed6() seals first, to start at a later TSC. */
+static unsigned int t_skip;
+
 /* The same over IPv6 (fd00::1 to fd00::2) when |v6|. */
 static size_t t_sealed6(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
 			bool ssi, bool v6, const uint8_t *plain, size_t n)
@@ -172,13 +176,15 @@ static size_t t_sealed6(struct t_rd *t, uint8_t *f, enum uet_tss_mode mode,
 	ep = uet_tss_ep_new(&k, &local);
 	cr_assert_not_null(ep);
 	thl = uet_tss_ep_hdr_len(ep);
+	pkt.saddr = v6 ? (const uint8_t *)&src.v6 : (const uint8_t *)&src.v4;
+	pkt.daddr = v6 ? (const uint8_t *)&dst.v6 : (const uint8_t *)&dst.v4;
+	for (; t_skip; t_skip--)
+		cr_assert_gt(uet_tss_ep_seal(ep, &pkt, f, 16), 0);
 	memset(f, 0xA5, T_CAP);
 	hl = uet_frame_encode(f, T_CAP, &src, &dst,
 			      thl + n + UET_TSS_ICV_LEN);
 	cr_assert_gt(hl, 0);
 	memcpy(f + hl + thl, plain, n);
-	pkt.saddr = v6 ? (const uint8_t *)&src.v6 : (const uint8_t *)&src.v4;
-	pkt.daddr = v6 ? (const uint8_t *)&dst.v6 : (const uint8_t *)&dst.v4;
 	len = uet_tss_ep_seal(ep, &pkt, f + hl, n);
 	cr_assert_eq(len, (ssize_t)(thl + n + UET_TSS_ICV_LEN));
 	uet_tss_ep_free(ep);
@@ -385,4 +391,141 @@ Test(io_xdp_tss_read, ipv6_both_modes)
 	t_ctx_add(&t, &k, km.key, km.iv_mask);
 	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_READ);
 	t_teardown(&t);
+}
+
+/* Requests on the keystream ring: the last one and how many. */
+struct t_asked {
+	struct uet_xdp_tss_ks_req last;
+	int n;
+};
+
+static int t_ask_cb(void *ctx, void *data, size_t len)
+{
+	struct t_asked *a = ctx;
+
+	cr_assert_eq(len, sizeof(a->last));
+	memcpy(&a->last, data, sizeof(a->last));
+	a->n++;
+	return 0;
+}
+
+static struct t_asked t_asked(struct t_rd *t)
+{
+	struct t_asked a = { .n = 0 };
+	struct ring_buffer *rb = ring_buffer__new(
+		bpf_map__fd(t->skel->maps.uet_xdp_tss_ks_ring), t_ask_cb, &a,
+		NULL);
+
+	cr_assert_not_null(rb);
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return a;
+}
+
+static uint64_t t_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t t_tsc(const uint8_t *iv)
+{
+	uint64_t tsc = 0;
+
+	for (int i = 6; i < 12; i++)
+		tsc = tsc << 8 | iv[i];
+	return tsc;
+}
+
+/*
+ * Keystream made ahead (uet_xdp_tss_ks): a frame without an entry is read
+ * with the kernel's AES and asks for its entry on the ring; with the
+ * entry, made by uet_tss_keystream() as the service makes it, the frame
+ * is read from it (KS_HIT), which a doctored entry shows by sending it
+ * elsewhere; a frame past the middle of its entry asks for the next one,
+ * once.
+ */
+static void t_ks(enum uet_tss_mode mode)
+{
+	struct uet_xdp_tss_key k = { .sdi_an = T_SDI };
+	static struct uet_xdp_tss_ks_val val;
+	uint8_t f[T_CAP], p[128], q[128];
+	struct uet_tss_src src = { .is_v6 = false };
+	struct uet_tss_keymat km;
+	struct uet_tss_hdr h;
+	struct t_asked a, a2;
+	size_t n, hl = 14 + 20 + 8;
+	uint64_t t0;
+	uint32_t idx;
+	struct t_rd t;
+	int ks;
+
+	t_setup(&t);
+	ks = bpf_map__fd(t.skel->maps.uet_xdp_tss_ks);
+	t_sdi_put(&t, mode == UET_TSS_DIRECT ? UET_XDP_SDI_READ_SD :
+					       UET_XDP_SDI_READ_STREAM);
+	n = t_sealed(&t, f, mode, true, p, t_est_plain(p, 3));
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	inet_pton(AF_INET, "10.99.0.1", src.addr);
+	cr_assert_eq(uet_tss_derive(&km, mode, t.key, &h, &src, 0), 0);
+	if (mode == UET_TSS_CLUSTER)
+		k = (struct uet_xdp_tss_key){ .sdi_an = T_SDI, .epoch = 3,
+			.sp = 1, .src = { 0x0A, 0x0B, 0x00, 0x04 } };
+	t_ctx_add(&t, &k, km.key, km.iv_mask);
+	/* No entry: AES in the kernel, and a request for the entry. */
+	t0 = t_now_ns();
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_ASKED);
+	a = t_asked(&t);
+	cr_assert_eq(a.n, 1);
+	cr_assert_eq(memcmp(&a.last.key.k, &k, sizeof(k)), 0);
+	cr_assert_eq(a.last.key.iv[0], 0x0A);	/* the SSI, 0x0A0B0004 */
+	cr_assert_eq(a.last.key.iv[3], 0x04);
+	cr_assert_eq(a.last.key.iv[4] << 8 | a.last.key.iv[5], 3);
+	cr_assert_eq(t_tsc(a.last.key.iv), h.tsc & ~63ull);
+	/* Asked once a while per key: the same frame again asks nothing. */
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_READ);
+	a2 = t_asked(&t);
+	if (t_now_ns() - t0 < UET_XDP_TSS_KS_ASK_NS)
+		cr_assert_eq(a2.n, 0);
+	/* The entry as the service makes it: read from it. */
+	cr_assert_eq(uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
+				       a.last.key.iv), 0);
+	cr_assert_eq(bpf_map_update_elem(ks, &a.last.key, &val, 0), 0);
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
+	/* Doctored to turn this frame's DPDCID into endpoint 5's. */
+	idx = (uint32_t)(h.tsc & 63);
+	t_est_plain(p, 3);
+	t_est_plain(q, 5);
+	for (int i = 0; i < 16; i++)
+		val.ks[idx][i] ^= p[i] ^ q[i];
+	cr_assert_eq(bpf_map_update_elem(ks, &a.last.key, &val, 0), 0);
+	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_KS_HIT);
+	cr_assert_eq(t_asked(&t).n, 0);
+	/* Past the middle of the entry: asks for the next one, once. */
+	t_skip = 40;
+	n = t_sealed(&t, f, mode, true, p, t_est_plain(p, 3));
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	cr_assert_geq(h.tsc & 63, 32);
+	cr_assert_eq(uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
+				       a.last.key.iv), 0);
+	cr_assert_eq(bpf_map_update_elem(ks, &a.last.key, &val, 0), 0);
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_ASKED);
+	a = t_asked(&t);
+	cr_assert_eq(a.n, 1);
+	cr_assert_eq(t_tsc(a.last.key.iv), (h.tsc & ~63ull) + 64);
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
+	cr_assert_eq(t_asked(&t).n, 0);
+	t_teardown(&t);
+}
+
+Test(io_xdp_tss_read, keystream_made_ahead_direct)
+{
+	t_ks(UET_TSS_DIRECT);
+}
+
+Test(io_xdp_tss_read, keystream_made_ahead_cluster)
+{
+	t_ks(UET_TSS_CLUSTER);
 }
