@@ -13,7 +13,8 @@
 # sealed bandwidth over it. Whole jobs (issue 40): modes on2 and on8 have
 # 1 and 7 idle endpoints of the domain open on each interface besides the
 # pair (2 and 8 of the job per host): the XDP program reads the sealed
-# headers to steer (bpf/uet_xdp_tss.h); their figures over on's are the
+# headers to steer (bpf/uet_xdp_tss.h), most with keystream the service
+# made ahead (tss_xdp_ks_hit_frames); their figures over on's are the
 # cost of several endpoints of a job per host. Last, hand-on: the services
 # reloaded with UET_TSS_XDP=off steer those frames themselves (the
 # fallback where the kernel cannot), 2 endpoints per host. The machine may
@@ -108,6 +109,7 @@ svc_stat() {	# svc_stat NAME: B's service's counter
 		sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p"
 }
 read_=$(svc_stat tss_read)
+ks_hit=$(svc_stat tss_ks_hit)
 # The fallback: the services steer sealed frames themselves.
 e2e_in A "$B/uetctl" unload "$IF_A" >/dev/null
 e2e_in B "$B/uetctl" unload "$IF_B" >/dev/null
@@ -138,6 +140,8 @@ echo "bench: tss_aead_gcm_8k_mb_per_s $aes MB/s"
 # bench-smoke fails it.)
 echo "bench: tss_xdp_read_frames ${read_:-0} frames"
 echo "bench: tss_handon_frames ${handed:-0} frames"
+# Of those read in XDP, read with keystream the service made ahead.
+echo "bench: tss_xdp_ks_hit_frames ${ks_hit:-0} frames"
 awk -v off="$(median < "$E2E_TMP/bw.off")" -v on="$(median < "$E2E_TMP/bw.on")" \
 	-v on2="$(median < "$E2E_TMP/bw.on2")" \
 	-v on8="$(median < "$E2E_TMP/bw.on8")" \

@@ -10,12 +10,16 @@
 #     host), every endpoint writes TSS_LEN bytes into its slot of every
 #     other (all to all) and checks its region; every frame sealed and
 #     opened with no bad ICV; XDP read headers, and neither service
-#     handed on a single sealed frame (tss_handed_on stays 0);
+#     handed on a single sealed frame (tss_handed_on stays 0); most
+#     were read with keystream the service made ahead on the program's
+#     request (tss_ks_hit, at least half), and status says how many
+#     entries it made, none failed;
 #  c. JobID 60: the same in cluster mode, where each sender stream has a
 #     key of its own: only a stream's first frames reach the service
 #     (which authenticates one whole in a chunk, an ACK, and makes the
 #     stream's context; the first burst of writes is handed on), under a
-#     quarter of what XDP reads;
+#     quarter of what XDP reads; at least half with keystream made
+#     ahead;
 #  e. replay with more sender streams than an endpoint keeps windows for
 #     (64): 1200 streams under SD 6's key (tss_send, crafted frames), 2
 #     frames each, to one endpoint of JobID 60, then all 2400 again, the
@@ -125,13 +129,23 @@ for side in A B; do
 	read_=$(stat "$side" tss_read)
 	[ "$handed" = 0 ] || e2e_fail "b: $side's service handed on $handed sealed frames"
 	[ "$read_" -ge "$MIN_READ" ] || e2e_fail "b: $side's XDP read $read_ headers"
-	eval "read_$side=$read_"
+	# Most with keystream the service made ahead, not the kernel's AES.
+	hit=$(stat "$side" tss_ks_hit)
+	[ $(( hit * 2 )) -ge "$read_" ] ||
+		e2e_fail "b: $side's XDP read $read_ headers, $hit with keystream made ahead ($(stat "$side" tss_ks_asked) asked)"
+	eval "read_$side=$read_; hit_$side=$hit"
 done
+e2e_in A "$B/uetctl" status "$IF_A" > "$E2E_TMP/status"
+grep -q 'keystream made ahead: [1-9][0-9]* entries, 0 failed' \
+	"$E2E_TMP/status" || e2e_fail "b: status: $(cat "$E2E_TMP/status")"
 e2e_ok "b. JobID 50 (direct), $TSS_EPS endpoints a host, all to all" \
-	"sealed: $read_A + $read_B headers read in XDP, 0 handed on"
+	"sealed: $read_A + $read_B headers read in XDP ($hit_A + $hit_B" \
+	"with keystream made ahead), 0 handed on"
 
 # ---- c. cluster mode --------------------------------------------------------
-for side in A B; do eval "r0_$side=$(stat "$side" tss_read)"; done
+for side in A B; do
+	eval "r0_$side=$(stat "$side" tss_read) k0_$side=$(stat "$side" tss_ks_hit)"
+done
 all_to_all 60 cluster
 for side in A B; do
 	handed=$(stat "$side" tss_handed_on)
@@ -139,7 +153,7 @@ for side in A B; do
 	r0=r0_$side
 	read_=$(( $(stat "$side" tss_read) - ${!r0} ))
 	[ $(( handed * 4 )) -lt "$read_" ] ||
-		e2e_fail "c: $side's service handed on $handed sealed frames, XDP read $read_ ($streams stream contexts)"
+		e2e_fail "c: $side's service handed on $handed sealed frames, XDP read $read_ ($streams stream contexts; ks_hit $(stat "$side" tss_ks_hit) asked $(stat "$side" tss_ks_asked) no_ctx $(stat "$side" tss_no_ctx))"
 	[ "$streams" -ge "$TSS_EPS" ] ||
 		e2e_fail "c: $side: $streams stream contexts, not $TSS_EPS or more"
 	# Every request frame is read in XDP or, before its stream's
@@ -147,10 +161,15 @@ for side in A B; do
 	# run read 1153 with more handed on, and failed at 1161).
 	[ $(( read_ + handed )) -ge "$MIN_READ" ] ||
 		e2e_fail "c: $side's XDP read $read_ headers, its service $handed"
-	eval "h_$side=$handed; s_$side=$streams; read_$side=$read_"
+	k0=k0_$side
+	hit=$(( $(stat "$side" tss_ks_hit) - ${!k0} ))
+	[ $(( hit * 2 )) -ge "$read_" ] ||
+		e2e_fail "c: $side's XDP read $read_ headers, $hit with keystream made ahead"
+	eval "h_$side=$handed; s_$side=$streams; read_$side=$read_; hit_$side=$hit"
 done
 e2e_ok "c. JobID 60 (cluster, SSI), all to all sealed: $read_A + $read_B" \
-	"read in XDP, $h_A + $h_B handed on (a stream's frames before its context; $s_A + $s_B contexts made)"
+	"read in XDP ($hit_A + $hit_B with keystream made ahead), $h_A + $h_B" \
+	"handed on (a stream's frames before its context; $s_A + $s_B contexts made)"
 
 # ---- e. replay with 1200 sender streams ----------------------------------------
 port=$((45000 + RANDOM % 3000))
