@@ -213,13 +213,14 @@ _Static_assert(sizeof(struct uet_xdp_tss_ctx_args) == 72,
  * keystream block of each of those TSCs. A frame whose entry is missing
  * is read with the kernel's AES as before, and the program asks for the
  * entry on uet_xdp_tss_ks_ring (at most once per UET_XDP_TSS_KS_ASK_NS
- * per context); a frame past the middle of its entry asks for the next
- * one (once per entry and UET_XDP_TSS_KS_ASK_NS).
+ * per context: 10000 a second, so that forged TSCs cost the service at
+ * most a few percent of a core); a frame past the middle of its entry asks for the next
+ * one (once per entry).
  */
 #define UET_XDP_TSS_KS_N		64
 #define UET_XDP_TSS_KS_ENTRIES		8192
 #define UET_XDP_TSS_KS_RING_BYTES	(64u << 10)
-#define UET_XDP_TSS_KS_ASK_NS		1000000ull
+#define UET_XDP_TSS_KS_ASK_NS		100000ull
 
 struct uet_xdp_tss_ks_key {
 	struct uet_xdp_tss_key k;	/* the context's: which AES key */
