@@ -438,6 +438,8 @@ static uint64_t t_runs(struct t_rd *t, const uint8_t *f, size_t len,
 	return after[cnt] - before[cnt];
 }
 
+#define KS	UET_XDP_TSS_KS_N
+
 static uint64_t t_tsc(const uint8_t *iv)
 {
 	uint64_t tsc = 0;
@@ -495,14 +497,14 @@ static void t_ks(enum uet_tss_mode mode)
 	cr_assert_eq(a.last.key.iv[0], 0x0A);	/* the SSI, 0x0A0B0004 */
 	cr_assert_eq(a.last.key.iv[3], 0x04);
 	cr_assert_eq(a.last.key.iv[4] << 8 | a.last.key.iv[5], 3);
-	cr_assert_eq(t_tsc(a.last.key.iv), h.tsc & ~63ull);
+	cr_assert_eq(t_tsc(a.last.key.iv), h.tsc & ~(uint64_t)(KS - 1));
 	/* The entry as the service makes it: read from it. */
 	cr_assert_eq(uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
 				       a.last.key.iv), 0);
 	cr_assert_eq(bpf_map_update_elem(ks, &a.last.key, &val, 0), 0);
 	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
 	/* Doctored to turn this frame's DPDCID into endpoint 5's. */
-	idx = (uint32_t)(h.tsc & 63);
+	idx = (uint32_t)(h.tsc & (KS - 1));
 	t_est_plain(p, 3);
 	t_est_plain(q, 5);
 	for (int i = 0; i < 16; i++)
@@ -511,17 +513,17 @@ static void t_ks(enum uet_tss_mode mode)
 	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_KS_HIT);
 	cr_assert_eq(t_asked(&t).n, 0);
 	/* Past the middle of the entry: asks for the next one, once. */
-	t_skip = 40;
+	t_skip = KS / 2 + 8;
 	n = t_sealed(&t, f, mode, true, p, t_est_plain(p, 3));
 	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
-	cr_assert_geq(h.tsc & 63, 32);
+	cr_assert_geq(h.tsc & (KS - 1), KS / 2);
 	cr_assert_eq(uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
 				       a.last.key.iv), 0);
 	cr_assert_eq(bpf_map_update_elem(ks, &a.last.key, &val, 0), 0);
 	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_ASKED);
 	a = t_asked(&t);
 	cr_assert_eq(a.n, 1);
-	cr_assert_eq(t_tsc(a.last.key.iv), (h.tsc & ~63ull) + 64);
+	cr_assert_eq(t_tsc(a.last.key.iv), (h.tsc & ~(uint64_t)(KS - 1)) + KS);
 	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
 	cr_assert_eq(t_asked(&t).n, 0);
 	t_teardown(&t);
