@@ -330,10 +330,9 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 		uet_xdp_count(UET_XDP_CNT_TSS_NO_CTX);
 		return UET_FEP_EP_SERVICE;
 	}
-	/* The counter block: the IV, masked (the TSC's low bits too). */
-	if (uet_xdp_tss_iv_src(s->ctr, p, l3, end, is_v6) < 0)
-		return UET_FEP_EP_SERVICE;
-	__builtin_memcpy(s->ctr + 4, p + hl - 8, 8);
+	/* The counter block: kk's IV with the TSC's low bits back, masked. */
+	__builtin_memcpy(s->ctr, kk.iv, 11);
+	s->ctr[11] = p[hl - 1];
 	for (i = 0; i < 12; i++)
 		s->ctr[i] ^= cv->iv_mask[i];
 	if (!hit) {
