@@ -14,6 +14,12 @@ $(B)/bench_tss: $(B)/test/bench/bench_tss.o $(TSS_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(TSS_LIBS)
 
+# Benchmark: replayed packets accepted with 1200 and 100000 sender streams.
+BENCH_BINS	+= $(B)/bench_tss_replay
+$(B)/bench_tss_replay: $(B)/test/bench/bench_tss_replay.o $(TSS_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(TSS_LIBS)
+
 # Benchmark: uet_crc32c against a direct call of ISA-L's crc32_iscsi.
 BENCH_BINS	+= $(B)/bench_crc32c
 $(B)/bench_crc32c: $(B)/test/bench/bench_crc32c.o $(B)/tss/uet_crc32c.o
