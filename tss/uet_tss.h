@@ -141,7 +141,7 @@ void uet_tss_iv(uint8_t iv[UET_TSS_IV_LEN], const struct uet_tss_keymat *km,
  * program reads headers with these (include/uet_xdp_shared.h). 0, -EINVAL
  * (|n| 0 or over UET_TSS_KS_MAX) or -EIO.
  */
-#define UET_TSS_KS_MAX	256
+#define UET_TSS_KS_MAX	1024	/* uetd makes 4 entries of 256 at once */
 int uet_tss_keystream(uint8_t (*out)[16], size_t n,
 		      const struct uet_tss_keymat *km,
 		      const uint8_t iv[UET_TSS_IV_LEN]);

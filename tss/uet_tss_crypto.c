@@ -177,24 +177,31 @@ int uet_tss_keystream(uint8_t (*out)[16], size_t n,
 		      const struct uet_tss_keymat *km,
 		      const uint8_t iv[UET_TSS_IV_LEN])
 {
-	uint64_t tsc = 0;
+	uint64_t tsc = 0, mask = 0;
+	uint8_t tmpl[16] = { 0 };
 	EVP_CIPHER_CTX *c;
 	int len = 0, rc = -EIO;
 
 	if (!n || n > UET_TSS_KS_MAX)
 		return -EINVAL;
-	for (int i = 6; i < UET_TSS_IV_LEN; i++)
+	for (int i = 6; i < UET_TSS_IV_LEN; i++) {
 		tsc = tsc << 8 | iv[i];
-	/* The counter blocks: the masked IV, then GCM's counter 2. */
+		mask = mask << 8 | km->iv_mask[i];
+	}
+	/*
+	 * The counter blocks: the masked IV, then GCM's counter 2. Only the
+	 * TSC changes from one to the next (a loop over every byte of every
+	 * block cost more than the AES).
+	 */
+	for (int i = 0; i < 6; i++)
+		tmpl[i] = iv[i] ^ km->iv_mask[i];
+	put_be32(tmpl + UET_TSS_IV_LEN, 2);
 	for (size_t b = 0; b < n; b++) {
-		uint64_t t = (tsc + b) & UET_TSS_TSC_MAX;
+		uint64_t t = ((tsc + b) & UET_TSS_TSC_MAX) ^ mask;
 
-		memcpy(out[b], iv, 6);
+		memcpy(out[b], tmpl, 16);
 		for (int i = 0; i < 6; i++)
 			out[b][6 + i] = (uint8_t)(t >> (40 - 8 * i));
-		for (int i = 0; i < UET_TSS_IV_LEN; i++)
-			out[b][i] ^= km->iv_mask[i];
-		put_be32(out[b] + UET_TSS_IV_LEN, 2);
 	}
 	c = EVP_CIPHER_CTX_new();
 	if (c && EVP_EncryptInit_ex(c, EVP_aes_256_ecb(), NULL, km->key,
