@@ -178,36 +178,47 @@ static __always_inline int uet_xdp_tss_keystream(struct xdp_md *ctx,
 	return 0;
 }
 
-/* Asks the service for the keystream entry |kk| (a request on the ring). */
-static __always_inline void uet_xdp_tss_ks_ask(struct uet_xdp_tss_ks_key *kk)
-{
-	if (bpf_ringbuf_output(&uet_xdp_tss_ks_ring, kk, sizeof(*kk), 0) == 0)
-		uet_xdp_count(UET_XDP_CNT_TSS_KS_ASKED);
-}
-
-/* |kk|'s IV names the next entry: its 48-bit TSC plus UET_XDP_TSS_KS_N. */
-static __always_inline void uet_xdp_tss_ks_next(struct uet_xdp_tss_ks_key *kk)
+/* |iv| names the next entry: its 48-bit TSC plus UET_XDP_TSS_KS_N. */
+static __always_inline void uet_xdp_tss_ks_next(__u8 *iv)
 {
 	__u64 tsc = 0;
 	int i;
 
 	for (i = 6; i < 12; i++)
-		tsc = tsc << 8 | kk->iv[i];
+		tsc = tsc << 8 | iv[i];
 	tsc += UET_XDP_TSS_KS_N;
 	for (i = 11; i >= 6; i--) {
-		kk->iv[i] = (__u8)tsc;
+		iv[i] = (__u8)tsc;
 		tsc >>= 8;
 	}
+}
+
+/*
+ * Asks the service for |n| keystream entries on the ring, from |kk|'s on,
+ * or from the one after it when |next|. (|kk| itself unchanged: the
+ * caller builds the frame's counter block from it.)
+ */
+static __always_inline void uet_xdp_tss_ks_ask(const struct uet_xdp_tss_ks_key *kk,
+					       __u32 n, int next)
+{
+	struct uet_xdp_tss_ks_req req = { .entries = n };
+
+	__builtin_memcpy(&req.key, kk, sizeof(*kk));
+	if (next)
+		uet_xdp_tss_ks_next(req.key.iv);
+	if (bpf_ringbuf_output(&uet_xdp_tss_ks_ring, &req, sizeof(req), 0) == 0)
+		uet_xdp_count(UET_XDP_CNT_TSS_KS_ASKED);
 }
 
 /*
  * The first plaintext block from the keystream entry made ahead, into
  * s->pt, as uet_xdp_tss_keystream() makes it with AES: 0, or -1 when
  * there is no entry for the frame's TSC. A frame past the middle of its
- * entry asks for the next one, once.
+ * entry asks for the next ones, once (unless the service made them with
+ * it: asked_ns set).
  */
 static __always_inline int uet_xdp_tss_ks_read(struct xdp_md *ctx,
-					       struct uet_xdp_tss_ks_key *kk,
+					       const struct uet_xdp_tss_ks_key *kk,
 					       struct uet_xdp_tss_scratch *s,
 					       __u32 off, __u64 n, __u32 idx)
 {
@@ -232,8 +243,7 @@ static __always_inline int uet_xdp_tss_ks_read(struct xdp_md *ctx,
 	uet_xdp_count(UET_XDP_CNT_TSS_KS_HIT);
 	if (idx >= UET_XDP_TSS_KS_N / 2 && !kv->asked_ns) {
 		kv->asked_ns = bpf_ktime_get_ns();
-		uet_xdp_tss_ks_next(kk);
-		uet_xdp_tss_ks_ask(kk);
+		uet_xdp_tss_ks_ask(kk, UET_XDP_TSS_KS_AHEAD, 1);
 	}
 	return 0;
 }
@@ -342,7 +352,7 @@ static __always_inline __u32 uet_xdp_tss_read(struct xdp_md *ctx, __u8 *p,
 		now = bpf_ktime_get_ns();
 		if (now - cv->ks_asked_ns > UET_XDP_TSS_KS_ASK_NS) {
 			cv->ks_asked_ns = now;
-			uet_xdp_tss_ks_ask(&kk);
+			uet_xdp_tss_ks_ask(&kk, 1, 0);
 		}
 	}
 	/*

@@ -243,10 +243,23 @@ struct uet_xdp_tss_ks_val {
 	__u64 asked_ns;		/* when the next entry was asked for */
 };
 
-/* On uet_xdp_tss_ks_ring: make the entry of |key|. */
+/*
+ * On uet_xdp_tss_ks_ring: make |entries| entries from |key|'s on (TSC
+ * bases KS_N apart), each but the last marked as if its next had been
+ * asked for. A frame that missed asks for 1 (a stream may send only a
+ * few); a stream past the middle of its last entry asks for
+ * UET_XDP_TSS_KS_AHEAD, so that a sealed 1 MiB stream wakes the service
+ * once per 1024 frames, not 256 (each wake a context switch on a core
+ * the stream keeps busy, and in cluster mode a key derivation).
+ */
+#define UET_XDP_TSS_KS_AHEAD		4
 struct uet_xdp_tss_ks_req {
 	struct uet_xdp_tss_ks_key key;
+	__u32 entries;
+	__u32 pad;
 };
+_Static_assert(sizeof(struct uet_xdp_tss_ks_req) == 48,
+	       "uet_xdp_tss_ks_req layout");
 
 #define UET_XDP_TSS_TYPE		1
 #define UET_XDP_TSS_SP			0x04	/* first byte: an SSI follows */

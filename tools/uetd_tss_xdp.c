@@ -71,30 +71,66 @@ static void uetd_tss_xdp_off(struct uetd_tss_xdp *x, const char *what,
  * One request of the program's: the entry of keystream it names, made
  * with the key material of its context's key (x->ks_km).
  */
+/* |iv|'s 48-bit TSC (its last 6 bytes) plus |d|. */
+static void uetd_tss_xdp_tsc_add(uint8_t iv[12], uint64_t d)
+{
+	uint64_t tsc = 0;
+	int i;
+
+	for (i = 6; i < 12; i++)
+		tsc = tsc << 8 | iv[i];
+	tsc += d;
+	for (i = 11; i >= 6; i--, tsc >>= 8)
+		iv[i] = (uint8_t)tsc;
+}
+
+_Static_assert(UET_XDP_TSS_KS_AHEAD * UET_XDP_TSS_KS_N <= UET_TSS_KS_MAX,
+	       "a request's entries in one uet_tss_keystream() call");
+
 static int uetd_tss_xdp_ks_make(void *ctx, void *data, size_t len)
 {
+	static uint8_t ks[UET_XDP_TSS_KS_AHEAD * UET_XDP_TSS_KS_N][16];
 	static struct uet_xdp_tss_ks_val val;
 	struct uetd_tss_xdp *x = ctx;
-	struct uet_xdp_tss_ks_req req;
+	struct uet_xdp_tss_ks_req req = { .entries = 1 };
 	struct uet_tss_keymat km;
+	uint32_t e;
 	int ret;
 
-	if (len < sizeof(req))
+	/* (A program older than the batches asks with the key alone.) */
+	if (len < sizeof(req.key))
 		return 0;
-	memcpy(&req, data, sizeof(req));
+	memcpy(&req, data, len < sizeof(req) ? len : sizeof(req));
+	if (!req.entries || req.entries > UET_XDP_TSS_KS_AHEAD)
+		req.entries = 1;
 	ret = x->ks_km(x->ks_arg, &req.key.k, &km);
 	if (!ret)
-		ret = uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
-					req.key.iv);
+		ret = uet_tss_keystream(ks, req.entries * UET_XDP_TSS_KS_N,
+					&km, req.key.iv);
 	OPENSSL_cleanse(&km, sizeof(km));
-	val.asked_ns = 0;
-	if (!ret && bpf_map_update_elem(x->ks_map, &req.key, &val, BPF_ANY))
-		ret = -errno;
+	for (e = 0; e < req.entries; e++) {
+		if (e)
+			uetd_tss_xdp_tsc_add(req.key.iv, UET_XDP_TSS_KS_N);
+		memcpy(val.ks, ks[e * UET_XDP_TSS_KS_N], sizeof(val.ks));
+		/* Set: the program's frames past its middle ask for none. */
+		val.asked_ns = e + 1 < req.entries;
+		/*
+		 * An entry there already holds these very bytes (a key's
+		 * keystream never changes; a reload flushes them all), and
+		 * replacing it would free its element to the LRU's free list
+		 * while the program may be reading it on the other core: the
+		 * next update could reuse it for another stream's row.
+		 */
+		if (!ret && bpf_map_update_elem(x->ks_map, &req.key, &val,
+						BPF_NOEXIST) && errno != EEXIST)
+			ret = -errno;
+		if (ret)
+			x->ks_failed++;
+		else
+			x->ks_made++;
+	}
+	OPENSSL_cleanse(ks, sizeof(ks));
 	OPENSSL_cleanse(&val, sizeof(val));
-	if (ret)
-		x->ks_failed++;
-	else
-		x->ks_made++;
 	return 0;
 }
 

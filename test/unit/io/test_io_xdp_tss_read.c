@@ -454,8 +454,9 @@ static uint64_t t_tsc(const uint8_t *iv)
  * with the kernel's AES and asks for its entry on the ring; with the
  * entry, made by uet_tss_keystream() as the service makes it, the frame
  * is read from it (KS_HIT), which a doctored entry shows by sending it
- * elsewhere; a frame past the middle of its entry asks for the next one,
- * once.
+ * elsewhere; a frame past the middle of its entry asks for the next
+ * UET_XDP_TSS_KS_AHEAD, once, unless the service marked the entry as
+ * made with its next ones.
  */
 static void t_ks(enum uet_tss_mode mode)
 {
@@ -465,6 +466,7 @@ static void t_ks(enum uet_tss_mode mode)
 	struct uet_tss_src src = { .is_v6 = false };
 	struct uet_tss_keymat km;
 	struct uet_tss_hdr h;
+	struct uet_xdp_tss_ks_key base;
 	struct t_asked a;
 	size_t n, hl = 14 + 20 + 8;
 	uint32_t idx;
@@ -493,6 +495,7 @@ static void t_ks(enum uet_tss_mode mode)
 	cr_assert_eq(t_runs(&t, f, n, 2, UET_XDP_CNT_TSS_KS_ASKED), 1);
 	a = t_asked(&t);
 	cr_assert_eq(a.n, 1);
+	cr_assert_eq(a.last.entries, 1, "a miss asks for its entry alone");
 	cr_assert_eq(memcmp(&a.last.key.k, &k, sizeof(k)), 0);
 	cr_assert_eq(a.last.key.iv[0], 0x0A);	/* the SSI, 0x0A0B0004 */
 	cr_assert_eq(a.last.key.iv[3], 0x04);
@@ -513,6 +516,7 @@ static void t_ks(enum uet_tss_mode mode)
 	t_expect(&t, f, n, 5, UET_XDP_CNT_TSS_KS_HIT);
 	cr_assert_eq(t_asked(&t).n, 0);
 	/* Past the middle of the entry: asks for the next one, once. */
+	base = a.last.key;
 	t_skip = KS / 2 + 8;
 	n = t_sealed(&t, f, mode, true, p, t_est_plain(p, 3));
 	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
@@ -524,6 +528,34 @@ static void t_ks(enum uet_tss_mode mode)
 	a = t_asked(&t);
 	cr_assert_eq(a.n, 1);
 	cr_assert_eq(t_tsc(a.last.key.iv), (h.tsc & ~(uint64_t)(KS - 1)) + KS);
+	cr_assert_eq(a.last.entries, UET_XDP_TSS_KS_AHEAD);
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
+	cr_assert_eq(t_asked(&t).n, 0);
+	/*
+	 * A PDC-opening request past the middle of a fresh entry: its first
+	 * block from the entry, its SES header with the kernel's AES from
+	 * the frame's own counter block, not the next entry's it asked for
+	 * (a retransmitted SYN went to the service so).
+	 */
+	t_skip = KS / 2 + 9;
+	n = t_sealed(&t, f, mode, true, p, t_req_plain(p, T_PID_B));
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	cr_assert_eq(t_tsc(base.iv), h.tsc & ~(uint64_t)(KS - 1));
+	cr_assert_eq(uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km, base.iv),
+		     0);
+	val.asked_ns = 0;
+	cr_assert_eq(bpf_map_update_elem(ks, &base, &val, 0), 0);
+	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
+	cr_assert_eq(t_asked(&t).n, 1);
+	/* An entry the service made with its next ones asks for none. */
+	cr_assert_eq(uet_tss_keystream(val.ks, UET_XDP_TSS_KS_N, &km,
+				       a.last.key.iv), 0);
+	val.asked_ns = 1;
+	cr_assert_eq(bpf_map_update_elem(ks, &a.last.key, &val, 0), 0);
+	t_skip = KS + KS / 2 + 8;
+	n = t_sealed(&t, f, mode, true, p, t_est_plain(p, 3));
+	cr_assert_gt(uet_tss_hdr_decode(&h, f + hl, n - hl), 0);
+	cr_assert_eq(t_tsc(a.last.key.iv), h.tsc & ~(uint64_t)(KS - 1));
 	t_expect(&t, f, n, 3, UET_XDP_CNT_TSS_KS_HIT);
 	cr_assert_eq(t_asked(&t).n, 0);
 	t_teardown(&t);
