@@ -15,6 +15,10 @@
 #              NSCC's largest window is 1.5 x rate x base RTT, and at
 #              800 Mbit/s and this fabric's base RTT that is a frame or
 #              two, while the RTT under load is mostly waiting for a CPU
+#   uet_rccc   the same with receiver credits beside NSCC
+#              (FI_UET_CC=nscc,rccc), not run by default: set
+#              INCAST_PROVS="uet uet_rccc" to weigh the two (issue 42's
+#              choice of the default)
 #   tcp_cubic  FI_PROVIDER=tcp, cubic with ECN (tcp_ecn=1). A namespace
 #              may only pick tcp_allowed_congestion_control (reno bbr
 #              here) by sysctl; a route's congctl has no such limit, so
@@ -100,7 +104,9 @@ R="$E2E_TMP/res"	# a file per figure: TAG.PROV.METRIC, a value a run
 mkdir -p "$R"
 
 for p in $INCAST_PROVS $INCAST_TRIM_PROVS; do
-	case $p in uet|tcp_cubic|tcp_bbr) ;; *) e2e_fail "provider $p" ;; esac
+	case $p in uet|uet_rccc|tcp_cubic|tcp_bbr) ;;
+	*) e2e_fail "provider $p" ;;
+	esac
 done
 for s in $INCAST_SCENARIOS; do
 	case $s in
@@ -129,18 +135,24 @@ med() {
 UET_LINK=$RATE UET_TRIM=0
 prov_env() {
 	case $1 in
-	uet) echo "FI_PROVIDER=uet FI_UET_STATS=1 FI_UET_LINK_MBPS=$UET_LINK" \
-		"FI_UET_TRIMMING=$UET_TRIM ${INCAST_UET_ENV:-}" ;;
+	uet|uet_rccc)
+		echo "FI_PROVIDER=uet FI_UET_STATS=1 FI_UET_LINK_MBPS=$UET_LINK" \
+			"FI_UET_TRIMMING=$UET_TRIM" \
+			"$([ "$1" = uet_rccc ] && echo FI_UET_CC=nscc,rccc)" \
+			"${INCAST_UET_ENV:-}" ;;
 	*) echo "FI_PROVIDER=tcp" ;;
 	esac
 }
+
+# is_uet PROV: whether PROV is uet (with either CC).
+is_uet() { [ "$1" = uet ] || [ "$1" = uet_rccc ]; }
 
 # cc_set PROV: every host's tcp as PROV wants it (uet: left as it is).
 CC_MODE=""
 cc_set() {
 	local i cc=() ecn=2
 	case $1 in
-	uet) return 0 ;;
+	uet|uet_rccc) return 0 ;;
 	tcp_cubic) cc=(congctl cubic) ecn=1 ;;
 	esac
 	[ "$CC_MODE" = "$1" ] && return 0
@@ -157,7 +169,7 @@ cc_set() {
 # frames were ECN-capable shows in the port's marked_pct (this ss does
 # not print tcp_info's options).
 cc_seen() {
-	[ "$1" = uet ] && return 0
+	is_uet "$1" && return 0
 	fab_host_in "$2" ss -tinH dst "${FAB_IP[$3]}" > "$4" 2>&1 || true
 }
 cc_show() {
@@ -367,7 +379,7 @@ run_begin() {
 run_timeouts() {
 	local tag=$1 prov=$2 before=$3 v
 	shift 3
-	if [ "$prov" = uet ]; then
+	if is_uet "$prov"; then
 		v=$(uet_stat rto_fired "$@")
 	else
 		v=$(( $(tcp_timeouts $(seq $#)) - before ))
@@ -431,7 +443,7 @@ incast_run() {
 	local series=0
 	series_want "$n" "$tag" "${INCAST_REP:-1}" && series=1
 	run_begin "$prov"
-	[ "$prov" = uet ] || tmo0=$(tcp_timeouts $(seq "$n"))
+	is_uet "$prov" || tmo0=$(tcp_timeouts $(seq "$n"))
 	c0=$(port_begin r1 "h$rcv")
 	ideal=$(awk -v n="$n" -v m="$INCAST_MIB" -v r="$RATE" \
 		'BEGIN { printf "%.3f\n", n * m * 1048576 * 8 / (r * 1e6) }')
@@ -477,7 +489,7 @@ incast_run() {
 	port=$(port_rec "$tag" "$prov" "$c0" "$c1" "$(awk -v a="$5" -v b="$6" \
 		'BEGIN { print b - a }')")
 	tmo=$(run_timeouts "$tag" "$prov" "$tmo0" "${outs[@]}")
-	if [ "$prov" = uet ]; then
+	if is_uet "$prov"; then
 		retx=$(awk -v r="$(uet_stat tx_retx "${outs[@]}")" \
 			-v q="$(uet_stat tx_req "${outs[@]}")" \
 			'BEGIN { printf "%.1f\n", (q ? 100 * r / q : 0) }')
@@ -535,7 +547,7 @@ incast_variant() {
 alone_run() {
 	local prov=$1 t c0 c1 tmo0=0 se mbit port tmo
 	run_begin "$prov"
-	[ "$prov" = uet ] || tmo0=$(tcp_timeouts 1)
+	is_uet "$prov" || tmo0=$(tcp_timeouts 1)
 	c0=$(port_begin r1 h2)
 	bw_pair "$prov" 1 2 1 "$ALONE_MIB" "@$D/start" "$D/c.1"
 	go "$D/start" "$D/c.1" > /dev/null

@@ -24,6 +24,9 @@
 #    (see cross_flow).
 # tcp runs the same program where a comparison means something (slow link,
 # permutation); bench_fabric.sh has the plain 4-link share of both.
+# PERM_PROVS (default "uet tcp") may add uet_rccc, uet with receiver
+# credits beside NSCC (FI_UET_CC=nscc,rccc), to weigh the two CCs on the
+# permutation (issue 42's choice of the default).
 # BENCH_SERIES=DIR (make bench-report): the first repetition's dead link
 # also writes time series into DIR (made if missing), t_s in seconds,
 # 6 decimals, since uet_bw's client was started (the failure 1 s after):
@@ -47,6 +50,7 @@ source "$(dirname "$0")/../fabric/fabric_lib.sh"
 source "$(dirname "$0")/bench_multipath_series.sh"
 REPS=${REPS:-3}
 RATE=400 BUF=262144 MTU=9000
+PERM_PROVS=${PERM_PROVS:-uet tcp}
 export FI_PROVIDER_PATH="$(cd "$B" && pwd)" FI_UET_IFACE=fab0 FI_TCP_IFACE=fab0
 
 now() { date +%s.%N; }
@@ -62,11 +66,13 @@ BW_PIDS=()
 bw_start() {
 	local prov=$1 from=$2 to=$3 iters=$4 out=$5
 	local port=$((47000 + RANDOM % 2000)) limit=${BW_TIMEOUT:-120}
-	fab_host_in "$to" env FI_PROVIDER="$prov" timeout "$limit" "$B/uet_bw" -s \
+	# uet_rccc: uet with receiver credits beside NSCC.
+	[ "$prov" = uet_rccc ] && prov="uet FI_UET_CC=nscc,rccc"
+	fab_host_in "$to" env FI_PROVIDER=$prov timeout "$limit" "$B/uet_bw" -s \
 		-a "${FAB_IP[$to]}" -p "$port" -n 1048576 $FAB_WAIT > /dev/null 2>&1 &
 	BW_PIDS+=($!)
 	sleep 0.3
-	fab_host_in "$from" env FI_PROVIDER="$prov" FI_UET_STATS=1 timeout "$limit" \
+	fab_host_in "$from" env FI_PROVIDER=$prov FI_UET_STATS=1 timeout "$limit" \
 		"$B/uet_bw" -c "${FAB_IP[$to]}" -p "$port" -n 1048576 \
 		-i "$iters" $FAB_WAIT > "$out" 2>&1 &
 	BW_PIDS+=($!)
@@ -203,7 +209,7 @@ permutation() {
 	local prov i sum
 	fab_leaf_spine 2 2 2 "$RATE" "$BUF" "$MTU"
 	fab_uet_load
-	for prov in uet tcp; do
+	for prov in $PERM_PROVS; do
 		# H1 -> H3, H2 -> H4, H3 -> H1, H4 -> H2: every flow crosses
 		for i in 1 2 3 4; do
 			bw_start "$prov" "$i" $(( (i + 1) % 4 + 1 )) \
@@ -217,9 +223,9 @@ permutation() {
 		done
 		echo "$sum" >> "$E2E_TMP/perm_$prov"
 	done
-	echo "permutation: uet $(tail -1 "$E2E_TMP/perm_uet"), tcp" \
-		"$(tail -1 "$E2E_TMP/perm_tcp") Mbit/s of $(( 2 * 2 * RATE ))" \
-		"across the leaves"
+	echo "permutation: $(for prov in $PERM_PROVS; do
+		echo -n "$prov $(tail -1 "$E2E_TMP/perm_$prov"), "; done)Mbit/s" \
+		"of $(( 2 * 2 * RATE )) across the leaves"
 }
 
 # ---- a cross flow pinned to one link ---------------------------------------------
@@ -303,6 +309,8 @@ echo "bench: mp_restored_share_of_sum $(ratio "$(median < "$E2E_TMP/rest_mbit")"
 for prov in uet tcp; do
 	echo "bench: mp_slow_link_${prov}_share $(ratio "$(median < "$E2E_TMP/slow_$prov")" \
 		$(( RATE * 13 / 4 ))) ratio"
+done
+for prov in $PERM_PROVS; do
 	echo "bench: mp_permutation_${prov}_share_of_bisection $(ratio \
 		"$(median < "$E2E_TMP/perm_$prov")" $(( 2 * 2 * RATE ))) ratio"
 done
