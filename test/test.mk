@@ -121,6 +121,8 @@ E2E_TESTS	+= test/e2e/e2e_mpi64.sh
 # runs (issue 42 item 6; MPI_RCCC_RUNS=20 for fi_uet(7)'s count).
 E2E_TESTS	+= test/e2e/e2e_mpi_rccc.sh
 BENCH_SCRIPTS	+= test/bench/bench_mpi.sh
+# The same jobs 20 times with each CC: the share that failed.
+BENCH_SCRIPTS	+= test/bench/bench_mpi_cc.sh
 BENCH_DEPS	+= $(B)/mpi_check $(B)/mpi_rate $(B)/libuet-fi.so \
 		   $(B)/uetctl $(B)/uetd
 

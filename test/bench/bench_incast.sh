@@ -657,7 +657,7 @@ share_run() {
 table() {
 	local tag=$1 m p provs=""
 	shift
-	for p in uet tcp_cubic tcp_bbr; do
+	for p in uet uet_rccc tcp_cubic tcp_bbr; do
 		ls "$R/$tag.$p."* > /dev/null 2>&1 && provs+=" $p"
 	done
 	[ -n "$provs" ] || return 0
@@ -679,7 +679,7 @@ bench_lines() {
 	local tag=$1 mu p v
 	shift
 	for mu in "$@"; do
-		for p in uet tcp_cubic tcp_bbr; do
+		for p in uet uet_rccc tcp_cubic tcp_bbr; do
 			[ -s "$R/$tag.$p.${mu%:*}" ] || continue
 			v=$(med "$tag" "$p" "${mu%:*}")
 			echo "bench: ${tag}_${mu%:*}_$p $v ${mu#*:}"
