@@ -92,7 +92,18 @@ void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
 
 	memset(n, 0, sizeof(*n));
 	nscc_set_base_rtt(cfg, n, cfg->base_rtt_ns);
-	n->cwnd = n->max_wnd;	/* as the simulator: start at the largest */
+	/*
+	 * The simulator starts at the largest window, 1.5 BDPs. Ours is at
+	 * least NSCC_MIN_WND_MSS packets, so that a slow link's window can
+	 * grow past a fraction of a jumbo frame; starting there, 16 senders
+	 * into an 800 Mbit/s port put 16 x 4 jumbo frames (530 KB) into its
+	 * 256 KiB at once. Start at the simulator's, a packet at least.
+	 */
+	n->cwnd = NSCC_MAX_WND_BDPS * nscc_bdp(cfg, cfg->base_rtt_ns);
+	if (n->cwnd < nscc_mss(cfg))
+		n->cwnd = nscc_mss(cfg);
+	if (n->cwnd > n->max_wnd)
+		n->cwnd = n->max_wnd;
 }
 
 static void nscc_bound(const struct pdc_cfg *cfg, struct pdc_nscc *n)
