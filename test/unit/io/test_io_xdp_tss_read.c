@@ -258,24 +258,35 @@ static uint64_t t_ep_rx(struct t_rd *t, uint32_t ep)
 }
 
 /*
+ * |f| through the program |reps| times in one test run, the counters read
+ * before and after: the program's verdict.
+ */
+static int t_run(struct t_rd *t, const uint8_t *f, size_t len, uint32_t reps,
+		 uint64_t *before, uint64_t *after)
+{
+	struct xdp_md ctx = { .data_end = (uint32_t)len };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f,
+		    .data_size_in = (uint32_t)len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = reps);
+
+	cr_assert_eq(uet_xdp_counters_read(&t->maps, before), 0);
+	cr_assert_eq(bpf_prog_test_run_opts(t->prog_fd, &o), 0);
+	cr_assert_eq(uet_xdp_counters_read(&t->maps, after), 0);
+	return (int)o.retval;
+}
+
+/*
  * Runs |f|: redirected, to endpoint |ep| (its counter up by one) or to the
  * service (|ep| 0: no endpoint's counter moves); counter |cnt| up by one.
  */
 static void t_expect(struct t_rd *t, const uint8_t *f, size_t len,
 		     uint32_t ep, unsigned int cnt)
 {
-	struct xdp_md ctx = { .data_end = (uint32_t)len };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f,
-		    .data_size_in = (uint32_t)len, .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .repeat = 1);
 	uint64_t before[UET_XDP_CNT_MAX], after[UET_XDP_CNT_MAX], rx[2];
 
 	rx[0] = t_ep_rx(t, 3) + t_ep_rx(t, 5);
 	rx[1] = ep ? t_ep_rx(t, ep) : 0;
-	cr_assert_eq(uet_xdp_counters_read(&t->maps, before), 0);
-	cr_assert_eq(bpf_prog_test_run_opts(t->prog_fd, &o), 0);
-	cr_assert_eq((int)o.retval, XDP_REDIRECT);
-	cr_assert_eq(uet_xdp_counters_read(&t->maps, after), 0);
+	cr_assert_eq(t_run(t, f, len, 1, before, after), XDP_REDIRECT);
 	cr_assert_eq(after[cnt] - before[cnt], 1, "%s",
 		     uet_xdp_counter_name(cnt));
 	cr_assert_eq(after[ep ? UET_XDP_CNT_TSS_STEERED :
@@ -426,15 +437,9 @@ static struct t_asked t_asked(struct t_rd *t)
 static uint64_t t_runs(struct t_rd *t, const uint8_t *f, size_t len,
 		       uint32_t reps, unsigned int cnt)
 {
-	struct xdp_md ctx = { .data_end = (uint32_t)len };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f,
-		    .data_size_in = (uint32_t)len, .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .repeat = reps);
 	uint64_t before[UET_XDP_CNT_MAX], after[UET_XDP_CNT_MAX];
 
-	cr_assert_eq(uet_xdp_counters_read(&t->maps, before), 0);
-	cr_assert_eq(bpf_prog_test_run_opts(t->prog_fd, &o), 0);
-	cr_assert_eq(uet_xdp_counters_read(&t->maps, after), 0);
+	t_run(t, f, len, reps, before, after);
 	return after[cnt] - before[cnt];
 }
 
