@@ -67,10 +67,6 @@ static void uetd_tss_xdp_off(struct uetd_tss_xdp *x, const char *what,
 	x->on = false;
 }
 
-/*
- * One request of the program's: the entry of keystream it names, made
- * with the key material of its context's key (x->ks_km).
- */
 /* |iv|'s 48-bit TSC (its last 6 bytes) plus |d|. */
 static void uetd_tss_xdp_tsc_add(uint8_t iv[12], uint64_t d)
 {
@@ -87,6 +83,11 @@ static void uetd_tss_xdp_tsc_add(uint8_t iv[12], uint64_t d)
 _Static_assert(UET_XDP_TSS_KS_AHEAD * UET_XDP_TSS_KS_N <= UET_TSS_KS_MAX,
 	       "a request's entries in one uet_tss_keystream() call");
 
+/*
+ * One request of the program's: the entries of keystream it names (its
+ * key's and the next ones, struct uet_xdp_tss_ks_req), made in one call
+ * with the key material of its context's key (x->ks_km).
+ */
 static int uetd_tss_xdp_ks_make(void *ctx, void *data, size_t len)
 {
 	static uint8_t ks[UET_XDP_TSS_KS_AHEAD * UET_XDP_TSS_KS_N][16];
