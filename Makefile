@@ -63,7 +63,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
-.PHONY: all check unit e2e fuzz fuzz-run bench bench-smoke bench-report \
+.PHONY: all check unit e2e e2e-quarantine fuzz fuzz-run bench bench-smoke bench-report \
 	readme-plot report-check install uninstall deps clean \
 	demo man deb
 
@@ -164,6 +164,12 @@ fuzz-run: $(FUZZ_BINS)
 # End-to-end scripts (E2E_TESTS, from the fragments) each print "e2e: NAME
 # ... ok" lines and exit non-zero on failure. Defined after every fragment
 # is read, so that E2E_DEPS is complete when the rule is made.
+# Tests taken out of check while a known failure is open (test/test.mk
+# says why); run by hand, as e2e runs its own.
+e2e-quarantine: $(E2E_DEPS)
+	$(Q)for t in $(E2E_QUARANTINE); do echo "  E2E      $$t"; \
+		B=$(B) bash $$t || exit 1; done
+
 e2e: $(E2E_DEPS)
 	$(Q): > $(B)/.tally-e2e
 	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; \
