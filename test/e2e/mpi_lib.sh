@@ -207,8 +207,8 @@ mpi_run() {
 			-u LIBXDP_BPFFS UET_NETNS_TMPDIR="$E2E_TMP/hosts"
 			mpirun --allow-run-as-root)
 	fi
-	MPI_RETRIES=0 MPI_FAILED=0
-	for (( try = 1; try <= tries; try++ )); do
+	MPI_RETRIES=0
+	for try in $(seq "$tries"); do
 		rc=0
 		timeout -k 5 "$MPI_TIMEOUT" "${launch[@]}" \
 			--host "$hosts" -np "$np" \
@@ -224,25 +224,13 @@ mpi_run() {
 		[ -z "${MPI_START_TIMEOUT:-}" ] || mpi_started "$pid" "$out" ||
 			kill "$pid" 2>/dev/null || true
 		wait "$pid" || rc=$?
-		# MPI_RETRY_FAILED=N: a job that failed outright is run again,
-		# N times at most, its output kept in OUT.failedK and said by
-		# mpi_job (e2e_mpi64's stopgap: see there)
-		if [ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] &&
-		   [ $rc != 143 ] &&
-		   [ "$MPI_FAILED" -lt "${MPI_RETRY_FAILED:-0}" ]; then
-			MPI_FAILED=$(( MPI_FAILED + 1 ))
-			cp "$out" "$out.failed$MPI_FAILED"
-			mpi_kill_jobs
-			tries=$(( tries + 1 ))
-			continue
-		fi
 		# 143: timeout(1) killed by mpi_started's verdict
 		[ $rc = 124 ] || [ $rc = 137 ] || [ $rc = 143 ] || break
 		# MPI_RETRY_STARTED=0: a job whose ranks had started and
 		# then ran out of time failed (a stall), it did not hang
 		[ "${MPI_RETRY_STARTED:-1}" != 0 ] ||
 			! grep -q "$MPI_START_LINE" "$out" || break
-		MPI_RETRIES=$(( try - MPI_FAILED ))
+		MPI_RETRIES=$try
 		mpi_kill_jobs
 	done
 	return $rc
@@ -294,7 +282,7 @@ mpi_kill_jobs() {
 # set, the memory of the namespaces' processes.
 mpi_job() {
 	local prov=$1 np=$2 out="$E2E_TMP/mpi.$1.$2" rc=0 note="" who=""
-	local nns spread t0=$SECONDS i
+	local nns spread t0=$SECONDS
 	local -a args=()
 	shift 2
 	nns=$(( np / MPI_PPN ))
@@ -313,17 +301,10 @@ mpi_job() {
 		"$out"; }; then
 		sed 's/^/  mpirun: /' "$out"
 		e2e_fail "$prov, $np ranks: mpirun exited $rc" \
-			"after $MPI_RETRIES timed-out starts and $MPI_FAILED" \
-			"failed job(s) run again"
+			"after $MPI_RETRIES timed-out starts"
 	fi
 	[ "$MPI_RETRIES" = 0 ] ||
 		note=" ($MPI_RETRIES start(s) hung and were retried)"
-	for (( i = 1; i <= MPI_FAILED; i++ )); do
-		echo "e2e: $E2E_NAME: NOTE: $prov, $np ranks: job $i failed" \
-			"and was run again: $(grep -m3 -E 'MPI_ERR|error|fail' \
-			"$out.failed$i" | tr '\n' ' ')"
-	done
-	[ "$MPI_FAILED" = 0 ] || note+=" ($MPI_FAILED failed job(s) run again)"
 	e2e_ok "$prov, $spread$who: $(mpi_checked "$out"), $(( SECONDS - t0 ))" \
 		"s${MPI_MEM:+; $MPI_MEM_SAID}$note"
 }
