@@ -44,7 +44,8 @@
 # At 240 too it failed in CI (MPI_ERR_OTHER in MPI_Alltoall): exhausted
 # retries are not the whole story, and the test is out of make check
 # (test/test.mk, make e2e-quarantine) until the cause is found.
-# MPI64_NS and MPI64_PPN change the shape (8 and 8).
+# MPI64_NS and MPI64_PPN change the shape (8 and 8); MPI64_PROVS the jobs
+# ("tcp uet").
 # A job takes 30 to 90 s; Open MPI's start of 64 ranks about 20 s of that
 # (mpi_lib.sh keeps these when set).
 MPI_TIMEOUT=${MPI_TIMEOUT:-200}
@@ -72,5 +73,10 @@ mpi_user_init nobody
 UET_MISSING=$(mpi_prov_missing uet)
 args=(-m 262144 -r 50000 -a 2000 -l "$MPI_PPN" 1000)
 e2e_log "mpirun ${MPI_OPTS[*]}; mpi_check ${args[*]}"
-mpi_job tcp "$np" "${args[@]}"
-mpi_job_uet "$np" "${args[@]}"
+for prov in ${MPI64_PROVS:-tcp uet}; do
+	case $prov in
+	tcp) mpi_job tcp "$np" "${args[@]}" ;;
+	uet) mpi_job_uet "$np" "${args[@]}" ;;
+	*) e2e_fail "MPI64_PROVS: $prov is neither tcp nor uet" ;;
+	esac
+done

@@ -176,18 +176,19 @@ mpi_prov_missing() {
 # need not wait out its MPI_TIMEOUT to be tried again; with
 # MPI_RETRY_STARTED=0 a job that timed out after that line is not tried
 # again (its status stays 124). The provider's
-# settings in our environment (FI_UET_* but the interface, FI_LOG_LEVEL)
+# settings in our environment (FI_UET_* but the interface, FI_LOG_LEVEL,
+# UET_ENGINE_DEBUG)
 # reach every rank: mpirun passes on only what -x names, so that
 # FI_UET_CC=nscc,rccc bash test/e2e/e2e_mpi.sh runs the jobs with RCCC.
 MPI_OPTS=()
 MPI_START_LINE='^mpi_check: [0-9]* ranks in'
 mpi_run() {
-	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i pid
+	local prov=$1 np=$2 out=$3 hosts try tries=$MPI_TRIES rc=0 i pid hung
 	local -a launch transport fwd=()
 	shift 3
 	for i in $(compgen -e); do
 		case $i in FI_UET_IFACE) ;;
-		FI_UET_*|FI_LOG_LEVEL) fwd+=(-x "$i=${!i}") ;; esac
+		FI_UET_*|FI_LOG_LEVEL|UET_ENGINE_DEBUG) fwd+=(-x "$i=${!i}") ;; esac
 	done
 	if [ "$prov" = vader ]; then
 		transport=(--mca pml ob1 --mca btl "vader,self")
@@ -221,10 +222,13 @@ mpi_run() {
 			-x FI_UET_IFACE="$MPI_IF" -x FI_TCP_IFACE="$MPI_IF" \
 			"${MPI_PROG:-$MPI_BIN/mpi_check}" "$@" > "$out" 2>&1 &
 		pid=$!
+		hung=0
 		[ -z "${MPI_START_TIMEOUT:-}" ] || mpi_started "$pid" "$out" ||
-			kill "$pid" 2>/dev/null || true
+			{ hung=1; kill "$pid" 2>/dev/null || true; }
 		wait "$pid" || rc=$?
-		# 143: timeout(1) killed by mpi_started's verdict
+		# Killed by mpi_started's verdict: timeout(1) hands the TERM
+		# to mpirun, whose own status (1) would read as a failure.
+		[ $hung = 0 ] || rc=124
 		[ $rc = 124 ] || [ $rc = 137 ] || [ $rc = 143 ] || break
 		# MPI_RETRY_STARTED=0: a job whose ranks had started and
 		# then ran out of time failed (a stall), it did not hang
@@ -259,7 +263,7 @@ mpi_procs() {
 	for ns in "${MPI_NS[@]}"; do
 		ip netns pids "$ns"
 	done | xargs -r -I{} cat /proc/{}/comm 2>/dev/null | sort | uniq -c |
-		awk '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $1 }'
+		awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'
 }
 
 # mpi_kill_jobs: whatever a killed job left behind in the namespaces goes,
