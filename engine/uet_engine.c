@@ -4,6 +4,7 @@
  * frames ride the AF_XDP socket. One copy each way: user buffer to UMEM
  * frame (pdc fill), UMEM frame to target buffer (ses placement).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -198,14 +199,16 @@ static int uet_engine_io_setup(struct uet_engine *e)
  */
 void uet_engine_note(void *ctx, const char *msg)
 {
+	const struct uet_engine *e = ctx;
 	struct timespec ts;
 	struct tm tm;
 
-	(void)ctx;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	fprintf(stderr, "uet engine: %s (at %02d:%02d:%02d.%03ld)\n", msg,
-		tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	/* Whose note: a job of many ranks writes to one stream. */
+	fprintf(stderr, "uet engine %d %s/%u: %s (at %02d:%02d:%02d.%03ld)\n",
+		(int)getpid(), e->cfg.ifname, e->ep_index, msg, tm.tm_hour,
+		tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
 static int uet_engine_pdc_setup(struct uet_engine *e)
@@ -414,6 +417,16 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 		return NULL;
 	}
 	uet_engine_trace_open(e);
+	if (getenv("UET_ENGINE_DEBUG")) {
+		char a[INET6_ADDRSTRLEN] = "?", msg[96];
+
+		inet_ntop(e->cfg.local.is_v6 ? AF_INET6 : AF_INET,
+			  e->cfg.local.is_v6 ? (const void *)&e->cfg.local.v6 :
+			  (const void *)&e->cfg.local.v4, a, sizeof(a));
+		snprintf(msg, sizeof(msg), "up as %s PIDonFEP %u", a,
+			 e->cfg.pid_on_fep);
+		uet_engine_note(e, msg);
+	}
 	return e;
 }
 

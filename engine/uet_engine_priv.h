@@ -353,6 +353,7 @@ struct uet_engine {
 	} tx_gather;
 	bool tx_long;		/* the last frame took more than one chunk */
 	uint64_t now_ns;	/* of the current progress call */
+	uint64_t last_rx_ns;	/* a frame last came (debug notes) */
 	uint64_t silent_check_ns;	/* uet_engine_silent_peers */
 	bool kick_deferred;	/* frames built while receiving wait a call */
 	uint32_t idle_polls;	/* calls left that only look (UET_ENGINE_IDLE_POLLS) */

@@ -281,5 +281,7 @@ int uet_engine_rx(struct uet_engine *e)
 		uet_engine_rx_frame(e, &frames[i]);
 	uet_xsk_rx_release(e->xsk, frames, n);
 	e->stats.rx_frames += n;
+	if (n)
+		e->last_rx_ns = e->now_ns;
 	return (int)n;
 }
