@@ -115,13 +115,13 @@ $(B)/mpi_rate: test/progs/mpi/mpi_rate.c
 
 E2E_TESTS	+= test/e2e/e2e_mpi.sh
 E2E_DEPS	+= $(B)/mpi_check $(B)/libuet-fi.so $(B)/uetctl
-# A job of 64 ranks, 8 namespaces of 8, oversubscribed (issue 39).
-# Quarantined (make e2e-quarantine, not part of check): on the AMD EPYC
-# machines of sessions 32-33 its uet job failed about half the runs with
-# MPI_ERR_OTHER / MPI_ERR_INTERN in MPI_Alltoall (error completions under
-# 32 ranks a core), before and after that session's changes; the cause is
-# not found (see e2e_mpi64.sh and the session 33 note).
-E2E_QUARANTINE	+= test/e2e/e2e_mpi64.sh
+# A job of 64 ranks, 8 namespaces of 8, oversubscribed (issue 39). Out of
+# check in session 33 while its uet job failed about a third of the runs;
+# back since the idle ranks' naps are 10 ms (e2e_mpi64.sh says why).
+E2E_TESTS	+= test/e2e/e2e_mpi64.sh
+# Tests out of check while a known failure is open (make e2e-quarantine):
+# none now.
+E2E_QUARANTINE	?=
 # Jobs of 2 and 8 ranks with receiver credits (FI_UET_CC=nscc,rccc), 3
 # runs (issue 42 item 6; MPI_RCCC_RUNS=20 for fi_uet(7)'s count).
 E2E_TESTS	+= test/e2e/e2e_mpi_rccc.sh

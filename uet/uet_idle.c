@@ -16,9 +16,16 @@
  * The longest a read sleeps. A socket or a local peer's write wakes it at
  * once; what it cannot see (another provider's CQ, a flag in the
  * application's own shared memory) waits this long at worst. Each nap
- * costs a ppoll and a progress run (2-4 us here), 0.3% of a core at 1 ms.
+ * costs a ppoll, a progress run and the caller's own loop (Open MPI's
+ * opal_progress and its sched_yield): 10-20 us. At 1 ms, the idle ranks
+ * of an oversubscribed job spent the cores on those wake-ups: 64 ranks on
+ * 2 cores (e2e_mpi64, uet job alone, a sampler at real-time priority
+ * reading /proc) had a rank runnable and not run for 1.7 to 4.2 s (the
+ * worst of each of 6 jobs), long enough for its peers' retransmissions
+ * to give up past 5 s, and a job took 29 s; at 10 ms, 0.4 to 0.7 s (4
+ * jobs) and 13 to 17 s. Naps growing from 1 ms to 16 ms: 1.1 and 1.5 s.
  */
-#define UET_IDLE_NAP_NS		(1000ull * 1000ull)
+#define UET_IDLE_NAP_NS		(10ull * 1000ull * 1000ull)
 
 /*
  * How long reads yield (sched_yield) before they sleep. A sleeper woken
@@ -45,7 +52,7 @@ void uet_params_spin_define(void)
 			"Microseconds a polling application (fi_cq_read, "
 			"fi_cntr_read) may find nothing before its reads yield "
 			"the core for 1 ms, then sleep on the endpoints' "
-			"sockets, up to 1 ms each, until something arrives: "
+			"sockets, up to 10 ms each, until something arrives: "
 			"the core goes to others meanwhile "
 			"(default 10; 0: after a few empty reads; -1: "
 			"never, spin)");
