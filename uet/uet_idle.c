@@ -20,10 +20,11 @@
  * opal_progress and its sched_yield): 10-20 us. At 1 ms, the idle ranks
  * of an oversubscribed job spent the cores on those wake-ups: 64 ranks on
  * 2 cores (e2e_mpi64, uet job alone, a sampler at real-time priority
- * reading /proc) had a rank runnable and not run for 1.7 to 4.2 s (the
+ * reading /proc) had a rank runnable and not run for 1.7 to 4.8 s (the
  * worst of each of 6 jobs), long enough for its peers' retransmissions
- * to give up past 5 s, and a job took 29 s; at 10 ms, 0.4 to 0.7 s (4
- * jobs) and 13 to 17 s. Naps growing from 1 ms to 16 ms: 1.1 and 1.5 s.
+ * to give up past 5 s, and a job took 24 to 54 s; at 10 ms, 0.4 to 1.2 s
+ * (4 jobs; 0.3 to 0.6 s in 3 more without the yielding millisecond) and
+ * 13 to 30 s. Naps growing from 1 ms to 16 ms: 1.1 and 1.5 s.
  */
 #define UET_IDLE_NAP_NS		(10ull * 1000ull * 1000ull)
 

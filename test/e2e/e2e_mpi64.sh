@@ -50,7 +50,7 @@
 # idle ranks' wake-ups: each polling read past its budget slept 1 ms, so
 # 64 idle ranks woke 64000 times a second, each wake-up a progress run and
 # a turn of opal_progress (10-20 us). With 10 ms naps (uet/uet_idle.c) the
-# worst rank of a job waited 0.3-1.2 s (7 jobs) instead of 1.7-4.2 s (6),
+# worst rank of a job waited 0.3-1.2 s (7 jobs) instead of 1.7-4.8 s (6),
 # and the uet job takes 13-30 s instead of 24-54; none of 11 failed.
 # MPI64_NS and MPI64_PPN change the shape (8 and 8); MPI64_PROVS the jobs
 # ("tcp uet").
