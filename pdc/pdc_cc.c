@@ -102,8 +102,8 @@ static uint64_t pdc_clamp_ns(uint64_t v, uint64_t lo, uint64_t hi)
  * time), not what a peer that answers slowly is measured to take. A
  * process off its core on a loaded host answers in hundreds of ms; held
  * to 64 ms, its initiators resent every packet (a 256-endpoint
- * all-to-all on 2 cores: 4.7 copies per packet). Some copies still fit
- * in pdc_ini_put's time_wait / 2 at this bound.
+ * all-to-all on 2 cores: 4.7 copies per packet). Some copies of a SYN
+ * still fit in pdc_ini_put's time_wait / 2 at this bound.
  */
 static uint64_t pdc_rto_ceiling(const struct pdc_cfg *cfg)
 {

@@ -435,11 +435,22 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	ssize_t n;
 
 	/*
-	 * A copy sent later than this, delayed in the network for the other
-	 * half of time_wait, could reach a target that has closed the PDC and
-	 * forgotten it, and be delivered a second time.
+	 * A copy that opens the PDC (SYN: the target's PDCID not known yet),
+	 * sent later than this and delayed in the network for the other half
+	 * of time_wait, could reach a target that has closed the PDC and
+	 * forgotten it, open it again and be delivered a second time; a
+	 * CLOSE's, a target that had it and forgot (nothing is delivered:
+	 * the PDC just ends). A request of an established PDC names the
+	 * target's PDCID and ours: a copy that finds the PDC forgotten is
+	 * refused (INV_DPDCID, HDR_MISMATCH), never delivered, so it goes on
+	 * while tries are left, and a target kept off the CPU for longer (64
+	 * ranks on 2 cores: 5 s and more) gets the FI_UET_MAX_RETRIES it was
+	 * given. tx_cnt stops at UINT8_MAX: that many copies end it even when
+	 * refusals were forgiven.
 	 */
-	if (retx && now_ns - slot->first_ns >= mgr->cfg.time_wait_ns / 2) {
+	if (retx && (((!pdc->rid || (slot->flags & PDC_SLOT_CLOSE)) &&
+		      now_ns - slot->first_ns >= mgr->cfg.time_wait_ns / 2) ||
+		     slot->tx_cnt == UINT8_MAX)) {
 		pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 		return -ECANCELED;
 	}

@@ -305,8 +305,9 @@ static void pdc_ini_no_room(struct pdc_mgr *mgr, struct pdc *pdc,
  * it backs off. The target is there and answers, so the copy is no try
  * against max_retries: a receiver out of room for longer than the tries
  * last (0.2 s of back-off from the smallest RTO) is not a dead one;
- * pdc_ini_put's bound of half a TIME_WAIT still ends the wait. The copy's
- * path works: pdc_ev_heard.
+ * past PDC_FORGIVEN refusals of a packet the tries count again, and
+ * pdc_ini_put ends it at 255 copies. The copy's path works:
+ * pdc_ev_heard.
  */
 static void pdc_ini_refused(struct pdc_mgr *mgr, struct pdc *pdc,
 			    uint32_t psn, uint64_t now_ns)

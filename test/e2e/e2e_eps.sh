@@ -153,8 +153,9 @@ expect_service B "$N" "$bits" 128
 # their PDCIDs and message_ids). All N exchanging at once sent some
 # 700 MB through one process of each side into 32 MiB of receive chunks,
 # and on two shared cores a process went unscheduled past PDC's 5 s
-# resend limit (half a TIME_WAIT): FI_ETIMEDOUT in about one run of
-# three; DATA of them exchange.
+# resend limit of then (half a TIME_WAIT; since session 34 only for the
+# copies that open a PDC): FI_ETIMEDOUT in about one run of three; DATA
+# of them exchange.
 DATA=${E2E_EPS_DATA:-60}
 FILLED=$(( N - DATA ))
 for side in A B; do

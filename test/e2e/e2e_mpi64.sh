@@ -42,7 +42,8 @@
 # workqueue stalls of up to 216 s in one of them: ranks starved longer
 # than 6 s. So 240 (about 15 s), near the provider's largest (249).
 # At 240 too it failed (session 34: 3 uet jobs of 17): a packet's copies
-# end half a TIME_WAIT (5 s) after its first, whatever the retries left.
+# ended half a TIME_WAIT (5 s) after its first, whatever the retries left
+# (since then only those of a packet that opens a PDC: pdc/pdc_ini.c).
 # The cause, found with UET_ENGINE_DEBUG's notes (which peer failed, and
 # whether frames still came) and a sampler at real-time priority reading
 # every rank's /proc state and schedstat: the peer had been runnable and

@@ -283,9 +283,9 @@ static int t_flood(struct t *t, bool inject, uint64_t tag)
 		/*
 		 * Those past the bound are resent until receives make room
 		 * (100 ms after the sync here); a sender's PDC gives up on a
-		 * packet half a TIME_WAIT (0.5 s) after its first copy, or
-		 * after FI_UET_MAX_RETRIES resends. When they fail, this
-		 * says which bound was near.
+		 * packet after FI_UET_MAX_RETRIES resends past the 64
+		 * refused ones it forgives. When they fail, this says which
+		 * bound was near.
 		 */
 		if (t_tx_drain(t)) {
 			printf("fi_msg_check: flood: the sends past the bound "

@@ -95,6 +95,87 @@ Test(pdc_fail, black_hole_mid_stream)
 }
 
 /*
+ * How long a silent target is given (pdc_ini_put). An established PDC's
+ * copies name the target's PDCID, so they go on while tries are left, past
+ * half the TIME_WAIT (a target off the CPU for seconds is not a dead one);
+ * copies that open a PDC (SYN) still end there: a late one could open it
+ * again at a target that forgot it.
+ */
+Test(pdc_fail, established_pdc_gets_its_tries_past_half_time_wait)
+{
+	struct t_wire w = { .delay_ns = 5000 };
+	struct pdc_cfg cfg;
+	struct t_sim *s = t_pair(&w, 33, &cfg);
+	uint64_t t0;
+
+	/* t_cfg_lossy: 40 tries of up to 2 ms (about 73 ms), TIME_WAIT 100 */
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 4000, 0);
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_half_done));
+	s->wire.black_hole = true;
+	t0 = s->now;
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	cr_expect_eq(s->end[0]->first_err, -ETIMEDOUT);
+	/* Ended by half the TIME_WAIT, 51 ms; by the tries, 71 ms. */
+	cr_expect_gt(s->end[0]->first_err_ns - t0,
+		     cfg.time_wait_ns / 2 + 10 * T_MS,
+		     "failed %llu us after the link died",
+		     (unsigned long long)(s->end[0]->first_err_ns - t0) / 1000);
+	cr_expect_leq(s->end[0]->first_err_ns - t0, t_give_up_bound(&cfg));
+	cr_expect_eq(s->end[0]->ok_cnt + s->end[0]->err_cnt, 4000);
+	t_sim_free(s);
+}
+
+Test(pdc_fail, syn_copies_end_at_half_time_wait)
+{
+	struct t_wire w = { .delay_ns = 5000, .black_hole = true };
+	struct pdc_cfg cfg;
+	struct t_sim *s = t_pair(&w, 34, &cfg);
+	uint64_t t0 = s->now;
+
+	cfg.max_retries = 200;		/* about 400 ms of tries */
+	s->end[0]->cfg.max_retries = 200;
+	t_end_restart(s, 0, 34);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 10, 0);
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	cr_expect_eq(s->end[0]->err_cnt, 10);
+	cr_expect_eq(s->end[0]->first_err, -ETIMEDOUT);
+	cr_expect_leq(s->end[0]->first_err_ns - t0,
+		      cfg.time_wait_ns / 2 + cfg.rto_max_ns, "failed at %llu us",
+		      (unsigned long long)(s->end[0]->first_err_ns - t0) / 1000);
+	t_sim_free(s);
+}
+
+/*
+ * A target that refuses for ever (NO_SES_MSG_AVAIL: no receives posted)
+ * at the largest max_retries: refused copies are forgiven up to 64, so the
+ * tries alone would never run out; 255 copies end it.
+ */
+Test(pdc_fail, refused_for_ever_ends_at_255_copies)
+{
+	struct t_wire w = { .delay_ns = 5000 };
+	struct pdc_cfg cfg;
+	struct t_sim *s = t_pair(&w, 35, &cfg);
+	struct pdc_stats st;
+
+	cfg.max_retries = 249;
+	cfg.time_wait_ns = 1000 * T_SEC;	/* time never ends it */
+	s->end[0]->cfg = cfg;
+	t_end_restart(s, 0, 35);
+	s->end[1]->eagain_after = 1;
+	s->end[1]->eagain_until_ns = UINT64_MAX;
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, 4, 0);
+	cr_assert(t_sim_run(s, 100 * T_SEC, t_sim_senders_done),
+		  "still sending at %llu ms", (unsigned long long)s->now /
+					      T_MS);
+	cr_expect_eq(s->end[0]->ok_cnt, 1);
+	cr_expect_eq(s->end[0]->err_cnt, 3);
+	pdc_mgr_stats(s->end[0]->mgr, &st);
+	cr_expect_leq(st.tx_retx, 3 * 255, "%llu copies",
+		      (unsigned long long)st.tx_retx);
+	t_sim_free(s);
+}
+
+/*
  * The target crashes and comes back empty. The initiator's PDC is refused
  * (INV_DPDCID), its pending packets fail with ECONNRESET, later ones go
  * through a new PDC, and the new target never sees an old packet.
