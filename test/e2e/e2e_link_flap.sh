@@ -84,7 +84,7 @@ flap() {
 	FIRST=$(sed -n 's/^fi_soak: first error: //p' "$E2E_TMP/client.out")
 	# PDCs whose retry budget ran out, either side (UET_ENGINE_DEBUG).
 	BUDGET_OUT=$(cat "$E2E_TMP/client.err" "$E2E_TMP/server.err" |
-		grep -c '^uet engine: pdc .* failed: -110;' || true)
+		grep -c '^uet engine[^:]*: pdc .* failed: -110;' || true)
 	LAT=$(sed -n 's/.*max latency \([0-9]*\).*/\1/p' <<< "$line")
 	RETX=$(( $(e2e_engine_stat "$E2E_TMP/client.err" retx_rto) +
 		 $(e2e_engine_stat "$E2E_TMP/server.err" retx_rto) ))
