@@ -211,6 +211,16 @@ void uet_engine_note(void *ctx, const char *msg)
 		tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
+const char *uet_engine_fa_str(const struct uet_fa *fa, char *buf,
+			      size_t len)
+{
+	if (!inet_ntop(fa->is_v6 ? AF_INET6 : AF_INET,
+		       fa->is_v6 ? (const void *)&fa->v6 :
+				   (const void *)&fa->v4, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
 static int uet_engine_pdc_setup(struct uet_engine *e)
 {
 	struct pdc_ops ops = {
@@ -418,12 +428,10 @@ struct uet_engine *uet_engine_create(const struct uet_engine_cfg *cfg,
 	}
 	uet_engine_trace_open(e);
 	if (getenv("UET_ENGINE_DEBUG")) {
-		char a[INET6_ADDRSTRLEN] = "?", msg[96];
+		char a[INET6_ADDRSTRLEN], msg[96];
 
-		inet_ntop(e->cfg.local.is_v6 ? AF_INET6 : AF_INET,
-			  e->cfg.local.is_v6 ? (const void *)&e->cfg.local.v6 :
-			  (const void *)&e->cfg.local.v4, a, sizeof(a));
-		snprintf(msg, sizeof(msg), "up as %s PIDonFEP %u", a,
+		snprintf(msg, sizeof(msg), "up as %s PIDonFEP %u",
+			 uet_engine_fa_str(&e->cfg.local, a, sizeof(a)),
 			 e->cfg.pid_on_fep);
 		uet_engine_note(e, msg);
 	}

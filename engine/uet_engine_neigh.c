@@ -14,8 +14,8 @@
  * peers naming it, and the keyed digest of its address that PDC's
  * per-source limits use (pdc_rx_meta.src).
  */
-#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,18 +226,15 @@ static void uet_engine_neigh_warn_full(struct uet_engine *e)
 static void uet_engine_neigh_failed(struct uet_engine *e,
 				    struct uet_engine_neigh *n, uint64_t now)
 {
-	char a[INET6_ADDRSTRLEN] = "?", msg[256];
+	char a[INET6_ADDRSTRLEN], msg[256];
 
 	n->state = UET_NEIGH_FAILED;
 	if (!getenv("UET_ENGINE_DEBUG"))
 		return;
-	if (n->fa.is_v6)
-		inet_ntop(AF_INET6, &n->fa.v6, a, sizeof(a));
-	else
-		inet_ntop(AF_INET, &n->fa.v4, a, sizeof(a));
-	snprintf(msg, sizeof(msg), "ep %u: next hop of %s failed: %s (kernel "
+	snprintf(msg, sizeof(msg), "next hop of %s failed: %s (kernel "
 		 "state %u, %llu ms since asked, resolving seen %d, refs %u)",
-		 e->ep_index, a, strerror(-n->err), n->hop.nud,
+		 uet_engine_fa_str(&n->fa, a, sizeof(a)),
+		 strerror(-n->err), n->hop.nud,
 		 /* since_ns may be read later than |now| was */
 		 (unsigned long long)(now > n->since_ns ?
 				      (now - n->since_ns) / 1000000 : 0),

@@ -16,8 +16,8 @@
  * and the progress tick posts them once the kernel resolved it, or fails
  * them with -EHOSTUNREACH once it failed or timed out.
  */
-#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,29 +466,22 @@ void uet_engine_peers_tick(struct uet_engine *e)
 	}
 }
 
-/*
- * Everything in flight to |peer| completes with |status|, held WREs
- * included. Its packets still held by PDC belong to an older epoch from
- * now on, so PDC's fill never reads their (maybe freed) buffers again.
- */
 /* With UET_ENGINE_DEBUG: which peer failed, for a job's many notes. */
 static void uet_engine_peer_fail_note(struct uet_engine *e, uint32_t peer,
 				      int status)
 {
 	const struct uet_engine_peer *p = &e->peers[peer];
-	char a[INET6_ADDRSTRLEN] = "?", msg[256];
+	char a[INET6_ADDRSTRLEN], msg[256];
 	struct uet_xsk_stats xs;
 
 	if (!getenv("UET_ENGINE_DEBUG"))
 		return;
-	inet_ntop(p->fa.is_v6 ? AF_INET6 : AF_INET,
-		  p->fa.is_v6 ? (const void *)&p->fa.v6 :
-				(const void *)&p->fa.v4, a, sizeof(a));
 	/* And whether frames still came to us: a peer silent, or us deaf. */
 	uet_xsk_stats_read(e->xsk, &xs);
 	snprintf(msg, sizeof(msg), "peer %u (%s, tag %#x, %s) failed: %d; "
 		 "last frame in %lld ms ago, rx %llu dropped %llu ring full "
-		 "%llu fill empty %llu", peer, a, p->tag,
+		 "%llu fill empty %llu", peer,
+		 uet_engine_fa_str(&p->fa, a, sizeof(a)), p->tag,
 		 p->path == UET_PATH_LOCAL ? "local" : "wire", status,
 		 (long long)(uet_engine_now_ns() - e->last_rx_ns) / 1000000,
 		 (unsigned long long)xs.rx_frames,
@@ -498,6 +491,11 @@ static void uet_engine_peer_fail_note(struct uet_engine *e, uint32_t peer,
 	uet_engine_note(e, msg);
 }
 
+/*
+ * Everything in flight to |peer| completes with |status|, held WREs
+ * included. Its packets still held by PDC belong to an older epoch from
+ * now on, so PDC's fill never reads their (maybe freed) buffers again.
+ */
 void uet_engine_peer_fail(struct uet_engine *e, uint32_t peer, int status)
 {
 	if (peer >= e->npeers)

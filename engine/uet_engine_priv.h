@@ -494,6 +494,9 @@ void uet_engine_tx_held(struct uet_engine *e);
 
 /* A note on a rare event, with the time (UET_ENGINE_DEBUG; uet_engine.c). */
 void uet_engine_note(void *ctx, const char *msg);
+/* |fa| in words into |buf| (INET6_ADDRSTRLEN), for the notes: |buf|. */
+const char *uet_engine_fa_str(const struct uet_fa *fa, char *buf,
+			      size_t len);
 
 /* PDC upcalls (uet_engine_io.c). */
 int uet_engine_pdc_fill(void *ctx, uint64_t cookie, uint8_t *buf, size_t len);
