@@ -424,6 +424,32 @@ static void pdc_ini_twin(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn)
 	pdc_ready(mgr, pdc);
 }
 
+/*
+ * Whether |slot| may go again no more. A copy that opens the PDC (SYN:
+ * the target's PDCID not known yet), sent later than half a time_wait
+ * after the first and delayed in the network for the other half, could
+ * reach a target that has closed the PDC and forgotten it, open it again
+ * and be delivered a second time; a CLOSE's, a target that had it and
+ * forgot (nothing is delivered: the PDC just ends). A request of an
+ * established PDC names the target's PDCID and ours: a copy that finds the
+ * PDC forgotten is refused (INV_DPDCID, HDR_MISMATCH), never delivered, so
+ * it goes on while tries are left, and a target kept off the CPU for
+ * longer (64 ranks on 2 cores: 5 s and more) gets the FI_UET_MAX_RETRIES
+ * it was given. tx_cnt stops at UINT8_MAX: that many copies end it even
+ * when refusals were forgiven.
+ */
+static bool pdc_ini_copies_end(const struct pdc_mgr *mgr,
+			       const struct pdc *pdc,
+			       const struct pdc_slot *slot, uint64_t now_ns)
+{
+	bool opens_or_closes = !pdc->rid || (slot->flags & PDC_SLOT_CLOSE);
+
+	if (slot->tx_cnt == UINT8_MAX)
+		return true;
+	return opens_or_closes &&
+	       now_ns - slot->first_ns >= mgr->cfg.time_wait_ns / 2;
+}
+
 static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 			   uint8_t *buf, size_t len, uint64_t now_ns)
 {
@@ -434,23 +460,7 @@ static ssize_t pdc_ini_put(struct pdc_mgr *mgr, struct pdc *pdc, uint32_t psn,
 	bool stalled = false;
 	ssize_t n;
 
-	/*
-	 * A copy that opens the PDC (SYN: the target's PDCID not known yet),
-	 * sent later than this and delayed in the network for the other half
-	 * of time_wait, could reach a target that has closed the PDC and
-	 * forgotten it, open it again and be delivered a second time; a
-	 * CLOSE's, a target that had it and forgot (nothing is delivered:
-	 * the PDC just ends). A request of an established PDC names the
-	 * target's PDCID and ours: a copy that finds the PDC forgotten is
-	 * refused (INV_DPDCID, HDR_MISMATCH), never delivered, so it goes on
-	 * while tries are left, and a target kept off the CPU for longer (64
-	 * ranks on 2 cores: 5 s and more) gets the FI_UET_MAX_RETRIES it was
-	 * given. tx_cnt stops at UINT8_MAX: that many copies end it even when
-	 * refusals were forgiven.
-	 */
-	if (retx && (((!pdc->rid || (slot->flags & PDC_SLOT_CLOSE)) &&
-		      now_ns - slot->first_ns >= mgr->cfg.time_wait_ns / 2) ||
-		     slot->tx_cnt == UINT8_MAX)) {
+	if (retx && pdc_ini_copies_end(mgr, pdc, slot, now_ns)) {
 		pdc_ini_fail(mgr, pdc, pdc_ini_fail_err(ini));
 		return -ECANCELED;
 	}
