@@ -72,19 +72,30 @@ static bool t_half_done(struct t_sim *s)
 	return s->end[0]->ok_cnt >= s->end[0]->msg_cnt / 2;
 }
 
+/*
+ * 4000 messages from A to B in |mode|; at half of them the wire turns to a
+ * black hole and the run goes on until A is done. The time it turned.
+ */
+static uint64_t t_black_hole_at_half(struct t_sim *s, uint8_t mode)
+{
+	uint64_t t0;
+
+	t_end_plan(s, 0, 1, mode, 4000, 0);
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_half_done));
+	s->wire.black_hole = true;
+	t0 = s->now;
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	return t0;
+}
+
 Test(pdc_fail, black_hole_mid_stream)
 {
 	struct t_wire w = { .loss_ppm = 10000, .delay_ns = 5000,
 			    .jitter_ns = 5000 };
 	struct pdc_cfg cfg;
 	struct t_sim *s = t_pair(&w, 32, &cfg);
-	uint64_t t0;
+	uint64_t t0 = t_black_hole_at_half(s, PDC_MODE_ROD);
 
-	t_end_plan(s, 0, 1, PDC_MODE_ROD, 4000, 0);
-	cr_assert(t_sim_run(s, 10 * T_SEC, t_half_done));
-	s->wire.black_hole = true;
-	t0 = s->now;
-	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
 	/* The first error within one give-up period; later PDCs fail too. */
 	cr_expect_leq(s->end[0]->first_err_ns - t0, t_give_up_bound(&cfg));
 	cr_expect_gt(s->end[0]->err_cnt, 0);
@@ -95,25 +106,20 @@ Test(pdc_fail, black_hole_mid_stream)
 }
 
 /*
- * How long a silent target is given (pdc_ini_put). An established PDC's
- * copies name the target's PDCID, so they go on while tries are left, past
- * half the TIME_WAIT (a target off the CPU for seconds is not a dead one);
- * copies that open a PDC (SYN) still end there: a late one could open it
- * again at a target that forgot it.
+ * How long a silent target is given (pdc_ini_copies_end). An established
+ * PDC's copies name the target's PDCID, so they go on while tries are
+ * left, past half the TIME_WAIT (a target off the CPU for seconds is not
+ * a dead one); copies that open a PDC (SYN) still end there: a late one
+ * could open it again at a target that forgot it.
  */
 Test(pdc_fail, established_pdc_gets_its_tries_past_half_time_wait)
 {
 	struct t_wire w = { .delay_ns = 5000 };
 	struct pdc_cfg cfg;
 	struct t_sim *s = t_pair(&w, 33, &cfg);
-	uint64_t t0;
-
 	/* t_cfg_lossy: 40 tries of up to 2 ms (about 73 ms), TIME_WAIT 100 */
-	t_end_plan(s, 0, 1, PDC_MODE_RUD, 4000, 0);
-	cr_assert(t_sim_run(s, 10 * T_SEC, t_half_done));
-	s->wire.black_hole = true;
-	t0 = s->now;
-	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	uint64_t t0 = t_black_hole_at_half(s, PDC_MODE_RUD);
+
 	cr_expect_eq(s->end[0]->first_err, -ETIMEDOUT);
 	/* Ended by half the TIME_WAIT, 51 ms; by the tries, 71 ms. */
 	cr_expect_gt(s->end[0]->first_err_ns - t0,
