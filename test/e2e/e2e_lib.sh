@@ -36,7 +36,15 @@ e2e_checks_done() {
 
 # median: the median of the numbers on stdin, one a line (the upper of
 # the middle two when even); nan when there is none.
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+# median: of the numbers on stdin; of an even count, the mean of the two
+# in the middle (the lower of them favoured whichever figure lower is
+# better for: a time, a ratio of latencies); nan for none.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) print "nan"
+		else if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # bench_ratio NAME: the ratio on stdin as "bench: NAME VALUE x", to three
 # significant digits however small (a fixed two decimals printed a ratio
