@@ -35,11 +35,13 @@ struct pdc_nscc {
 	bool rcvd_seen;		/* rcvd_units holds a value */
 	bool increasing;	/* fast increase going on */
 	bool trigger_qa;	/* a loss or trim asks for a quick adapt */
+	bool qa_queue;		/* a trim or a marked delay past 4 targets
+				 * since qa_start_ns: a queue to drain */
 	uint64_t achieved;	/* bytes received since the last QA check */
 	uint64_t received;	/* bytes received since the last adjustment */
 	uint64_t fast_cnt;	/* bytes acknowledged at near-zero delay */
 	uint64_t ignore, ignored;	/* marked bytes after a QA to skip */
-	uint64_t qa_end_ns, last_dec_ns, last_adjust_ns;
+	uint64_t qa_start_ns, qa_end_ns, last_dec_ns, last_adjust_ns;
 	double saved_cwnd;	/* the window before the target's penalty
 				 * (Rcv_Cwnd_Pend) began; 0: none */
 	uint64_t pace_at_ns;	/* a window below a packet: nothing new

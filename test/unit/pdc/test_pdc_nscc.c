@@ -180,6 +180,79 @@ Test(pdc_nscc, loss_takes_bytes_out_of_flight)
 	pdc_mgr_destroy(t.mgr);
 }
 
+/*
+ * A delay past 4 targets: a quick adapt on a marked ACK only (unmarked it
+ * is no switch's queue, and with jumbo frames on a slow link every full
+ * packet's delay is that long).
+ */
+Test(pdc_nscc, only_a_marked_delay_past_four_targets_quick_adapts)
+{
+	struct t_cc t;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	t.ini.cc.qa_end_ns = 0;
+	t_ack(&t, 10 * T_US, T_MSS / 4, false);	/* opens a QA period */
+	t.now += 50 * T_US;
+	t_ack(&t, 200 * T_US, T_MSS / 4, false);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 0);
+	t.now += 50 * T_US;
+	t_ack(&t, 200 * T_US, T_MSS / 4, true);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, T_MSS / 4.0, 1);
+	pdc_mgr_destroy(t.mgr);
+}
+
+/*
+ * A loss with no queue behind it (no trim, no marked long delay) counts
+ * what arrived over a round trip before it sets the window: over a base
+ * RTT plus target (20 us here) a path at 2 packets per 300 us delivers
+ * nothing, and the window would fall to its floor.
+ */
+Test(pdc_nscc, a_loss_alone_counts_a_round_trip_of_arrivals)
+{
+	struct t_cc t;
+	int i;
+
+	t_cc_init(&t, false);
+	t_cc_settle(&t);
+	t.ini.srtt_ns = 300 * T_US;
+	t.ini.cc.qa_end_ns = 0;
+	t_ack(&t, 10 * T_US, 0, false);		/* opens a QA period */
+	pdc_nscc_sent(&t.ini, 8 * T_MSS);
+	t.now += 50 * T_US;
+	pdc_nscc_on_loss(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 0);
+	for (i = 0; i < 2; i++) {
+		t.now += 100 * T_US;
+		t_ack(&t, 300 * T_US, T_MSS, false);
+		cr_expect_eq(t_since(&t, cc_quick_adapts), 0);
+	}
+	t.now += 60 * T_US;			/* 310 us since the period began */
+	t_ack(&t, 300 * T_US, 0, false);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, 2.0 * T_MSS, 1);
+	pdc_mgr_destroy(t.mgr);
+}
+
+/* A trim is a queue: quick adapt after a base RTT plus target, as before. */
+Test(pdc_nscc, a_trim_quick_adapts_without_waiting_a_round_trip)
+{
+	struct t_cc t;
+
+	t_cc_init(&t, true);
+	t_cc_settle(&t);
+	t.ini.srtt_ns = 300 * T_US;
+	t.ini.cc.qa_end_ns = 0;
+	t_ack(&t, 10 * T_US, 0, false);		/* opens a QA period */
+	pdc_nscc_sent(&t.ini, 8 * T_MSS);
+	t.now += 50 * T_US;
+	pdc_nscc_on_trim(t.mgr, &t.ini, T_MSS, t.now);
+	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
+	cr_expect_float_eq(t.ini.cc.cwnd, T_MSS / 16.0, 1);
+	pdc_mgr_destroy(t.mgr);
+}
+
 Test(pdc_nscc, received_bytes_wrap_and_stale_acks_count_nothing)
 {
 	struct t_cc t;
