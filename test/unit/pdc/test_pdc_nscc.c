@@ -204,6 +204,21 @@ Test(pdc_nscc, only_a_marked_delay_past_four_targets_quick_adapts)
 }
 
 /*
+ * A settled PDC with srtt 300 us, 8 MSS in flight, a QA period opened
+ * and 50 us gone: past base RTT + target (20 us), within a round trip.
+ */
+static void t_cc_period_50us_in(struct t_cc *t, bool trimming)
+{
+	t_cc_init(t, trimming);
+	t_cc_settle(t);
+	t->ini.srtt_ns = 300 * T_US;
+	t->ini.cc.qa_end_ns = 0;
+	t_ack(t, 10 * T_US, 0, false);		/* opens a QA period */
+	pdc_nscc_sent(&t->ini, 8 * T_MSS);
+	t->now += 50 * T_US;
+}
+
+/*
  * A loss with no queue behind it (no trim, no marked long delay) counts
  * what arrived over a round trip before it sets the window: over a base
  * RTT plus target (20 us here) a path at 2 packets per 300 us delivers
@@ -214,13 +229,7 @@ Test(pdc_nscc, a_loss_alone_counts_a_round_trip_of_arrivals)
 	struct t_cc t;
 	int i;
 
-	t_cc_init(&t, false);
-	t_cc_settle(&t);
-	t.ini.srtt_ns = 300 * T_US;
-	t.ini.cc.qa_end_ns = 0;
-	t_ack(&t, 10 * T_US, 0, false);		/* opens a QA period */
-	pdc_nscc_sent(&t.ini, 8 * T_MSS);
-	t.now += 50 * T_US;
+	t_cc_period_50us_in(&t, false);
 	pdc_nscc_on_loss(t.mgr, &t.ini, T_MSS, t.now);
 	cr_expect_eq(t_since(&t, cc_quick_adapts), 0);
 	for (i = 0; i < 2; i++) {
@@ -240,13 +249,7 @@ Test(pdc_nscc, a_trim_quick_adapts_without_waiting_a_round_trip)
 {
 	struct t_cc t;
 
-	t_cc_init(&t, true);
-	t_cc_settle(&t);
-	t.ini.srtt_ns = 300 * T_US;
-	t.ini.cc.qa_end_ns = 0;
-	t_ack(&t, 10 * T_US, 0, false);		/* opens a QA period */
-	pdc_nscc_sent(&t.ini, 8 * T_MSS);
-	t.now += 50 * T_US;
+	t_cc_period_50us_in(&t, true);
 	pdc_nscc_on_trim(t.mgr, &t.ini, T_MSS, t.now);
 	cr_expect_eq(t_since(&t, cc_quick_adapts), 1);
 	cr_expect_float_eq(t.ini.cc.cwnd, T_MSS / 16.0, 1);
