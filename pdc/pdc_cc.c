@@ -138,16 +138,14 @@ static uint64_t pdc_rto_sampled(const struct pdc_cfg *cfg,
 				const struct pdc_ini *ini, uint64_t now_ns)
 {
 	uint64_t est = pdc_rto_estimate(cfg, ini), max = pdc_ini_max_rtt(ini);
+	uint64_t floor;
 
 	if (pdc_ini_lossy(ini, now_ns))
-		return max + max / 8 > est ?
-		       pdc_clamp_ns(max + max / 8, cfg->rto_min_ns,
-				    pdc_rto_ceiling(cfg)) : est;
-	max += max / 2;
-	if (max > 2 * est)
-		max = 2 * est;
-	return max > est ? pdc_clamp_ns(max, cfg->rto_min_ns,
-					pdc_rto_ceiling(cfg)) : est;
+		floor = max + max / 8;
+	else
+		floor = max + max / 2 < 2 * est ? max + max / 2 : 2 * est;
+	return floor > est ? pdc_clamp_ns(floor, cfg->rto_min_ns,
+					  pdc_rto_ceiling(cfg)) : est;
 }
 
 void pdc_rtt_sample(const struct pdc_cfg *cfg, struct pdc_ini *ini,
