@@ -244,6 +244,8 @@ struct uet_engine_stats {
 	 */
 	uint64_t local_unanswered, local_unanswered_held;
 	uint64_t local_unanswered_refused;
+	/* Of ours: written whole at once (ses_wre_send_whole), no slot. */
+	uint64_t local_tx_whole;
 	/*
 	 * Rendezvous sends of local peers copied out of their memory, their
 	 * bytes, and copies refused (the kernel's: READ through the channel

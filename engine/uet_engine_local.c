@@ -227,24 +227,41 @@ bool uet_engine_local_routes(struct uet_engine *e, uint32_t peer)
  * Writes slot |i| as a record of |type| (with UET_LCH_REC_F_* |flags|) to
  * |c|; 0 or -EAGAIN (full).
  */
+/*
+ * The record of a packet of |hdr_len| + |pay_len| bytes (and |extra|
+ * after them) to our |peer|, of |type| with |flags|.
+ */
+static struct uet_lch_rec lch_rec(const struct uet_engine *e, uint32_t peer,
+				  uint8_t type, uint8_t flags, uint8_t next_hdr,
+				  uint16_t hdr_len, uint32_t pay_len,
+				  uint32_t extra)
+{
+	const struct uet_engine_peer *p = &e->peers[peer];
+
+	return (struct uet_lch_rec){
+		.len = uet_lch_rec_len(hdr_len, pay_len + extra),
+		.type = type, .next_hdr = next_hdr,
+		.kind = (uint8_t)uet_engine_tag_send_kind(p->tag),
+		.flags = flags, .src_peer = peer, .dst_peer = p->lch_rpeer,
+		.hdr_len = hdr_len, .pay_len = pay_len,
+	};
+}
+
 static int lch_write_slot(struct uet_engine *e, struct lch *c, uint32_t i,
 			  uint8_t type, uint8_t flags)
 {
 	struct uet_engine_slot *s = &e->slots[i];
-	const struct uet_engine_peer *p = &e->peers[s->peer];
 	struct uet_lch_pull pull = { (uintptr_t)s->rdv_buf, s->rdv_len };
 	bool named = type == UET_LCH_REQ && s->rdv_buf && e->local->pull_ok;
-	uint32_t len = uet_lch_rec_len(s->hdr_len, s->pay_len +
-				       (named ? sizeof(pull) : 0));
-	struct uet_lch_rec rec = {
-		.len = len, .type = type, .next_hdr = s->next_hdr,
-		.kind = (uint8_t)uet_engine_tag_send_kind(p->tag),
-		.flags = flags | (named ? UET_LCH_REC_F_PULL : 0),
-		.src_peer = s->peer, .dst_peer = p->lch_rpeer,
-		.seq = s->lch_seq, .hdr_len = s->hdr_len,
-		.pay_len = s->pay_len,
-	};
-	uint8_t *buf = uet_lch_reserve(&c->w, len);
+	struct uet_lch_rec rec = lch_rec(e, s->peer, type,
+					 flags | (named ? UET_LCH_REC_F_PULL : 0),
+					 s->next_hdr, s->hdr_len, s->pay_len,
+					 named ? sizeof(pull) : 0);
+	uint32_t len = rec.len;
+	uint8_t *buf;
+
+	rec.seq = s->lch_seq;
+	buf = uet_lch_reserve(&c->w, len);
 
 	if (!buf)
 		return -EAGAIN;
@@ -313,6 +330,40 @@ int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt)
 		l->done[l->dt++ % LCH_DONE_MAX] = (uint32_t)i;
 	else
 		c->fifo[c->ft++ % LCH_FIFO] = (uint32_t)i;
+	return 0;
+}
+
+int uet_engine_local_tx_whole(void *ctx, const struct ses_pkt *pkt)
+{
+	struct uet_engine *e = ctx;
+	struct uet_engine_local *l = e->local;
+	struct lch *c = l->ch[e->peers[pkt->peer].lch_ep];
+	struct uet_lch_rec rec;
+	uint8_t *buf;
+
+	/*
+	 * Behind nothing of the channel: no request unanswered or to go
+	 * again (the target never asks for this one again), none ending at
+	 * the next tick (sends end in the order they went).
+	 */
+	if (!c || c->state != LCH_UP || c->fh != c->ft || c->at != c->ah ||
+	    l->dh != l->dt)
+		return -EAGAIN;
+	rec = lch_rec(e, pkt->peer, UET_LCH_REQ, UET_LCH_REC_F_NO_ANSWER,
+		      pkt->next_hdr, pkt->hdr_len, pkt->pay_len, 0);
+	rec.seq = c->seq;
+	buf = uet_lch_reserve(&c->w, rec.len);
+	if (!buf)
+		return -EAGAIN;
+	memcpy(buf, &rec, sizeof(rec));
+	memcpy(buf + sizeof(rec), pkt->hdr, pkt->hdr_len);
+	ses_pkt_payload_copy(pkt, buf + sizeof(rec) + pkt->hdr_len);
+	uet_lch_publish(&c->w, buf, rec.len);
+	c->seq++;
+	e->stats.local_tx++;
+	e->stats.local_tx_whole++;
+	e->stats.local_tx_bytes += (size_t)pkt->hdr_len + pkt->pay_len;
+	uet_lch_kick(e, c);
 	return 0;
 }
 

@@ -33,6 +33,14 @@ bool uet_engine_local_peer_pulls(void *ctx, uint32_t peer);
 /* ses_ops.tx for such a peer: 0, -EAGAIN (full: SES offers it again). */
 int uet_engine_local_tx(struct uet_engine *e, const struct ses_pkt *pkt);
 
+/*
+ * ses_wre_send_whole's tx for such a peer: a request nobody waits for
+ * (SES_PKT_F_NO_ANSWER), written at once with nothing of the engine's
+ * kept, if nothing of its channel is ahead of it; 0, or -EAGAIN (it goes
+ * the usual way).
+ */
+int uet_engine_local_tx_whole(void *ctx, const struct ses_pkt *pkt);
+
 /* Whether a local peer wrote us something not read yet. */
 bool uet_engine_local_pending(const struct uet_engine *e);
 /* Reads what local peers wrote us; the number of records. */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "uet_fep.h"
+#include "engine/uet_engine_local.h"
 #include "engine/uet_engine_priv.h"
 #include "engine/uet_engine_tss.h"
 
@@ -316,9 +317,40 @@ static void uet_engine_held_drop(struct uet_engine *e, uint32_t i)
 	e->nheld_wres--;
 }
 
+/*
+ * A send nobody waits for, to a peer of a local channel: written whole
+ * now when SES and the channel have nothing of that peer's ahead of it,
+ * and then ended, as its DEFAULT_RESPONSE would (uet_op_level.c), without
+ * a message of SES's or a slot of ours. True when it went so.
+ */
+static bool uet_engine_post_whole(struct uet_engine *e,
+				  const struct ses_wre *wre, int *ret)
+{
+	struct ses_tx_cpl cpl = { .status = 0, .rc = UET_SES_RC_OK };
+	uint32_t peer = wre->dst->peer;
+
+	if (!(wre->flags & SES_WRE_F_NO_ANSWER) ||
+	    e->peers[peer].state != UET_PEER_LIVE ||
+	    !uet_engine_local_routes(e, peer))
+		return false;
+	*ret = ses_wre_send_whole(e->ses, wre, uet_engine_local_tx_whole, e);
+	if (*ret <= 0)
+		return *ret < 0;
+	*ret = 0;
+	for (size_t i = 0; i < wre->iov_cnt; i++)	/* one packet's */
+		cpl.modified_len += (uint32_t)wre->iov[i].len;
+	e->cpl_seen = true;
+	e->ops.tx_done(e->ctx, wre, &cpl);
+	return true;
+}
+
 static int uet_engine_post_now(struct uet_engine *e, const struct ses_wre *wre)
 {
-	int ret = ses_wre_post(e->ses, wre);
+	int ret;
+
+	if (uet_engine_post_whole(e, wre, &ret))
+		return ret;
+	ret = ses_wre_post(e->ses, wre);
 
 	if (ret == 0 && wre->dst->peer < e->npeers) {
 		struct uet_engine_peer *p = &e->peers[wre->dst->peer];

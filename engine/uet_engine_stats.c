@@ -55,6 +55,7 @@ static const struct uet_stat_field uet_engine_fields[] = {
 	UET_STAT(uet_engine_stats, local_unanswered),
 	UET_STAT(uet_engine_stats, local_unanswered_held),
 	UET_STAT(uet_engine_stats, local_unanswered_refused),
+	UET_STAT(uet_engine_stats, local_tx_whole),
 	UET_STAT(uet_engine_stats, local_pulls),
 	UET_STAT(uet_engine_stats, local_pull_bytes),
 	UET_STAT(uet_engine_stats, local_pull_failed),

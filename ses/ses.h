@@ -422,6 +422,20 @@ void ses_destroy(struct ses *s);
 int ses_wre_post(struct ses *s, const struct ses_wre *wre);
 
 /*
+ * Sends |wre| whole at once through |tx| (not ops.tx) when it may: a SEND
+ * or TAGGED_SEND with SES_WRE_F_NO_ANSWER (no dc, no RUDI) of one eager
+ * packet, to a peer with no message of ours in flight or waiting, nothing
+ * queued ahead. |tx| gets that packet (SES_PKT_F_NO_ANSWER, msg_ref 0:
+ * no message of ours; its payload readable during the call only) and
+ * takes it (0) or not (-EAGAIN). Returns 1 when it took it: the WRE is
+ * done, its id used and free again, and no tx_done follows (the caller
+ * completes it); 0 when it may not go so (post it with ses_wre_post);
+ * another -errno from |tx| (nothing sent).
+ */
+int ses_wre_send_whole(struct ses *s, const struct ses_wre *wre,
+		       ses_tx_fn tx, void *ctx);
+
+/*
  * Handles one request packet (next_hdr REQUEST_STD) as the target: checks
  * it (design section 4), places it, matches it, and writes the response
  * header to send back (next_hdr RESPONSE) into |rsp| (|rsp_len| >=

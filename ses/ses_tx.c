@@ -9,6 +9,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <string.h>
 
 #include "ses/ses_priv.h"
 
@@ -332,7 +333,7 @@ static void ses_msg_pkt(struct ses *s, const struct ses_msg *m, uint32_t i,
 	if ((w->flags & SES_WRE_F_NO_ANSWER) && m->pkt_cnt == 1 && !h.f.dc &&
 	    ses_op_is_send(m->opcode) && !ses_op_is_rdv(m->opcode))
 		pkt->flags |= SES_PKT_F_NO_ANSWER;
-	pkt->msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
+	pkt->msg_ref = 0;	/* ses_msg_pump: a message of the pool's */
 	pkt->rdv_buf = NULL;
 	pkt->rdv_len = 0;
 	if (ses_op_is_rdv(m->opcode))
@@ -350,6 +351,7 @@ int ses_msg_pump(struct ses *s, struct ses_msg *m)
 
 	while (m->pkt_sent < m->pkt_cnt) {
 		ses_msg_pkt(s, m, m->pkt_sent, &pkt);
+		pkt.msg_ref = (uint64_t)m->seq << 32 | ses_pool_idx(&s->msgs, m);
 		ret = ses_tx(s, &pkt);
 		if (ret == -EAGAIN) {
 			if (!(m->flags & SES_MSG_F_QUEUED)) {
@@ -371,6 +373,64 @@ int ses_msg_pump(struct ses *s, struct ses_msg *m)
 		ses_list_del(&m->link);
 	}
 	return 0;
+}
+
+/*
+ * Whether |w| may go whole at once (ses_wre_send_whole): a send of one
+ * eager packet nobody waits for, to a peer with no message of ours in
+ * flight or waiting, and nothing of ours queued ahead of it.
+ */
+static bool ses_wre_goes_whole(struct ses *s, const struct ses_wre *w,
+			       const struct ses_peer *p)
+{
+	uint64_t len;
+
+	if ((w->opcode != UET_SES_OP_SEND &&
+	     w->opcode != UET_SES_OP_TAGGED_SEND) ||
+	    (w->flags & (SES_WRE_F_DC | SES_WRE_F_RUDI |
+			 SES_WRE_F_NO_ANSWER)) != SES_WRE_F_NO_ANSWER)
+		return false;
+	len = ses_iov_len(w->iov, w->iov_cnt);
+	/* Not a rendezvous (ses_wre_post), and one packet. */
+	if (len > s->cfg.payload_mtu ||
+	    (s->cfg.rdv_ri != SES_RI_NONE && w->iov_cnt == 1 &&
+	     (len > s->cfg.rdv_threshold || len > s->cfg.rdv_pull_threshold)))
+		return false;
+	return !p->tx_cnt && ses_list_is_empty(&p->tx_wait) &&
+	       ses_list_is_empty(&s->tx_pending) && ses_msg_id_is_free(s, p);
+}
+
+int ses_wre_send_whole(struct ses *s, const struct ses_wre *wre,
+		       ses_tx_fn tx, void *ctx)
+{
+	struct ses_msg_init in = { .gen = -1 };
+	struct ses_peer *p;
+	struct ses_msg m;
+	struct ses_pkt pkt;
+	int ret;
+
+	if (ses_wre_check(wre) < 0)
+		return 0;
+	p = ses_peer_get(s, wre->dst->peer);
+	if (!p || !ses_wre_goes_whole(s, wre, p))
+		return 0;
+	memset(&m, 0, sizeof(m));
+	ses_msg_fill(s, &m, wre, &in);
+	m.peer = ses_pool_idx(&s->peers, p);
+	/* The id it would take; taken, and freed, once the packet is out. */
+	m.msg_id = ses_msg_id(s, p->tx_next);
+	ses_msg_pkt(s, &m, 0, &pkt);
+	assert(pkt.flags & SES_PKT_F_NO_ANSWER);
+	ret = tx(ctx, &pkt);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret < 0)
+		return ret;
+	s->st.tx_pkts++;
+	/* None in flight (ses_wre_goes_whole): the base follows. */
+	p->tx_next = (uint16_t)((p->tx_next + 1) & s->id_seq_mask);
+	p->tx_base = p->tx_next;
+	return 1;
 }
 
 int ses_tx_progress(struct ses *s)

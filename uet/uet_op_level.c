@@ -25,8 +25,9 @@
  *
  * Between endpoints of one host (local channels) a one-packet send that
  * nobody waits for, fi_inject's or one completed when copied, goes without
- * the target's answer (SES_WRE_F_NO_ANSWER): it ends once written, and
- * a refusal of the target's is counted there, not reported here.
+ * the target's answer (SES_WRE_F_NO_ANSWER): it ends once written (from
+ * inside the post when it goes whole, ses_wre_send_whole), and a refusal
+ * of the target's is counted there, not reported here.
  *
  * The strongest level asked for wins. READs and fetching atomics return
  * data: they complete once it is here, whatever level they ask for (their

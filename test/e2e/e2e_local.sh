@@ -42,6 +42,12 @@ run() {
 			e2e_fail "$name: $UA requests without answer, $UW" \
 				"held (want 2000 or more, and some)"
 		name+=", $UA without answer ($UW held for later)"
+		# ... most of them written whole by the initiator, no slot
+		# of its engine nor message of its SES kept for them.
+		WH=$(e2e_engine_stat "$E2E_TMP/client.out" local_tx_whole)
+		[ "$WH" -ge 1000 ] ||
+			e2e_fail "$name: $WH requests written whole (want" 				"1000 or more of the 2000 injected)"
+		name+=", $WH written whole"
 		# Its sends past 16 KiB are copied once, out of the sender.
 		PL=$(e2e_engine_stat "$E2E_TMP/server.out" local_pulls)
 		PF=$(e2e_engine_stat "$E2E_TMP/server.out" local_pull_failed)
