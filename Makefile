@@ -355,7 +355,8 @@ DEB_PKGS	:= make gcc clang llvm libclang-rt-14-dev libcriterion-dev \
 		   openmpi-bin libopenmpi-dev libcap2-bin nftables \
 		   debhelper dpkg-dev man-db libssl-dev libipsec-mb-dev \
 		   autoconf automake libtool xz-utils python3-prometheus-client \
-		   python3-matplotlib chromium libisal-dev iperf3
+		   python3-matplotlib chromium libisal-dev iperf3 \
+		   valgrind
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \

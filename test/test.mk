@@ -408,6 +408,12 @@ BENCH_SCRIPTS	+= test/bench/bench_local.sh
 BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/mpi_check $(B)/mpi_allreduce \
 		   $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
 
+# The same 8 B ping-pong counted in instructions under callgrind, uet beside
+# shm: a figure of the local path's software cost that the machine's noise
+# does not move (bench_local_ir).
+BENCH_SCRIPTS	+= test/bench/bench_local_ir.sh
+BENCH_DEPS	+= $(B)/fi_msg_bench $(B)/libuet-fi.so $(B)/uetctl $(B)/uetd
+
 # Progress that yields (issue 41): every pair of ranks pinging at once
 # (osu_multi_lat's shape), more ranks than cores; bench_local_yield.
 $(B)/mpi_multi_lat: test/progs/mpi/mpi_multi_lat.c
