@@ -176,12 +176,55 @@ static void ses_rxm_place(const struct ses_rxm *m, const struct ses_rx_ctx *c)
 		memcpy(m->ux_buf + c->off, c->pay, c->pay_len);
 }
 
+/*
+ * A whole message in one packet that a posted receive takes at once: placed
+ * and completed here, its id finished, with no state of ours made for it
+ * (the steps of ses_rx_send for such a message, without the ses_rxm each
+ * goes through: taken from the pool, mapped by id, then unmapped and
+ * freed). 1 when done; 0 when it is not such a message or no receive
+ * takes it now (ses_rx_send then goes its usual way).
+ */
+static int ses_rx_send_placed(struct ses *s, struct ses_rx_ctx *c)
+{
+	const struct ses_std_hdr *h = &c->h;
+	struct ses_rxm m = {
+		.peer = c->pidx, .msg_id = h->message_id, .opcode = h->opcode,
+		.req_len = h->request_length, .mkey = h->memory_key,
+		.initiator = h->initiator, .arrived = c->pay_len,
+		.flags = SES_RXM_F_SEND,
+	};
+	struct ses_recv *r;
+	uint32_t placed;
+
+	/* dc answers once placed (ses_rxm_bind): the usual way. */
+	if (!h->f.som || !h->f.eom || h->f.dc || c->pay_len != h->request_length)
+		return 0;
+	if (h->opcode == UET_SES_OP_TAGGED_SEND)
+		m.flags |= SES_RXM_F_TAGGED;
+	if (h->f.hd) {
+		m.flags |= SES_RXM_F_HD;
+		m.header_data = h->header_data;
+	}
+	r = ses_recv_match(s, &m);
+	if (!r)
+		return 0;
+	placed = ses_rxm_fit(&m, r);
+	if (placed)
+		ses_iov_write(r->iov, r->iov_cnt, 0, c->pay, placed);
+	ses_rx_id_done(s, c->peer, h->message_id);
+	ses_recv_complete(s, r, &m, 0, UET_SES_RC_OK, placed);
+	ses_rx_ok(c, UET_SES_RSP_RESPONSE, placed);
+	return 1;
+}
+
 int ses_rx_send(struct ses *s, struct ses_rx_ctx *c)
 {
 	struct ses_rxm *m = c->rxm;
 	uint32_t placed;
 	int ret;
 
+	if (!m && ses_rx_send_placed(s, c))
+		return 0;
 	if (!m) {
 		m = ses_rxm_new(s, c);
 		if (!m)

@@ -432,3 +432,46 @@ Test(ses_match, rejects_bad_receives)
 	cr_assert_eq(ses_recv_post(b.s, &ra), -EINVAL);
 	cr_assert_eq(ses_recv_post(b.s, NULL), -EINVAL);
 }
+
+/*
+ * A whole message a posted receive takes at once needs no message state:
+ * with the target's one message slot held by an unexpected message, a
+ * one-packet send to a posted receive is still placed, its header data
+ * and the truncation reported as ever (ses_rx_send_placed).
+ */
+Test(ses_match, a_matched_whole_message_takes_no_slot)
+{
+	struct ses_config cfg;
+
+	t_teardown();
+	ses_config_init(&cfg);
+	cfg.payload_mtu = T_MTU;
+	cfg.job_id = T_JOB;
+	cfg.pid_on_fep = 3;
+	cfg.max_rx_msgs = 1;
+	t_setup_cfg(&cfg);
+	t_send(&a, true, 1);			/* unexpected: the slot */
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(t_post(1, true, 2, 0, SES_INITIATOR_ANY), 0);
+	t_nsent = 2;
+	memset(t_src[1], 2, sizeof(t_src[1]));
+	t_wre(&t_wr[1], UET_SES_OP_TAGGED_SEND, &to_b, &t_iov[1], t_src[1],
+	      sizeof(t_src[1]));
+	t_wr[1].ri = T_RI_MSG;
+	t_wr[1].tag = 2;
+	t_wr[1].flags = SES_WRE_F_HDR_DATA;
+	t_wr[1].header_data = 0xfeed;
+	cr_assert_eq(ses_wre_post(a.s, &t_wr[1]), 0);
+	t_wire_run(&w, 1000);
+	cr_assert_eq(w.eagain_cnt, 0);
+	cr_assert_eq(a.tx_cnt, 2);
+	cr_assert_eq(a.tx[1].cpl.rc, UET_SES_RC_OK);
+	cr_assert_eq(a.tx[1].cpl.modified_len, sizeof(t_src[1]));
+	t_got(1, 1);
+	cr_assert(b.rx[0].hd);
+	cr_assert_eq(b.rx[0].header_data, 0xfeed);
+	cr_assert_eq(b.rx[0].msg_len, sizeof(t_src[1]));
+	/* The unexpected one is still there for its receive. */
+	cr_assert_eq(t_post(0, true, 1, 0, SES_INITIATOR_ANY), 0);
+	t_got(0, 0);
+}
