@@ -472,7 +472,7 @@ void uet_engine_local_tick(struct uet_engine *e)
 	check = e->now_ns - l->check_ns >= UET_ENGINE_TICK_NS;
 	if (check)
 		l->check_ns = e->now_ns;
-	for (uint32_t w = 0; w < UET_LCH_ACTIVE_WORDS; w++) {
+	for (uint32_t w = 0; w * 64 < l->rings; w++) {	/* up[]: its rings */
 		for (uint64_t up = l->up[w]; up; up &= up - 1) {
 			uint32_t ep = w * 64 + (uint32_t)__builtin_ctzll(up);
 			struct lch *c = l->ch[ep];
@@ -513,7 +513,7 @@ uint64_t uet_engine_local_timeout(const struct uet_engine *e, uint64_t now)
 		return UINT64_MAX;
 	if (l->dh != l->dt)
 		return 0;
-	for (uint32_t w = 0; w < UET_LCH_ACTIVE_WORDS; w++) {
+	for (uint32_t w = 0; w * 64 < l->rings; w++) {	/* up[]: its rings */
 		for (uint64_t up = l->up[w]; up; up &= up - 1) {
 			at = lch_due(l, l->ch[w * 64 + __builtin_ctzll(up)],
 				     at);
