@@ -305,15 +305,21 @@ Test(ses_match, truncation_reported_never_overflowed)
  * The unexpected queue is bounded by count and bytes; a send it has no
  * room for is not taken (NACK) and comes again until there is room.
  */
+/* The nodes again, b with the defaults in |cfg| the caller then changes. */
+static void t_b_cfg(struct ses_config *cfg)
+{
+	t_teardown();
+	ses_config_init(cfg);
+	cfg->payload_mtu = T_MTU;
+	cfg->job_id = T_JOB;
+	cfg->pid_on_fep = 3;
+}
+
 Test(ses_match, unexpected_queue_is_bounded)
 {
 	struct ses_config cfg;
 
-	t_teardown();
-	ses_config_init(&cfg);
-	cfg.payload_mtu = T_MTU;
-	cfg.job_id = T_JOB;
-	cfg.pid_on_fep = 3;
+	t_b_cfg(&cfg);
 	cfg.max_unexpected = 2;
 	cfg.max_unexpected_len = 100;
 	t_setup_cfg(&cfg);
@@ -437,17 +443,13 @@ Test(ses_match, rejects_bad_receives)
  * A whole message a posted receive takes at once needs no message state:
  * with the target's one message slot held by an unexpected message, a
  * one-packet send to a posted receive is still placed, its header data
- * and the truncation reported as ever (ses_rx_send_placed).
+ * reported as ever (ses_rx_send_placed).
  */
 Test(ses_match, a_matched_whole_message_takes_no_slot)
 {
 	struct ses_config cfg;
 
-	t_teardown();
-	ses_config_init(&cfg);
-	cfg.payload_mtu = T_MTU;
-	cfg.job_id = T_JOB;
-	cfg.pid_on_fep = 3;
+	t_b_cfg(&cfg);
 	cfg.max_rx_msgs = 1;
 	t_setup_cfg(&cfg);
 	t_send(&a, true, 1);			/* unexpected: the slot */
@@ -473,5 +475,140 @@ Test(ses_match, a_matched_whole_message_takes_no_slot)
 	cr_assert_eq(b.rx[0].msg_len, sizeof(t_src[1]));
 	/* The unexpected one is still there for its receive. */
 	cr_assert_eq(t_post(0, true, 1, 0, SES_INITIATOR_ANY), 0);
+	t_got(0, 0);
+}
+
+/*
+ * ses_wre_send_whole: a one-packet send nobody waits for goes whole at
+ * once, with no message of SES's kept, only when nothing of its peer's is
+ * ahead of it; its id is the next of the peer's, so that what follows it,
+ * either way, is taken by the target as the next message.
+ */
+static struct {
+	int ret;			/* what the tx returns */
+	unsigned calls;
+	uint16_t ids[T_MSGS];
+	ssize_t rx[T_MSGS];		/* what b's SES said of each */
+} t_tx;
+
+/* As a local channel's: to b's SES in order, now; nobody hears back. */
+static int t_whole_tx(void *ctx, const struct ses_pkt *pkt)
+{
+	uint8_t buf[UET_SES_STD_HDR_LEN + T_MTU], rsp[UET_SES_RSP_LEN];
+	struct ses_rx_pkt in = { .peer = a.id, .next_hdr = pkt->next_hdr,
+				 .buf = buf, .pdc = a.pdc,
+				 .len = pkt->hdr_len + pkt->pay_len };
+	struct ses_std_hdr h;
+	unsigned n = t_tx.calls++;
+
+	cr_assert(ctx == &t_tx);
+	cr_assert_lt(n, T_MSGS);
+	cr_assert(pkt->flags & SES_PKT_F_NO_ANSWER);
+	cr_assert_eq(pkt->msg_ref, 0);
+	cr_assert_leq(in.len, sizeof(buf));
+	if (t_tx.ret)
+		return t_tx.ret;
+	memcpy(buf, pkt->hdr, pkt->hdr_len);
+	ses_pkt_payload_copy(pkt, buf + pkt->hdr_len);
+	cr_assert_eq(ses_std_hdr_decode(&h, buf, in.len), UET_SES_STD_HDR_LEN);
+	cr_assert(h.f.som && h.f.eom);
+	t_tx.ids[n] = h.message_id;
+	t_tx.rx[n] = ses_rx_req(b.s, &in, rsp, sizeof(rsp));
+	return 0;
+}
+
+/* WRE |n|: a tagged send (tag 1) of |len| bytes saying n, nobody waiting. */
+static struct ses_wre *t_wre_whole(unsigned n, size_t len)
+{
+	static uint8_t big[T_MTU + 1];
+
+	memset(t_src[n], (int)n + 1, sizeof(t_src[n]));
+	t_wre(&t_wr[n], UET_SES_OP_TAGGED_SEND, &to_b, &t_iov[n],
+	      len > sizeof(t_src[n]) ? big : t_src[n], len);
+	t_wr[n].ri = T_RI_MSG;
+	t_wr[n].tag = 1;
+	t_wr[n].flags = SES_WRE_F_NO_ANSWER;
+	return &t_wr[n];
+}
+
+static int t_whole(unsigned n)
+{
+	return ses_wre_send_whole(a.s, &t_wr[n], t_whole_tx, &t_tx);
+}
+
+Test(ses_match, whole_sends_go_in_order_and_the_next_message_follows)
+{
+	for (unsigned r = 0; r < 4; r++)
+		cr_assert_eq(t_post(r, true, 1, 0, SES_INITIATOR_ANY), 0);
+	for (unsigned n = 0; n < 3; n++) {
+		t_wre_whole(n, sizeof(t_src[n]));
+		cr_assert_eq(t_whole(n), 1, "send %u", n);
+		/* Taken whole: b's answer is the ACK alone (none here). */
+		cr_assert_eq(t_tx.rx[n], 0, "send %u: %zd", n, t_tx.rx[n]);
+		if (n)
+			cr_assert_eq((uint16_t)(t_tx.ids[n] - t_tx.ids[n - 1]),
+				     1, "ids %u, %u", t_tx.ids[n - 1],
+				     t_tx.ids[n]);
+	}
+	/* Nothing of SES's kept, and no tx_done: the caller ends them. */
+	cr_assert_eq(a.tx_total, 0);
+	cr_assert(!ses_msg_is_outstanding(a.s, 2, t_tx.ids[2]));
+	/* The usual way after them: the next id, which b takes. */
+	cr_assert_eq(ses_wre_post(a.s, t_wre_whole(3, sizeof(t_src[3]))), 0);
+	t_wire_run(&w, 1000);
+	cr_assert_eq(a.tx_cnt, 1);
+	cr_assert_eq(a.tx[0].cpl.status, 0);
+	cr_assert_eq(b.rx_cnt, 4);
+	for (unsigned r = 0; r < 4; r++)
+		t_got(r, r);
+}
+
+Test(ses_match, not_whole_unless_a_lone_eager_send_nobody_waits_for)
+{
+	struct ses_wre *wr = t_wre_whole(0, sizeof(t_src[0]));
+
+	wr->flags = 0;				/* its answer is waited for */
+	cr_assert_eq(t_whole(0), 0);
+	wr->flags = SES_WRE_F_NO_ANSWER | SES_WRE_F_DC;
+	cr_assert_eq(t_whole(0), 0);
+	wr->flags = SES_WRE_F_NO_ANSWER;
+	wr->opcode = UET_SES_OP_WRITE;
+	cr_assert_eq(t_whole(0), 0);
+	t_wre_whole(1, T_MTU + 1);		/* two packets */
+	cr_assert_eq(t_whole(1), 0);
+	cr_assert_eq(t_tx.calls, 0);
+}
+
+Test(ses_match, not_whole_behind_a_message_in_flight_or_queued)
+{
+	cr_assert_eq(t_post(0, true, 1, 0, SES_INITIATOR_ANY), 0);
+	cr_assert_eq(t_post(1, true, 1, 0, SES_INITIATOR_ANY), 0);
+	/* In flight (not delivered yet): the peer has an id out. */
+	cr_assert_eq(ses_wre_post(a.s, t_wre_whole(0, sizeof(t_src[0]))), 0);
+	t_wre_whole(1, 8);
+	cr_assert_eq(t_whole(1), 0);
+	t_wire_run(&w, 1000);
+	cr_assert_eq(t_whole(1), 1);
+	/* Queued: the lower layer refused an earlier packet. */
+	w.tx_budget = 0;
+	cr_assert_eq(ses_wre_post(a.s, t_wre_whole(2, sizeof(t_src[2]))), 0);
+	t_wre_whole(3, 8);
+	cr_assert_eq(t_whole(3), 0);
+	cr_assert_eq(t_tx.calls, 1);
+}
+
+Test(ses_match, a_refusal_of_the_whole_tx_uses_no_id)
+{
+	cr_assert_eq(t_post(0, true, 1, 0, SES_INITIATOR_ANY), 0);
+	t_wre_whole(0, sizeof(t_src[0]));
+	t_tx.ret = -EAGAIN;
+	cr_assert_eq(t_whole(0), 0);
+	t_tx.ret = -ECONNRESET;
+	cr_assert_eq(t_whole(0), -ECONNRESET);
+	cr_assert_eq(t_tx.calls, 2);
+	/* The usual way then: b takes it as the next message. */
+	cr_assert_eq(ses_wre_post(a.s, &t_wr[0]), 0);
+	t_wire_run(&w, 1000);
+	cr_assert_eq(b.rx_cnt, 1);
 	t_got(0, 0);
 }
