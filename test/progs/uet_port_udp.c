@@ -28,7 +28,9 @@ static const char upu_usage[] =
 	"                    [--rate MBIT] [--seconds S] [--count N]\n"
 	"       uet_port_udp recv PORT [--idle MS] [--seconds S]\n"
 	"send: --rate 0 (the default) sends as fast as it can; it stops after\n"
-	"S seconds (default 1) or N datagrams, prints \"sent N\".\n"
+	"S seconds (default 1) or N datagrams, prints \"sent N failed F\"\n"
+	"(F: sends that failed, ENOBUFS or an ICMP error, each lost) and the\n"
+	"first failure's reason on stderr.\n"
 	"recv: prints \"ready\", then after MS ms without a datagram (default\n"
 	"500; once one came) or S seconds (default 30) one line per kind:\n"
 	"\"from ADDR tos T len L n N\" (T in hex, L the UDP payload).\n";
@@ -75,8 +77,8 @@ static int upu_send(const struct upu_args *a)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	double start, gap = 0, next;
-	unsigned long sent = 0;
-	int fd, tos = a->tos;
+	unsigned long sent = 0, failed = 0;
+	int fd, tos = a->tos, first_err = 0;
 	char *buf;
 
 	sa.sin_port = htons(a->port);
@@ -101,10 +103,18 @@ static int upu_send(const struct upu_args *a)
 			next += gap;
 		}
 		/* ENOBUFS and ICMP errors: the datagram is lost, go on */
-		if (send(fd, buf, a->size, 0) == (ssize_t)a->size)
+		if (send(fd, buf, a->size, 0) == (ssize_t)a->size) {
 			sent++;
+		} else {
+			failed++;
+			if (!first_err)
+				first_err = errno;
+		}
 	}
-	printf("sent %lu\n", sent);
+	printf("sent %lu failed %lu\n", sent, failed);
+	if (failed)
+		fprintf(stderr, "uet_port_udp send: %lu sends failed, the first: "
+			"%s\n", failed, strerror(first_err));
 	close(fd);
 	free(buf);
 	return 0;
