@@ -45,10 +45,12 @@ send() {
 	SENDERS+=($!)
 }
 
-# sent I [FIELD]: datagrams host I sent in its last run (0 for none); with
-# FIELD 4, the sends of it that failed.
+# sent I [failed]: datagrams host I sent in its last run, or with "failed"
+# its sends that failed (0 for none): the number after that word of its
+# line "sent N failed F".
 sent() {
-	awk -v f="${2:-2}" '{ n = $f } END { print n + 0 }' \
+	awk -v k="${2:-sent}" '{ for (i = 1; i < NF; i++) if ($i == k)
+		n = $(i + 1) } END { print n + 0 }' \
 		"$E2E_TMP/sent.$1" 2>/dev/null || echo 0
 }
 
@@ -98,14 +100,14 @@ rx_done() {
 	wait "$RX" || e2e_fail "H3's receiver failed"
 	SENT1=$(sent 1)
 	SENT2=$(sent 2)
-	FAILED1=$(sent 1 4)
-	FAILED2=$(sent 2 4)
+	FAILED1=$(sent 1 failed)
+	FAILED2=$(sent 2 failed)
 	for n in passed marked trimmed dropped maxq; do
 		printf -v "P_$n" '%s' "$(fab_port_stat r1 h3 "$n")"
 	done
 	QDROPS=$(( $(fab_port_qdrops r1 h3) - QDROPS0 ))
-	e2e_log "sent $SENT1 + $SENT2 (failed $FAILED1 + $FAILED2), model: $(fab_port_stats r1 h3)," \
-		"tbf drops $QDROPS"
+	e2e_log "sent $SENT1 + $SENT2 (failed $FAILED1 + $FAILED2)," \
+		"model: $(fab_port_stats r1 h3), tbf drops $QDROPS"
 	sed -n 's/^from/  H3 got from/p' "$E2E_TMP/rx"
 	rm -f "$E2E_TMP"/sent.*
 }
