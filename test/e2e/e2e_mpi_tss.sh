@@ -85,8 +85,10 @@ grep -qF "mpi_check: $np ranks in 2 network namespaces ($MPI_PPN $MPI_PPN)" \
 read_=$(( $(svc_stat 2 tss_read) - r0 ))
 [ "$read_" -gt 0 ] || e2e_fail "$np ranks: no sealed header read in XDP"
 for i in 1 2; do
-	[ "$(svc_stat "$i" tss_unsteerable)" = 0 ] ||
-		e2e_fail "$np ranks: sealed frames a service could not steer"
+	u=$(svc_stat "$i" tss_unsteerable)
+	[ "$u" = 0 ] || e2e_fail "$np ranks: $u sealed frames the service of" \
+		"namespace $i could not steer ($(svc_stat "$i" tss_handed_on)" \
+		"handed on, $(svc_stat "$i" tss_read) read in XDP)"
 done
 e2e_ok "uet with TSS, $np ranks in 2 namespaces ($MPI_PPN $MPI_PPN, yielding):" \
 	"ping-pong, allreduce, alltoall checked; $read_ frames steered in XDP" \
