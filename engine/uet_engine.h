@@ -316,6 +316,13 @@ int uet_engine_peer_fa(const struct uet_engine *e, uint32_t peer,
  * the caller's until tx_done.
  */
 int uet_engine_post(struct uet_engine *e, const struct ses_wre *wre);
+/*
+ * A send nobody waits for (SES_WRE_F_NO_ANSWER) to a peer of a local
+ * channel, written whole into its ring now if it can go so: 1 when it
+ * went, and it has ended (no tx_done comes for it); 0 when it cannot go
+ * so now (uet_engine_post then). Nothing of |wre| is kept.
+ */
+int uet_engine_post_inject(struct uet_engine *e, const struct ses_wre *wre);
 
 /*
  * uet_engine_progress() receives what arrived, runs timers, and sends what

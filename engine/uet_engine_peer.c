@@ -319,21 +319,31 @@ static void uet_engine_held_drop(struct uet_engine *e, uint32_t i)
 
 /*
  * A send nobody waits for, to a peer of a local channel: written whole
- * now when SES and the channel have nothing of that peer's ahead of it,
- * and then ended, as its DEFAULT_RESPONSE would (uet_op_level.c), without
- * a message of SES's or a slot of ours. True when it went so.
+ * now when SES and the channel have nothing of that peer's ahead of it
+ * (ses_wre_send_whole). 1 when it went so, 0 when not, or -errno.
  */
-static bool uet_engine_post_whole(struct uet_engine *e,
-				  const struct ses_wre *wre, int *ret)
+static int uet_engine_whole(struct uet_engine *e, const struct ses_wre *wre)
 {
-	struct ses_tx_cpl cpl = { .status = 0, .rc = UET_SES_RC_OK };
 	uint32_t peer = wre->dst->peer;
 
 	if (!(wre->flags & SES_WRE_F_NO_ANSWER) ||
 	    e->peers[peer].state != UET_PEER_LIVE ||
 	    !uet_engine_local_routes(e, peer))
-		return false;
-	*ret = ses_wre_send_whole(e->ses, wre, uet_engine_local_tx_whole, e);
+		return 0;
+	return ses_wre_send_whole(e->ses, wre, uet_engine_local_tx_whole, e);
+}
+
+/*
+ * uet_engine_whole, and then the send ended, as its DEFAULT_RESPONSE would
+ * (uet_op_level.c), without a message of SES's or a slot of ours. True
+ * when it went so (or failed, *|ret|).
+ */
+static bool uet_engine_post_whole(struct uet_engine *e,
+				  const struct ses_wre *wre, int *ret)
+{
+	struct ses_tx_cpl cpl = { .status = 0, .rc = UET_SES_RC_OK };
+
+	*ret = uet_engine_whole(e, wre);
 	if (*ret <= 0)
 		return *ret < 0;
 	*ret = 0;
@@ -342,6 +352,16 @@ static bool uet_engine_post_whole(struct uet_engine *e,
 	e->cpl_seen = true;
 	e->ops.tx_done(e->ctx, wre, &cpl);
 	return true;
+}
+
+int uet_engine_post_inject(struct uet_engine *e, const struct ses_wre *wre)
+{
+	uint32_t peer = wre->dst->peer;
+
+	/* Behind WREs held for a next hop: the usual way keeps the order. */
+	if (peer >= e->npeers || e->peers[peer].nheld)
+		return 0;
+	return uet_engine_whole(e, wre) > 0;
 }
 
 static int uet_engine_post_now(struct uet_engine *e, const struct ses_wre *wre)

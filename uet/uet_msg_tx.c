@@ -61,6 +61,47 @@ static void uet_send_wre(struct uet_op *op, const struct uet_send_req *r,
 	}
 }
 
+/*
+ * fi_inject and fi_tinject to a peer of a local channel that the engine
+ * writes whole into its ring now (uet_engine_post_inject): no operation
+ * of ours is taken for it, as it has no completion to give; the send
+ * counter counts it at once, as it would at its end. True when it went
+ * so; else it goes the usual way, which keeps its order behind fenced
+ * operations and says what is wrong with it.
+ */
+static bool uet_msg_inject_whole(struct uet_ep *ep,
+				 const struct uet_send_req *r,
+				 struct ses_addr *dst, uint16_t ri_base,
+				 uint64_t len)
+{
+	struct ses_iov iov;
+	struct ses_wre w = {
+		.opcode = r->tagged ? UET_SES_OP_TAGGED_SEND : UET_SES_OP_SEND,
+		.dst = dst, .ri = (uint16_t)UET_RI_MSG(ri_base),
+		.tag = r->tag, .iov = &iov, .iov_cnt = len ? 1 : 0,
+		.flags = SES_WRE_F_NO_ANSWER,
+	};
+	struct uet_cntr *c = ep->cntr[UET_CNTR_SEND];
+
+	if (!r->inject_call || r->iov_cnt > 1 ||
+	    (r->flags & (FI_DELIVERY_COMPLETE | FI_MATCH_COMPLETE |
+			 FI_FENCE)) ||
+	    !uet_list_is_empty(&ep->fenced))
+		return false;
+	if (len)
+		iov = (struct ses_iov){ .base = r->iov[0].iov_base,
+					.len = (size_t)len };
+	if (r->flags & FI_REMOTE_CQ_DATA) {
+		w.flags |= SES_WRE_F_HDR_DATA;
+		w.header_data = r->data;
+	}
+	if (uet_engine_post_inject(ep->eng, &w) <= 0)
+		return false;
+	if (c)
+		uet_cntr_inc(c);
+	return true;
+}
+
 ssize_t uet_msg_send(struct uet_ep *ep, const struct uet_send_req *r)
 {
 	struct ses_addr dst;
@@ -73,6 +114,8 @@ ssize_t uet_msg_send(struct uet_ep *ep, const struct uet_send_req *r)
 	ret = uet_send_check(ep, r, &len);
 	if (!ret)
 		ret = uet_ep_peer_dst(ep, r->addr, &dst, &ri);
+	if (!ret && uet_msg_inject_whole(ep, r, &dst, ri, len))
+		goto out;
 	op = ret ? NULL : uet_op_take(ep);
 	if (!op) {
 		ret = ret ? ret : -FI_EAGAIN;
