@@ -489,6 +489,7 @@ static struct {
 	unsigned calls;
 	uint16_t ids[T_MSGS];
 	ssize_t rx[T_MSGS];		/* what b's SES said of each */
+	uint8_t hdr[UET_SES_STD_HDR_LEN];	/* the last one's */
 } t_tx;
 
 /* As a local channel's: to b's SES in order, now; nobody hears back. */
@@ -512,6 +513,7 @@ static int t_whole_tx(void *ctx, const struct ses_pkt *pkt)
 	ses_pkt_payload_copy(pkt, buf + pkt->hdr_len);
 	cr_assert_eq(ses_std_hdr_decode(&h, buf, in.len), UET_SES_STD_HDR_LEN);
 	cr_assert(h.f.som && h.f.eom);
+	memcpy(t_tx.hdr, buf, sizeof(t_tx.hdr));
 	t_tx.ids[n] = h.message_id;
 	t_tx.rx[n] = ses_rx_req(b.s, &in, rsp, sizeof(rsp));
 	return 0;
@@ -595,6 +597,37 @@ Test(ses_match, not_whole_behind_a_message_in_flight_or_queued)
 	t_wre_whole(3, 8);
 	cr_assert_eq(t_whole(3), 0);
 	cr_assert_eq(t_tx.calls, 1);
+}
+
+/* A whole send's header says what the usual way's one packet says. */
+Test(ses_match, a_whole_send_says_what_its_usual_packet_says)
+{
+	struct ses_wre *wr = t_wre_whole(0, 24);
+	uint8_t again[UET_SES_STD_HDR_LEN];
+	struct ses_std_hdr usual, whole;
+
+	wr->tag = 0x1234567890abcdefull;
+	wr->flags |= SES_WRE_F_HDR_DATA;
+	wr->header_data = 0xfeedface;
+	cr_assert_eq(t_whole(0), 1);
+	w.capture = true;
+	cr_assert_eq(ses_wre_post(a.s, wr), 0);
+	t_wire_run(&w, 1000);
+	cr_assert_geq(w.log_cnt, 1);
+	cr_assert(w.log[0].is_req);
+	cr_assert_eq(ses_std_hdr_decode(&usual, w.log[0].buf, w.log[0].len),
+		     UET_SES_STD_HDR_LEN);
+	cr_assert_eq(ses_std_hdr_decode(&whole, t_tx.hdr, sizeof(t_tx.hdr)),
+		     UET_SES_STD_HDR_LEN);
+	/* The next id: the only difference, byte for byte. */
+	cr_assert_eq((uint16_t)(usual.message_id - whole.message_id), 1);
+	usual.message_id = whole.message_id;
+	cr_assert_eq(ses_std_hdr_encode(again, sizeof(again), &usual),
+		     UET_SES_STD_HDR_LEN);
+	cr_assert_eq(memcmp(again, t_tx.hdr, sizeof(again)), 0);
+	cr_assert(whole.f.hd && whole.header_data == 0xfeedface);
+	cr_assert_eq(whole.memory_key, wr->tag);
+	cr_assert_eq(whole.request_length, 24);
 }
 
 Test(ses_match, a_refusal_of_the_whole_tx_uses_no_id)
