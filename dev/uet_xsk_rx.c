@@ -187,6 +187,9 @@ uint32_t uet_xsk_rx_burst(struct uet_xsk *x, struct uet_xsk_frame *frames,
 {
 	uint32_t idx = 0, avail, used = 0, n = 0, want = max * UET_XSK_MAX_SEGS;
 
+	/* Nothing there and no kick owed: most calls between local peers. */
+	if (uet_xsk_rx_idle(x) && !xsk_ring_prod__needs_wakeup(&x->fill))
+		return 0;
 	/* Shared: no more than the held list can name. */
 	if (x->shm) {
 		uint32_t room = UET_DEV_HELD_MAX - x->shm->slot[x->ep].held_cnt;

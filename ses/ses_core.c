@@ -392,11 +392,26 @@ static int ses_rsp_progress(struct ses *s)
 	return sent;
 }
 
+/* Whether ses_progress has anything to look at: a queue or a timer. */
+static bool ses_has_progress(const struct ses *s)
+{
+	return !ses_list_is_empty(&s->rsp_jobs) ||
+	       !ses_list_is_empty(&s->read_jobs) ||
+	       !ses_list_is_empty(&s->tx_pending) ||
+	       !ses_list_is_empty(&s->pull_pending) ||
+	       !ses_list_is_empty(&s->rx_active) ||
+	       !ses_list_is_empty(&s->pulling) ||
+	       !ses_list_is_empty(&s->flush_holds);
+}
+
 int ses_progress(struct ses *s, uint64_t now_ns)
 {
 	int sent;
 
 	s->now_ns = now_ns;
+	/* Most passes between two endpoints of a host: one lookup. */
+	if (!ses_has_progress(s))
+		return 0;
 	sent = ses_rsp_progress(s);
 
 	sent += ses_read_progress(s);
