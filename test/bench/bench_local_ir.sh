@@ -46,9 +46,13 @@ ir() {
 	local prov=$1 iters=$2 port=$((20000 + RANDOM % 10000)) s rc=0 v
 	local out="$E2E_TMP/cli.$prov.$iters" srv="$E2E_TMP/srv.$prov.$iters"
 
-	in_ns FI_PROVIDER="$prov" timeout "$RUN_TIMEOUT" taskset -c 0 \
-		"$B/fi_msg_bench" -M -s -a "$IP" -p "$port" -m lat -n 8 \
-		-i "$iters" > "$srv" 2>&1 &
+	# The server spins (FI_UET_SPIN_US=-1, shm's way): with its default
+	# budget of 10 us it slept while the client ran under valgrind, 50x
+	# slower than it would, and the client's empty reads while it woke
+	# moved the figure by a fifth from one run to the next.
+	in_ns FI_PROVIDER="$prov" FI_UET_SPIN_US=-1 timeout "$RUN_TIMEOUT" \
+		taskset -c 0 "$B/fi_msg_bench" -M -s -a "$IP" -p "$port" \
+		-m lat -n 8 -i "$iters" > "$srv" 2>&1 &
 	s=$!
 	in_ns FI_PROVIDER="$prov" timeout "$RUN_TIMEOUT" taskset -c 1 \
 		valgrind --tool=callgrind --callgrind-out-file=/dev/null \
