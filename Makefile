@@ -172,8 +172,9 @@ e2e-quarantine: $(E2E_DEPS)
 
 e2e: $(E2E_DEPS)
 	$(Q): > $(B)/.tally-e2e
-	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; \
+	$(Q)for t in $(E2E_TESTS); do echo "  E2E      $$t"; t0=$$(date +%s); \
 		B=$(B) bash $$t > $(B)/.e2e.log 2>&1; rc=$$?; cat $(B)/.e2e.log; \
+		echo "  E2E      $$t: $$(( $$(date +%s) - t0 )) s"; \
 		echo "$$(grep -c ' ok$$' $(B)/.e2e.log) $$([ $$rc = 0 ]; echo $$?)" \
 			>> $(B)/.tally-e2e; [ $$rc = 0 ] || exit 1; done
 

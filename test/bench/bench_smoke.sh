@@ -40,6 +40,7 @@ check_lines() {	# NAME-of-benchmark: judges $out
 }
 
 for b in $bins $scripts; do
+	t0=$(date +%s)
 	case $b in
 	*.sh) REPS=1 BENCH_SMOKE=1 B=$B timeout "$LIMIT" bash "$b" \
 		> "$out" 2>&1 ;;
@@ -47,6 +48,7 @@ for b in $bins $scripts; do
 	esac
 	rc=$?
 	cp "$out" "$keep/$(basename "$b" .sh).out"
+	echo "bench-smoke: $b: $(( $(date +%s) - t0 )) s"
 	if [ "$rc" != 0 ]; then
 		tail -20 "$out" >&2
 		echo "bench-smoke: $b: FAIL: exit $rc$([ "$rc" = 124 ] && echo ", over ${LIMIT}s")" >&2
