@@ -185,6 +185,7 @@ void ses_destroy(struct ses *s)
 		free(m->rdv);
 		free(m->rdmo);
 	}
+	ses_rdv_spares_free(s);
 	/* Forgotten peers have rx_refused and win cleared, so scan all. */
 	for (i = 0; i < s->peers.len; i++) {
 		struct ses_peer *p = ses_pool_at(&s->peers, i);

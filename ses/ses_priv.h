@@ -349,6 +349,9 @@ struct ses {
 	struct ses_list ux;
 	struct ses_list pull_pending;	/* rendezvous READs not yet started */
 	struct ses_list pulling;	/* rendezvous READs started */
+	/* Target states of ended rendezvous kept for the next (ses_rdv_get). */
+	struct ses_rdv *rdv_spare;
+	uint32_t rdv_spares;
 	uint64_t pull_check_ns;		/* ses_rdv_expire's last look */
 	uint32_t ux_cnt;
 	uint64_t ux_bytes;
@@ -616,6 +619,10 @@ int ses_rdv_msg_start(struct ses *s, const struct ses_wre *wre, bool pulled);
 void ses_rdv_pkt_ext(struct ses *s, const struct ses_msg *m,
 		     struct ses_pkt *pkt);
 int ses_rx_rdv(struct ses *s, struct ses_rx_ctx *c);
+/* Gives back a rendezvous' target state (NULL: nothing), for reuse. */
+void ses_rdv_put(struct ses *s, struct ses_rdv *d);
+/* Frees the states ses_rdv_put kept. */
+void ses_rdv_spares_free(struct ses *s);
 /*
  * |m| has its receive: pulls the rest with a READ. Returns 1 when nothing
  * is left to pull: the receive completed, |m| is freed and *|placed| is

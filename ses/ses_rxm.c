@@ -302,7 +302,7 @@ void ses_rxm_forget(struct ses *s, struct ses_rxm *m)
 	ses_map_del(&s->rxm_map, ses_rxm_key(m->peer, m->msg_id));
 	ses_list_del(&m->link);
 	ses_blkmap_fini(&m->blk);
-	free(m->rdv);
+	ses_rdv_put(s, m->rdv);
 	m->rdv = NULL;
 	free(m->rdmo);
 	m->rdmo = NULL;
@@ -319,7 +319,7 @@ void ses_rxm_free(struct ses *s, struct ses_rxm *m)
 	ses_blkmap_fini(&m->blk);
 	free(m->ux_buf);
 	m->ux_buf = NULL;
-	free(m->rdv);
+	ses_rdv_put(s, m->rdv);
 	m->rdv = NULL;
 	free(m->rdmo);
 	m->rdmo = NULL;
