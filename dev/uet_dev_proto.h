@@ -225,6 +225,7 @@ struct uet_dev_stats {
 	uint32_t tss_pad;
 	uint64_t tss_reloads, tss_reload_failed, tss_refused;
 	uint64_t tss_handed_on, tss_no_sd, tss_unsteerable, tss_xdp_streams;
+	uint64_t tss_ep_closed;	/* for an endpoint closed within 2 s */
 	struct uet_dev_stats_ep ep[UET_FEP_MAX_EPS];
 };
 

@@ -142,6 +142,9 @@ static const struct uetctl_prom_metric uetctl_prom_tss[] = {
 			"Secured frames of no secure domain here."),
 	UETCTL_PROM_TSS("uet_tss_unsteerable_total", true, tss_unsteerable,
 			"Secured frames the service could not steer."),
+	UETCTL_PROM_TSS("uet_tss_ep_closed_total", true, tss_ep_closed,
+			"Secured frames for an endpoint closed within 2 s "
+			"(a teardown's late ACKs and resends), dropped."),
 	UETCTL_PROM_TSS("uet_tss_xdp_streams_total", true, tss_xdp_streams,
 			"Cluster streams given a context in the XDP "
 			"program."),

@@ -201,6 +201,7 @@ static size_t uetd_stats_json(const struct uet_dev_stats *st, char *buf,
 			 "%u, \"reloads\": %llu, \"reload_failed\": %llu, "
 			 "\"refused\": %llu, \"tss_handed_on\": %llu, "
 			 "\"tss_no_sd\": %llu, \"tss_unsteerable\": %llu, "
+			 "\"tss_ep_closed\": %llu, "
 			 "\"tss_xdp_read\": %s, \"tss_xdp_streams\": %llu}",
 			 st->tss_sds, st->tss_gen,
 			 (unsigned long long)st->tss_reloads,
@@ -209,6 +210,7 @@ static size_t uetd_stats_json(const struct uet_dev_stats *st, char *buf,
 			 (unsigned long long)st->tss_handed_on,
 			 (unsigned long long)st->tss_no_sd,
 			 (unsigned long long)st->tss_unsteerable,
+			 (unsigned long long)st->tss_ep_closed,
 			 st->tss_xdp_read ? "true" : "false",
 			 (unsigned long long)st->tss_xdp_streams);
 	uetd_cat(buf, len, &off, ", \"endpoints\": [");

@@ -48,7 +48,8 @@ struct uetd_tss {
 	/* Contexts for XDP to read headers with (NULL before start). */
 	struct uetd_tss_xdp *xdp;
 	uint64_t xdp_streams;	/* cluster streams given a context */
-	uint64_t handed_on, no_sd, unsteerable, reloads, reload_failed;
+	uint64_t handed_on, no_sd, unsteerable, ep_closed, reloads,
+		 reload_failed;
 	uint64_t refused;
 };
 
@@ -550,6 +551,17 @@ int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
 	    uet_tss_ep_peek(t->peek[s], &pkt, p, plen, out, want) : -ENOKEY;
 	ep = n > 0 ? uet_fep_steer_pds(d->shm, out, (size_t)n) : 0;
 	OPENSSL_cleanse(out, sizeof(out));
+	/*
+	 * Late frames of a job's teardown: ACKs and resends for an endpoint
+	 * that closed within UETD_SLOT_REST_NS (its index, in their PDC ids,
+	 * still rests). Dropped as the clear ones are, but counted apart:
+	 * they are not frames the service failed to steer.
+	 */
+	if (ep > 0 && (uint32_t)ep < d->layout.max_eps &&
+	    d->eps[ep].conn < 0 && d->eps[ep].rest_until > uetd_now_ns()) {
+		t->ep_closed++;
+		return 0;
+	}
 	/* Only to an endpoint of the frame's SD: no other could open it. */
 	if (ep <= 0 || (uint32_t)ep >= d->layout.max_eps ||
 	    d->eps[ep].conn < 0 ||
@@ -578,7 +590,8 @@ size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len)
 		     "generation %u, %llu reloads (%llu failed), "
 		     "%llu key requests refused; secured frames at the "
 		     "service: %llu handed on, %llu of no SD here, "
-		     "%llu unsteerable\ntss: frames of SDs with "
+		     "%llu unsteerable, %llu for an endpoint just "
+		     "closed\ntss: frames of SDs with "
 		     "several endpoints here are steered %s; %llu "
 		     "cluster streams given a context\n", t->conf.nsd,
 		     t->path,
@@ -587,7 +600,8 @@ size_t uetd_tss_stats(const struct uetd *d, char *buf, size_t len)
 		     (unsigned long long)t->refused,
 		     (unsigned long long)t->handed_on,
 		     (unsigned long long)t->no_sd,
-		     (unsigned long long)t->unsteerable, how,
+		     (unsigned long long)t->unsteerable,
+		     (unsigned long long)t->ep_closed, how,
 		     (unsigned long long)t->xdp_streams);
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
@@ -608,5 +622,6 @@ void uetd_tss_stats_fill(const struct uetd *d, struct uet_dev_stats *st)
 	st->tss_handed_on = t->handed_on;
 	st->tss_no_sd = t->no_sd;
 	st->tss_unsteerable = t->unsteerable;
+	st->tss_ep_closed = t->ep_closed;
 	st->tss_xdp_streams = t->xdp_streams;
 }

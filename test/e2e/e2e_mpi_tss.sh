@@ -88,9 +88,12 @@ for i in 1 2; do
 	u=$(svc_stat "$i" tss_unsteerable)
 	[ "$u" = 0 ] || e2e_fail "$np ranks: $u sealed frames the service of" \
 		"namespace $i could not steer ($(svc_stat "$i" tss_handed_on)" \
-		"handed on, $(svc_stat "$i" tss_read) read in XDP)"
+		"handed on, $(svc_stat "$i" tss_read) read in XDP," \
+		"$(svc_stat "$i" tss_ep_closed) for endpoints just closed)"
 done
 e2e_ok "uet with TSS, $np ranks in 2 namespaces ($MPI_PPN $MPI_PPN, yielding):" \
 	"ping-pong, allreduce, alltoall checked; $read_ frames steered in XDP" \
-	"at namespace 2; rank 0 to rank $MPI_PPN 8 B half round trip" \
+	"at namespace 2, $(svc_stat 1 tss_ep_closed) and" \
+	"$(svc_stat 2 tss_ep_closed) dropped for endpoints just closed;" \
+	"rank 0 to rank $MPI_PPN 8 B half round trip" \
 	"$(mpi_lat "$out") us (2 ranks a namespace: $lat2 us)"

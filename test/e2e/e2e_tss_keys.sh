@@ -174,6 +174,18 @@ sleep 0.5
 	e2e_fail "tss_steered $(svc_stat tss_steered), map '$(sdi_map)'"
 e2e_ok "one endpoint of SD 7: secured frames steered to it by the program"
 wait "$k3" || true
+# Its endpoint closed (the service sees its socket end at once): a late
+# ACK for it is a teardown's, counted apart from the unsteerable ones.
+sleep 0.5
+e2e_in B "$B/tss_send" "$IP_B" "$IP_A" 7 "$K0" "$ep3" 2
+sleep 0.5
+for c in tss_ep_closed:2 tss_unsteerable:2; do
+	[ "$(svc_stat "${c%%:*}")" = "${c#*:}" ] ||
+		e2e_fail "after the close: ${c%%:*} is $(svc_stat "${c%%:*}")," \
+			"not ${c#*:}"
+done
+e2e_ok "secured frames for an endpoint just closed: 2 counted as such," \
+	"none more unsteerable"
 
 svc_stop
 keys "sd 7 jobs 100-199 active 0 key0 $K0"
