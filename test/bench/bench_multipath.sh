@@ -295,6 +295,20 @@ cross_flow() {
 	cross_run oblivious
 }
 
+# iperf3_stop HOST...: ends the iperf3 of those hosts. Not by the pid of
+# `fab_host_in ... &`: that is a subshell's, and killing it left iperf3
+# running out its -t 100 (each cross run took 100 s for 4 s of uet).
+iperf3_stop() {
+	local h p
+	for h; do
+		for p in $(ip netns pids "${FAB_HOSTS[$h]}" 2>/dev/null); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = iperf3 ] &&
+				kill "$p" 2>/dev/null
+		done
+	done
+	return 0
+}
+
 # cross_run MODE: one uet_bw run beside the cross flow, FI_UET_MULTIPATH
 # MODE; its figures to cross_left_MODE and cross_l1_MODE.
 cross_run() {
@@ -318,7 +332,7 @@ cross_run() {
 	kill "$r1s" 2>/dev/null || true
 	wait "$r1s" 2>/dev/null || true
 	fab_sample_ports_stop
-	kill "$xpid" 2>/dev/null || true
+	iperf3_stop 3 4
 	wait "$xpid" 2>/dev/null || true
 	wait 2>/dev/null || true		# the server, once its client went
 	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", a + (b - a) * 0.2 }')
