@@ -235,6 +235,11 @@ mpi_run() {
 		[ "${MPI_RETRY_STARTED:-1}" != 0 ] ||
 			! grep -q "$MPI_START_LINE" "$out" || break
 		MPI_RETRIES=$try
+		# Said on stderr: which job hung shows in a bench's output.
+		echo "mpi_run: $prov, $np ranks, ${MPI_PROG:-mpi_check}," \
+			"try $try of $tries: exit $rc (hung or out of time);" \
+			"$([ "$try" -lt "$tries" ] && echo "run again" ||
+			echo "given up")" >&2
 		mpi_kill_jobs
 	done
 	return $rc
