@@ -551,22 +551,22 @@ int uetd_tss_rx_owner(struct uetd *d, const uint8_t *frame, size_t len,
 	    uet_tss_ep_peek(t->peek[s], &pkt, p, plen, out, want) : -ENOKEY;
 	ep = n > 0 ? uet_fep_steer_pds(d->shm, out, (size_t)n) : 0;
 	OPENSSL_cleanse(out, sizeof(out));
-	/*
-	 * Late frames of a job's teardown: ACKs and resends for an endpoint
-	 * that closed within UETD_SLOT_REST_NS (its index, in their PDC ids,
-	 * still rests). Dropped as the clear ones are, but counted apart:
-	 * they are not frames the service failed to steer.
-	 */
-	if (ep > 0 && (uint32_t)ep < d->layout.max_eps &&
-	    d->eps[ep].conn < 0 && d->eps[ep].rest_until > uetd_now_ns()) {
-		t->ep_closed++;
-		return 0;
-	}
 	/* Only to an endpoint of the frame's SD: no other could open it. */
 	if (ep <= 0 || (uint32_t)ep >= d->layout.max_eps ||
 	    d->eps[ep].conn < 0 ||
 	    !uetd_tss_sd_has(&t->conf.sd[s], d->eps[ep].job_id)) {
-		t->unsteerable++;
+		/*
+		 * Late frames of a job's teardown, ACKs and resends for an
+		 * endpoint that closed within UETD_SLOT_REST_NS (its index,
+		 * in their PDC ids, still rests), are counted apart: they
+		 * are not frames the service failed to steer.
+		 */
+		if (ep > 0 && (uint32_t)ep < d->layout.max_eps &&
+		    d->eps[ep].conn < 0 &&
+		    d->eps[ep].rest_until > uetd_now_ns())
+			t->ep_closed++;
+		else
+			t->unsteerable++;
 		return 0;
 	}
 	t->handed_on++;
