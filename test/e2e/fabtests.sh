@@ -253,8 +253,8 @@ run_in() {
 # server_up PROV SPID: waits (10 s at most) until the server in B listens
 # (a TCP socket: tcp, and the tests that exchange addresses out of band)
 # or holds a uet endpoint, or has exited. It looks at once: a fixed
-# second's sleep before it, in
-# each of the 218 runs, was a third of the whole.
+# second's sleep before it, in each of the 218 runs, was a third of the
+# whole.
 server_up() {
 	local i
 	for i in $(seq 200); do
