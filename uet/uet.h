@@ -264,6 +264,7 @@ struct uet_domain {
 	uint64_t spin_ns;		/* UINT64_MAX: never sleep */
 	uint64_t idle_since_ns;		/* first empty read; 0: busy */
 	uint32_t idle_reads;		/* empty reads since the clock */
+	uint64_t idle_yield_ns;		/* when the last yield returned */
 	atomic_int app_sleeping;	/* application threads in a wait */
 	/*
 	 * The application armed a wait object (fi_trywait) with app_calls
