@@ -14,9 +14,13 @@
 # ITERS_HI round trips each: their difference over ITERS_HI - ITERS_LO is
 # the client's instructions per round trip (its send, its receive and its
 # polling while the answer comes, which callgrind's slowness keeps short),
-# the first contact and the warm-up left out.
+# the first contact and the warm-up left out. Then the same with sends
+# that have a completion (fi_msg_bench -S: fi_tsend and its completion
+# read, as Open MPI's MPI_Isend sends).
 #   bench: local_8b_ir_per_rtt_PROV  instructions a round trip, client
 #   bench: local_8b_ir_uet_over_shm  their ratio
+#   bench: local_8b_send_ir_per_rtt_PROV, local_8b_send_ir_uet_over_shm
+#     the same with fi_tsend
 # Knobs: ITERS_LO, ITERS_HI, RUN_TIMEOUT (seconds per run).
 E2E_NAME=bench_local_ir
 source "$(dirname "$0")/../e2e/e2e_lib.sh"
@@ -41,25 +45,27 @@ in_ns() {
 		FI_UET_IFACE="$MPI_IF" "$@"
 }
 
-# ir PROV ITERS: the client's counted instructions in one run.
+# ir PROV ITERS [OPT]: the client's counted instructions in one run of
+# fi_msg_bench [OPT].
 ir() {
 	local prov=$1 iters=$2 port=$((20000 + RANDOM % 10000)) s rc=0 v
 	local out="$E2E_TMP/cli.$prov.$iters" srv="$E2E_TMP/srv.$prov.$iters"
+	local -a opt=("${@:3}")
 
 	# The server spins (FI_UET_SPIN_US=-1, shm's way): with its default
 	# budget of 10 us it slept while the client ran under valgrind, 50x
 	# slower than it would, and the client's empty reads while it woke
 	# moved the figure by a fifth from one run to the next.
 	in_ns FI_PROVIDER="$prov" FI_UET_SPIN_US=-1 timeout "$RUN_TIMEOUT" \
-		taskset -c 0 "$B/fi_msg_bench" -M -s -a "$IP" -p "$port" \
-		-m lat -n 8 -i "$iters" > "$srv" 2>&1 &
+		taskset -c 0 "$B/fi_msg_bench" -M "${opt[@]}" -s -a "$IP" \
+		-p "$port" -m lat -n 8 -i "$iters" > "$srv" 2>&1 &
 	s=$!
 	in_ns FI_PROVIDER="$prov" timeout "$RUN_TIMEOUT" taskset -c 1 \
 		valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 		--collect-atstart=no --toggle-collect=b_send \
 		--toggle-collect=b_wait --toggle-collect=t_trecv \
-		"$B/fi_msg_bench" -M -c "$IP" -p "$port" -m lat -n 8 \
-		-i "$iters" > "$out" 2>&1 || rc=$?
+		"$B/fi_msg_bench" -M "${opt[@]}" -c "$IP" -p "$port" -m lat \
+		-n 8 -i "$iters" > "$out" 2>&1 || rc=$?
 	wait "$s" || rc=1
 	v=$(sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\).*/\1/p' "$out" |
 		tr -d ,)
@@ -70,12 +76,19 @@ ir() {
 	echo "$v"
 }
 
-declare -A per
-for prov in $PROVIDERS; do
-	lo=$(ir "$prov" "$ITERS_LO") || exit 1
-	hi=$(ir "$prov" "$ITERS_HI") || exit 1
-	per[$prov]=$(( (hi - lo) / (ITERS_HI - ITERS_LO) ))
-	echo "bench: local_8b_ir_per_rtt_$prov ${per[$prov]} Ir"
-done
-awk -v u="${per[uet]}" -v s="${per[shm]}" \
-	'BEGIN { printf "bench: local_8b_ir_uet_over_shm %.2f x\n", u / s }'
+# figures NAME [OPT]: NAME's lines, runs of fi_msg_bench [OPT].
+figures() {
+	local name=$1 prov lo hi
+	declare -A per
+	shift
+	for prov in $PROVIDERS; do
+		lo=$(ir "$prov" "$ITERS_LO" "$@") || exit 1
+		hi=$(ir "$prov" "$ITERS_HI" "$@") || exit 1
+		per[$prov]=$(( (hi - lo) / (ITERS_HI - ITERS_LO) ))
+		echo "bench: ${name}_per_rtt_$prov ${per[$prov]} Ir"
+	done
+	awk -v u="${per[uet]}" -v s="${per[shm]}" -v n="$name" \
+		'BEGIN { printf "bench: %s_uet_over_shm %.2f x\n", n, u / s }'
+}
+figures local_8b_ir
+figures local_8b_send_ir -S

@@ -3,14 +3,15 @@
  * fi_msg_bench: tagged messaging speed in plain libfabric (any provider),
  * with fi_msg_check's set-up.
  *   lat: ping-pong of SIZE-byte tagged messages (fi_tinject when the
- *        provider's inject_size allows); prints the median half round trip.
+ *        provider's inject_size allows and -S is not given, else fi_tsend
+ *        and its completion); prints the median half round trip.
  *   bw:  the client keeps 64 fi_tsend()s of SIZE bytes in flight, ITERS in
  *        all; the server keeps 64 receives posted (into one buffer: the
  *        bytes are not looked at) and answers the last; prints MB/s from
  *        the first send to that answer.
  *
- *   fi_msg_bench -s [-a ADDR] [-p PORT] [-O] [-M] -m lat|bw -n SIZE [-i ITERS]
- *   fi_msg_bench -c SERVER [-p PORT] [-O] [-M] -m lat|bw -n SIZE [-i ITERS]
+ *   fi_msg_bench -s [-a ADDR] [-p PORT] [-O] [-M] [-S] -m lat|bw -n SIZE [-i ITERS]
+ *   fi_msg_bench -c SERVER [-p PORT] [-O] [-M] [-S] -m lat|bw -n SIZE [-i ITERS]
  * -O: ask for FI_ORDER_SAS. -M: do not ask for FI_MULTI_RECV (never used
  * here; libfabric 1.17's shm provider faults when its minimum is set).
  */
@@ -43,10 +44,16 @@ static int b_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * -S: small sends with a completion too (fi_tsend, as Open MPI's MPI_Isend
+ * and so its collectives send), not injected.
+ */
+static bool b_no_inject;
+
 /* A send we need not wait for: injected, or its completion collected. */
 static int b_send(struct t *t, size_t len, uint64_t tag)
 {
-	if (len <= t->fab.info->tx_attr->inject_size) {
+	if (!b_no_inject && len <= t->fab.info->tx_attr->inject_size) {
 		T_RETRY(t, fi_tinject(t->fab.ep, t->sbuf, len, t->peer, tag));
 		return 0;
 	}
@@ -173,7 +180,7 @@ int main(int argc, char **argv)
 	long iters = 10000;
 	bool sas = false;
 
-	while ((c = getopt(argc, argv, "sc:a:p:OMm:n:i:")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:p:OMSm:n:i:")) != -1) {
 		switch (c) {
 		case 's': t.server = true; break;
 		case 'c': server = optarg; break;
@@ -181,6 +188,7 @@ int main(int argc, char **argv)
 		case 'p': port = atoi(optarg); break;
 		case 'O': sas = true; break;
 		case 'M': t.no_multi = true; break;
+		case 'S': b_no_inject = true; break;
 		case 'm': mode = optarg; break;
 		case 'n': len = strtoul(optarg, NULL, 0); break;
 		case 'i': iters = strtol(optarg, NULL, 0); break;
@@ -206,6 +214,6 @@ out:
 	return ret;
 usage:
 	fprintf(stderr, "usage: fi_msg_bench -s [-a ADDR] | -c SERVER "
-		"[-p PORT] [-O] [-M] -m lat|bw -n SIZE [-i ITERS]\n");
+		"[-p PORT] [-O] [-M] [-S] -m lat|bw -n SIZE [-i ITERS]\n");
 	return 2;
 }
