@@ -203,6 +203,26 @@ int ex_fab_open(struct ex_fab *f, const struct fi_info *hints,
 	return 0;
 }
 
+int ex_fab_open_msg(struct ex_fab *f, const char *prog, const char *node,
+		    const char *service, bool server)
+{
+	struct ex_fab_opts fo = { .prog = prog, .node = node,
+				  .service = service,
+				  .flags = server ? FI_SOURCE : 0,
+				  .cq_format = FI_CQ_FORMAT_CONTEXT };
+	struct fi_info *hints = fi_allocinfo();
+	int ret;
+
+	if (!hints)
+		return -FI_ENOMEM;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG;
+	hints->mode = FI_CONTEXT;
+	ret = ex_fab_open(f, hints, &fo);
+	fi_freeinfo(hints);
+	return ret;
+}
+
 void ex_fab_close(struct ex_fab *f)
 {
 	/* The endpoint first: what is bound to it closes after it. */

@@ -90,6 +90,13 @@ struct ex_fab_opts {
 int ex_fab_open(struct ex_fab *f, const struct fi_info *hints,
 		const struct ex_fab_opts *o);
 /* Closes what ex_fab_open opened (endpoint first), frees f->info. */
+/*
+ * ex_fab_open() of an RDM endpoint for messages (FI_MSG, FI_CONTEXT mode,
+ * one CQ of FI_CQ_FORMAT_CONTEXT) addressed by |node| and |service|
+ * alone: ours with |server| (FI_SOURCE), else the peer's.
+ */
+int ex_fab_open_msg(struct ex_fab *f, const char *prog, const char *node,
+		    const char *service, bool server);
 void ex_fab_close(struct ex_fab *f);
 
 /* The libfabric objects of one side. */

@@ -59,20 +59,9 @@ static uint8_t xt_byte(int msg, int i)
 static void xt_open(struct xt *x, const char *node, const char *service,
 		    bool server)
 {
-	struct ex_fab_opts fo = { .prog = "fi_exit_target", .node = node,
-				  .service = service,
-				  .flags = server ? FI_SOURCE : 0,
-				  .cq_format = FI_CQ_FORMAT_CONTEXT };
-	struct fi_info *hints = fi_allocinfo();
-	int ret;
+	int ret = ex_fab_open_msg(&x->fab, "fi_exit_target", node, service,
+				  server);
 
-	if (!hints)
-		XT_FAIL("fi_allocinfo");
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG;
-	hints->mode = FI_CONTEXT;
-	ret = ex_fab_open(&x->fab, hints, &fo);
-	fi_freeinfo(hints);
 	if (ret)
 		XT_FAIL("set-up: %s", fi_strerror(-ret));
 }
