@@ -50,10 +50,11 @@ static void uet_send_wre(struct uet_op *op, const struct uet_send_req *r,
 	uet_op_set_iov(op, r->iov, r->iov_cnt, r->flags);
 	if (r->flags & FI_COMPLETION)
 		w->flags |= SES_WRE_F_COMPLETION;
+	/* Only delivery complete waits for the target's answer between
+	 * endpoints of one host (uet_op_level.c). */
 	if (r->flags & (FI_DELIVERY_COMPLETE | FI_MATCH_COMPLETE))
 		w->flags |= SES_WRE_F_DC;
-	/* Nobody waits for the target's answer (uet_op_level.c). */
-	else if (r->inject_call || op->cpl_at == UET_OP_CPL_AT_COPY)
+	else
 		w->flags |= SES_WRE_F_NO_ANSWER;
 	if (r->flags & FI_REMOTE_CQ_DATA) {
 		w->flags |= SES_WRE_F_HDR_DATA;

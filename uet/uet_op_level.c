@@ -8,9 +8,10 @@
  * send answers once the target has pulled it). So here:
  *
  * FI_TRANSMIT_COMPLETE, the level of operations that ask for none (what
- *   fi_getinfo reports as the default op_flags): at that response. The
- *   operation no longer depends on the fabric; for writes and atomics the
- *   data is also in place, which is delivery complete.
+ *   fi_getinfo reports as the default op_flags): at that response (a
+ *   local send's: below). The operation no longer depends on the fabric;
+ *   for writes and atomics the data is also in place, which is delivery
+ *   complete.
  * FI_DELIVERY_COMPLETE: at that response too. A send with it asks the
  *   target to answer only once a receive has taken the data (SES dc), more
  *   than fi_cq(3) asks (it allows data held in a provider's buffer).
@@ -23,11 +24,16 @@
  *   refuse it, the peer may die, closing the endpoint drops what has not
  *   left; such an error is logged and counted nowhere.
  *
- * Between endpoints of one host (local channels) a one-packet send that
- * nobody waits for, fi_inject's or one completed when copied, goes without
- * the target's answer (SES_WRE_F_NO_ANSWER): it ends once written (from
- * inside the post when it goes whole, ses_wre_send_whole), and a refusal
- * of the target's is counted there, not reported here.
+ * Between endpoints of one host (local channels) a one-packet send without
+ * FI_DELIVERY_COMPLETE goes without the target's answer
+ * (SES_WRE_F_NO_ANSWER): it ends once written into the target's ring (from
+ * inside the post when it goes whole, ses_wre_send_whole). That is
+ * transmit complete there: the bytes are in memory of the target's, and
+ * no fabric or resource of ours is needed any more (fi_cq(3): "the state
+ * of the operation at the peer endpoint is not defined"); libfabric's shm
+ * completes the same way. A refusal of the target's (another job's send,
+ * an RI it does not serve) is counted there, not reported here: a sender
+ * that must hear of it asks FI_DELIVERY_COMPLETE.
  *
  * The strongest level asked for wins. READs and fetching atomics return
  * data: they complete once it is here, whatever level they ask for (their

@@ -24,6 +24,9 @@ run() {
 	LCH_SRV=(env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1
 		 FI_UET_PROGRESS_IDLE_US=0)
 	LCH_CLI=(env FI_PROVIDER=uet FI_UET_LOCAL="$local" FI_UET_STATS=1)
+	# fi_msg_check's client is told its server is reached through the
+	# channel (-L: a transmit complete send ends once written).
+	[ "$prog" != fi_msg_check ] || [ "$local" = off ] || set -- "$@" -L
 	lch_pair "$name" "$prog" "$@"
 	if [ "$local" = off ]; then
 		[ "$LT" = 0 ] && [ "$FR" -gt 0 ] ||

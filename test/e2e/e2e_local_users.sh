@@ -11,7 +11,13 @@
 #  c) an initiator of another JobID (701, nobody too) writing to the
 #     target of job 700 through the channel: the target's checks refuse
 #     it as they refuse a remote one (an error completion with its UET
-#     code), and nothing of the target's region changes.
+#     code), and nothing of the target's region changes;
+#  d) the same initiator sending to the target (fi_refused_send): the
+#     target refuses it and nothing of its receives changes. At the
+#     default level (transmit complete) the send completes once written
+#     into the target's ring and the target counts the refusal
+#     (local_unanswered_refused); with FI_DELIVERY_COMPLETE its error
+#     completion comes back with its UET code.
 source "$(dirname "$0")/e2e_lib.sh"
 source "$(dirname "$0")/e2e_local_lib.sh"
 USER2="uetloc$$"
@@ -36,7 +42,7 @@ e2e_setup 9000
 trap 'cleanup_user; e2e_cleanup' EXIT
 # Other users run the programs and load the provider: copies they reach.
 e2e_stage "$B/libuet-fi.so" "$B/fi_msg_check" "$B/fi_rma_check" \
-	"$B/uet_write"
+	"$B/uet_write" "$B/fi_refused_send"
 export FI_PROVIDER_PATH="$E2E_STAGE"
 LCH_DIR=$E2E_STAGE
 useradd -M -r "$USER2" || e2e_fail "useradd $USER2"
@@ -48,7 +54,7 @@ e2e_in A "$B/uetctl" load "$IF_A" --mode skb --policy "$E2E_TMP/jobs.conf" \
 
 for prog in fi_msg_check fi_rma_check; do
 	run "a) $prog as nobody" 65534 65534 "$prog" -s -a "$IP_A" -- \
-		-c "$IP_A"
+		-c "$IP_A" $([ "$prog" = fi_msg_check ] && echo -L)
 	[ "$LT" -gt 0 ] && [ "$FR" = 0 ] ||
 		e2e_fail "a) $prog: $LT records, $FR frames (want records)"
 	e2e_ok "a) $prog between two of nobody's endpoints: $LT records," \
@@ -81,3 +87,37 @@ lt=$(e2e_engine_stat "$E2E_TMP/w.cli" local_tx)
 		"$(cat "$E2E_TMP/w.cli" "$E2E_TMP/w.srv")"
 grep -v '^uet_engine_stats' "$E2E_TMP/w.cli" | tail -2 | sed 's/^/  /'
 e2e_ok "c) another job's initiator through the channel: refused (rc $rc)"
+
+# d) fi_refused_send's target of job 700, its initiator of job 701.
+# refused_send WANT [-d]: one send; WANT its exit status (0 success, 3 an
+# error completion); sets REFUSED, the target's refusals counted.
+refused_send() {
+	local want=$1 port=$((50000 + RANDOM % 1000)) s rc=0
+	shift
+	e2e_as_nobody A env FI_PROVIDER=uet FI_UET_JOB_ID=700 FI_UET_STATS=1 \
+		timeout 20 "$E2E_STAGE/fi_refused_send" -s -a "$IP_A" \
+		-p "$port" -w 2000 > "$E2E_TMP/r.srv" 2>&1 &
+	s=$!
+	e2e_wait_for "$E2E_TMP/r.srv" "ready" 10 ||
+		e2e_fail "d) target not ready: $(cat "$E2E_TMP/r.srv")"
+	e2e_as_nobody A env FI_PROVIDER=uet FI_UET_JOB_ID=701 FI_UET_STATS=1 \
+		timeout 20 "$E2E_STAGE/fi_refused_send" -c "$IP_A" \
+		-p "$port" "$@" > "$E2E_TMP/r.cli" 2>&1 || rc=$?
+	wait "$s" || e2e_fail "d) target: $(cat "$E2E_TMP/r.srv")"
+	[ "$rc" = "$want" ] && [ "$(e2e_engine_stat "$E2E_TMP/r.cli" \
+		local_tx)" -gt 0 ] ||
+		e2e_fail "d) send $*: exit $rc, want $want, through the" \
+			"channel: $(cat "$E2E_TMP/r.cli" "$E2E_TMP/r.srv")"
+	REFUSED=$(e2e_engine_stat "$E2E_TMP/r.srv" local_unanswered_refused)
+	grep '^fi_refused_send: send' "$E2E_TMP/r.cli" | sed 's/^/  /'
+}
+refused_send 0
+[ "$REFUSED" -ge 1 ] ||
+	e2e_fail "d) the target counted $REFUSED refusals (want 1)"
+e2e_ok "d) another job's send, transmit complete: completed, refused" \
+	"and counted by the target ($REFUSED), nothing received"
+refused_send 3 -d
+grep -q 'error completion.*prov_errno' "$E2E_TMP/r.cli" ||
+	e2e_fail "d) no UET code in: $(cat "$E2E_TMP/r.cli")"
+e2e_ok "d) another job's send, delivery complete: an error completion" \
+	"with its UET code, nothing received"

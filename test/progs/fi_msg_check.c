@@ -4,8 +4,9 @@
  * lockstep, then checks the counters.
  *
  *   fi_msg_check -s [-a ADDR] [-S SERVICE] [-p PORT] [-U]
- *   fi_msg_check -c SERVER [-S SERVICE] [-p PORT] [-U]
- * -U: do not ask for FI_ORDER_SAS.
+ *   fi_msg_check -c SERVER [-S SERVICE] [-p PORT] [-U] [-L]
+ * -U: do not ask for FI_ORDER_SAS. -L: the server is an endpoint of this
+ * host that uet reaches through a local channel (fi_msg_check_levels.c).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
 	int c, port = 47932, skipped = 0, ret = 1;
 	bool sas = true;
 
-	while ((c = getopt(argc, argv, "sc:a:S:p:U")) != -1) {
+	while ((c = getopt(argc, argv, "sc:a:S:p:UL")) != -1) {
 		switch (c) {
 		case 's': t.server = true; break;
 		case 'c': server = optarg; break;
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 		case 'S': service = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'U': sas = false; break;
+		case 'L': t.local = true; break;
 		default: goto usage;
 		}
 	}
@@ -95,6 +97,6 @@ out:
 usage:
 	fprintf(stderr, "usage: fi_msg_check -s [-a ADDR] [-S SERVICE] "
 		"[-p PORT] [-U]\n       fi_msg_check -c SERVER [-S SERVICE] "
-		"[-p PORT] [-U]\n");
+		"[-p PORT] [-U] [-L]\n");
 	return 2;
 }

@@ -40,6 +40,7 @@ struct t {
 	/* Set before t_open: FI_MULTI_RECV not asked for (fi_msg_bench -M;
 	 * libfabric 1.17's shm faults in fi_setopt(FI_OPT_MIN_MULTI_RECV)). */
 	bool no_multi;
+	bool local;		/* -L: the peer is reached by a local channel */
 	/* fab.cq: transmit (FI_SELECTIVE_COMPLETION), fab.rx_cq: receive;
 	 * fab.cntr[T_SCNTR], [T_RCNTR]: sends and receives. */
 	struct ex_fab fab;
