@@ -90,13 +90,15 @@ e2e_ok "c) another job's initiator through the channel: refused (rc $rc)"
 
 # d) fi_refused_send's target of job 700, its initiator of job 701.
 # refused_send WANT [-d]: one send; WANT its exit status (0 success, 3 an
-# error completion); sets REFUSED, the target's refusals counted.
+# error completion); sets REFUSED, the target's refusals counted. The
+# target reads for 5 s: the initiator's start alone (libfabric 1.17's
+# fi_getinfo reads /proc/kallsyms twice) takes 0.3 s on an idle machine.
 refused_send() {
 	local want=$1 port=$((50000 + RANDOM % 1000)) s rc=0
 	shift
 	e2e_as_nobody A env FI_PROVIDER=uet FI_UET_JOB_ID=700 FI_UET_STATS=1 \
 		timeout 20 "$E2E_STAGE/fi_refused_send" -s -a "$IP_A" \
-		-p "$port" -w 2000 > "$E2E_TMP/r.srv" 2>&1 &
+		-p "$port" -w 5000 > "$E2E_TMP/r.srv" 2>&1 &
 	s=$!
 	e2e_wait_for "$E2E_TMP/r.srv" "ready" 10 ||
 		e2e_fail "d) target not ready: $(cat "$E2E_TMP/r.srv")"
