@@ -421,6 +421,21 @@ static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep,
 	return uet_lch_pending(&c->rd, r);
 }
 
+/*
+ * Whether request |rec| of endpoint |ep| can be taken: its answer needs
+ * our ring in the writer's inbox. One that needs no answer is taken also
+ * from a writer already gone (-ENOENT): it ended on the writer's side once
+ * written (transmit complete), and its bytes are here.
+ */
+static bool lch_req_takes(struct uet_engine *e, uint32_t ep,
+			  const struct uet_lch_rec *rec)
+{
+	int ret = uet_lch_connect(e, ep);
+
+	return !ret ||
+	       (ret == -ENOENT && (rec->flags & UET_LCH_REC_F_NO_ANSWER));
+}
+
 static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 		       struct uet_lch_ring *r)
 {
@@ -466,8 +481,7 @@ static int lch_rx_ring(struct uet_engine *e, uint32_t ep,
 		if (!p)
 			break;
 		if (rec.type == UET_LCH_REQ) {
-			/* Its answer needs our ring in its inbox. */
-			if (uet_lch_connect(e, ep) < 0) {
+			if (!lch_req_takes(e, ep, &rec)) {
 				atomic_store(&r->refused, 1);
 				uet_lch_consume(&c->rd, r, &rec);
 				continue;

@@ -180,15 +180,15 @@ E2E_TESTS	+= test/e2e/e2e_eps.sh
 E2E_TESTS	+= test/e2e/e2e_local.sh
 # Local channels and users (issue 32): nobody's pair through the channel,
 # another user's initiator by frames, another job's refused (a write, and
-# a send at both completion levels: fi_refused_send, issue 41).
-$(B)/fi_refused_send: $(B)/test/progs/fi_refused_send.o $(B)/examples/ex_common.o
+# a send at both completion levels: fi_one_send, issue 41).
+$(B)/fi_one_send: $(B)/test/progs/fi_one_send.o $(B)/examples/ex_common.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lfabric
 
-all: $(B)/fi_refused_send
+all: $(B)/fi_one_send
 E2E_TESTS	+= test/e2e/e2e_local_users.sh
 E2E_DEPS	+= $(B)/fi_msg_check $(B)/fi_rma_check $(B)/fi_atomic_check \
-		   $(B)/fi_rdmo_check $(B)/uet_write $(B)/fi_refused_send \
+		   $(B)/fi_rdmo_check $(B)/uet_write $(B)/fi_one_send \
 		   $(B)/libuet-fi.so $(B)/uetd
 # Progress that yields (issue 41): an idle endpoint's CPU time while it
 # waits in fi_cq_sread, in epoll and polling; an oversubscribed MPI job.
