@@ -103,10 +103,11 @@ void uet_domain_spin_init(struct uet_domain *dom)
 /*
  * A read of the application found nothing (domain lock held). Within the
  * spin budget it returns false at once; for UET_IDLE_YIELD_NS past it,
- * it yields the core every UET_IDLE_YIELD_GAP_NS and returns false; then it sleeps until one of the
- * engines' fds or |extra_fd| (the read object's eventfd, -1: none) is
- * readable, an engine timer is due or UET_IDLE_NAP_NS passed, and returns
- * true: the caller runs progress and reads again.
+ * it yields the core every UET_IDLE_YIELD_GAP_NS and returns false; then
+ * it sleeps until one of the engines' fds or |extra_fd| (the read
+ * object's eventfd, -1: none) is readable, an engine timer is due or
+ * UET_IDLE_NAP_NS passed, and returns true: the caller runs progress and
+ * reads again.
  */
 bool uet_domain_idle(struct uet_domain *dom, int extra_fd)
 {
