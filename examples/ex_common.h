@@ -89,7 +89,6 @@ struct ex_fab_opts {
  */
 int ex_fab_open(struct ex_fab *f, const struct fi_info *hints,
 		const struct ex_fab_opts *o);
-/* Closes what ex_fab_open opened (endpoint first), frees f->info. */
 /*
  * ex_fab_open() of an RDM endpoint for messages (FI_MSG, FI_CONTEXT mode,
  * one CQ of FI_CQ_FORMAT_CONTEXT) addressed by |node| and |service|
@@ -97,6 +96,7 @@ int ex_fab_open(struct ex_fab *f, const struct fi_info *hints,
  */
 int ex_fab_open_msg(struct ex_fab *f, const char *prog, const char *node,
 		    const char *service, bool server);
+/* Closes what ex_fab_open opened (endpoint first), frees f->info. */
 void ex_fab_close(struct ex_fab *f);
 
 /* The libfabric objects of one side. */
