@@ -335,10 +335,24 @@ void pdc_ini_arm_probe(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	uint64_t pto_ns = (max > 2 * ini->srtt_ns ? max : 2 * ini->srtt_ns) +
 			  ini->rttvar_ns + mgr->cfg.ack_hold_ns;
 
-	if (!ini->srtt_ns || pto_ns >= ini->rto_ns ||
-	    ini->probe_cnt >= PDC_PROBE_MAX || ini->una_psn == ini->send_psn)
+	if (!ini->srtt_ns || ini->probe_cnt >= PDC_PROBE_MAX ||
+	    ini->una_psn == ini->send_psn)
 		return;
 	ini->probe_at = now_ns + pto_ns;
+	/*
+	 * Never after the retransmit timer (RFC 8985 7.2), for the first
+	 * probe of a quiet spell: it goes at the timer's time instead, and
+	 * the timer moves a full RTO behind it (pdc_ini_on_timer). A later
+	 * probe only if it comes before the timer, which stays the last
+	 * resort.
+	 */
+	if (ini->rto_at && ini->probe_at >= ini->rto_at) {
+		if (ini->probe_cnt) {
+			ini->probe_at = 0;
+			return;
+		}
+		ini->probe_at = ini->rto_at;
+	}
 	pdc_timer_arm(mgr, pdc, ini->probe_at);
 }
 
@@ -392,6 +406,23 @@ void pdc_ini_on_timer(struct pdc_mgr *mgr, struct pdc *pdc, uint64_t now_ns)
 	struct pdc_ini *ini = &pdc->ini;
 	uint64_t idle_at;
 
+	/*
+	 * A probe due no later than the retransmit timer goes first, and
+	 * the timer is re-armed a full RTO after it (RFC 8985 7.3). A peer
+	 * that only went quiet (a receiver off its core for a few ms, its
+	 * ACKs late: one uet_bw flow alone on an idle 400 Mbit/s port
+	 * fired 6-7 time-outs a run, each after 1.5-3 ms of silence with
+	 * srtt 0.8 ms) answers the probe with an ACK that covers it all:
+	 * one packet sent twice, no window cut, no back-off. A packet
+	 * really lost is resent by the probe as soon as the timer would
+	 * have resent it.
+	 */
+	if (ini->probe_at && now_ns >= ini->probe_at &&
+	    (!ini->rto_at || ini->probe_at <= ini->rto_at)) {
+		pdc_ini_probe(mgr, pdc, now_ns);
+		if (ini->rto_at)
+			ini->rto_at = now_ns + ini->rto_ns;
+	}
 	if (ini->rto_at && now_ns >= ini->rto_at &&
 	    !pdc_ini_rto(mgr, pdc, now_ns))
 		return;

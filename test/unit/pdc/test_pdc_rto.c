@@ -92,6 +92,63 @@ Test(pdc_rto, a_late_peer_costs_one_resend_per_timeout)
 }
 
 /*
+ * The peer goes quiet for a little longer than the RTO, several times: its
+ * ACKs come back srtt after the timer's time, well within a probe's time
+ * plus an RTO. A tail-loss probe goes at the timer's time and the timer
+ * moves an RTO behind it (RFC 8985), so nothing times out: before, each
+ * spell fired the timer, cutting the window and backing off for a peer
+ * that was only late (a receiver off its core for a few ms).
+ */
+static uint32_t t_spell_at;
+
+static bool t_spell_due(struct t_sim *s)
+{
+	return s->end[0]->ok_cnt >= t_spell_at;
+}
+
+Test(pdc_rto, a_peer_quiet_a_little_past_the_rto_draws_a_probe_not_a_timeout)
+{
+	struct t_wire w = { .delay_ns = 10 * T_US };
+	struct t_sim *s = t_sim_new(&w, 43, 2);
+	struct pdc_info info;
+	struct pdc_cfg cfg;
+	struct pdc_stats a;
+	uint64_t d;
+
+	/*
+	 * No floor under the RTO: it follows the round trip, which is steady
+	 * here, as on a quiet link: 1.5 times the slowest lately, less than
+	 * the probe's two round trips (the case where no probe went before).
+	 */
+	t_cfg_lossy(&cfg, 43);
+	cfg.rto_min_ns = T_US;
+	t_end_start(s, 0, &cfg);
+	cfg.seed = 1043;
+	t_end_start(s, 1, &cfg);
+	t_end_plan(s, 0, 1, PDC_MODE_RUD, T_MSGS, 0);
+	for (uint32_t spell = 1; spell <= 5; spell++) {
+		t_spell_at = spell * T_MSGS / 6;
+		cr_assert(t_sim_run(s, 10 * T_SEC, t_spell_due));
+		cr_assert_eq(pdc_info_get(s->end[0]->mgr, 1, PDC_MODE_RUD,
+					  &info), 0);
+		cr_assert_gt(info.srtt_ns, 10 * T_US);
+		/* A round trip of rto + srtt, both ways late. */
+		d = (info.rto_ns + info.srtt_ns + info.srtt_ns / 2) / 2;
+		s->wire.delay_ns = d;
+		cr_assert(t_sim_run(s, s->now + 2 * d, NULL) || true);
+		s->wire.delay_ns = 10 * T_US;
+	}
+	cr_assert(t_sim_run(s, 10 * T_SEC, t_sim_senders_done));
+	t_expect_all_once(s);
+	pdc_mgr_stats(s->end[0]->mgr, &a);
+	cr_expect_eq(a.rto_fired, 0, "the timer fired %llu times",
+		     (unsigned long long)a.rto_fired);
+	cr_expect_geq(a.retx_probe, 5, "%llu probes",
+		      (unsigned long long)a.retx_probe);
+	t_sim_free(s);
+}
+
+/*
  * Everything is lost both ways for 1 ms while a window is out. Once the
  * path is back, the next timeout resends the oldest packet, and each ACK
  * lets more go: the window is through within a few round trips of that
