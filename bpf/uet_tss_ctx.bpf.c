@@ -75,9 +75,26 @@ int uet_tss_ctx_add(struct uet_xdp_tss_ctx_args *a)
 		a->err = err ? err : -ENOMEM;
 		return 0;
 	}
-	__builtin_memcpy(val.iv_mask, a->iv_mask, sizeof(val.iv_mask));
-	err = bpf_map_update_elem(&uet_xdp_tss_ctx, &k, &val, BPF_ANY);
-	v = err ? NULL : bpf_map_lookup_elem(&uet_xdp_tss_ctx, &k);
+	/*
+	 * An entry there already (the service asks again for each frame
+	 * of a stream that came before XDP had its context) gets the new
+	 * context in place. Replacing the element put its memory up for
+	 * reuse while XDP on the other core could still be reading it,
+	 * and left the stream a moment without a context; a context
+	 * swapped out is freed only after XDP's readers are done (RCU).
+	 */
+	v = bpf_map_lookup_elem(&uet_xdp_tss_ctx, &k);
+	if (v) {
+		__builtin_memcpy(v->iv_mask, a->iv_mask, sizeof(v->iv_mask));
+	} else {
+		__builtin_memcpy(val.iv_mask, a->iv_mask,
+				 sizeof(val.iv_mask));
+		err = bpf_map_update_elem(&uet_xdp_tss_ctx, &k, &val,
+					  BPF_NOEXIST);
+		if (err == -EEXIST)
+			err = 0;
+		v = err ? NULL : bpf_map_lookup_elem(&uet_xdp_tss_ctx, &k);
+	}
 	if (!v) {
 		bpf_crypto_ctx_release(cc);
 		a->err = err ? err : -ENOENT;
