@@ -93,8 +93,8 @@ Test(pdc_rto, a_late_peer_costs_one_resend_per_timeout)
 
 /*
  * The peer goes quiet for a little longer than the RTO, several times: its
- * ACKs come back srtt after the timer's time, well within a probe's time
- * plus an RTO. A tail-loss probe goes at the timer's time and the timer
+ * ACKs come back 1.5 srtt after the timer's time, within a probe's time
+ * (at least 2 srtt) plus an RTO. A tail-loss probe goes at the timer's time and the timer
  * moves an RTO behind it (RFC 8985), so nothing times out: before, each
  * spell fired the timer, cutting the window and backing off for a peer
  * that was only late (a receiver off its core for a few ms).
@@ -132,7 +132,7 @@ Test(pdc_rto, a_peer_quiet_a_little_past_the_rto_draws_a_probe_not_a_timeout)
 		cr_assert_eq(pdc_info_get(s->end[0]->mgr, 1, PDC_MODE_RUD,
 					  &info), 0);
 		cr_assert_gt(info.srtt_ns, 10 * T_US);
-		/* A round trip of rto + srtt, both ways late. */
+		/* A round trip of rto + 1.5 srtt, both ways late. */
 		d = (info.rto_ns + info.srtt_ns + info.srtt_ns / 2) / 2;
 		s->wire.delay_ns = d;
 		cr_assert(t_sim_run(s, s->now + 2 * d, NULL) || true);
