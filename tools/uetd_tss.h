@@ -80,12 +80,18 @@ int uetd_tss_fingerprint(uint8_t fp[UETD_TSS_FP_LEN],
  * Epochs (uetd_tss_state.c): per (SDI, AN, key fingerprint) the next free
  * one, kept in a file so that a restarted service never hands one out
  * twice. A key that changes has a new fingerprint: its epochs start at 0.
+ * The file reserves UETD_TSS_EPOCH_BLOCK at a time, so that the service's
+ * loop waits for the disk once per block of endpoints, not per endpoint;
+ * a restart skips what was reserved and not handed out.
  */
+#define UETD_TSS_EPOCH_BLOCK	32
+
 struct uetd_tss_epoch_ent {
 	uint32_t sdi;
 	uint8_t an;
 	uint8_t fp[UETD_TSS_FP_LEN];
 	uint32_t next;		/* UETD_TSS_EPOCHS: all spent */
+	uint32_t reserved;	/* the file's NEXT: next <= reserved */
 };
 
 struct uetd_tss_state {
@@ -103,9 +109,10 @@ int uetd_tss_state_load(struct uetd_tss_state *st, const char *path,
 void uetd_tss_state_free(struct uetd_tss_state *st);
 
 /*
- * The next epoch of (|sdi|, |an|, |fp|), written to the file (a temporary
- * one renamed over it) before it is returned in |*epoch|. 0, -EKEYEXPIRED
- * (all 65536 spent: the key must change), or -errno of the file.
+ * The next epoch of (|sdi|, |an|, |fp|), reserved in the file (a temporary
+ * one synced and renamed over it) before it is returned in |*epoch|. 0,
+ * -EKEYEXPIRED (all 65536 spent: the key must change), or -errno of the
+ * file.
  */
 int uetd_tss_epoch_alloc(struct uetd_tss_state *st, uint32_t sdi, uint8_t an,
 			 const uint8_t fp[UETD_TSS_FP_LEN], uint16_t *epoch);

@@ -10,7 +10,11 @@
  *   SDI AN FINGERPRINT NEXT
  *
  * FINGERPRINT the first 8 bytes of the key's SHA-256 (never the key), NEXT
- * the first epoch not yet handed out (65536: all are).
+ * the first epoch not yet reserved (65536: all are). Epochs are reserved a
+ * block at a time (UETD_TSS_EPOCH_BLOCK), as databases cache sequence
+ * numbers: a write and fsync took milliseconds of the service's loop for
+ * every endpoint a job opened, while other endpoints' traffic waited on
+ * that loop. A restart loses at most a block of a key's 65536.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +61,7 @@ static int uetd_tss_state_line(struct uetd_tss_epoch_ent *e, const char *l)
 	e->sdi = sdi;
 	e->an = (uint8_t)an;
 	e->next = next;
+	e->reserved = next;
 	for (int i = 0; i < UETD_TSS_FP_LEN; i++) {
 		unsigned int b;
 
@@ -151,7 +156,7 @@ static int uetd_tss_state_save(const struct uetd_tss_state *st)
 		fprintf(f, "%u %u ", e->sdi, e->an);
 		for (int k = 0; k < UETD_TSS_FP_LEN; k++)
 			fprintf(f, "%02x", e->fp[k]);
-		fprintf(f, " %u\n", e->next);
+		fprintf(f, " %u\n", e->reserved);
 	}
 	if (fflush(f) != 0 || fsync(fd) < 0)
 		ret = -errno;
@@ -187,13 +192,19 @@ int uetd_tss_epoch_alloc(struct uetd_tss_state *st, uint32_t sdi, uint8_t an,
 	}
 	if (e->next >= UETD_TSS_EPOCHS)
 		return -EKEYEXPIRED;
-	e->next++;
-	ret = uetd_tss_state_save(st);
-	if (ret < 0) {
-		/* Not on disk: not handed out, and not spent either. */
-		e->next--;
-		return ret;
+	if (e->next >= e->reserved) {
+		uint32_t was = e->reserved;
+
+		e->reserved = e->next + UETD_TSS_EPOCH_BLOCK;
+		if (e->reserved > UETD_TSS_EPOCHS)
+			e->reserved = UETD_TSS_EPOCHS;
+		ret = uetd_tss_state_save(st);
+		if (ret < 0) {
+			/* Not on disk: not reserved, nothing handed out. */
+			e->reserved = was;
+			return ret;
+		}
 	}
-	*epoch = (uint16_t)(e->next - 1);
+	*epoch = (uint16_t)e->next++;
 	return 0;
 }

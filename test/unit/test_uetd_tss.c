@@ -156,6 +156,23 @@ Test(uetd_tss, refuses_open_permissions)
 	cr_assert_eq(uetd_tss_conf_load(&c, path, err, sizeof(err)), -ENOENT);
 }
 
+/* NEXT of the state file's line for (|sdi|, |an|) and key fp1; -1: none. */
+static long state_next(const char *path, unsigned int sdi, unsigned int an)
+{
+	char line[256], fp[32];
+	unsigned int s, a, next;
+	long ret = -1;
+	FILE *f = fopen(path, "r");
+
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %31s %u", &s, &a, fp, &next) == 4 &&
+		    s == sdi && a == an && !strcmp(fp, "0100000000000000"))
+			ret = next;
+	fclose(f);
+	return ret;
+}
+
 Test(uetd_tss, epochs_never_twice)
 {
 	struct uetd_tss_state st = { 0 };
@@ -172,6 +189,8 @@ Test(uetd_tss, epochs_never_twice)
 	for (uint16_t i = 0; i < 3; i++) {
 		cr_assert_eq(uetd_tss_epoch_alloc(&st, 5, 0, fp1, &e), 0);
 		cr_assert_eq(e, i);
+		cr_assert_eq(state_next(path, 5, 0), UETD_TSS_EPOCH_BLOCK,
+			     "the file reserves a block ahead");
 	}
 	cr_assert_eq(uetd_tss_epoch_alloc(&st, 5, 1, fp1, &e), 0);
 	cr_assert_eq(e, 0, "another AN: its own epochs");
@@ -179,11 +198,24 @@ Test(uetd_tss, epochs_never_twice)
 	cr_assert_eq(e, 0, "a changed key starts at 0");
 	cr_assert_eq(stat(path, &sb), 0);
 	cr_assert_eq(sb.st_mode & 0777, 0600);
-	/* A restarted service goes on where the last one stopped. */
+	/*
+	 * A restarted service goes on past what the last one reserved: the
+	 * rest of its block may have been handed out.
+	 */
 	uetd_tss_state_free(&st);
 	cr_assert_eq(uetd_tss_state_load(&st, path, err, sizeof(err)), 0);
 	cr_assert_eq(uetd_tss_epoch_alloc(&st, 5, 0, fp1, &e), 0);
-	cr_assert_eq(e, 3);
+	cr_assert_eq(e, UETD_TSS_EPOCH_BLOCK);
+	cr_assert_eq(state_next(path, 5, 0), 2 * UETD_TSS_EPOCH_BLOCK);
+	/* The block's last epoch from memory, the next one from a new block. */
+	for (uint16_t i = 1; i < UETD_TSS_EPOCH_BLOCK; i++)
+		cr_assert_eq(uetd_tss_epoch_alloc(&st, 5, 0, fp1, &e), 0);
+	cr_assert_eq(e, 2 * UETD_TSS_EPOCH_BLOCK - 1);
+	cr_assert_eq(state_next(path, 5, 0), 2 * UETD_TSS_EPOCH_BLOCK);
+	cr_assert_eq(uetd_tss_epoch_alloc(&st, 5, 0, fp1, &e), 0);
+	cr_assert_eq(e, 2 * UETD_TSS_EPOCH_BLOCK);
+	cr_assert_eq(state_next(path, 5, 0), 3 * UETD_TSS_EPOCH_BLOCK);
+	uetd_tss_state_free(&st);
 	/* The last epoch, then none. */
 	f = fopen(path, "w");
 	fprintf(f, "5 0 0100000000000000 65535\n");
