@@ -287,6 +287,7 @@ static int uet_engine_pdc_setup(struct uet_engine *e)
 	cfg.cc = e->cfg.cc_set ? e->cfg.cc : PDC_CC_NSCC;
 	if (e->cfg.link_mbps)
 		cfg.link_bps = (uint64_t)e->cfg.link_mbps * 1000000;
+	cfg.link_guessed = e->cfg.link_guessed || !e->cfg.link_mbps;
 	cfg.trimming = e->cfg.trimming;
 	cfg.no_dfc = e->cfg.no_dfc;
 	cfg.mp_mode = e->cfg.multipath;

@@ -120,7 +120,8 @@ struct uet_engine_cfg {
 	 * window in packets). |link_mbps|: our link's rate, for
 	 * NSCC's largest window and the credit RCCC grants (0: 100000, the
 	 * spec's reference rate; an emulated fabric behind an unshaped veth
-	 * wants its own).
+	 * wants its own); |link_guessed|: it is not the link's (NSCC learns
+	 * it down, pdc_cfg.link_guessed).
 	 * |trimming|: the fabric trims (NSCC's target delay is then 3/4 of
 	 * the base RTT). |no_dfc|: never ask initiators for a smaller
 	 * window when our receive ring backs up (pdc_rx_backlog).
@@ -130,6 +131,7 @@ struct uet_engine_cfg {
 	bool cc_set;
 	uint8_t cc;
 	uint32_t link_mbps;
+	bool link_guessed;
 	bool trimming;
 	bool no_dfc;
 	bool dscp_set;

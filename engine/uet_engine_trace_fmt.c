@@ -10,7 +10,7 @@ int uet_trace_fmt_header(char *buf, size_t len)
 {
 	return snprintf(buf, len, "# EPOCH_S PDCID PEER CWND_BYTES "
 			"INFLIGHT_BYTES AVG_DELAY_NS SRTT_NS BASE_RTT_NS "
-			"MAX_WND_BYTES RETX_TOTAL\n");
+			"MAX_WND_BYTES RETX_TOTAL LINK_MBPS\n");
 }
 
 int uet_trace_fmt_line(char *buf, size_t len, const struct timespec *ts,
@@ -21,13 +21,13 @@ int uet_trace_fmt_line(char *buf, size_t len, const struct timespec *ts,
 	uint64_t infl = in->nscc ? in->inflight_bytes : in->unacked_bytes;
 
 	return snprintf(buf, len, "%lld.%06ld %u %u %llu %llu %llu %llu %llu "
-			"%u %llu\n", (long long)ts->tv_sec,
+			"%u %llu %u\n", (long long)ts->tv_sec,
 			ts->tv_nsec / 1000, in->pdcid, in->peer,
 			(unsigned long long)cwnd, (unsigned long long)infl,
 			(unsigned long long)in->avg_delay_ns,
 			(unsigned long long)in->srtt_ns,
 			(unsigned long long)in->base_rtt_ns, in->max_wnd_bytes,
-			(unsigned long long)in->retx);
+			(unsigned long long)in->retx, in->link_mbps);
 }
 
 int uet_trace_path(char *out, size_t len, const char *pat, pid_t pid)

@@ -4,9 +4,9 @@
  * header line, then one line per initiator PDC and sample,
  *
  *   EPOCH_S PDCID PEER CWND_BYTES INFLIGHT_BYTES AVG_DELAY_NS SRTT_NS
- *   BASE_RTT_NS MAX_WND_BYTES RETX_TOTAL
+ *   BASE_RTT_NS MAX_WND_BYTES RETX_TOTAL LINK_MBPS
  *
- * ten numbers separated by one space: EPOCH_S the wall clock of the
+ * eleven numbers separated by one space: EPOCH_S the wall clock of the
  * sample (CLOCK_REALTIME, uet_engine_trace.c) in seconds with 6 decimals
  * (what bash's $EPOCHREALTIME prints, so that a benchmark's script can
  * line its own events up with it), the rest integers. No I/O here, so

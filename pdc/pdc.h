@@ -117,6 +117,11 @@ struct pdc_cfg {
 				 * of the base RTT instead of 1) */
 	uint64_t link_bps;	/* NSCC: our link's rate, bits/s: the
 				 * largest window is 1.5 x rate x base RTT */
+	bool link_guessed;	/* NSCC: link_bps is an assumption (the
+				 * driver reported no rate): each flow lowers
+				 * it where a switch marks, to twice what it
+				 * delivers, and raises it back (no further)
+				 * as deliveries grow unmarked */
 	uint64_t base_rtt_ns;	/* NSCC: the base RTT assumed until a
 				 * smaller one is measured */
 	uint64_t target_qdelay_ns;	/* NSCC: 0 (the default): scaled to
@@ -410,6 +415,8 @@ struct pdc_info {
 	/* NSCC (cfg.cc), when |nscc|: bytes and the delays it steers by. */
 	bool nscc;
 	uint32_t cwnd_bytes, max_wnd_bytes, inflight_bytes;
+	uint32_t link_mbps;	/* the rate max_wnd is of: learnt, when
+				 * cfg.link_guessed */
 	uint64_t base_rtt_ns, avg_delay_ns, target_qdelay_ns;
 	/* RCCC: bytes the sender may still send new. */
 	int32_t credit;

@@ -68,6 +68,7 @@ void pdc_info_fill(const struct pdc_mgr *mgr, const struct pdc *pdc,
 	if (ini->nscc) {
 		info->cwnd_bytes = (uint32_t)ini->cc.cwnd;
 		info->max_wnd_bytes = (uint32_t)ini->cc.max_wnd;
+		info->link_mbps = (uint32_t)(ini->cc.link_bps / 1e6);
 		info->inflight_bytes = (uint32_t)ini->cc.inflight;
 		info->base_rtt_ns = ini->cc.base_rtt_ns;
 		info->avg_delay_ns = ini->cc.avg_delay_ns;

@@ -42,6 +42,13 @@ struct pdc_nscc {
 	uint64_t fast_cnt;	/* bytes acknowledged at near-zero delay */
 	uint64_t ignore, ignored;	/* marked bytes after a QA to skip */
 	uint64_t qa_start_ns, qa_end_ns, last_dec_ns, last_adjust_ns;
+	double link_bps;	/* the rate max_wnd and scale are of: cfg's,
+				 * or what a guessed one was lowered to
+				 * (nscc_learn_rate) */
+	double dr_cur, dr_prev;	/* the most delivered in a QA period, bits/s:
+				 * in this run of NSCC_DR_PERIODS and the last */
+	uint32_t dr_periods;
+	bool period_marked;	/* an ECN mark or a trim since qa_start_ns */
 	double saved_cwnd;	/* the window before the target's penalty
 				 * (Rcv_Cwnd_Pend) began; 0: none */
 	uint64_t pace_at_ns;	/* a window below a packet: nothing new

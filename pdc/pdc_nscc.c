@@ -25,6 +25,11 @@
  * fi_uet(7). In-flight bytes fall by the target's received-bytes count
  * (ACK_CC), not by acknowledged PSNs: arrivals past the SACK bitmap's 64
  * PSNs still open the window.
+ *
+ * NSCC needs the link's rate, which a virtual device does not report; a
+ * guessed rate far above the fabric's (100 Gb/s on an 800 Mb/s port:
+ * 125x) makes every increase and the largest window as much too large.
+ * So a guessed rate is learnt down (nscc_learn_rate), beyond the spec.
  */
 #include <string.h>
 
@@ -45,6 +50,9 @@
 #define NSCC_QA_GATE		3	/* quick adapt below max_wnd / 8 */
 #define NSCC_QA_TARGETS		4	/* quick adapt past 4 x target delay */
 #define NSCC_ADJUST_MSS		8	/* apply increases every 8 MSS */
+#define NSCC_DR_PERIODS		8	/* delivery's max: over 8-16 QA periods */
+#define NSCC_GUESS_HEADROOM	2.0	/* a guessed rate: twice the delivered */
+#define NSCC_GUESS_MIN_BPS	1e6
 #define NSCC_MIN_WND_MSS	4	/* the largest window, at least (ours:
 					 * 800 Mbit/s x 20 us x 1.5 is 3 KB, a
 					 * third of a jumbo frame; 4:1 incast
@@ -63,9 +71,9 @@ static double nscc_mss(const struct pdc_cfg *cfg)
 	return (double)cfg->max_payload_len;
 }
 
-static double nscc_bdp(const struct pdc_cfg *cfg, uint64_t rtt_ns)
+static double nscc_bdp(const struct pdc_nscc *n, uint64_t rtt_ns)
 {
-	return (double)cfg->link_bps / 8.0 * (double)rtt_ns / 1e9;
+	return n->link_bps / 8.0 * (double)rtt_ns / 1e9;
 }
 
 /* The target delay: set, or scaled to the base RTT (3/4 with trimming). */
@@ -79,7 +87,7 @@ uint64_t pdc_nscc_target(const struct pdc_cfg *cfg, const struct pdc_ini *ini)
 static void nscc_set_base_rtt(const struct pdc_cfg *cfg, struct pdc_nscc *n,
 			      uint64_t rtt_ns)
 {
-	double bdp = nscc_bdp(cfg, rtt_ns), max = NSCC_MAX_WND_BDPS * bdp;
+	double bdp = nscc_bdp(n, rtt_ns), max = NSCC_MAX_WND_BDPS * bdp;
 
 	n->base_rtt_ns = rtt_ns;
 	n->scale = bdp / NSCC_REF_BDP;
@@ -92,6 +100,7 @@ void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
 	struct pdc_nscc *n = &ini->cc;
 
 	memset(n, 0, sizeof(*n));
+	n->link_bps = (double)cfg->link_bps;
 	nscc_set_base_rtt(cfg, n, cfg->base_rtt_ns);
 	/*
 	 * The simulator starts at the largest window, 1.5 BDPs. Ours is at
@@ -100,8 +109,14 @@ void pdc_nscc_init(const struct pdc_cfg *cfg, struct pdc_ini *ini)
 	 * into an 800 Mbit/s port put 16 x 4 jumbo frames (530 KB) into its
 	 * 256 KiB at once. Start at the simulator's, a packet at least.
 	 */
-	n->cwnd = NSCC_MAX_WND_BDPS * nscc_bdp(cfg, cfg->base_rtt_ns);
-	if (n->cwnd < nscc_mss(cfg))
+	n->cwnd = NSCC_MAX_WND_BDPS * nscc_bdp(n, cfg->base_rtt_ns);
+	/*
+	 * A guessed rate's 1.5 BDPs may be far more than the fabric holds
+	 * (100 Gb/s x 50 us: 937 KB a sender, into a 256 KiB port): start
+	 * at a packet and let the increases find the rate, as TCP's slow
+	 * start does.
+	 */
+	if (n->cwnd < nscc_mss(cfg) || cfg->link_guessed)
 		n->cwnd = nscc_mss(cfg);
 	if (n->cwnd > n->max_wnd)
 		n->cwnd = n->max_wnd;
@@ -133,6 +148,83 @@ static void nscc_delay_sample(struct pdc_ini *ini, uint64_t target,
 	if (!ecn && delay > target)
 		v = (double)n->base_rtt_ns / 4;
 	n->avg_delay_ns = (uint64_t)(w * v + (1 - w) * (double)n->avg_delay_ns);
+}
+
+/*
+ * A guessed link rate (cfg.link_guessed), moved by the most delivered in a
+ * QA period lately (the max over 8-16 periods: a flow's share of a busy
+ * port with its bursts, not the instant's; with the period still open
+ * once it is a base RTT long):
+ *  - a switch marks our packets past the target delay: we send more than
+ *    the bottleneck gives us, so the rate falls to twice that, at once
+ *    (nscc_rate_marked), as a flow that starts finds its rate;
+ *  - a period without marks raises it to twice that, never past the
+ *    guess: a flow held back by its window grows 3x a period (its largest
+ *    window is 1.5 BDPs).
+ * Only marks lower it: on shared cores an RTT is mostly waiting for a CPU,
+ * and a rate read from deliveries alone would shrink with every slow
+ * round trip. So an incast into a slow port, where a rate guessed 125x too
+ * high made every increase as much too large and dropped 5-9% of the
+ * frames, holds its queue as if the rate were known.
+ */
+static double nscc_rate_recent(const struct pdc_nscc *n, uint64_t now_ns)
+{
+	double span = (double)(now_ns - n->qa_start_ns);
+	double dr = n->dr_cur > n->dr_prev ? n->dr_cur : n->dr_prev;
+
+	if (n->qa_end_ns && span >= (double)n->base_rtt_ns && span > 0 &&
+	    (double)n->achieved * 8e9 / span > dr)
+		dr = (double)n->achieved * 8e9 / span;
+	return dr;
+}
+
+static void nscc_rate_set(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			  double rate)
+{
+	if (rate < NSCC_GUESS_MIN_BPS)
+		rate = NSCC_GUESS_MIN_BPS;
+	if (rate > (double)cfg->link_bps)
+		rate = (double)cfg->link_bps;
+	n->link_bps = rate;
+	nscc_set_base_rtt(cfg, n, n->base_rtt_ns);
+	nscc_bound(cfg, n);
+}
+
+/* A marked ACK past the target delay. */
+static void nscc_rate_marked(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			     uint64_t now_ns)
+{
+	double rate;
+
+	if (!cfg->link_guessed)
+		return;
+	rate = NSCC_GUESS_HEADROOM * nscc_rate_recent(n, now_ns);
+	if (rate > 0 && rate < n->link_bps)
+		nscc_rate_set(cfg, n, rate);
+}
+
+/* The end of a QA period, before it starts the next. */
+static void nscc_rate_period(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			     uint64_t now_ns)
+{
+	double span = (double)(now_ns - n->qa_start_ns), dr, rate;
+	bool marked = n->period_marked;
+
+	n->period_marked = false;
+	if (!cfg->link_guessed || !n->qa_end_ns || span <= 0)
+		return;
+	dr = (double)n->achieved * 8e9 / span;
+	if (dr > n->dr_cur)
+		n->dr_cur = dr;
+	rate = NSCC_GUESS_HEADROOM * (n->dr_cur > n->dr_prev ? n->dr_cur :
+							      n->dr_prev);
+	if (++n->dr_periods >= NSCC_DR_PERIODS) {
+		n->dr_prev = n->dr_cur;
+		n->dr_cur = 0;
+		n->dr_periods = 0;
+	}
+	if (!marked && rate > n->link_bps)
+		nscc_rate_set(cfg, n, rate);
 }
 
 /*
@@ -184,6 +276,7 @@ static bool nscc_quick_adapt(struct pdc_mgr *mgr, struct pdc_ini *ini,
 			mgr->stats.cc_quick_adapts++;
 			done = true;
 		}
+		nscc_rate_period(cfg, n, now_ns);
 		n->achieved = 0;
 		n->qa_queue = false;
 		n->qa_start_ns = now_ns;
@@ -196,14 +289,28 @@ static bool nscc_quick_adapt(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	return done;
 }
 
+/*
+ * How much the window may grow on |acked| bytes: with a guessed rate, by
+ * no more than them (twice a round trip, as TCP's slow start), so that a
+ * flow starting on a slow fabric finds the queue before it overfills it;
+ * the spec's increases, scaled to 100 Gb/s, add up to 100 KB an ACK.
+ */
+static double nscc_growth(const struct pdc_cfg *cfg, double inc,
+			  uint64_t acked)
+{
+	return cfg->link_guessed && inc > (double)acked ? (double)acked : inc;
+}
+
 /* Near-zero delay for a whole window: grow by a share of what arrives. */
-static bool nscc_fast_increase(struct pdc_nscc *n, uint64_t newly,
-			       uint64_t delay)
+static bool nscc_fast_increase(const struct pdc_cfg *cfg, struct pdc_nscc *n,
+			       uint64_t newly, uint64_t delay)
 {
 	if (delay < NSCC_FAST_DELAY_NS) {
 		n->fast_cnt += newly;
 		if ((double)n->fast_cnt > n->cwnd || n->increasing) {
-			n->cwnd += (double)newly * NSCC_FAST_SCALE * n->scale;
+			n->cwnd += nscc_growth(cfg, (double)newly *
+					       NSCC_FAST_SCALE * n->scale,
+					       newly);
 			n->increasing = true;
 			return true;
 		}
@@ -234,11 +341,13 @@ static void nscc_decrease(struct pdc_mgr *mgr, struct pdc_ini *ini,
 static void nscc_adjust(const struct pdc_cfg *cfg, struct pdc_nscc *n,
 			uint64_t now_ns)
 {
-	n->cwnd += n->inc / n->cwnd;
+	double inc = n->inc / n->cwnd;
+
 	if (now_ns - n->last_adjust_ns >= n->base_rtt_ns) {
-		n->cwnd += NSCC_ETA_MSS * nscc_mss(cfg) * n->scale;
+		inc += NSCC_ETA_MSS * nscc_mss(cfg) * n->scale;
 		n->last_adjust_ns = now_ns;
 	}
+	n->cwnd += nscc_growth(cfg, inc, n->received);
 	n->inc = 0;
 	n->received = 0;
 }
@@ -300,6 +409,9 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 		nscc_delay_sample(ini, target, delay, ack->pkts, ack->ecn);
 	}
 	mgr->stats.cc_ecn_acks += ack->ecn;
+	n->period_marked |= ack->ecn;
+	if (ack->ecn && delay >= target)
+		nscc_rate_marked(cfg, n, now_ns);
 	if (nscc_quick_adapt(mgr, ini, false, ack->ecn, delay, now_ns))
 		return;
 	if (limited && !ack->ecn) {
@@ -308,7 +420,7 @@ void pdc_nscc_on_ack(struct pdc_mgr *mgr, struct pdc_ini *ini,
 		n->inc += NSCC_FAIR_MSS * mss * n->scale * (double)ack->newly;
 		mgr->stats.cc_fair_incs++;
 	} else if (!ack->ecn) {
-		if (nscc_fast_increase(n, ack->newly, delay)) {
+		if (nscc_fast_increase(cfg, n, ack->newly, delay)) {
 			mgr->stats.cc_fast_incs++;
 		} else {
 			/* alpha x newly x (target - delay), alpha's target
@@ -365,6 +477,8 @@ void pdc_nscc_on_trim(struct pdc_mgr *mgr, struct pdc_ini *ini,
 	nscc_delay_sample(ini, target, n->base_rtt_ns, 1, true);
 	n->trigger_qa = true;
 	n->qa_queue = true;
+	n->period_marked = true;
+	nscc_rate_marked(&mgr->cfg, n, now_ns);
 	if (!nscc_quick_adapt(mgr, ini, true, true, 0, now_ns))
 		n->cwnd -= bytes;
 	nscc_bound(&mgr->cfg, n);

@@ -184,7 +184,8 @@ void uet_params_get(struct uet_params *p);
 void uet_param_int(const char *name, uint32_t max, uint32_t *v);
 void uet_params_cc_define(void);
 void uet_params_cc_get(struct uet_params *p);
-uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps);
+uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps,
+			 bool *guessed);
 void uet_params_dp_define(void);
 void uet_params_dp_get(struct uet_params *p);
 void uet_params_rudi_define(void);
@@ -245,6 +246,7 @@ struct uet_domain {
 	enum fi_threading threading;
 	char ifname[IF_NAMESIZE];
 	uint32_t link_mbps;		/* CC's link rate (uet_cc_link_mbps) */
+	bool link_guessed;		/* ... not the driver's nor set */
 	struct uet_addr src;		/* interface address, default PID */
 	struct uet_params params;
 	struct uet_list eps;

@@ -173,7 +173,8 @@ static int uet_domain_where(struct uet_domain *dom, const struct fi_info *info)
 	if (!name || strlen(name) >= sizeof(dom->ifname))
 		return -FI_EINVAL;
 	strcpy(dom->ifname, name);
-	dom->link_mbps = uet_cc_link_mbps(name, dom->params.link_mbps);
+	dom->link_mbps = uet_cc_link_mbps(name, dom->params.link_mbps,
+					  &dom->link_guessed);
 	a->pid_on_fep = dom->params.pid_on_fep;
 	a->ri_base = dom->params.ri_base;
 	if (info->src_addr) {

@@ -165,6 +165,7 @@ static void uet_ep_engine_cfg(const struct uet_ep *ep,
 	cfg->cc_set = true;
 	cfg->cc = p->cc;
 	cfg->link_mbps = dom->link_mbps;
+	cfg->link_guessed = dom->link_guessed;
 	cfg->trimming = p->trimming;
 	cfg->no_dfc = !p->dfc;
 	cfg->dscp_set = true;

@@ -110,17 +110,20 @@ void uet_params_cc_get(struct uet_params *p)
 
 /*
  * The link rate the engine's CC uses on |ifname|: FI_UET_LINK_MBPS when set
- * (|param_mbps|), else the driver's, else the default. Said once per
- * process (FI_LOG_LEVEL=info; warn when it is a guess), as every endpoint
- * of a job on one interface gets the same answer.
+ * (|param_mbps|), else the driver's, else the default, the most NSCC's
+ * learnt rate may be (*|guessed|). Said once per process
+ * (FI_LOG_LEVEL=info; warn when it is a guess), as every endpoint of a job
+ * on one interface gets the same answer.
  */
-uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps)
+uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps,
+			  bool *guessed)
 {
 	static atomic_bool said;
 	struct uet_link_speed l;
 	bool say = !atomic_exchange(&said, true);
 	int ret;
 
+	*guessed = false;
 	if (param_mbps) {
 		if (say)
 			FI_INFO(&uet_prov, FI_LOG_CORE, "%s: link rate %u "
@@ -136,6 +139,7 @@ uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps)
 				l.driver);
 		return l.mbps;
 	}
+	*guessed = true;
 	/*
 	 * A virtual device's figure is not a rate: veth says 10000 and
 	 * carries what the CPUs can copy, more than that between two
@@ -145,16 +149,18 @@ uint32_t uet_cc_link_mbps(const char *ifname, uint32_t param_mbps)
 		if (say)
 			FI_WARN(&uet_prov, FI_LOG_CORE, "%s: a %s device, "
 				"whose %u Mbit/s is nominal: congestion "
-				"control assumes %u Mbit/s; set "
-				"FI_UET_LINK_MBPS to the fabric's rate\n",
+				"control learns the rate from the fabric's "
+				"marks, up to %u Mbit/s; set FI_UET_LINK_MBPS "
+				"to the fabric's rate\n",
 				ifname, l.driver, l.mbps,
 				UET_LINK_MBPS_DEFAULT);
 		return UET_LINK_MBPS_DEFAULT;
 	}
 	if (say)
 		FI_WARN(&uet_prov, FI_LOG_CORE, "%s: the driver reports no "
-			"link speed (%s): congestion control assumes %u "
-			"Mbit/s; set FI_UET_LINK_MBPS\n", ifname,
+			"link speed (%s): congestion control learns the "
+			"rate from the fabric's marks, up to %u Mbit/s; set "
+			"FI_UET_LINK_MBPS\n", ifname,
 			ret ? strerror(-ret) : "speed unknown",
 			UET_LINK_MBPS_DEFAULT);
 	return UET_LINK_MBPS_DEFAULT;

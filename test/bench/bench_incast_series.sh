@@ -106,7 +106,7 @@ series_rates() {
 
 # series_nscc TRACE T END: the provider's trace (FI_UET_TRACE lines
 # "EPOCH_S PDCID PEER CWND_BYTES INFLIGHT_BYTES AVG_DELAY_NS SRTT_NS
-# BASE_RTT_NS MAX_WND_BYTES RETX_TOTAL", one per active initiator PDC a
+# BASE_RTT_NS MAX_WND_BYTES RETX_TOTAL LINK_MBPS", one per active initiator PDC a
 # sample) as "t_s cwnd_bytes delay_us inflight_bytes" of the PDC with the
 # most lines (the data's: a sender's others carry little) from T to END
 # + the tail.

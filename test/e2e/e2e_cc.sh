@@ -11,7 +11,12 @@
 #     window and base RTT, credit granted);
 #  b. with trimming above 16 KiB (so that it happens): trimmed requests
 #     reach H5 (rx_trimmed), are NACKed TRIMMED, resent and placed, every
-#     byte still right.
+#     byte still right;
+#  c. the incast of a. at the provider's defaults (NSCC alone, no
+#     FI_UET_LINK_MBPS): the hosts' veths report a nominal speed, so NSCC
+#     learns the rate from the port's marks (fi_uet(7)); the port's drops
+#     stay below 0.1% and every sender's trace shows a rate learnt below
+#     10000 Mbit/s, from the 100000 it may reach.
 E2E_NAME=e2e_cc
 source "$(dirname "$0")/e2e_lib.sh"
 source "$(dirname "$0")/../fabric/fabric_lib.sh"
@@ -107,3 +112,24 @@ rto=$(e2e_engine_stat "$E2E_TMP/trim.clients" retx_rto)
 e2e_ok "trimming: $trimmed requests trimmed at the port, $rx_trim received" \
 	"trimmed, $nacked NACKed TRIMMED and $retx resent at once ($rto on a" \
 	"timeout); every byte checked"
+
+# c. The provider's defaults: the rate learnt, not given.
+fab_port_model r1 h$R 65536 0
+incast dflt FI_UET_CC=nscc FI_UET_LINK_MBPS=0 FI_LOG_LEVEL=warn \
+	FI_UET_TRACE="$E2E_TMP/dflt.%p.trace" FI_UET_TRACE_US=500
+d=$(drops_ok "default settings")
+grep -q "whose 10000 Mbit/s is nominal: congestion control learns" \
+	"$E2E_TMP/dflt.c1" || e2e_fail "no word of the nominal speed:" \
+	"$(head -5 "$E2E_TMP/dflt.c1")"
+# Senders: traces with NSCC lines; learnt: their lowest rate under 10000.
+read -r senders learnt < <(awk '
+	FNR == 1 { f++ }
+	!/^#/ && $9 > 0 { seen[f] = 1; if (!(f in lo) || $11 < lo[f]) lo[f] = $11 }
+	END {
+		for (k in seen) { n++; if (lo[k] < 10000) l++ }
+		print n + 0, l + 0
+	}' "$E2E_TMP"/dflt.*.trace)
+[ "$senders" -ge $N ] && [ "$learnt" -ge $N ] ||
+	e2e_fail "rates learnt in $learnt of $senders traces (want $N)"
+e2e_ok "defaults (a nominal veth speed): port drops $d, a rate below" \
+	"10000 Mbit/s learnt by $learnt senders; every byte checked"

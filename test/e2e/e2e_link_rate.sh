@@ -3,13 +3,15 @@
 # Congestion control's link rate (fi_uet(7), FI_UET_LINK_MBPS): by default
 # what the interface's driver reports (uet_cc_link_mbps). A veth pair's
 # driver reports a nominal 10000 Mbit/s, which says nothing of a rate, so:
-#  a. by default uet warns once that it is nominal and assumes 100000
-#     Mbit/s (the spec's reference link), and NSCC's largest window is
-#     1.5 x that rate x the base RTT: in every sample of its congestion
-#     trace (FI_UET_TRACE) MAX_WND_BYTES / BASE_RTT_NS is 18.75 B/ns,
-#     unless the floor of 4 packets is larger;
-#  b. FI_UET_LINK_MBPS=40000: said at FI_LOG_LEVEL=info, and the ratio is
-#     7.5 B/ns.
+#  a. by default uet warns once that it is nominal and that NSCC learns
+#     the rate from the fabric's marks, up to 100000 Mbit/s (the spec's
+#     reference link); unmarked here, it stays there, and NSCC's largest
+#     window is 1.5 x that rate x the base RTT: in every sample of its
+#     congestion trace (FI_UET_TRACE) LINK_MBPS is 100000 and
+#     MAX_WND_BYTES / BASE_RTT_NS 18.75 B/ns, unless the floor of 4
+#     packets is larger (e2e_cc c. has marks, and a rate learnt);
+#  b. FI_UET_LINK_MBPS=40000: said at FI_LOG_LEVEL=info, LINK_MBPS is
+#     40000 and the ratio 7.5 B/ns.
 # uet_bw writes 64 KiB 2000 times from A to B; the data is checked by the
 # program's completions, the figures by the trace.
 source "$(dirname "$0")/e2e_lib.sh"
@@ -32,13 +34,18 @@ bw() {
 		e2e_fail "$tag: uet_bw failed ($rc): $(cat "$E2E_TMP/$tag".*)"
 }
 
-# ratio TAG WANT: every trace sample above the floor of 4 packets (8192-B
-# payloads here) has MAX_WND_BYTES / BASE_RTT_NS within 2% of WANT (B/ns);
-# prints how many samples were checked, fails with the first that is not.
+# ratio TAG WANT MBPS: every trace sample has LINK_MBPS MBPS, and those
+# above the floor of 4 packets (8192-B payloads here) MAX_WND_BYTES /
+# BASE_RTT_NS within 2% of WANT (B/ns); prints how many samples were
+# checked, fails with the first that is not.
 ratio() {
 	local why
-	why=$(awk -v want="$2" '
+	why=$(awk -v want="$2" -v mbps="$3" '
 		/^#/ { next }
+		$11 != mbps {
+			print "sample " NR ": LINK_MBPS " $11 ", not " mbps
+			exit 1
+		}
 		$8 > 0 && $9 > 4 * 8192 {
 			n++
 			r = $9 / $8
@@ -61,18 +68,19 @@ for side in A B; do
 done
 
 bw default FI_LOG_LEVEL=warn
-n=$(grep -c "a veth device, whose 10000 Mbit/s is nominal: congestion control assumes 100000 Mbit/s" \
+n=$(grep -c "a veth device, whose 10000 Mbit/s is nominal: congestion control learns the rate from the fabric's marks, up to 100000 Mbit/s" \
 	"$E2E_TMP/default.cli")
 [ "$n" = 1 ] || e2e_fail "a: the nominal speed said $n times (want 1):" \
 	"$(grep -i "link\|nominal" "$E2E_TMP/default.cli")"
-k=$(ratio default 18.75)
-e2e_ok "a: veth's nominal speed: warned once, 100000 Mbit/s assumed," \
-	"largest window 1.5 x rate x base RTT in $k samples"
+k=$(ratio default 18.75 100000)
+e2e_ok "a: veth's nominal speed: warned once, up to 100000 Mbit/s learnt" \
+	"(unmarked: all of it), largest window 1.5 x rate x base RTT in $k" \
+	"samples"
 
 bw set FI_UET_LINK_MBPS=40000 FI_LOG_LEVEL=info
 grep -q "link rate 40000 Mbit/s (FI_UET_LINK_MBPS)" "$E2E_TMP/set.cli" ||
 	e2e_fail "b: FI_UET_LINK_MBPS not said at info:" \
 		"$(grep -i "link" "$E2E_TMP/set.cli" | head -3)"
-k=$(ratio set 7.5)
+k=$(ratio set 7.5 40000)
 e2e_ok "b: FI_UET_LINK_MBPS=40000: said, largest window 1.5 x rate x" \
 	"base RTT in $k samples"

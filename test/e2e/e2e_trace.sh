@@ -53,12 +53,12 @@ check_samples() {
 		NR == 1 {
 			if ($0 != "# EPOCH_S PDCID PEER CWND_BYTES " \
 			    "INFLIGHT_BYTES AVG_DELAY_NS SRTT_NS BASE_RTT_NS " \
-			    "MAX_WND_BYTES RETX_TOTAL")
+			    "MAX_WND_BYTES RETX_TOTAL LINK_MBPS")
 				{ print "header: " $0; exit 1 }
 			next
 		}
 		{ n++ }
-		NF != 10 { print "line " NR ": " NF " fields: " $0; exit 1 }
+		NF != 11 { print "line " NR ": " NF " fields: " $0; exit 1 }
 		$1 !~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]$/ {
 			print "line " NR ": epoch " $1; exit 1 }
 		{

@@ -17,7 +17,7 @@
 static const struct timespec t_ts = { .tv_sec = 1764386075,
 				      .tv_nsec = 123456789 };
 
-Test(trace_fmt, header_names_the_ten_columns)
+Test(trace_fmt, header_names_the_eleven_columns)
 {
 	char buf[UET_TRACE_LINE_MAX];
 	int n = uet_trace_fmt_header(buf, sizeof(buf));
@@ -26,7 +26,7 @@ Test(trace_fmt, header_names_the_ten_columns)
 	cr_assert_lt(n, UET_TRACE_LINE_MAX);
 	cr_expect_str_eq(buf, "# EPOCH_S PDCID PEER CWND_BYTES "
 			 "INFLIGHT_BYTES AVG_DELAY_NS SRTT_NS BASE_RTT_NS "
-			 "MAX_WND_BYTES RETX_TOTAL\n");
+			 "MAX_WND_BYTES RETX_TOTAL LINK_MBPS\n");
 }
 
 Test(trace_fmt, nscc_line_in_column_order)
@@ -36,13 +36,13 @@ Test(trace_fmt, nscc_line_in_column_order)
 		.cwnd = 3, .unacked_bytes = 999,	/* not NSCC's: unused */
 		.cwnd_bytes = 150000, .inflight_bytes = 61440,
 		.avg_delay_ns = 1234, .srtt_ns = 25000, .base_rtt_ns = 8000,
-		.max_wnd_bytes = 187500, .retx = 42,
+		.max_wnd_bytes = 187500, .retx = 42, .link_mbps = 2345,
 	};
 	char buf[UET_TRACE_LINE_MAX];
 	int n = uet_trace_fmt_line(buf, sizeof(buf), &t_ts, &in, 4096);
 
 	cr_expect_str_eq(buf, "1764386075.123456 33059 7 150000 61440 1234 "
-			 "25000 8000 187500 42\n");
+			 "25000 8000 187500 42 2345\n");
 	cr_expect_eq(n, (int)strlen(buf));
 }
 
@@ -56,7 +56,7 @@ Test(trace_fmt, without_nscc_the_packet_window_times_the_mtu)
 
 	uet_trace_fmt_line(buf, sizeof(buf), &t_ts, &in, 1024);
 	cr_expect_str_eq(buf, "1764386075.123456 5 1 32768 3000 0 40000 0 0 "
-			 "1\n");
+			 "1 0\n");
 }
 
 Test(trace_fmt, epoch_keeps_leading_zeros_of_the_microseconds)
@@ -66,13 +66,13 @@ Test(trace_fmt, epoch_keeps_leading_zeros_of_the_microseconds)
 	char buf[UET_TRACE_LINE_MAX];
 
 	uet_trace_fmt_line(buf, sizeof(buf), &ts, &in, 1024);
-	cr_expect_str_eq(buf, "10.000005 0 0 0 0 0 0 0 0 0\n");
+	cr_expect_str_eq(buf, "10.000005 0 0 0 0 0 0 0 0 0 0\n");
 	ts.tv_nsec = 999999999;
 	uet_trace_fmt_line(buf, sizeof(buf), &ts, &in, 1024);
 	cr_expect(!strncmp(buf, "10.999999 ", 10), "%s", buf);
 }
 
-/* Every field at its largest: ten fields, and room to spare. */
+/* Every field at its largest: eleven fields, and room to spare. */
 Test(trace_fmt, the_longest_line_fits)
 {
 	struct timespec ts = { .tv_sec = INT64_MAX, .tv_nsec = 999999999 };
@@ -81,6 +81,7 @@ Test(trace_fmt, the_longest_line_fits)
 		.unacked_bytes = UINT32_MAX, .avg_delay_ns = UINT64_MAX,
 		.srtt_ns = UINT64_MAX, .base_rtt_ns = UINT64_MAX,
 		.max_wnd_bytes = UINT32_MAX, .retx = UINT64_MAX,
+		.link_mbps = UINT32_MAX,
 	};
 	char buf[UET_TRACE_LINE_MAX], *tok, *save;
 	int n = uet_trace_fmt_line(buf, sizeof(buf), &ts, &in, 8192);
@@ -91,7 +92,7 @@ Test(trace_fmt, the_longest_line_fits)
 	for (tok = strtok_r(buf, " \n", &save); tok;
 	     tok = strtok_r(NULL, " \n", &save))
 		fields++;
-	cr_expect_eq(fields, 10);
+	cr_expect_eq(fields, 11);
 }
 
 Test(trace_fmt, path_puts_the_pid_for_each_p)
