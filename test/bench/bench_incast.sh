@@ -19,6 +19,9 @@
 #              (FI_UET_CC=nscc,rccc), not run by default: set
 #              INCAST_PROVS="uet uet_rccc" to weigh the two (issue 42's
 #              choice of the default)
+#   uet_dflt   uet at the provider's defaults: no FI_UET_LINK_MBPS, so
+#              the hosts' veths' nominal speed leaves NSCC to learn the
+#              rate from the port's marks (fi_uet(7)); trimming as uet
 #   tcp_cubic  FI_PROVIDER=tcp, cubic with ECN (tcp_ecn=1). A namespace
 #              may only pick tcp_allowed_congestion_control (reno bbr
 #              here) by sysctl; a route's congctl has no such limit, so
@@ -91,7 +94,7 @@ INCAST_N=${INCAST_N:-4 8 16}
 INCAST_MIB=${INCAST_MIB:-16}
 ALONE_MIB=${ALONE_MIB:-64}
 INCAST_SCENARIOS=${INCAST_SCENARIOS:-incast incast_trim alone share}
-INCAST_PROVS=${INCAST_PROVS:-uet tcp_cubic tcp_bbr}
+INCAST_PROVS=${INCAST_PROVS:-uet uet_dflt tcp_cubic tcp_bbr}
 INCAST_TRIM_PROVS=${INCAST_TRIM_PROVS:-uet}
 INCAST_SMALL_N=${INCAST_SMALL_N:-4 8}
 RATE=${INCAST_RATE:-800} ALONE_RATE=${INCAST_ALONE_RATE:-400}
@@ -104,7 +107,7 @@ R="$E2E_TMP/res"	# a file per figure: TAG.PROV.METRIC, a value a run
 mkdir -p "$R"
 
 for p in $INCAST_PROVS $INCAST_TRIM_PROVS; do
-	case $p in uet|uet_rccc|tcp_cubic|tcp_bbr) ;;
+	case $p in uet|uet_rccc|uet_dflt|tcp_cubic|tcp_bbr) ;;
 	*) e2e_fail "provider $p" ;;
 	esac
 done
@@ -140,19 +143,22 @@ prov_env() {
 			"FI_UET_TRIMMING=$UET_TRIM" \
 			"$([ "$1" = uet_rccc ] && echo FI_UET_CC=nscc,rccc)" \
 			"${INCAST_UET_ENV:-}" ;;
+	uet_dflt)
+		echo "FI_PROVIDER=uet FI_UET_STATS=1 FI_UET_TRIMMING=$UET_TRIM" \
+			"${INCAST_UET_ENV:-}" ;;
 	*) echo "FI_PROVIDER=tcp" ;;
 	esac
 }
 
-# is_uet PROV: whether PROV is uet (with either CC).
-is_uet() { [ "$1" = uet ] || [ "$1" = uet_rccc ]; }
+# is_uet PROV: whether PROV is uet (either CC, or its defaults).
+is_uet() { [[ "$1" == uet || "$1" == uet_* ]]; }
 
 # cc_set PROV: every host's tcp as PROV wants it (uet: left as it is).
 CC_MODE=""
 cc_set() {
 	local i cc=() ecn=2
 	case $1 in
-	uet|uet_rccc) return 0 ;;
+	uet|uet_*) return 0 ;;
 	tcp_cubic) cc=(congctl cubic) ecn=1 ;;
 	esac
 	[ "$CC_MODE" = "$1" ] && return 0
@@ -657,7 +663,7 @@ share_run() {
 table() {
 	local tag=$1 m p provs=""
 	shift
-	for p in uet uet_rccc tcp_cubic tcp_bbr; do
+	for p in uet uet_rccc uet_dflt tcp_cubic tcp_bbr; do
 		ls "$R/$tag.$p."* > /dev/null 2>&1 && provs+=" $p"
 	done
 	[ -n "$provs" ] || return 0
@@ -679,7 +685,7 @@ bench_lines() {
 	local tag=$1 mu p v
 	shift
 	for mu in "$@"; do
-		for p in uet uet_rccc tcp_cubic tcp_bbr; do
+		for p in uet uet_rccc uet_dflt tcp_cubic tcp_bbr; do
 			[ -s "$R/$tag.$p.${mu%:*}" ] || continue
 			v=$(med "$tag" "$p" "${mu%:*}")
 			echo "bench: ${tag}_${mu%:*}_$p $v ${mu#*:}"
