@@ -220,13 +220,15 @@ static void uet_stats_cc_put(const struct uet_engine *e, FILE *out)
 		fprintf(out, "%s{\"peer\":%u,\"cwnd\":%u,\"cwnd_pkts\":%u,"
 			"\"max_wnd\":%u,\"inflight\":%u,\"srtt_ns\":%llu,"
 			"\"base_rtt_ns\":%llu,\"avg_delay_ns\":%llu,"
-			"\"target_qdelay_ns\":%llu,\"credit\":%d}",
+			"\"target_qdelay_ns\":%llu,\"link_mbps\":%u,"
+			"\"credit\":%d}",
 			first ? "" : ",", i,
 			in.cwnd_bytes, in.cwnd, in.max_wnd_bytes,
 			in.inflight_bytes, (unsigned long long)in.srtt_ns,
 			(unsigned long long)in.base_rtt_ns,
 			(unsigned long long)in.avg_delay_ns,
-			(unsigned long long)in.target_qdelay_ns, in.credit);
+			(unsigned long long)in.target_qdelay_ns, in.link_mbps,
+			in.credit);
 		first = false;
 	}
 	fputs("]}", out);
