@@ -35,9 +35,10 @@ fab_host_in 1 ping -q -c 2 -i 0.2 -W 2 "${FAB_IP[$R]}" > /dev/null ||
 # (output in $E2E_TMP/TAG.{s,c}I); fails unless every pair ends well.
 incast() {
 	local tag=$1 i port svc pids=() spids=() rc=0
+	local base=$((46000 + RANDOM % 3000))	# the servers' ports: base + i
 	shift
 	for i in $(seq $N); do
-		port=$((46000 + RANDOM % 3000 + i)) svc=$((600 + i))
+		port=$((base + i)) svc=$((600 + i))
 		fab_host_in $R env "${UET_ENV[@]}" "$@" timeout 120 \
 			"$B/fi_rma_check" -s -a "${FAB_IP[$R]}" -S $svc \
 			-p $port -T 100 > "$E2E_TMP/$tag.s$i" 2>&1 &
@@ -54,7 +55,8 @@ incast() {
 	done
 	for i in $(seq $N); do
 		wait "${pids[$((i - 1))]}" || rc=$?
-		[ "$rc" = 0 ] || e2e_fail "$tag: client $i: $(cat "$E2E_TMP/$tag.c$i")"
+		[ "$rc" = 0 ] || e2e_fail "$tag: client $i: $(cat "$E2E_TMP/$tag.c$i")" \
+			"; its server: $(cat "$E2E_TMP/$tag.s$i")"
 		grep -q "bulk: $MIB MiB .* checked and read back" \
 			"$E2E_TMP/$tag.c$i" ||
 			e2e_fail "$tag: client $i: $(cat "$E2E_TMP/$tag.c$i")"
