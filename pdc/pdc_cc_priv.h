@@ -43,8 +43,8 @@ struct pdc_nscc {
 	uint64_t ignore, ignored;	/* marked bytes after a QA to skip */
 	uint64_t qa_start_ns, qa_end_ns, last_dec_ns, last_adjust_ns;
 	double link_bps;	/* the rate max_wnd and scale are of: cfg's,
-				 * or what a guessed one was lowered to
-				 * (nscc_learn_rate) */
+				 * or what a guessed one became (pdc_nscc.c,
+				 * nscc_rate_marked and nscc_rate_period) */
 	double dr_cur, dr_prev;	/* the most delivered in a QA period, bits/s:
 				 * in this run of NSCC_DR_PERIODS and the last */
 	uint32_t dr_periods;

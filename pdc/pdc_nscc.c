@@ -29,7 +29,8 @@
  * NSCC needs the link's rate, which a virtual device does not report; a
  * guessed rate far above the fabric's (100 Gb/s on an 800 Mb/s port:
  * 125x) makes every increase and the largest window as much too large.
- * So a guessed rate is learnt down (nscc_learn_rate), beyond the spec.
+ * So a guessed rate is learnt (nscc_rate_marked, nscc_rate_period), beyond
+ * the spec.
  */
 #include <string.h>
 
@@ -167,10 +168,16 @@ static void nscc_delay_sample(struct pdc_ini *ini, uint64_t target,
  * high made every increase as much too large and dropped 5-9% of the
  * frames, holds its queue as if the rate were known.
  */
+static double nscc_dr_max(const struct pdc_nscc *n)
+{
+	return n->dr_cur > n->dr_prev ? n->dr_cur : n->dr_prev;
+}
+
+/* nscc_dr_max() with the open period, once it is a base RTT long. */
 static double nscc_rate_recent(const struct pdc_nscc *n, uint64_t now_ns)
 {
 	double span = (double)(now_ns - n->qa_start_ns);
-	double dr = n->dr_cur > n->dr_prev ? n->dr_cur : n->dr_prev;
+	double dr = nscc_dr_max(n);
 
 	if (n->qa_end_ns && span >= (double)n->base_rtt_ns && span > 0 &&
 	    (double)n->achieved * 8e9 / span > dr)
@@ -216,8 +223,7 @@ static void nscc_rate_period(const struct pdc_cfg *cfg, struct pdc_nscc *n,
 	dr = (double)n->achieved * 8e9 / span;
 	if (dr > n->dr_cur)
 		n->dr_cur = dr;
-	rate = NSCC_GUESS_HEADROOM * (n->dr_cur > n->dr_prev ? n->dr_cur :
-							      n->dr_prev);
+	rate = NSCC_GUESS_HEADROOM * nscc_dr_max(n);
 	if (++n->dr_periods >= NSCC_DR_PERIODS) {
 		n->dr_prev = n->dr_cur;
 		n->dr_cur = 0;
