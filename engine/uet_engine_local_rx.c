@@ -424,8 +424,10 @@ static bool lch_ring_pending(const struct uet_engine_local *l, uint32_t ep,
 /*
  * Whether request |rec| of endpoint |ep| can be taken: its answer needs
  * our ring in the writer's inbox. One that needs no answer is taken also
- * from a writer already gone (-ENOENT): it ended on the writer's side once
- * written (transmit complete), and its bytes are here.
+ * from a writer already gone: it ended on the writer's side once written
+ * (transmit complete), and its bytes are here. Gone is its slot or its
+ * /proc entry (-ENOENT), or, while it exits, its wake socket, closed
+ * before its inbox's file (-ECONNREFUSED).
  */
 static bool lch_req_takes(struct uet_engine *e, uint32_t ep,
 			  const struct uet_lch_rec *rec)
@@ -433,7 +435,8 @@ static bool lch_req_takes(struct uet_engine *e, uint32_t ep,
 	int ret = uet_lch_connect(e, ep);
 
 	return !ret ||
-	       (ret == -ENOENT && (rec->flags & UET_LCH_REC_F_NO_ANSWER));
+	       ((ret == -ENOENT || ret == -ECONNREFUSED) &&
+		(rec->flags & UET_LCH_REC_F_NO_ANSWER));
 }
 
 static int lch_rx_ring(struct uet_engine *e, uint32_t ep,

@@ -124,7 +124,8 @@ one_send() {
 }
 one_send 701 0 "-D 1000"
 [ "$REFUSED" = 1 ] ||
-	e2e_fail "d) the target counted $REFUSED refusals (want 1)"
+	e2e_fail "d) the target counted $REFUSED refusals (want 1):" \
+		"$(cat "$E2E_TMP/r.srv")"
 e2e_ok "d) another job's send, transmit complete: completed, then refused" \
 	"and counted by the target after the initiator exited, nothing received"
 one_send 701 3 "" -d
