@@ -454,6 +454,55 @@ int uetd_dev_queue_pick(const struct uetd *d, uint32_t want)
 	return (int)best;
 }
 
+struct uetd_unmap {
+	void *addr;
+	size_t len;
+};
+
+static void *uetd_unmap_run(void *arg)
+{
+	struct uetd_unmap *u = arg;
+
+	munmap(u->addr, u->len);
+	free(u);
+	return NULL;
+}
+
+/*
+ * Unmaps an endpoint's rx ring (a dead one's, or one whose set-up failed)
+ * on a thread of its own. The mapping is the last hold on the endpoint's
+ * AF_XDP socket, and the socket's release waits for an RCU grace period
+ * (8-16 ms a socket here): three endpoints whose rest ended together
+ * stopped the service's loop for 25-50 ms, and the other endpoints'
+ * sealed frames waited for it (e2e_tss_eps c, one run in about 15: 350
+ * frames of new streams handed on before the service could make their
+ * contexts). Inline when no thread can be made. The thread takes no
+ * signal: the loop's handlers run in the loop.
+ */
+static void uetd_unmap_async(void *addr, size_t len)
+{
+	struct uetd_unmap *u = malloc(sizeof(*u));
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int ret = -1;
+
+	if (u && pthread_attr_init(&attr) == 0) {
+		u->addr = addr;
+		u->len = len;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		ret = pthread_create(&t, &attr, uetd_unmap_run, u);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (ret != 0) {
+		free(u);
+		munmap(addr, len);
+	}
+}
+
 int uetd_dev_ep_socket(struct uetd *d, uint32_t ep, uint32_t q)
 {
 	/*
@@ -509,10 +558,11 @@ err:
 	{
 		int err = errno;
 
-		if (e->rx_map)
-			munmap(e->rx_map, e->rx_map_len);
-		e->rx_map = NULL;
+		/* The socket goes with the mapping, after a grace period. */
 		close(fd);
+		if (e->rx_map)
+			uetd_unmap_async(e->rx_map, e->rx_map_len);
+		e->rx_map = NULL;
 		return -err;
 	}
 }
@@ -546,54 +596,6 @@ static uint32_t uetd_dev_local_drain(struct uetd *d, uint32_t ep,
 			uet_dev_shm_mbox_put(d->shm, ld->from, ld->addr);
 	}
 	return n;
-}
-
-struct uetd_unmap {
-	void *addr;
-	size_t len;
-};
-
-static void *uetd_unmap_run(void *arg)
-{
-	struct uetd_unmap *u = arg;
-
-	munmap(u->addr, u->len);
-	free(u);
-	return NULL;
-}
-
-/*
- * Unmaps a dead endpoint's rx ring on a thread of its own. The mapping is
- * the last hold on the endpoint's AF_XDP socket, and the socket's release
- * waits for an RCU grace period (8-16 ms a socket here): three endpoints
- * whose rest ended together stopped the service's loop for 25-50 ms, and
- * the other endpoints' sealed frames waited for it (e2e_tss_eps c, one run
- * in about 15: 350 frames of new streams handed on before the service
- * could make their contexts). Inline when no thread can be made. The
- * thread takes no signal: the loop's handlers run in the loop.
- */
-static void uetd_unmap_async(void *addr, size_t len)
-{
-	struct uetd_unmap *u = malloc(sizeof(*u));
-	pthread_attr_t attr;
-	sigset_t all, old;
-	pthread_t t;
-	int ret = -1;
-
-	if (u && pthread_attr_init(&attr) == 0) {
-		u->addr = addr;
-		u->len = len;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		ret = pthread_create(&t, &attr, uetd_unmap_run, u);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		pthread_attr_destroy(&attr);
-	}
-	if (ret != 0) {
-		free(u);
-		munmap(addr, len);
-	}
 }
 
 uint32_t uetd_dev_ep_recover(struct uetd *d, uint32_t ep)
