@@ -15,12 +15,13 @@ uet_flow() {
 	local ifc_to=IF_$to ifc_from=IF_$from
 	rm -f "$E2E_TMP/ready"
 	e2e_in "$to" "$B/xsk_peer" recv "${!ifc_to}" "$count" 15000 \
-		"$E2E_TMP/ready" > "$E2E_TMP/recv.out" &
+		"$E2E_TMP/ready" > "$E2E_TMP/recv.out" 2> "$E2E_TMP/recv.err" &
 	local rpid=$!
 	for _ in $(seq 100); do [ -e "$E2E_TMP/ready" ] && break; sleep 0.05; done
 	e2e_in "$from" "$B/xsk_peer" send "${!ifc_from}" "$dst" "$count" "$len" \
 		> "$E2E_TMP/send.out" || e2e_fail "sender: $(cat "$E2E_TMP/send.out")"
 	wait "$rpid" || true
+	cat "$E2E_TMP/recv.err" >&2
 	cat "$E2E_TMP/recv.out"
 }
 
@@ -86,7 +87,9 @@ else
 	e2e_fail "xdp-loader: $(cat "$E2E_TMP/xl.out")"
 fi
 
-# 4. The fault injector at 10% drops 7-13% of 10,000 frames.
+# 4. The fault injector at 10% drops 7-13% of 10,000 frames. The sender
+# does not wait for the receiver: frames that found the receiver's ring
+# full (its CPU taken by another process) count as lost there.
 e2e_in B "$B/uetctl" fault "$IF_B" --drop 10 >/dev/null
 before=$(e2e_in B "$B/uetctl" stats "$IF_B" --json | sed 's/.*"fault_dropped": \([0-9]*\).*/\1/')
 out=$(uet_flow A "$IP_B" 10000 256 || true)
@@ -96,9 +99,12 @@ got=$(echo "$out" | awk '{print $3}')
 dropped=$(( after - before ))
 [ "$dropped" -ge 700 ] && [ "$dropped" -le 1300 ] ||
 	e2e_fail "fault injector dropped $dropped of 10000"
-[ $(( got + dropped )) -eq 10000 ] ||
-	e2e_fail "received $got + dropped $dropped != 10000"
-e2e_ok "fault injector at 10%: dropped $dropped of 10000"
+full=$(sed -n 's/.* rx_ring_full \([0-9]*\).*/\1/p' "$E2E_TMP/recv.err")
+[ $(( got + dropped + ${full:-0} )) -eq 10000 ] ||
+	e2e_fail "received $got + dropped $dropped + ring full ${full:-?}" \
+		"!= 10000"
+e2e_ok "fault injector at 10%: dropped $dropped of 10000 (ring full:" \
+	"${full:-?})"
 
 # 5. Unload leaves nothing behind.
 for side in A B; do
